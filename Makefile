@@ -1,0 +1,56 @@
+# blockwarc — build, run, test, benchmark, fuzz.
+# Everything a target needs (Go modules, the npm packages used as
+# independent oracles) it installs itself.
+
+GO        ?= go
+BIN       := bin/blockwarc
+NPM_DIR   := testdata/npm
+NPM_STAMP := $(NPM_DIR)/node_modules/.installed
+FUZZTIME  ?= 30s
+BENCHTIME ?= 1x
+SAMPLES   := $(sort $(wildcard testdata/samples/*.warc.gz))
+
+.PHONY: all build run test vet unit bench fuzz npm clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/blockwarc
+
+# The main job on the bundled sample dumps.
+run: build
+	@mkdir -p out
+	./$(BIN) index -o out/samples.cdxj $(SAMPLES)
+	@echo "wrote out/samples.cdxj ($$(wc -l < out/samples.cdxj) records); first lines:"
+	@head -n 5 out/samples.cdxj
+
+# Independent readers (warcio.js) installed from the committed lockfile.
+npm: $(NPM_STAMP)
+$(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 -timeout 25m ./...
+
+test: vet npm unit
+
+# Benchmarks print their figures as ratios against a baseline measured in
+# the same run (custom metrics named x-<baseline>).
+bench: npm
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
+
+# Each fuzz target briefly (FUZZTIME per target).
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin out

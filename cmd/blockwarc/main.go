@@ -1,0 +1,109 @@
+// Command blockwarc converts web-archive crawl dumps (WARC and ARC) into a
+// block-level delta archive, Parquet tables and a storage report.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// Exit statuses, one place for the whole CLI (listed in -help).
+const (
+	exitOK      = 0 // everything read and written
+	exitFailure = 1 // the command failed
+	exitUsage   = 2 // bad flags or arguments
+	exitSkipped = 3 // finished, but some malformed input was skipped
+)
+
+// command is one subcommand: its one-line summary and its entry point.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"index":  {"write a CDXJ index of WARC/ARC inputs", runIndex},
+		"blocks": {"show the block partition of one HTML page", runBlocks},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr, cmds)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "blockwarc: unknown command %q\n", args[0])
+		usage(stderr, cmds)
+		return exitUsage
+	}
+	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "usage: blockwarc COMMAND [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'blockwarc COMMAND -help' for a command's flags.")
+	fmt.Fprint(w, exitStatusHelp)
+}
+
+const exitStatusHelp = `
+exit status:
+  0  everything was read and written
+  1  failure (the error is printed on stderr)
+  2  usage error
+  3  finished, but malformed input was skipped (the count is printed on stderr)
+`
+
+// newFlagSet returns a FlagSet that reports errors instead of exiting and
+// prints the command's usage line, its flags and the exit statuses.
+func newFlagSet(name, argsUsage, about string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: blockwarc %s [flags] %s\n\n%s\n\nflags:\n", name, argsUsage, about)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, exitStatusHelp)
+	}
+	return fs
+}
+
+// parseFlags parses args; it returns (code, false) when the command should
+// stop (help asked: 0; bad flags: 2).
+func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}

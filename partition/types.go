@@ -1,0 +1,95 @@
+package partition
+
+// NodeKind tells what a Node of the offset-keeping tree stands for.
+type NodeKind uint8
+
+const (
+	DocumentNode NodeKind = iota
+	ElementNode
+	TextNode
+	CommentNode
+	DoctypeNode
+)
+
+// Attr is one attribute of a start tag; Key is lower-case.
+type Attr struct {
+	Key, Val string
+}
+
+// Node is one node of the offset-keeping tree built from the tokenizer's
+// Raw() spans. [Start, End) is the node's span in the input: from the first
+// byte of its start tag to the last byte of its end tag, or of its last
+// descendant when the end tag is implied or missing. Spans of siblings never
+// overlap and children lie inside their parent.
+type Node struct {
+	Kind     NodeKind
+	Tag      string // lower-case element name; "" for non-elements
+	Attrs    []Attr
+	Start    int
+	End      int
+	Parent   *Node
+	Children []*Node
+}
+
+// Attr returns the value of attribute key (lower-case), or "".
+func (n *Node) Attr(key string) string {
+	for _, a := range n.Attrs {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// Label is what a block is for on its page.
+type Label string
+
+const (
+	LabelTitle        Label = "title"
+	LabelContent      Label = "content"
+	LabelRelatedLinks Label = "related-links"
+	LabelNavigation   Label = "navigation"
+	LabelAdvert       Label = "advertisement"
+	LabelFooter       Label = "footer"
+	LabelForm         Label = "form"
+	LabelMedia        Label = "media"
+	LabelOther        Label = "other"
+)
+
+// Features are the spatial, content and tag features of a block
+// (Wang & Zhu 2012), computed without a layout engine.
+type Features struct {
+	Bytes         int     // End - Start
+	TextLen       int     // visible text, in characters (runes), whitespace-normalised
+	Words         int     // words, or CJK characters
+	Links         int     // <a href>
+	LinkTextLen   int     // characters of visible text inside links
+	LinkTextRatio float64 // LinkTextLen / TextLen (0 when no text)
+	Images        int
+	Forms         int
+	Inputs        int // input, select, textarea, button
+	Headings      int // h1-h6
+	Position      float64 // Start / len(document), in [0,1)
+}
+
+// Block is a byte span of the original document that the partition kept
+// as a region of the page (Song et al. 2008). Blocks nest: Children are
+// the blocks the next level found inside it.
+type Block struct {
+	Path     string // position in the block tree, e.g. "1.3.2" (stable for the same bytes)
+	Depth    int    // DOM depth of Node
+	Level    int    // partition level at which the block was found (1-based)
+	Node     *Node
+	Start    int
+	End      int
+	Tag      string
+	ID       string
+	Class    string
+	Parent   *Block
+	Children []*Block
+
+	Features Features
+	Text     string   // UTF-8, whitespace-normalised, without script/style
+	Topic    []string // topic words (Algorithm 2 or 3)
+	Label    Label
+}

@@ -1,0 +1,141 @@
+package warcio
+
+import (
+	"io"
+	"strings"
+	"time"
+)
+
+// Format is the container format of a record, detected from its bytes.
+type Format uint8
+
+const (
+	FormatWARC Format = iota + 1
+	FormatARC
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatWARC:
+		return "warc"
+	case FormatARC:
+		return "arc"
+	}
+	return "unknown"
+}
+
+// Compression is how the stored file is compressed, detected from its bytes.
+type Compression uint8
+
+const (
+	CompressionNone Compression = iota
+	CompressionGzip
+	CompressionZstd
+	CompressionLZ4
+	CompressionBzip2
+)
+
+func (c Compression) String() string {
+	return [...]string{"none", "gzip", "zstd", "lz4", "bzip2"}[c]
+}
+
+// Field is one header field in the order it was stored. Raw holds the exact
+// stored bytes of the field, continuation lines and line ending included, so
+// a header block can be rebuilt byte for byte from its fields.
+type Field struct {
+	Name  string // as stored (case kept)
+	Value string // trimmed, continuation lines joined by a single space
+	Raw   []byte
+}
+
+// Header is an ordered list of fields; repeated names are kept.
+type Header []Field
+
+// Get returns the value of the first field named name (case-insensitive),
+// or "" when there is none.
+func (h Header) Get(name string) string {
+	for _, f := range h {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// Values returns the values of every field named name, in stored order.
+func (h Header) Values(name string) []string {
+	var vs []string
+	for _, f := range h {
+		if strings.EqualFold(f.Name, name) {
+			vs = append(vs, f.Value)
+		}
+	}
+	return vs
+}
+
+// Record is one WARC or ARC record. Fields other than Body and Length are
+// set by Reader.Next; the slices stay valid after the next call to Next
+// (a Record owns its memory).
+type Record struct {
+	File        string      // name given to NewReader
+	Format      Format      // WARC or ARC
+	Compression Compression // of the member holding the record
+
+	// Offset is where the record begins in the file as stored: the start of
+	// the compressed member (gzip member, zstd/LZ4 frame, bzip2 stream) that
+	// holds its first byte, or its byte offset in an uncompressed file.
+	// Skip decompresses SkipInMember bytes from Offset before the record
+	// starts; it is 0 for per-record compression and uncompressed files.
+	Offset       int64
+	SkipInMember int64
+	// Length is the number of stored bytes from Offset to the end of the
+	// member holding the record's last byte (to the end of the record's
+	// trailing newlines when uncompressed). It is known once Body has
+	// returned io.EOF, and at the latest after the next call to Next.
+	Length int64
+
+	Version    string    // "WARC/1.0", "WARC/1.1", "WARC/0.17", "ARC/1"...
+	Type       string    // WARC-Type; ARC: "warcinfo" for the filedesc record, else "response"
+	TargetURI  string    // WARC-Target-URI, <> removed; ARC: the URL field
+	Date       time.Time // WARC-Date (ARC: archive-date), UTC; zero when unparseable
+	DateRaw    string    // as stored
+	RecordID   string    // WARC-Record-ID as stored (with <>); ARC: ""
+	Header     Header    // the WARC header fields (ARC: the URL-record line's fields, named by the filedesc)
+	RawHeader  []byte    // exact stored bytes of version line + fields + blank line (ARC: the URL-record line)
+	ContentLen int64     // Content-Length as declared
+
+	// Revisit information (WARC-Type: revisit).
+	Profile           string // WARC-Profile
+	RefersTo          string // WARC-Refers-To
+	RefersToTargetURI string // WARC-Refers-To-Target-URI
+	RefersToDate      string // WARC-Refers-To-Date
+
+	// Body reads the record block (Content-Length bytes, or fewer when the
+	// file is clipped). Next skips whatever is left unread.
+	Body io.Reader
+
+	// Trailer holds the stored bytes between the end of the block and the
+	// next record (normally "\r\n\r\n"), known once Body has returned io.EOF.
+	Trailer []byte
+
+	// Digests, known once Body has returned io.EOF (see Digests).
+	digests Digests
+}
+
+// Digests reports the digests computed over the bytes of a record's block
+// and payload, and whether they agree with the ones the record declares.
+type Digests struct {
+	BlockSHA1   []byte // SHA-1 of the whole block; nil when the block was not read
+	PayloadSHA1 []byte // SHA-1 of the HTTP entity as stored (block minus HTTP header); nil if not HTTP or not read
+	BlockMatch   Match // against WARC-Block-Digest
+	PayloadMatch Match // against WARC-Payload-Digest
+}
+
+// Match says how a computed digest compares with a declared one.
+type Match uint8
+
+const (
+	MatchUnknown  Match = iota // nothing declared, an algorithm we do not compute, or body not read
+	MatchOK                    // declared digest equals computed one
+	MatchMismatch              // declared digest differs
+)
