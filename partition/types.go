@@ -93,3 +93,46 @@ type Block struct {
 	Topic    []string // topic words (Algorithm 2 or 3)
 	Label    Label
 }
+
+// Style is what can be known of a node's rendering without a layout
+// engine: HTML attributes, inline style and the style sheets found. Zero
+// values mean unknown.
+type Style struct {
+	FontSize   float64 // px
+	Bold       bool
+	Color      string // normalised, e.g. "#ff0000"
+	Background string // normalised background colour
+	Width      float64 // px
+	Height     float64 // px
+	Display    string  // "none", "block", "inline", ...
+	Hidden     bool    // display:none, visibility:hidden or the hidden attribute
+}
+
+// Options control Partition. The zero value is usable: every field has a
+// documented default.
+type Options struct {
+	Charset     string   // charset the caller detected ("" = sniff from the bytes)
+	BaseURL     string   // for resolving links and style sheets
+	Level       int      // partition level to keep; default 3
+	MaxDepth    int      // deepest DOM depth ExtractBlock descends to; default 0 = no limit
+	StyleSheets []string // texts of linked style sheets the caller found
+
+	// Topic extraction (Algorithms 2 and 3); see docs for defaults.
+	TopicWords   int     // θ: topic length in words after stop-word removal
+	HeadingDelta float64 // δ: how much larger than body text a font must be to count as heading-like
+	MinTermFreq  float64 // ε: term-frequency threshold for Algorithm 3
+}
+
+// Result is the partition of one document.
+type Result struct {
+	Doc    []byte   // the input (not copied)
+	Root   *Node    // the offset-keeping tree
+	Blocks []*Block // level-1 blocks in document order; deeper levels are their Children
+	Leaves []*Block // the kept blocks at the requested level: disjoint, in document order
+	Layout Layout   // Doc with every leaf replaced by a placeholder
+
+	styles map[*Node]Style
+}
+
+// StyleOf returns what is known of n's rendering.
+func (r *Result) StyleOf(n *Node) Style { return r.styles[n] }
