@@ -9,6 +9,14 @@ const (
 	TextNode
 	CommentNode
 	DoctypeNode
+	// FragmentNode is synthetic: a run of consecutive siblings that the
+	// partition keeps as one block — text and inline elements between
+	// line breaks or beside block-level siblings, or a heading with the
+	// siblings up to the next heading of its rank (a section of a flat
+	// page). It is not in the tree: its Parent is the node it was cut
+	// from, its Children are the siblings (whose Parent stays their real
+	// parent), and [Start, End) covers the run exactly.
+	FragmentNode
 )
 
 // Attr is one attribute of a start tag; Key is lower-case.
@@ -29,6 +37,11 @@ type Node struct {
 	End      int
 	Parent   *Node
 	Children []*Node
+
+	info    tagInfo // the tag's entry in tagTable, looked up once
+	section bool    // FragmentNode: a heading and the siblings up to the next heading of its rank
+	id      int32   // pre-order index into the partition's per-node tables; -1 for fragments
+	depth   int32   // DOM depth: the document node is 0
 }
 
 // Attr returns the value of attribute key (lower-case), or "".
@@ -67,8 +80,8 @@ type Features struct {
 	LinkTextRatio float64 // LinkTextLen / TextLen (0 when no text)
 	Images        int
 	Forms         int
-	Inputs        int // input, select, textarea, button
-	Headings      int // h1-h6
+	Inputs        int     // input, select, textarea, button
+	Headings      int     // h1-h6
 	Position      float64 // Start / len(document), in [0,1)
 }
 
@@ -100,8 +113,8 @@ type Block struct {
 type Style struct {
 	FontSize   float64 // px
 	Bold       bool
-	Color      string // normalised, e.g. "#ff0000"
-	Background string // normalised background colour
+	Color      string  // normalised, e.g. "#ff0000"
+	Background string  // normalised background colour
 	Width      float64 // px
 	Height     float64 // px
 	Display    string  // "none", "block", "inline", ...
@@ -131,8 +144,20 @@ type Result struct {
 	Leaves []*Block // the kept blocks at the requested level: disjoint, in document order
 	Layout Layout   // Doc with every leaf replaced by a placeholder
 
-	styles map[*Node]Style
+	styles []Style // indexed by Node.id
+	nodes  []*Node // every node of Root in pre-order (Node.id is the index)
+	facts  []facts // per-node extents computed bottom-up, indexed by Node.id
 }
 
 // StyleOf returns what is known of n's rendering.
-func (r *Result) StyleOf(n *Node) Style { return r.styles[n] }
+// For a FragmentNode it is the style of its parent; for a node of another
+// tree it is the zero Style.
+func (r *Result) StyleOf(n *Node) Style {
+	for n != nil && n.Kind == FragmentNode {
+		n = n.Parent
+	}
+	if n == nil || n.id < 0 || int(n.id) >= len(r.nodes) || r.nodes[n.id] != n {
+		return Style{}
+	}
+	return r.styles[n.id]
+}

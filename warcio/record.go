@@ -90,8 +90,13 @@ type Record struct {
 	SkipInMember int64
 	// Length is the number of stored bytes from Offset to the end of the
 	// member holding the record's last byte (to the end of the record's
-	// trailing newlines when uncompressed). It is known once Body has
-	// returned io.EOF, and at the latest after the next call to Next.
+	// trailing newlines when uncompressed). With one record per member
+	// (a well-formed .warc.gz) that is exactly the member, as CDX indexes
+	// report it. When that member runs on past the record (a whole file in
+	// one gzip member, bzip2), its end is not known yet: Length then covers
+	// the stored bytes consumed when the record ended, which are enough to
+	// decompress it (a re-reader must stop without the member's end).
+	// Length is set once Body has returned io.EOF (or by the next Next).
 	Length int64
 
 	Version    string    // "WARC/1.0", "WARC/1.1", "WARC/0.17", "ARC/1"...
@@ -114,8 +119,9 @@ type Record struct {
 	// file is clipped). Next skips whatever is left unread.
 	Body io.Reader
 
-	// Trailer holds the stored bytes between the end of the block and the
-	// next record (normally "\r\n\r\n"), known once Body has returned io.EOF.
+	// Trailer holds the line ends stored between the end of the block and
+	// the next record (normally "\r\n\r\n"; ARC: "\n"), within the block's
+	// member; set with Length. Empty after a damaged block.
 	Trailer []byte
 
 	// Digests, known once Body has returned io.EOF (see Digests).
@@ -125,10 +131,10 @@ type Record struct {
 // Digests reports the digests computed over the bytes of a record's block
 // and payload, and whether they agree with the ones the record declares.
 type Digests struct {
-	BlockSHA1   []byte // SHA-1 of the whole block; nil when the block was not read
-	PayloadSHA1 []byte // SHA-1 of the HTTP entity as stored (block minus HTTP header); nil if not HTTP or not read
-	BlockMatch   Match // against WARC-Block-Digest
-	PayloadMatch Match // against WARC-Payload-Digest
+	BlockSHA1    []byte // SHA-1 of the whole block; nil when the block was not read
+	PayloadSHA1  []byte // SHA-1 of the HTTP entity as stored (block minus HTTP header); nil if not HTTP or not read
+	BlockMatch   Match  // against WARC-Block-Digest
+	PayloadMatch Match  // against WARC-Payload-Digest
 }
 
 // Match says how a computed digest compares with a declared one.
@@ -139,3 +145,50 @@ const (
 	MatchOK                    // declared digest equals computed one
 	MatchMismatch              // declared digest differs
 )
+
+// Digests returns the digests computed while the record's Body was read.
+// They are set once Body has returned io.EOF (Next reads the rest of an
+// unread body, so they are set for every record read with Options.Digests
+// once Next has been called again); the zero value otherwise.
+func (rec *Record) Digests() Digests { return rec.digests }
+
+// dateLayouts are the forms of WARC-Date met in the wild: ISO 8601 with
+// or without fractional seconds and zone, 0.17 drafts, and the 14-digit
+// ARC form.
+var dateLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02",
+	"20060102150405",
+}
+
+// parseDate returns the time a WARC or ARC date names, in UTC, or the zero
+// time when it cannot be parsed.
+func parseDate(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if len(s) > 14 && isDigits(s) {
+		s = s[:14] // ARC dates padded with extra digits
+	}
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,13 +1,472 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"html"
 	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
+
+	"blockwarc/partition"
 )
 
-// runBlocks is replaced by the blocks command (issue 3).
+const blocksAbout = `Show the block partition of one HTML page (FILE, or - for standard input;
+plain or gzip-compressed, told apart by the gzip magic bytes).
+
+By default one line per block of the block tree, indented by block depth:
+  PATH <TAG#ID.CLASS> LABEL BYTES [TOPIC]
+with a * after PATH on the kept blocks (the leaves at -level, which the
+layout replaces by placeholders).
+
+-json prints one object instead:
+  {"bytes": page size, "kept": number of kept blocks,
+   "blocks": [ ... every block in document order (parents before children) ... ]}
+each block with the fields
+  path, depth (in the block tree, 1 for top-level blocks), dom_depth
+  (of the block's node in the page), level, kept, tag, id, class,
+  start, end, bytes (byte span [start, end) of the page),
+  label, topic (list of words), text_len, words, links, link_text_ratio,
+  images, forms, inputs, headings, and text (whitespace-normalised; kept
+  blocks only).
+
+-main prints only the main text (title and content blocks).
+
+-html OUT also writes a copy of the page in which every kept block is
+outlined and captioned with its path, label and topic, for looking at the
+partition in a browser. The page's own bytes are kept; only attributes,
+<span> wrappers (around blocks that do not begin with their own start tag)
+and one <style> element are inserted. OUT must not be a directory or the
+input page.`
+
+// blocksOptions are the flags of the blocks command.
+type blocksOptions struct {
+	level   int
+	json    bool
+	main    bool
+	htmlOut string
+	max     byteSize
+}
+
 func runBlocks(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "blockwarc blocks: not built yet")
-	return exitFailure
+	fs := newFlagSet("blocks", "FILE|-", blocksAbout, stderr)
+	o := blocksOptions{max: 64 << 20}
+	fs.IntVar(&o.level, "level", 0, "partition level to keep (1 = coarsest; 0 = the partition's default, 3)")
+	fs.BoolVar(&o.json, "json", false, "print the block tree as JSON (fields listed above)")
+	fs.BoolVar(&o.main, "main", false, "print only the page's main text")
+	fs.StringVar(&o.htmlOut, "html", "", "also write the page with its kept blocks outlined to `OUT`")
+	fs.Var(&o.max, "max", "largest page to read, as `SIZE` after decompression (bytes, or e.g. 64MiB, 500KB)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() != 1:
+		fmt.Fprintln(stderr, "blockwarc blocks: want exactly one FILE (or - for standard input)")
+		fs.Usage()
+		return exitUsage
+	case o.json && o.main:
+		fmt.Fprintln(stderr, "blockwarc blocks: -json and -main exclude each other")
+		return exitUsage
+	case o.level < 0:
+		fmt.Fprintln(stderr, "blockwarc blocks: -level must be 0 or more")
+		return exitUsage
+	case o.max <= 0:
+		fmt.Fprintln(stderr, "blockwarc blocks: -max must be positive")
+		return exitUsage
+	}
+	if err := blocks(ctx, fs.Arg(0), o, stdout); err != nil {
+		fmt.Fprintf(stderr, "blockwarc blocks: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func blocks(ctx context.Context, name string, o blocksOptions, stdout io.Writer) error {
+	if o.htmlOut != "" {
+		// Refuse before the work, not after it.
+		if fi, err := os.Stat(o.htmlOut); err == nil {
+			if fi.IsDir() {
+				return fmt.Errorf("write %s: is a directory", o.htmlOut)
+			}
+			if in, err := os.Stat(name); err == nil && name != "-" && os.SameFile(fi, in) {
+				return fmt.Errorf("write %s: is the input page", o.htmlOut)
+			}
+		}
+	}
+	doc, err := readPage(name, int64(o.max))
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	res, err := partition.Partition(doc, partition.Options{Level: o.level})
+	if err != nil {
+		return fmt.Errorf("partition %s: %w", name, err)
+	}
+	w := bufio.NewWriter(stdout)
+	switch {
+	case o.main:
+		if t := partition.MainText(res); t != "" {
+			fmt.Fprintln(w, t)
+		}
+	case o.json:
+		err = writeBlocksJSON(w, res)
+	default:
+		writeBlocksTree(w, res)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if o.htmlOut != "" {
+		if err := os.WriteFile(o.htmlOut, annotatedHTML(res), 0o644); err != nil {
+			return fmt.Errorf("write annotated page: %w", err)
+		}
+	}
+	return nil
+}
+
+// readPage reads at most max bytes of page (after gzip decompression when
+// it starts with the gzip magic) from the file name or standard input.
+func readPage(name string, max int64) ([]byte, error) {
+	var r io.Reader = os.Stdin
+	label := "standard input"
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("open page: %w", err)
+		}
+		defer f.Close()
+		r, label = f, name
+	}
+	br := bufio.NewReader(io.LimitReader(r, max+1))
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("read gzip header of %s: %w", label, err)
+		}
+		doc, err := io.ReadAll(io.LimitReader(zr, max+1))
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) && int64(len(doc)) > 0 {
+				return nil, fmt.Errorf("decompress %s: truncated (or longer than -max %d compressed): %w", label, max, err)
+			}
+			return nil, fmt.Errorf("decompress %s: %w", label, err)
+		}
+		if int64(len(doc)) > max {
+			return nil, fmt.Errorf("read %s: decompresses to more than -max %d bytes (a decompression bomb, or raise -max)", label, max)
+		}
+		return doc, nil
+	}
+	doc, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", label, err)
+	}
+	if int64(len(doc)) > max {
+		return nil, fmt.Errorf("read %s: larger than -max %d bytes", label, max)
+	}
+	return doc, nil
+}
+
+// walkBlocks visits every block of the tree in document order, parents
+// before children, with its depth in the block tree (1 at the top).
+func walkBlocks(bs []*partition.Block, depth int, f func(b *partition.Block, depth int)) {
+	for _, b := range bs {
+		f(b, depth)
+		walkBlocks(b.Children, depth+1, f)
+	}
+}
+
+func keptSet(res *partition.Result) map[*partition.Block]bool {
+	kept := make(map[*partition.Block]bool, len(res.Leaves))
+	for _, b := range res.Leaves {
+		kept[b] = true
+	}
+	return kept
+}
+
+func blockTag(b *partition.Block) string {
+	var sb strings.Builder
+	tag := b.Tag
+	if tag == "" {
+		tag = "#run" // a run of siblings kept as one block
+	}
+	sb.WriteString(tag)
+	if b.ID != "" {
+		sb.WriteString("#" + b.ID)
+	}
+	for _, c := range strings.Fields(b.Class) {
+		sb.WriteString("." + c)
+	}
+	return sb.String()
+}
+
+func writeBlocksTree(w io.Writer, res *partition.Result) {
+	kept := keptSet(res)
+	walkBlocks(res.Blocks, 1, func(b *partition.Block, depth int) {
+		mark := ""
+		if kept[b] {
+			mark = "*"
+		}
+		label := string(b.Label)
+		if label == "" {
+			label = "-"
+		}
+		fmt.Fprintf(w, "%s%s%s <%s> %s %dB", strings.Repeat("  ", depth-1), b.Path, mark, oneLine(blockTag(b), 80), label, b.End-b.Start)
+		if len(b.Topic) > 0 {
+			fmt.Fprintf(w, " [%s]", oneLine(strings.Join(b.Topic, " "), 120))
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// oneLine keeps a field of the tree view on one line and at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		r := []rune(s)
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// jsonBlock is one block of -json output; the field names are documented
+// in the -help text and are stable.
+type jsonBlock struct {
+	Path          string   `json:"path"`
+	Depth         int      `json:"depth"`
+	DOMDepth      int      `json:"dom_depth"`
+	Level         int      `json:"level"`
+	Kept          bool     `json:"kept"`
+	Tag           string   `json:"tag"`
+	ID            string   `json:"id"`
+	Class         string   `json:"class"`
+	Start         int      `json:"start"`
+	End           int      `json:"end"`
+	Bytes         int      `json:"bytes"`
+	Label         string   `json:"label"`
+	Topic         []string `json:"topic"`
+	TextLen       int      `json:"text_len"`
+	Words         int      `json:"words"`
+	Links         int      `json:"links"`
+	LinkTextRatio float64  `json:"link_text_ratio"`
+	Images        int      `json:"images"`
+	Forms         int      `json:"forms"`
+	Inputs        int      `json:"inputs"`
+	Headings      int      `json:"headings"`
+	Text          string   `json:"text,omitempty"`
+}
+
+type jsonPage struct {
+	Bytes  int         `json:"bytes"`
+	Kept   int         `json:"kept"`
+	Blocks []jsonBlock `json:"blocks"`
+}
+
+func writeBlocksJSON(w io.Writer, res *partition.Result) error {
+	kept := keptSet(res)
+	page := jsonPage{Bytes: len(res.Doc), Kept: len(res.Leaves), Blocks: []jsonBlock{}}
+	walkBlocks(res.Blocks, 1, func(b *partition.Block, depth int) {
+		f := b.Features
+		jb := jsonBlock{
+			Path: b.Path, Depth: depth, DOMDepth: b.Depth, Level: b.Level, Kept: kept[b],
+			Tag: b.Tag, ID: b.ID, Class: b.Class,
+			Start: b.Start, End: b.End, Bytes: b.End - b.Start,
+			Label: string(b.Label), Topic: b.Topic,
+			TextLen: f.TextLen, Words: f.Words, Links: f.Links, LinkTextRatio: f.LinkTextRatio,
+			Images: f.Images, Forms: f.Forms, Inputs: f.Inputs, Headings: f.Headings,
+		}
+		if jb.Topic == nil {
+			jb.Topic = []string{}
+		}
+		if kept[b] {
+			jb.Text = b.Text
+		}
+		page.Blocks = append(page.Blocks, jb)
+	})
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(page)
+}
+
+// The annotated copy: each kept block gets data-bw-* attributes on its
+// start tag (or, when it does not begin with its own start tag, a <span>
+// around it, shown as a block so the outline surrounds the whole run),
+// and one <style> element draws them; table parts get no caption, which
+// would shift their cells. Inserting text into the
+// original bytes, rather than re-serialising a DOM, shows exactly the
+// spans the partition cut.
+const annotateCSS = `<style>/* inserted by blockwarc blocks -html */
+[data-bw-block]{outline:2px solid rgba(200,30,30,.9)!important;outline-offset:-1px}
+[data-bw-block]::before{content:attr(data-bw-caption);display:block;font:11px/1.3 monospace!important;color:#fff!important;background:rgba(200,30,30,.9)!important;padding:0 3px;margin:0;text-align:left;text-indent:0;white-space:pre-wrap;letter-spacing:0;text-transform:none;float:none;position:static;width:auto;height:auto}
+span[data-bw-block]{display:block}
+table[data-bw-block]::before,thead[data-bw-block]::before,tbody[data-bw-block]::before,tfoot[data-bw-block]::before,tr[data-bw-block]::before,colgroup[data-bw-block]::before,select[data-bw-block]::before{content:none}
+[data-bw-label=title]{outline-color:#8e24aa!important}[data-bw-label=title]::before{background:#8e24aa!important}
+[data-bw-label=navigation]{outline-color:#1e63c8!important}[data-bw-label=navigation]::before{background:#1e63c8!important}
+[data-bw-label=related-links]{outline-color:#00838f!important}[data-bw-label=related-links]::before{background:#00838f!important}
+[data-bw-label=footer]{outline-color:#616161!important}[data-bw-label=footer]::before{background:#616161!important}
+[data-bw-label=advertisement]{outline-color:#ef6c00!important}[data-bw-label=advertisement]::before{background:#ef6c00!important}
+[data-bw-label=form]{outline-color:#2e7d32!important}[data-bw-label=form]::before{background:#2e7d32!important}
+[data-bw-label=media]{outline-color:#6d4c41!important}[data-bw-label=media]::before{background:#6d4c41!important}
+[data-bw-label=other]{outline-color:#9e9d24!important}[data-bw-label=other]::before{background:#9e9d24!important}
+</style>`
+
+// wrapEnd marks the end tag of an inserted <span>, so that the inserted
+// bytes can be told from the page's own.
+const wrapEnd = "<!--/bw-->"
+
+type insertion struct {
+	at   int
+	text string
+}
+
+func annotatedHTML(res *partition.Result) []byte {
+	doc := res.Doc
+	var ins []insertion
+	ins = append(ins, insertion{styleOffset(res), annotateCSS})
+	for i, b := range res.Leaves {
+		caption := b.Path
+		if b.Label != "" {
+			caption += " " + string(b.Label)
+		}
+		if len(b.Topic) > 0 {
+			caption += ": " + oneLine(strings.Join(b.Topic, " "), 80)
+		}
+		attrs := ` data-bw-block="` + strconv.Itoa(i+1) + `" data-bw-path="` + attrEscape(b.Path) +
+			`" data-bw-label="` + attrEscape(string(b.Label)) + `" data-bw-caption="` + attrEscape(caption) + `"`
+		if at, ok := startTagNameEnd(doc, b); ok {
+			ins = append(ins, insertion{at, attrs})
+			continue
+		}
+		ins = append(ins, insertion{b.Start, "<span" + attrs + ">"}, insertion{b.End, "</span>" + wrapEnd})
+	}
+	sort.SliceStable(ins, func(i, j int) bool { return ins[i].at < ins[j].at })
+	n := len(doc)
+	for _, x := range ins {
+		n += len(x.text)
+	}
+	out := make([]byte, 0, n)
+	at := 0
+	for _, x := range ins {
+		out = append(out, doc[at:x.at]...)
+		out = append(out, x.text...)
+		at = x.at
+	}
+	return append(out, doc[at:]...)
+}
+
+// startTagNameEnd returns the offset just after the tag name of b's own
+// start tag, when b begins with it.
+func startTagNameEnd(doc []byte, b *partition.Block) (int, bool) {
+	if b.Node == nil || b.Node.Kind != partition.ElementNode || b.Node.Start != b.Start || b.Start+1 >= len(doc) || doc[b.Start] != '<' {
+		return 0, false
+	}
+	i := b.Start + 1
+	for i < len(doc) && i < b.End && !isTagNameEnd(doc[i]) {
+		i++
+	}
+	if i >= len(doc) || !strings.EqualFold(string(doc[b.Start+1:i]), b.Node.Tag) {
+		return 0, false
+	}
+	return i, true
+}
+
+func isTagNameEnd(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>'
+}
+
+// styleOffset is where the <style> element goes: after the start tag of
+// the page's own <head> or <body>, or at the end of a page without them
+// (a style element in the body still applies).
+func styleOffset(res *partition.Result) int {
+	doc := res.Doc
+	var found int = -1
+	var visit func(n *partition.Node, depth int)
+	visit = func(n *partition.Node, depth int) {
+		if found >= 0 || depth > 3 {
+			return
+		}
+		if n.Kind == partition.ElementNode && (n.Tag == "head" || n.Tag == "body") &&
+			n.Start+len(n.Tag)+1 <= len(doc) && doc[n.Start] == '<' &&
+			strings.EqualFold(string(doc[n.Start+1:n.Start+1+len(n.Tag)]), n.Tag) {
+			if end := startTagEnd(doc, n.Start); end > 0 {
+				found = end
+			}
+			return
+		}
+		for _, c := range n.Children {
+			visit(c, depth+1)
+		}
+	}
+	if res.Root != nil {
+		visit(res.Root, 0)
+	}
+	if found < 0 {
+		return len(doc)
+	}
+	return found
+}
+
+// startTagEnd returns the offset after the '>' closing the start tag at
+// start, skipping quoted attribute values, or -1.
+func startTagEnd(doc []byte, start int) int {
+	var quote byte
+	for i := start + 1; i < len(doc); i++ {
+		c := doc[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			// Quotes open values only after '='; good enough for head/body.
+			if bytes.LastIndexByte(doc[start:i], '=') >= 0 {
+				quote = c
+			}
+		case c == '>':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// attrEscape escapes s for a double-quoted attribute value, writing
+// non-ASCII as character references so the caption survives whatever
+// charset the page is in.
+func attrEscape(s string) string {
+	var sb strings.Builder
+	for _, r := range html.EscapeString(s) {
+		if r < 0x80 {
+			sb.WriteRune(r)
+		} else {
+			sb.WriteString("&#" + strconv.Itoa(int(r)) + ";")
+		}
+	}
+	return sb.String()
+}
+
+// byteSize is a flag value in the CLI's one size syntax (parseSize:
+// plain bytes or a k/M/G, KiB/MiB/GiB or KB/MB/GB suffix).
+type byteSize int64
+
+func (s *byteSize) String() string { return strconv.FormatInt(int64(*s), 10) }
+
+func (s *byteSize) Set(v string) error {
+	n, err := parseSize(v)
+	if err != nil {
+		return fmt.Errorf("bad size %q (want e.g. 1048576, 500KB, 64MiB)", v)
+	}
+	*s = byteSize(n)
+	return nil
 }

@@ -1,0 +1,157 @@
+package pack
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// fileRef is one pack or index named by a commit: its number and its
+// committed length (packs) or exact size (indexes).
+type fileRef struct {
+	num  uint32
+	size int64
+}
+
+// manifest is the decoded COMMIT file (FORMAT.md "Commit file").
+type manifest struct {
+	seq     uint64
+	packs   []fileRef // increasing numbers
+	indexes []fileRef // oldest first, increasing numbers
+	payload []byte
+}
+
+func (m *manifest) encode() []byte {
+	b := make([]byte, 0, commitFixedSize+16*(len(m.packs)+len(m.indexes))+len(m.payload)+4)
+	b = append(b, commitMagic...)
+	b = le.AppendUint16(b, formatVersion)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint64(b, m.seq)
+	b = le.AppendUint32(b, uint32(len(m.packs)))
+	b = le.AppendUint32(b, uint32(len(m.indexes)))
+	b = le.AppendUint32(b, uint32(len(m.payload)))
+	b = le.AppendUint32(b, 0)
+	for _, lists := range [][]fileRef{m.packs, m.indexes} {
+		for _, r := range lists {
+			b = le.AppendUint32(b, r.num)
+			b = le.AppendUint32(b, 0)
+			b = le.AppendUint64(b, uint64(r.size))
+		}
+	}
+	b = append(b, m.payload...)
+	return le.AppendUint32(b, crc(b))
+}
+
+func decodeManifest(b []byte, file string) (*manifest, error) {
+	if len(b) < commitFixedSize+4 {
+		return nil, corrupt(file, 0, "commit file truncated (%d bytes)", len(b))
+	}
+	if string(b[:4]) != commitMagic {
+		return nil, corrupt(file, 0, "bad magic %q, want %q", b[:4], commitMagic)
+	}
+	if le.Uint32(b[len(b)-4:]) != crc(b[:len(b)-4]) {
+		return nil, corrupt(file, int64(len(b)-4), "commit checksum mismatch")
+	}
+	if v := le.Uint16(b[4:]); v != formatVersion {
+		return nil, corrupt(file, 4, "unsupported format version %d (this reader knows %d)", v, formatVersion)
+	}
+	if f := le.Uint16(b[6:]); f != 0 {
+		return nil, corrupt(file, 6, "unknown flags %#x", f)
+	}
+	m := &manifest{seq: le.Uint64(b[8:])}
+	np, ni, nl := uint64(le.Uint32(b[16:])), uint64(le.Uint32(b[20:])), uint64(le.Uint32(b[24:]))
+	if nl > maxPayload || commitFixedSize+16*(np+ni)+nl+4 != uint64(len(b)) {
+		return nil, corrupt(file, 16, "commit counts (%d packs, %d indexes, %d payload bytes) do not match its size %d", np, ni, nl, len(b))
+	}
+	p := commitFixedSize
+	read := func(n uint64, what string) ([]fileRef, error) {
+		refs := make([]fileRef, n)
+		for i := range refs {
+			r := fileRef{num: le.Uint32(b[p:]), size: int64(le.Uint64(b[p+8:]))}
+			if le.Uint32(b[p+4:]) != 0 || r.size < 0 {
+				return nil, corrupt(file, int64(p), "bad %s entry", what)
+			}
+			if i > 0 && r.num <= refs[i-1].num {
+				return nil, corrupt(file, int64(p), "%s numbers not increasing", what)
+			}
+			refs[i] = r
+			p += 16
+		}
+		return refs, nil
+	}
+	var err error
+	if m.packs, err = read(np, "pack"); err != nil {
+		return nil, err
+	}
+	for _, r := range m.packs {
+		if r.size < packHeaderSize {
+			return nil, corrupt(file, 0, "pack %d committed length %d shorter than a header", r.num, r.size)
+		}
+	}
+	if m.indexes, err = read(ni, "index"); err != nil {
+		return nil, err
+	}
+	m.payload = append([]byte(nil), b[p:p+int(nl)]...)
+	return m, nil
+}
+
+func readManifest(dir string) (*manifest, error) {
+	path := filepath.Join(dir, commitName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("open archive %s: %w", dir, ErrNotArchive)
+		}
+		return nil, fmt.Errorf("read commit: %w", err)
+	}
+	return decodeManifest(b, path)
+}
+
+// publishManifest makes m the archive's commit: temp file, fsync, rename,
+// fsync of the directory, so a crash leaves either the old or the new one.
+func publishManifest(dir string, m *manifest, nosync bool) error {
+	tmp := filepath.Join(dir, commitTemp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("write commit: %w", err)
+	}
+	if _, err := f.Write(m.encode()); err != nil {
+		f.Close()
+		return fmt.Errorf("write commit: %w", err)
+	}
+	if err := fsync(f, nosync); err != nil {
+		f.Close()
+		return fmt.Errorf("sync commit: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write commit: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, commitName)); err != nil {
+		return fmt.Errorf("publish commit: %w", err)
+	}
+	if nosync {
+		return nil
+	}
+	return syncDir(dir)
+}
+
+// fsync is f.Sync unless the tests turned syncing off (a killed process
+// loses no page cache, so crash tests do not need it).
+func fsync(f *os.File, nosync bool) error {
+	if nosync {
+		return nil
+	}
+	return f.Sync()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}

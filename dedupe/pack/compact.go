@@ -1,0 +1,168 @@
+package pack
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+)
+
+// mergeFrom returns where the run of indexes to merge starts, or len(refs)
+// when none should be: the newest indexes are merged while the one before
+// them is at most twice their summed size. Like a binary counter this keeps
+// O(log n) index files, each entry rewritten O(log n) times, so lookups
+// stay fast over thousands of commits.
+func mergeFrom(refs []fileRef) int {
+	if len(refs) < 2 {
+		return len(refs)
+	}
+	j := len(refs) - 1
+	sum := refs[j].size
+	for j > 0 && refs[j-1].size <= 2*sum {
+		j--
+		sum += refs[j].size
+	}
+	if j == len(refs)-1 {
+		return len(refs)
+	}
+	return j
+}
+
+// mergeIndexes writes one index holding the entries of ins (oldest first),
+// streaming: memory is one read buffer per input. Entries keep their
+// frames; frame tables are concatenated. An id present twice is reported
+// as corruption.
+func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64, error) {
+	var fan [256]uint32
+	var n, nf uint64
+	frameBase := make([]uint32, len(ins))
+	for i, ix := range ins {
+		for b := range fan {
+			fan[b] += ix.fanout[b]
+		}
+		frameBase[i] = uint32(nf)
+		n += ix.n
+		nf += ix.nf
+	}
+	if nf > 1<<32-1 {
+		return 0, fmt.Errorf("merge indexes: %d frames is over the format limit", nf)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("merge indexes: %w", err)
+	}
+	fail := func(err error) (int64, error) {
+		f.Close()
+		os.Remove(path)
+		return 0, err
+	}
+	h := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
+	head := appendFileHeader(make([]byte, 0, indexHeaderSize+fanoutSize), indexMagic, num)
+	var sum uint32
+	for b := range fan {
+		sum = fan[b]
+		head = le.AppendUint32(head, sum)
+	}
+	fanCRC := crc(head[indexHeaderSize:])
+	bw.Write(head)
+
+	type cursor struct {
+		r    *bufio.Reader
+		ix   *indexFile
+		left uint64
+		cur  entry
+		ok   bool
+	}
+	eoff, _, _ := indexBodySizes(0, 0)
+	curs := make([]*cursor, len(ins))
+	next := func(c *cursor) error {
+		if c.left == 0 {
+			c.ok = false
+			return nil
+		}
+		var b [entrySize]byte
+		if _, err := io.ReadFull(c.r, b[:]); err != nil {
+			return fmt.Errorf("merge indexes: read %s: %w", c.ix.path, err)
+		}
+		prev, had := c.cur.id, c.ok
+		c.cur, c.ok = decodeEntry(b[:]), true
+		c.left--
+		if had && bytes.Compare(prev[:], c.cur.id[:]) >= 0 {
+			return corrupt(c.ix.path, int64(eoff+(c.ix.n-c.left-1)*entrySize), "entries not sorted")
+		}
+		if uint64(c.cur.frame) >= c.ix.nf {
+			return corrupt(c.ix.path, int64(eoff+(c.ix.n-c.left-1)*entrySize), "entry names frame %d of %d", c.cur.frame, c.ix.nf)
+		}
+		return nil
+	}
+	for i, ix := range ins {
+		c := &cursor{ix: ix, left: ix.n,
+			r: bufio.NewReaderSize(io.NewSectionReader(ix.f, int64(eoff), int64(ix.n*entrySize)), 32<<10)}
+		if err := next(c); err != nil {
+			return fail(err)
+		}
+		curs[i] = c
+	}
+	b := make([]byte, 0, entrySize)
+	var written uint64
+	for {
+		best := -1
+		for i, c := range curs {
+			if !c.ok {
+				continue
+			}
+			if best < 0 {
+				best = i
+				continue
+			}
+			switch bytes.Compare(c.cur.id[:], curs[best].cur.id[:]) {
+			case -1:
+				best = i
+			case 0:
+				return fail(corrupt(c.ix.path, 0, "object %s is also in %s", c.cur.id, curs[best].ix.path))
+			}
+		}
+		if best < 0 {
+			break
+		}
+		e := curs[best].cur
+		e.frame += frameBase[best]
+		bw.Write(e.appendTo(b[:0]))
+		written++
+		if err := next(curs[best]); err != nil {
+			return fail(err)
+		}
+	}
+	if written != n {
+		return fail(fmt.Errorf("merge indexes: wrote %d of %d entries", written, n))
+	}
+	for _, ix := range ins {
+		_, foff, _ := indexBodySizes(ix.n, ix.nf)
+		if _, err := io.Copy(bw, io.NewSectionReader(ix.f, int64(foff), int64(ix.nf*frameRowSize))); err != nil {
+			return fail(fmt.Errorf("merge indexes: read %s: %w", ix.path, err))
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
+	}
+	tr := le.AppendUint64(nil, n)
+	tr = le.AppendUint64(tr, nf)
+	tr = le.AppendUint32(tr, fanCRC)
+	tr = le.AppendUint32(tr, h.Sum32())
+	tr = append(tr, indexMagic...)
+	tr = le.AppendUint32(tr, crc(tr))
+	if _, err := f.Write(tr); err != nil {
+		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
+	}
+	if err := fsync(f, nosync); err != nil {
+		return fail(fmt.Errorf("merge indexes: sync %s: %w", path, err))
+	}
+	if err := f.Close(); err != nil {
+		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
+	}
+	_, _, size := indexBodySizes(n, nf)
+	return int64(size), nil
+}

@@ -1,0 +1,252 @@
+package pack
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func randBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// mutate returns a copy of b with a few bytes changed.
+func mutate(r *rand.Rand, b []byte) []byte {
+	c := bytes.Clone(b)
+	for i := 0; i < 4; i++ {
+		c[r.IntN(len(c))] ^= 0xff
+	}
+	return c
+}
+
+func depthOf(t *testing.T, s *Store, id ID) int {
+	t.Helper()
+	budget := maxDecodes
+	_, _, d, err := s.object(s, id, s.opts.MaxChain, &budget, true)
+	if err != nil {
+		t.Fatalf("read %s: %v", id, err)
+	}
+	return int(d)
+}
+
+func packBytes(t *testing.T, dir string) int64 {
+	var n int64
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".pack") {
+			fi, _ := e.Info()
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+func TestDeltaRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	s, dir := mustCreate(t, Options{noSync: true})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	base := randBytes(r, 20000) // incompressible alone
+	bid, _, _ := w.Add(KindPayload, base)
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	before := packBytes(t, dir)
+	v2 := mutate(r, base)
+	id2, isNew, err := w.AddDelta(KindPayload, v2, bid)
+	if err != nil || !isNew {
+		t.Fatalf("AddDelta: %v new=%v", err, isNew)
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	if grew := packBytes(t, dir) - before; grew > 2000 {
+		t.Fatalf("a 4-byte change of a 20000-byte base cost %d pack bytes", grew)
+	}
+	if got, _, err := s.Get(id2); err != nil || !bytes.Equal(got, v2) {
+		t.Fatalf("Get delta object: %v", err)
+	}
+	if d := depthOf(t, s, id2); d != 1 {
+		t.Fatalf("delta depth %d, want 1", d)
+	}
+
+	// A base in an uncommitted but flushed frame, and a base in the frame
+	// being built (no dictionary needed: same frame).
+	v3 := mutate(r, v2)
+	id3, _, _ := w.AddDelta(KindPayload, v3, id2)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	v4 := mutate(r, v3)
+	id4, _, err := w.AddDelta(KindPayload, v4, id3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v5 := mutate(r, v4)
+	id5, _, err := w.AddDelta(KindPayload, v5, id4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := w.Get(id4); err != nil || !bytes.Equal(got, v4) {
+		t.Fatalf("writer Get of a pending delta: %v", err)
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[ID][]byte{id3: v3, id4: v4, id5: v5} {
+		if got, _, err := s.Get(id); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("Get %s: %v", id, err)
+		}
+	}
+	if d3, d4, d5 := depthOf(t, s, id3), depthOf(t, s, id4), depthOf(t, s, id5); d3 != 2 || d4 != 3 || d5 != 3 {
+		t.Fatalf("depths %d %d %d, want 2 3 3 (v5's base is in its own frame)", d3, d4, d5)
+	}
+	if _, _, err := w.AddDelta(KindPayload, []byte("x"), Sum([]byte("absent"))); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("AddDelta with a missing base: %v, want ErrNotFound", err)
+	}
+	verifyClean(t, s)
+}
+
+func TestDeltaChainBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s, dir := mustCreate(t, Options{MaxChain: 3, noSync: true})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := randBytes(r, 5000)
+	prev, _, _ := w.Add(KindLayout, v)
+	ids := []ID{prev}
+	vals := [][]byte{v}
+	maxDepth, restarts := 0, 0
+	for i := 0; i < 12; i++ {
+		if err := w.Commit(nil); err != nil {
+			t.Fatal(err)
+		}
+		v = mutate(r, v)
+		id, _, err := w.AddDelta(KindLayout, v, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(nil); err != nil {
+			t.Fatal(err)
+		}
+		d := depthOf(t, s, id)
+		if d > 3 {
+			t.Fatalf("writer built depth %d with MaxChain 3", d)
+		}
+		if d == 0 {
+			restarts++
+		}
+		maxDepth = max(maxDepth, d)
+		ids, vals, prev = append(ids, id), append(vals, v), id
+	}
+	if maxDepth != 3 || restarts == 0 {
+		t.Fatalf("max depth %d, %d restarts: the chain should reach the bound and restart", maxDepth, restarts)
+	}
+	w.Close()
+	for i, id := range ids {
+		if got, _, err := s.Get(id); err != nil || !bytes.Equal(got, vals[i]) {
+			t.Fatalf("Get %d: %v", i, err)
+		}
+	}
+	// A reader with a lower bound refuses the deeper chains.
+	s2, err := Open(dir, Options{MaxChain: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	refused := 0
+	for i, id := range ids {
+		_, _, err := s2.Get(id)
+		if errors.Is(err, ErrChainTooLong) {
+			refused++
+		} else if err != nil {
+			t.Fatalf("Get %d: %v", i, err)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("a MaxChain 2 reader read every object of a depth-3 chain")
+	}
+}
+
+// rewriteFrameHeader edits the header of the frame holding id and fixes
+// its CRC, as a writer bug or a crafted file would.
+func rewriteFrameHeader(t *testing.T, s *Store, id ID, edit func(h []byte)) {
+	t.Helper()
+	l, ok, err := s.locate(id)
+	if err != nil || !ok {
+		t.Fatalf("locate: %v", err)
+	}
+	path := filepath.Join(s.dir, packName(l.pack))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := b[l.off:]
+	nb := int(le.Uint16(h[6:]))
+	hl := frameHeaderSize(nb)
+	edit(h[:hl])
+	le.PutUint32(h[hl-4:], crc(h[:hl-4]))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDeltaBaseChecks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name string
+		edit func(h []byte, other ID)
+		want string
+	}{
+		{"base-size", func(h []byte, _ ID) { le.PutUint32(h[frameFixedSize+32:], le.Uint32(h[frameFixedSize+32:])+1) }, "frame recorded"},
+		{"base-id", func(h []byte, other ID) { copy(h[frameFixedSize:], other[:]) }, ""},
+		{"depth", func(h []byte, _ ID) { h[4] = 200 }, "depth"},
+		{"self-base", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := mustCreate(t, Options{noSync: true})
+			w, _ := s.Begin()
+			base := randBytes(r, 3000)
+			bid, _, _ := w.Add(KindBlock, base)
+			other, _, _ := w.Add(KindBlock, randBytes(r, 3000))
+			w.Commit(nil)
+			v := mutate(r, base)
+			id, _, _ := w.AddDelta(KindBlock, v, bid)
+			w.Commit(nil)
+			w.Close()
+			edit := tc.edit
+			if edit == nil { // a frame whose base is an object of itself: a cycle
+				edit = func(h []byte, _ ID) {
+					copy(h[frameFixedSize:], id[:])
+					le.PutUint32(h[frameFixedSize+32:], uint32(len(v)))
+				}
+			}
+			rewriteFrameHeader(t, s, id, func(h []byte) { edit(h, other) })
+			s2, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s2.Close()
+			_, _, err = s2.Get(id)
+			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrChainTooLong) {
+				t.Fatalf("Get after editing the %s: %v, want a corruption error", tc.name, err)
+			}
+			if !strings.Contains(err.Error(), filepath.Join(dir, packName(1))) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q should name the pack and say %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,269 @@
+package pack
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+)
+
+// ID names an object: the SHA-256 of its plaintext.
+type ID [32]byte
+
+// Sum returns the ID of data.
+func Sum(data []byte) ID { return ID(sha256.Sum256(data)) }
+
+func (id ID) String() string { return hex.EncodeToString(id[:]) }
+
+// Kind says what an object is, for the caller and for Stats; the store
+// does not interpret it.
+type Kind uint8
+
+// Object kinds (docs/FORMAT.md "Kinds").
+const (
+	KindLayout Kind = 1 + iota
+	KindBlock
+	KindWARCHeader
+	KindHTTPHeader
+	KindPayload
+	KindRecord
+	KindVersionCatalog
+	KindOther
+	numKinds = int(KindOther) + 1
+)
+
+var kindNames = [...]string{"invalid", "layout", "block", "warc-header", "http-header", "payload", "record", "version-catalog", "other"}
+
+// Valid reports whether k is one of the defined kinds.
+func (k Kind) Valid() bool { return k >= KindLayout && k <= KindOther }
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Format constants; see docs/FORMAT.md.
+const (
+	formatVersion = 1
+
+	packMagic   = "BWPK"
+	frameMagic  = "BWFR"
+	indexMagic  = "BWIX"
+	commitMagic = "BWCM"
+
+	packHeaderSize  = 16
+	frameFixedSize  = 24 // before the base list
+	baseRefSize     = 36
+	maxBases        = 64
+	maxFramePlain   = 1 << 30
+	maxDictSize     = 1 << 30
+	indexHeaderSize = 16
+	fanoutSize      = 256 * 4
+	entrySize       = 45
+	frameRowSize    = 16
+	trailerSize     = 32
+	commitFixedSize = 32
+	maxPayload      = 16 << 20
+	dictID          = 1
+
+	commitName = "COMMIT"
+	commitTemp = "COMMIT.tmp"
+	lockName   = "LOCK"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func crc(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+var le = binary.LittleEndian
+
+func packName(n uint32) string  { return fmt.Sprintf("%08x.pack", n) }
+func indexName(n uint32) string { return fmt.Sprintf("%08x.idx", n) }
+
+// fileHeader is the 16-byte header shared by pack and index files.
+func appendFileHeader(dst []byte, magic string, num uint32) []byte {
+	start := len(dst)
+	dst = append(dst, magic...)
+	dst = le.AppendUint16(dst, formatVersion)
+	dst = le.AppendUint16(dst, 0)
+	dst = le.AppendUint32(dst, num)
+	return le.AppendUint32(dst, crc(dst[start:]))
+}
+
+func checkFileHeader(b []byte, magic string, num uint32, file string) error {
+	if len(b) < 16 {
+		return corrupt(file, 0, "file shorter than its header")
+	}
+	if string(b[:4]) != magic {
+		return corrupt(file, 0, "bad magic %q, want %q", b[:4], magic)
+	}
+	if got := le.Uint32(b[12:]); got != crc(b[:12]) {
+		return corrupt(file, 0, "header checksum mismatch")
+	}
+	if v := le.Uint16(b[4:]); v != formatVersion {
+		return corrupt(file, 4, "unsupported format version %d (this reader knows %d)", v, formatVersion)
+	}
+	if f := le.Uint16(b[6:]); f != 0 {
+		return corrupt(file, 6, "unknown flags %#x", f)
+	}
+	if n := le.Uint32(b[8:]); n != num {
+		return corrupt(file, 8, "file number %d does not match its name (%d)", n, num)
+	}
+	return nil
+}
+
+// baseRef is one delta base of a frame.
+type baseRef struct {
+	id   ID
+	size uint32
+}
+
+// frameHeader is the parsed header of a frame (FORMAT.md "Frame").
+type frameHeader struct {
+	depth uint8
+	clen  uint32
+	ulen  uint32
+	count uint32
+	dcrc  uint32
+	bases []baseRef
+}
+
+func frameHeaderSize(nbases int) int { return frameFixedSize + baseRefSize*nbases + 4 }
+
+func (h *frameHeader) appendTo(dst []byte) []byte {
+	start := len(dst)
+	dst = append(dst, frameMagic...)
+	dst = append(dst, h.depth, 0)
+	dst = le.AppendUint16(dst, uint16(len(h.bases)))
+	dst = le.AppendUint32(dst, h.clen)
+	dst = le.AppendUint32(dst, h.ulen)
+	dst = le.AppendUint32(dst, h.count)
+	dst = le.AppendUint32(dst, h.dcrc)
+	for _, b := range h.bases {
+		dst = append(dst, b.id[:]...)
+		dst = le.AppendUint32(dst, b.size)
+	}
+	return le.AppendUint32(dst, crc(dst[start:]))
+}
+
+// parseFrameHeader parses the header at the start of b (which holds at
+// least the fixed part). It returns the header length. off is the frame's
+// offset in file, for errors.
+func parseFrameHeader(b []byte, file string, off int64) (frameHeader, int, error) {
+	var h frameHeader
+	if len(b) < frameFixedSize+4 {
+		return h, 0, corrupt(file, off, "frame header truncated")
+	}
+	if string(b[:4]) != frameMagic {
+		return h, 0, corrupt(file, off, "bad frame magic %q", b[:4])
+	}
+	nb := int(le.Uint16(b[6:]))
+	if nb > maxBases {
+		return h, 0, corrupt(file, off, "frame has %d bases (limit %d)", nb, maxBases)
+	}
+	hl := frameHeaderSize(nb)
+	if len(b) < hl {
+		return h, 0, corrupt(file, off, "frame header truncated")
+	}
+	if le.Uint32(b[hl-4:]) != crc(b[:hl-4]) {
+		return h, 0, corrupt(file, off, "frame header checksum mismatch")
+	}
+	if b[5] != 0 {
+		return h, 0, corrupt(file, off, "unknown frame flags %#x", b[5])
+	}
+	h.depth = b[4]
+	h.clen = le.Uint32(b[8:])
+	h.ulen = le.Uint32(b[12:])
+	h.count = le.Uint32(b[16:])
+	h.dcrc = le.Uint32(b[20:])
+	if (nb == 0) != (h.depth == 0) {
+		return h, 0, corrupt(file, off, "frame depth %d inconsistent with %d bases", h.depth, nb)
+	}
+	if h.ulen > maxFramePlain {
+		return h, 0, corrupt(file, off, "frame plaintext length %d over limit", h.ulen)
+	}
+	if h.count == 0 || h.count > h.ulen {
+		return h, 0, corrupt(file, off, "frame object count %d implausible", h.count)
+	}
+	if nb > 0 {
+		h.bases = make([]baseRef, nb)
+		for i := range h.bases {
+			p := b[frameFixedSize+i*baseRefSize:]
+			copy(h.bases[i].id[:], p[:32])
+			h.bases[i].size = le.Uint32(p[32:])
+		}
+	}
+	return h, hl, nil
+}
+
+// objSpan is one row of a frame's object table, resolved to offsets.
+type objSpan struct {
+	kind     Kind
+	off, len uint32
+}
+
+// appendTable writes the object table of a frame.
+func appendTable(dst []byte, kinds []Kind, lens []int) []byte {
+	for i, k := range kinds {
+		dst = append(dst, byte(k))
+		dst = binary.AppendUvarint(dst, uint64(lens[i]))
+	}
+	return dst
+}
+
+// tableLen is the encoded size of the object table.
+func tableLen(lens []int) int {
+	n := 0
+	for _, l := range lens {
+		n += 1 + uvarintLen(uint64(l))
+	}
+	return n
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// parseTable decodes and checks the object table of a frame's plaintext:
+// count rows whose lengths exactly fill the plaintext after the table.
+func parseTable(plain []byte, count uint32, file string, off int64) ([]objSpan, error) {
+	if uint64(count) > uint64(len(plain)) {
+		return nil, corrupt(file, off, "frame object count %d exceeds plaintext", count)
+	}
+	spans := make([]objSpan, count)
+	p := 0
+	var total uint64
+	for i := range spans {
+		if p >= len(plain) {
+			return nil, corrupt(file, off, "frame object table truncated")
+		}
+		k := Kind(plain[p])
+		if !k.Valid() {
+			return nil, corrupt(file, off, "frame object %d has invalid kind %d", i, k)
+		}
+		l, n := binary.Uvarint(plain[p+1:])
+		if n <= 0 || l > uint64(len(plain)) {
+			return nil, corrupt(file, off, "frame object %d has bad length", i)
+		}
+		p += 1 + n
+		total += l
+		spans[i] = objSpan{kind: k, len: uint32(l)}
+	}
+	if total != uint64(len(plain)-p) {
+		return nil, corrupt(file, off, "frame object table covers %d bytes, frame holds %d", total, len(plain)-p)
+	}
+	o := uint32(p)
+	for i := range spans {
+		spans[i].off = o
+		o += spans[i].len
+	}
+	return spans, nil
+}

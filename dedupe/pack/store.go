@@ -1,0 +1,562 @@
+package pack
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Options tune a Store and its Writers. The zero value gives the defaults.
+// Only the writer-side options influence the bytes written; a reader needs
+// MaxChain at least as large as the writer's.
+type Options struct {
+	// FrameSize is the plaintext size at which the writer closes a frame
+	// on its own (default 512 KiB). Restoring one object decompresses at
+	// most one frame of this size, plus its bases'.
+	FrameSize int
+	// MaxChain bounds the delta depth (default 8): the writer does not
+	// build deeper chains, the reader refuses them.
+	MaxChain int
+	// MaxBases bounds the bases of one frame (default 16, at most 64).
+	MaxBases int
+	// MaxDict bounds the summed size of a frame's bases (default 4 MiB).
+	MaxDict int
+	// PackSize is the size after which the writer starts a new pack
+	// (default 1 GiB).
+	PackSize int64
+	// Level is the zstd level (default zstd.SpeedBestCompression).
+	Level zstd.EncoderLevel
+	// CacheBytes bounds the cache of decoded frames (default 32 MiB).
+	CacheBytes int64
+	// Workers is how many frames the writer compresses in parallel
+	// (default 1). Output bytes do not depend on it. Each worker keeps up
+	// to two zstd encoders, about 70 MB each at the default level.
+	Workers int
+	// SkipVerify skips the SHA-256 check of objects returned by Get (their
+	// frames are still checksummed). Verify always checks.
+	SkipVerify bool
+
+	noSync bool // tests only: skip fsync
+}
+
+func (o Options) withDefaults() Options {
+	if o.FrameSize <= 0 {
+		o.FrameSize = 512 << 10
+	}
+	if o.FrameSize > maxFramePlain/2 {
+		o.FrameSize = maxFramePlain / 2
+	}
+	if o.MaxChain <= 0 {
+		o.MaxChain = 8
+	}
+	if o.MaxChain > 255 {
+		o.MaxChain = 255
+	}
+	if o.MaxBases <= 0 {
+		o.MaxBases = 16
+	}
+	if o.MaxBases > maxBases {
+		o.MaxBases = maxBases
+	}
+	if o.MaxDict <= 0 {
+		o.MaxDict = 4 << 20
+	}
+	if o.PackSize <= 0 {
+		o.PackSize = 1 << 30
+	}
+	if o.Level == 0 {
+		o.Level = zstd.SpeedBestCompression
+	}
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.Workers > 64 {
+		o.Workers = 64
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 32 << 20
+	}
+	return o
+}
+
+// maxDecodes bounds the frames one lookup may decompress (itself and all
+// its bases, recursively), whatever the data says.
+const maxDecodes = 512
+
+// Store is a read view of an archive at its last commit (as of Open or of
+// the last Commit of its own Writer). It is safe for concurrent use.
+type Store struct {
+	dir   string
+	opts  Options
+	cache *frameCache
+	decs  chan *decoder
+
+	mu     sync.RWMutex
+	m      *manifest
+	packs  map[uint32]int64 // committed lengths
+	idx    []*indexFile     // oldest first
+	closed bool
+	writer *Writer
+
+	fmu   sync.Mutex
+	files map[uint32]*os.File // pack read handles
+}
+
+// Create makes a new, empty archive in dir (created if missing; it must not
+// already hold an archive) and opens it.
+func Create(dir string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create archive: %w", err)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock(lock)
+	if _, err := os.Stat(filepath.Join(dir, commitName)); err == nil {
+		return nil, fmt.Errorf("create archive %s: %w", dir, fs.ErrExist)
+	}
+	if err := publishManifest(dir, &manifest{}, opts.noSync); err != nil {
+		return nil, fmt.Errorf("create archive %s: %w", dir, err)
+	}
+	return Open(dir, opts)
+}
+
+// Open opens the archive in dir at its last commit. Bytes that an
+// interrupted writer left beyond the commit are ignored.
+func Open(dir string, opts Options) (*Store, error) {
+	s := &Store{
+		dir:   dir,
+		opts:  opts.withDefaults(),
+		files: make(map[uint32]*os.File),
+		decs:  make(chan *decoder, runtime.GOMAXPROCS(0)),
+	}
+	s.cache = newFrameCache(s.opts.CacheBytes)
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Reload moves the view to the archive's latest commit, e.g. one a writer
+// in another process published since Open.
+func (s *Store) Reload() error {
+	s.mu.RLock()
+	closed := s.closed
+	s.mu.RUnlock()
+	if closed {
+		return ErrClosed
+	}
+	return s.reload()
+}
+
+// reload reads COMMIT and opens the indexes it names. A writer compacting
+// indexes may remove a file between the two steps, so a vanished index
+// makes it read COMMIT again.
+func (s *Store) reload() error {
+	var err error
+	for try := 0; try < 5; try++ {
+		var m *manifest
+		if m, err = readManifest(s.dir); err != nil {
+			return err
+		}
+		var idx []*indexFile
+		idx, err = s.openIndexes(m)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		s.install(m, idx)
+		return nil
+	}
+	return err
+}
+
+func (s *Store) openIndexes(m *manifest) ([]*indexFile, error) {
+	s.mu.RLock()
+	have := make(map[uint32]*indexFile, len(s.idx))
+	for _, ix := range s.idx {
+		have[ix.num] = ix
+	}
+	s.mu.RUnlock()
+	idx := make([]*indexFile, 0, len(m.indexes))
+	for _, r := range m.indexes {
+		if ix := have[r.num]; ix != nil && ix.size == r.size {
+			idx = append(idx, ix)
+			continue
+		}
+		ix, err := openIndex(filepath.Join(s.dir, indexName(r.num)), r.num, r.size)
+		if err != nil {
+			for _, o := range idx {
+				if have[o.num] != o {
+					o.f.Close()
+				}
+			}
+			return nil, err
+		}
+		idx = append(idx, ix)
+	}
+	return idx, nil
+}
+
+// install makes (m, idx) the current view; index files no longer named are
+// closed.
+func (s *Store) install(m *manifest, idx []*indexFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keep := make(map[*indexFile]bool, len(idx))
+	for _, ix := range idx {
+		keep[ix] = true
+	}
+	for _, ix := range s.idx {
+		if !keep[ix] {
+			ix.retire()
+		}
+	}
+	s.m, s.idx = m, idx
+	s.packs = make(map[uint32]int64, len(m.packs))
+	for _, p := range m.packs {
+		s.packs[p.num] = p.size
+	}
+}
+
+// Close releases open files. A Writer still open is closed first.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	w := s.writer
+	s.mu.Unlock()
+	if w != nil {
+		w.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	for _, ix := range s.idx {
+		ix.retire()
+	}
+	s.fmu.Lock()
+	for _, f := range s.files {
+		f.Close()
+	}
+	s.fmu.Unlock()
+	for {
+		select {
+		case d := <-s.decs:
+			d.d.Close()
+		default:
+			return nil
+		}
+	}
+}
+
+// Dir returns the archive directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Seq returns the sequence number of the commit the store sees.
+func (s *Store) Seq() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.m.seq
+}
+
+// Payload returns a copy of the caller payload of the commit the store sees.
+func (s *Store) Payload() []byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return bytes.Clone(s.m.payload)
+}
+
+// snapshot returns the current indexes, pinned so that a concurrent
+// commit that merges them away does not close them while in use, and the
+// committed pack lengths. release unpins.
+func (s *Store) snapshot() ([]*indexFile, map[uint32]int64, func(), error) {
+	_, idx, packs, release, err := s.snapshotAll()
+	return idx, packs, release, err
+}
+
+// snapshotAll is snapshot that also returns the commit the view belongs to.
+func (s *Store) snapshotAll() (*manifest, []*indexFile, map[uint32]int64, func(), error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, nil, nil, nil, ErrClosed
+	}
+	idx := s.idx
+	for _, ix := range idx {
+		ix.pin()
+	}
+	return s.m, idx, s.packs, func() {
+		for _, ix := range idx {
+			ix.unpin()
+		}
+	}, nil
+}
+
+// loc is where an object lives.
+type loc struct {
+	frameRow
+	objOff, objLen uint32
+	kind           Kind
+	limit          int64 // readable length of the pack
+}
+
+// locator resolves ids: the store's committed view, or a writer's view
+// that also sees its uncommitted frames.
+type locator interface {
+	locate(id ID) (loc, bool, error)
+}
+
+func (s *Store) locate(id ID) (loc, bool, error) {
+	idx, packs, release, err := s.snapshot()
+	if err != nil {
+		return loc{}, false, err
+	}
+	defer release()
+	var buf [entrySize]byte
+	for i := len(idx) - 1; i >= 0; i-- {
+		ix := idx[i]
+		e, ok, err := ix.find(id, buf[:])
+		if err != nil {
+			return loc{}, false, err
+		}
+		if !ok {
+			continue
+		}
+		row, err := ix.frame(e.frame, buf[:])
+		if err != nil {
+			return loc{}, false, err
+		}
+		limit, ok := packs[row.pack]
+		if !ok {
+			return loc{}, false, corrupt(ix.path, 0, "entry for %s names pack %d, which the commit does not list", id, row.pack)
+		}
+		return loc{frameRow: row, objOff: e.off, objLen: e.len, kind: e.kind, limit: limit}, true, nil
+	}
+	return loc{}, false, nil
+}
+
+// Has reports whether the committed archive holds id.
+func (s *Store) Has(id ID) (bool, error) {
+	_, ok, err := s.locate(id)
+	return ok, err
+}
+
+// Stat returns an object's kind and plaintext length from the index
+// alone, without reading its frame.
+func (s *Store) Stat(id ID) (Kind, int, error) {
+	l, ok, err := s.locate(id)
+	if err != nil {
+		return 0, 0, fmt.Errorf("stat %s: %w", id, err)
+	}
+	if !ok {
+		return 0, 0, fmt.Errorf("stat %s: %w", id, ErrNotFound)
+	}
+	return l.kind, int(l.objLen), nil
+}
+
+// Get returns a fresh copy of the object's plaintext and its kind. Unless
+// Options.SkipVerify is set, the plaintext is checked against id.
+func (s *Store) Get(id ID) ([]byte, Kind, error) {
+	return s.get(s, id)
+}
+
+func (s *Store) get(r locator, id ID) ([]byte, Kind, error) {
+	budget := maxDecodes
+	b, k, _, err := s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
+	if err != nil {
+		return nil, 0, fmt.Errorf("get %s: %w", id, err)
+	}
+	return bytes.Clone(b), k, nil
+}
+
+// object returns the object's plaintext inside its cached frame (do not
+// modify). chain is how many more base levels may be followed.
+func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([]byte, Kind, uint8, error) {
+	l, ok, err := r.locate(id)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if !ok {
+		return nil, 0, 0, ErrNotFound
+	}
+	fr, err := s.frame(r, l.frameRow, l.limit, chain, budget)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	file := filepath.Join(s.dir, packName(l.pack))
+	// An empty object shares its offset with the next one.
+	want := objSpan{kind: l.kind, off: l.objOff, len: l.objLen}
+	i := sort.Search(len(fr.spans), func(i int) bool { return fr.spans[i].off >= l.objOff })
+	for i < len(fr.spans) && fr.spans[i] != want && fr.spans[i].off == l.objOff && fr.spans[i].len == 0 {
+		i++
+	}
+	if i == len(fr.spans) || fr.spans[i] != want {
+		return nil, 0, 0, corrupt(file, l.off, "index entry for %s (offset %d, length %d, kind %s) matches no object of the frame", id, l.objOff, l.objLen, l.kind)
+	}
+	b := fr.plain[l.objOff : l.objOff+l.objLen]
+	if verify && Sum(b) != id {
+		return nil, 0, 0, corrupt(file, l.off, "object %s: plaintext does not match its id", id)
+	}
+	return b, l.kind, fr.depth, nil
+}
+
+func (s *Store) packFile(num uint32) (*os.File, error) {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	if f := s.files[num]; f != nil {
+		return f, nil
+	}
+	path := filepath.Join(s.dir, packName(num))
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open pack: %w", err)
+	}
+	var h [packHeaderSize]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		f.Close()
+		return nil, corrupt(path, 0, "read pack header: %v", err)
+	}
+	if err := checkFileHeader(h[:], packMagic, num, path); err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.files[num] = f
+	return f, nil
+}
+
+// frame returns the decoded frame at row, reading, checking and
+// decompressing it (and its bases) if it is not cached.
+func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *int) (*decodedFrame, error) {
+	key := frameKey{row.pack, row.off}
+	if fr := s.cache.get(key); fr != nil {
+		if int(fr.depth) > chain {
+			return nil, ErrChainTooLong
+		}
+		return fr, nil
+	}
+	if *budget <= 0 {
+		return nil, fmt.Errorf("lookup needs more than %d frames: %w", maxDecodes, ErrChainTooLong)
+	}
+	*budget--
+	file := filepath.Join(s.dir, packName(row.pack))
+	if row.off < packHeaderSize || row.off+int64(row.len) > limit || row.len < frameFixedSize+4 {
+		return nil, corrupt(file, row.off, "frame of %d bytes at %d lies outside the committed pack (%d bytes)", row.len, row.off, limit)
+	}
+	f, err := s.packFile(row.pack)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, row.len)
+	if _, err := f.ReadAt(buf, row.off); err != nil {
+		return nil, corrupt(file, row.off, "read frame: %v", err)
+	}
+	h, hl, err := parseFrameHeader(buf, file, row.off)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(hl)+uint64(h.clen) != uint64(row.len) {
+		return nil, corrupt(file, row.off, "frame length %d does not match the index (%d)", hl+int(h.clen), row.len)
+	}
+	data := buf[hl:]
+	if crc(data) != h.dcrc {
+		return nil, corrupt(file, row.off, "frame data checksum mismatch")
+	}
+	if int(h.depth) > chain {
+		return nil, fmt.Errorf("%w: %w", corrupt(file, row.off, "frame delta depth %d exceeds the bound %d", h.depth, chain), ErrChainTooLong)
+	}
+	var dict []byte
+	if len(h.bases) > 0 {
+		var total uint64
+		for _, b := range h.bases {
+			total += uint64(b.size)
+		}
+		if total > maxDictSize {
+			return nil, corrupt(file, row.off, "frame bases total %d bytes", total)
+		}
+		dict = make([]byte, 0, total)
+		for _, b := range h.bases {
+			bl, _, _, err := s.object(r, b.id, int(h.depth)-1, budget, true)
+			if err != nil {
+				if errors.Is(err, ErrNotFound) {
+					return nil, corrupt(file, row.off, "frame base %s is missing", b.id)
+				}
+				return nil, fmt.Errorf("read base %s of frame at %s:%d: %w", b.id, file, row.off, err)
+			}
+			if uint32(len(bl)) != b.size {
+				return nil, corrupt(file, row.off, "frame base %s is %d bytes, frame recorded %d", b.id, len(bl), b.size)
+			}
+			dict = append(dict, bl...)
+		}
+	}
+	plain, err := s.decode(data, dict, int(h.ulen))
+	if err != nil {
+		return nil, corrupt(file, row.off, "decompress frame: %v", err)
+	}
+	spans, err := parseTable(plain, h.count, file, row.off)
+	if err != nil {
+		return nil, err
+	}
+	fr := &decodedFrame{plain: plain, spans: spans, depth: h.depth}
+	s.cache.put(key, fr)
+	return fr, nil
+}
+
+func (s *Store) decode(data, dict []byte, ulen int) ([]byte, error) {
+	var d *decoder
+	select {
+	case d = <-s.decs:
+	default:
+		zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderMaxMemory(maxFramePlain), zstd.WithDecoderMaxWindow(1<<31))
+		if err != nil {
+			return nil, err
+		}
+		d = &decoder{d: zd}
+	}
+	defer func() {
+		select {
+		case s.decs <- d:
+		default:
+			d.d.Close()
+		}
+	}()
+	if dict != nil {
+		if err := d.d.ResetWithOptions(nil, zstd.WithDecoderDictRaw(dictID, dict)); err != nil {
+			return nil, err
+		}
+		d.hasDict = true
+	} else if d.hasDict {
+		if err := d.d.ResetWithOptions(nil, zstd.WithDecoderDictDelete(dictID)); err != nil {
+			return nil, err
+		}
+		d.hasDict = false
+	}
+	out, err := d.d.DecodeAll(data, make([]byte, 0, ulen))
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != ulen {
+		return nil, fmt.Errorf("frame decompressed to %d bytes, header says %d", len(out), ulen)
+	}
+	return out, nil
+}
+
+// decoder is a pooled zstd decoder that remembers whether a dictionary is
+// registered, so plain frames skip the option reset.
+type decoder struct {
+	d       *zstd.Decoder
+	hasDict bool
+}

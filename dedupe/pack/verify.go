@@ -1,0 +1,221 @@
+package pack
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// VerifyResult summarises a Verify run.
+type VerifyResult struct {
+	Objects  int64 // objects whose plaintext matched their id
+	Frames   int64 // frames decoded and checked
+	Problems int64 // calls of the report function with a non-nil error
+}
+
+// Verify checks the whole committed archive: the body checksum and order
+// of every index, every frame of every pack up to its committed length
+// (header and data checksums, decompression, object table), every object
+// against its id, and that index entries and frames agree one to one.
+// report is called once per object (err nil when good) and once per
+// problem that is not about one object (zero ID). Verify returns a non-nil
+// error only when it cannot go on (the Store is closed); problems go to
+// report and are counted.
+func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
+	var res VerifyResult
+	m, idx, packs, release, err := s.snapshotAll()
+	if err != nil {
+		return res, err
+	}
+	defer release()
+	// Check what is on disk now, not what an earlier read decoded.
+	s.cache.purge()
+	problem := func(id ID, err error) {
+		res.Problems++
+		report(id, err)
+	}
+	// Every frame in the committed packs, by position.
+	frames := make(map[frameKey]bool)
+	for _, p := range m.packs {
+		if err := s.walkPack(p, func(off int64) { frames[frameKey{p.num, off}] = false }); err != nil {
+			problem(ID{}, err)
+		}
+	}
+	view := committedView{s}
+	for _, ix := range idx {
+		var rows []frameRow
+		if err := ix.scan(nil, func(_ uint32, r frameRow) error { rows = append(rows, r); return nil }); err != nil {
+			problem(ID{}, err)
+			continue
+		}
+		matched := uint64(0)
+		var buf [entrySize]byte
+		for fi, row := range rows {
+			k := frameKey{row.pack, row.off}
+			seen, ok := frames[k]
+			if !ok {
+				problem(ID{}, corrupt(ix.path, 0, "frame row %d names %s offset %d, where no frame starts", fi, packName(row.pack), row.off))
+				continue
+			}
+			if seen {
+				problem(ID{}, corrupt(ix.path, 0, "frame row %d names a frame already indexed", fi))
+				continue
+			}
+			frames[k] = true
+			budget := maxDecodes
+			fr, err := s.frame(view, row, packs[row.pack], s.opts.MaxChain, &budget)
+			if err != nil {
+				problem(ID{}, err)
+				continue
+			}
+			res.Frames++
+			file := filepath.Join(s.dir, packName(row.pack))
+			for _, sp := range fr.spans {
+				id := Sum(fr.plain[sp.off : sp.off+sp.len])
+				e, ok, err := ix.find(id, buf[:])
+				switch {
+				case err != nil:
+					problem(id, err)
+				case !ok:
+					problem(id, corrupt(file, row.off, "object %s of the frame is missing from %s", id, ix.path))
+				case e.frame != uint32(fi) || e.off != sp.off || e.len != sp.len || e.kind != sp.kind:
+					problem(id, corrupt(ix.path, 0, "entry for %s does not match the frame at %s:%d", id, file, row.off))
+				default:
+					matched++
+					res.Objects++
+					report(id, nil)
+				}
+			}
+		}
+		if matched != ix.n {
+			problem(ID{}, corrupt(ix.path, indexHeaderSize+fanoutSize, "%d of %d entries match no object", ix.n-matched, ix.n))
+		}
+	}
+	for k, seen := range frames {
+		if !seen {
+			problem(ID{}, corrupt(filepath.Join(s.dir, packName(k.pack)), k.off, "frame is in no index"))
+		}
+	}
+	return res, nil
+}
+
+// committedView resolves ids in the committed archive only.
+type committedView struct{ s *Store }
+
+func (v committedView) locate(id ID) (loc, bool, error) { return v.s.locate(id) }
+
+// walkPack reads a pack's frame headers from the start to its committed
+// length, checking the header and data checksums of each frame.
+func (s *Store) walkPack(p fileRef, frame func(off int64)) error {
+	path := filepath.Join(s.dir, packName(p.num))
+	f, err := s.packFile(p.num)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat pack: %w", err)
+	}
+	if st.Size() < p.size {
+		return corrupt(path, st.Size(), "pack is %d bytes, shorter than its committed length %d", st.Size(), p.size)
+	}
+	off := int64(packHeaderSize)
+	hb := make([]byte, frameHeaderSize(maxBases))
+	for off < p.size {
+		n := min(int64(len(hb)), p.size-off)
+		if _, err := f.ReadAt(hb[:n], off); err != nil && err != io.EOF {
+			return fmt.Errorf("read pack %s at %d: %w", path, off, err)
+		}
+		h, hl, err := parseFrameHeader(hb[:n], path, off)
+		if err != nil {
+			return err
+		}
+		end := off + int64(hl) + int64(h.clen)
+		if end > p.size {
+			return corrupt(path, off, "frame runs past the committed length %d", p.size)
+		}
+		data := make([]byte, h.clen)
+		if _, err := f.ReadAt(data, off+int64(hl)); err != nil {
+			return fmt.Errorf("read pack %s at %d: %w", path, off, err)
+		}
+		if crc(data) != h.dcrc {
+			return corrupt(path, off, "frame data checksum mismatch")
+		}
+		frame(off)
+		off = end
+	}
+	return nil
+}
+
+// KindStats is what one kind of object costs.
+type KindStats struct {
+	Objects int64 // distinct objects
+	Plain   int64 // plaintext bytes
+	Stored  int64 // pack bytes, frames apportioned by plaintext share
+}
+
+// Stats is the storage account of the committed archive, for the storage
+// report: bytes by kind plus the bytes of the structures around them.
+type Stats struct {
+	Kinds       [numKinds]KindStats // indexed by Kind
+	Frames      int64
+	PackBytes   int64 // committed pack bytes, headers included
+	IndexBytes  int64
+	CommitBytes int64
+}
+
+// Stats streams every index once (memory: one frame table at a time).
+func (s *Store) Stats() (Stats, error) {
+	var st Stats
+	idx, packs, release, err := s.snapshot()
+	if err != nil {
+		return st, err
+	}
+	defer release()
+	for _, n := range packs {
+		st.PackBytes += n
+	}
+	if fi, err := os.Stat(filepath.Join(s.dir, commitName)); err == nil {
+		st.CommitBytes = fi.Size()
+	}
+	for _, ix := range idx {
+		st.IndexBytes += ix.size
+		type acc struct {
+			row   frameRow
+			plain [numKinds]int64
+		}
+		fr := make([]acc, ix.nf)
+		err := ix.scan(func(_ int64, e entry) error {
+			fr[e.frame].plain[e.kind] += int64(e.len)
+			st.Kinds[e.kind].Objects++
+			st.Kinds[e.kind].Plain += int64(e.len)
+			return nil
+		}, func(i uint32, r frameRow) error { fr[i].row = r; return nil })
+		if err != nil {
+			return st, fmt.Errorf("stats: %w", err)
+		}
+		st.Frames += int64(len(fr))
+		for _, a := range fr {
+			var total int64
+			for _, p := range a.plain {
+				total += p
+			}
+			left := int64(a.row.len)
+			last := -1
+			for k, p := range a.plain {
+				if p == 0 {
+					continue
+				}
+				share := int64(float64(a.row.len) * float64(p) / float64(total))
+				st.Kinds[k].Stored += share
+				left -= share
+				last = k
+			}
+			if last >= 0 {
+				st.Kinds[last].Stored += left
+			}
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,619 @@
+package pack
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Writer appends objects to an archive. It holds the archive lock from
+// Begin until Close. Objects become visible to readers, and survive a
+// crash, only when Commit returns. A Writer is used by one goroutine.
+//
+// Errors from writing files are sticky: after one, every call fails and
+// the caller should Close and Begin again (the archive stays at its last
+// commit).
+type Writer struct {
+	s    *Store
+	opts Options
+	lock *os.File
+	err  error
+
+	m         *manifest // last commit
+	nextIndex uint32
+	pack      *os.File // current pack, nil until the first frame
+	packNum   uint32
+	packLen   int64
+	dirty     map[uint32]int64 // packs written since the last commit
+
+	pending map[ID]pend
+	frames  []frameRow  // flushed frames since the last commit
+	queue   []*frameJob // flushed, not yet written: the last len(queue) frames
+	slots   []*encSlot
+
+	// the frame being built
+	cur      []curObj
+	curSize  int
+	bases    []baseRef
+	baseData [][]byte
+	dictSize int
+	curDepth uint8
+
+	hdrBuf []byte
+}
+
+// pend is where an uncommitted object is: in frames[frame], or in the
+// frame being built (frame < 0, cur[idx]).
+type pend struct {
+	frame    int32
+	idx      int32
+	off, len uint32
+	kind     Kind
+}
+
+type curObj struct {
+	id   ID
+	kind Kind
+	data []byte
+}
+
+// Begin takes the archive lock and returns a Writer. It fails with a
+// *LockedError (errors.Is(err, ErrLocked)) if another writer, in this or
+// another process, holds it. Begin rereads the last commit and removes what
+// an interrupted writer left behind.
+func (s *Store) Begin() (*Writer, error) {
+	s.mu.RLock()
+	closed := s.closed
+	busy := s.writer != nil
+	s.mu.RUnlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if busy {
+		return nil, &LockedError{Path: filepath.Join(s.dir, lockName)}
+	}
+	lock, err := lockDir(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.reload(); err != nil {
+		unlock(lock)
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	s.mu.Lock()
+	m := s.m
+	s.mu.Unlock()
+	if err := cleanup(s.dir, m); err != nil {
+		unlock(lock)
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	w := &Writer{
+		s: s, opts: s.opts, lock: lock, m: m,
+		dirty:   make(map[uint32]int64),
+		pending: make(map[ID]pend),
+	}
+	w.nextIndex = 1
+	if n := len(m.indexes); n > 0 {
+		w.nextIndex = m.indexes[n-1].num + 1
+	}
+	s.mu.Lock()
+	s.writer = w
+	s.mu.Unlock()
+	return w, nil
+}
+
+// cleanup removes the temp commit and the pack and index files the commit
+// does not name: leftovers of an interrupted writer. Only names of the
+// archive's own patterns are touched.
+func cleanup(dir string, m *manifest) error {
+	if err := os.Remove(filepath.Join(dir, commitTemp)); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("remove temp commit: %w", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list archive: %w", err)
+	}
+	named := make(map[string]bool)
+	for _, r := range m.packs {
+		named[packName(r.num)] = true
+	}
+	for _, r := range m.indexes {
+		named[indexName(r.num)] = true
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if named[name] || !ownName(name) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("remove uncommitted %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// ownName reports whether name is one this package generates for packs
+// and indexes.
+func ownName(name string) bool {
+	base, ok := strings.CutSuffix(name, ".pack")
+	if !ok {
+		base, ok = strings.CutSuffix(name, ".idx")
+	}
+	if !ok || len(base) != 8 {
+		return false
+	}
+	n, err := strconv.ParseUint(base, 16, 32)
+	return err == nil && fmt.Sprintf("%08x", n) == base
+}
+
+func (w *Writer) usable() error {
+	if w.lock == nil {
+		return ErrClosed
+	}
+	return w.err
+}
+
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return err
+}
+
+// Add stores data (copied) as an object of the given kind in the current
+// frame and returns its id; isNew is false when the archive or this writer
+// already holds the same bytes, in which case nothing is stored (and the
+// kind given first stays the object's kind).
+func (w *Writer) Add(kind Kind, data []byte) (id ID, isNew bool, err error) {
+	return w.add(kind, data, nil)
+}
+
+// AddDelta is Add with a hint: base (an object already stored, committed or
+// not) resembles data, so the current frame is compressed with base's
+// plaintext as dictionary. Reading the object then needs base. If base is
+// in the current frame already, or its chain is at Options.MaxChain, the
+// object is stored without the dictionary. A missing base is ErrNotFound.
+func (w *Writer) AddDelta(kind Kind, data []byte, base ID) (id ID, isNew bool, err error) {
+	return w.add(kind, data, &base)
+}
+
+func (w *Writer) add(kind Kind, data []byte, base *ID) (ID, bool, error) {
+	if err := w.usable(); err != nil {
+		return ID{}, false, err
+	}
+	if !kind.Valid() {
+		return ID{}, false, fmt.Errorf("add object: invalid kind %d", kind)
+	}
+	if len(data) > maxFramePlain-16 {
+		return ID{}, false, fmt.Errorf("add object: %d bytes is over the limit of %d", len(data), maxFramePlain-16)
+	}
+	id := Sum(data)
+	if _, ok := w.pending[id]; ok {
+		return id, false, nil
+	}
+	if ok, err := w.s.Has(id); err != nil {
+		return id, false, fmt.Errorf("add object: %w", err)
+	} else if ok {
+		return id, false, nil
+	}
+	if len(w.cur) > 0 && w.curSize+len(data) > w.opts.FrameSize {
+		if err := w.Flush(); err != nil {
+			return id, false, err
+		}
+	}
+	var bdata []byte
+	var bdepth uint8
+	useBase := false
+	if base != nil && *base != id && !w.inDict(*base) {
+		if p, ok := w.pending[*base]; !ok || p.frame >= 0 {
+			budget := maxDecodes
+			b, _, depth, err := w.s.object(w, *base, w.opts.MaxChain, &budget, true)
+			if err != nil {
+				return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
+			}
+			if int(depth) < w.opts.MaxChain && len(b) <= w.opts.MaxDict {
+				useBase, bdata, bdepth = true, b, depth
+			}
+		}
+	}
+	if useBase && len(w.cur) > 0 && (len(w.bases) >= w.opts.MaxBases || w.dictSize+len(bdata) > w.opts.MaxDict) {
+		if err := w.Flush(); err != nil {
+			return id, false, err
+		}
+	}
+	if useBase {
+		w.bases = append(w.bases, baseRef{id: *base, size: uint32(len(bdata))})
+		w.baseData = append(w.baseData, bdata)
+		w.dictSize += len(bdata)
+		w.curDepth = max(w.curDepth, bdepth+1)
+	}
+	w.pending[id] = pend{frame: -1, idx: int32(len(w.cur)), kind: kind}
+	w.cur = append(w.cur, curObj{id: id, kind: kind, data: bytes.Clone(data)})
+	w.curSize += len(data)
+	return id, true, nil
+}
+
+func (w *Writer) inDict(id ID) bool {
+	for _, b := range w.bases {
+		if b.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Flush closes the current frame: the next object starts a new one. The
+// frame is compressed and appended to the pack now, or, with
+// Options.Workers > 1, together with the next frames, in parallel, and
+// always in Flush order. Flushed objects are still uncommitted.
+func (w *Writer) Flush() error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if len(w.cur) == 0 {
+		return nil
+	}
+	kinds := make([]Kind, len(w.cur))
+	lens := make([]int, len(w.cur))
+	for i, o := range w.cur {
+		kinds[i], lens[i] = o.kind, len(o.data)
+	}
+	plain := appendTable(make([]byte, 0, tableLen(lens)+w.curSize), kinds, lens)
+	seq := int32(len(w.frames))
+	for _, o := range w.cur {
+		w.pending[o.id] = pend{frame: seq, off: uint32(len(plain)), len: uint32(len(o.data)), kind: o.kind}
+		plain = append(plain, o.data...)
+	}
+	job := &frameJob{plain: plain, count: uint32(len(w.cur)), depth: w.curDepth, bases: w.bases}
+	if len(w.bases) > 0 {
+		job.dict = make([]byte, 0, w.dictSize)
+		for _, b := range w.baseData {
+			job.dict = append(job.dict, b...)
+		}
+	}
+	w.frames = append(w.frames, frameRow{}) // filled in when written
+	w.queue = append(w.queue, job)
+	clear(w.cur)
+	w.cur = w.cur[:0]
+	w.curSize, w.dictSize, w.curDepth = 0, 0, 0
+	w.bases, w.baseData = nil, nil
+	if len(w.queue) >= w.opts.Workers {
+		return w.drain()
+	}
+	return nil
+}
+
+// frameJob is a flushed frame waiting to be compressed and written.
+type frameJob struct {
+	plain, dict []byte
+	count       uint32
+	depth       uint8
+	bases       []baseRef
+	enc         []byte
+	err         error
+}
+
+// encSlot holds one worker's encoders: zstd dictionaries are set per
+// encoder, and switching an encoder between having one and not is costly.
+type encSlot struct {
+	plain, dict *zstd.Encoder
+	buf         []byte
+}
+
+func (w *Writer) compress(j *frameJob, sl *encSlot) {
+	enc := &sl.plain
+	if j.dict != nil {
+		enc = &sl.dict
+	}
+	if *enc == nil {
+		if *enc, j.err = w.newEncoder(); j.err != nil {
+			return
+		}
+	}
+	if j.dict != nil {
+		if err := (*enc).ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, j.dict)); err != nil {
+			j.err = fmt.Errorf("set dictionary: %w", err)
+			return
+		}
+	}
+	j.enc = (*enc).EncodeAll(j.plain, sl.buf[:0])
+	sl.buf = j.enc
+}
+
+// drain compresses the queued frames, one goroutine per frame when there
+// are several, and appends them to the pack in Flush order.
+func (w *Writer) drain() error {
+	q := w.queue
+	if len(q) == 0 {
+		return nil
+	}
+	for len(w.slots) < len(q) {
+		w.slots = append(w.slots, &encSlot{})
+	}
+	if len(q) == 1 {
+		w.compress(q[0], w.slots[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, j := range q {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.compress(j, w.slots[i])
+			}()
+		}
+		wg.Wait()
+	}
+	seq := len(w.frames) - len(q)
+	for _, j := range q {
+		if j.err != nil {
+			return w.fail(j.err)
+		}
+		h := frameHeader{depth: j.depth, clen: uint32(len(j.enc)), ulen: uint32(len(j.plain)),
+			count: j.count, dcrc: crc(j.enc), bases: j.bases}
+		hdr := h.appendTo(w.hdrBuf[:0])
+		w.hdrBuf = hdr
+		flen := int64(len(hdr) + len(j.enc))
+		if err := w.ensurePack(flen); err != nil {
+			return w.fail(err)
+		}
+		off := w.packLen
+		if _, err := w.pack.WriteAt(hdr, off); err != nil {
+			return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
+		}
+		if _, err := w.pack.WriteAt(j.enc, off+int64(len(hdr))); err != nil {
+			return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
+		}
+		w.packLen += flen
+		w.dirty[w.packNum] = w.packLen
+		w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
+		seq++
+	}
+	clear(w.queue)
+	w.queue = w.queue[:0]
+	return nil
+}
+
+func (w *Writer) newEncoder() (*zstd.Encoder, error) {
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(w.opts.Level), zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+	if err != nil {
+		return nil, fmt.Errorf("create zstd encoder: %w", err)
+	}
+	return e, nil
+}
+
+// ensurePack opens the pack to append to: the last committed one
+// (truncated to its committed length) while it is below Options.PackSize,
+// else a new one.
+func (w *Writer) ensurePack(need int64) error {
+	if w.pack != nil && (w.packLen <= packHeaderSize || w.packLen+need <= w.opts.PackSize) {
+		return nil
+	}
+	if w.pack != nil {
+		if err := fsync(w.pack, w.opts.noSync); err != nil {
+			return fmt.Errorf("sync pack %d: %w", w.packNum, err)
+		}
+		w.pack.Close()
+		w.pack = nil
+		return w.newPack(w.packNum + 1)
+	}
+	if n := len(w.m.packs); n > 0 {
+		last := w.m.packs[n-1]
+		if last.size+need <= w.opts.PackSize {
+			path := filepath.Join(w.s.dir, packName(last.num))
+			f, err := os.OpenFile(path, os.O_RDWR, 0)
+			if err != nil {
+				return fmt.Errorf("open pack: %w", err)
+			}
+			if st, err := f.Stat(); err != nil || st.Size() < last.size {
+				f.Close()
+				if err == nil {
+					err = corrupt(path, st.Size(), "pack is %d bytes, shorter than its committed length %d", st.Size(), last.size)
+				}
+				return fmt.Errorf("open pack for append: %w", err)
+			}
+			if err := f.Truncate(last.size); err != nil {
+				f.Close()
+				return fmt.Errorf("truncate pack %s to its committed length: %w", path, err)
+			}
+			w.pack, w.packNum, w.packLen = f, last.num, last.size
+			return nil
+		}
+		return w.newPack(last.num + 1)
+	}
+	return w.newPack(1)
+}
+
+func (w *Writer) newPack(num uint32) error {
+	path := filepath.Join(w.s.dir, packName(num))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("create pack: %w", err)
+	}
+	if _, err := f.Write(appendFileHeader(nil, packMagic, num)); err != nil {
+		f.Close()
+		return fmt.Errorf("write pack %s: %w", path, err)
+	}
+	w.pack, w.packNum, w.packLen = f, num, packHeaderSize
+	w.dirty[num] = packHeaderSize
+	return nil
+}
+
+// Commit makes every object added so far durable and visible, together
+// with payload (opaque to this package, at most 16 MiB), atomically: after
+// a crash the archive is either at the previous commit or at this one. The
+// writer stays usable for the next commit.
+func (w *Writer) Commit(payload []byte) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if len(payload) > maxPayload {
+		return fmt.Errorf("commit: payload of %d bytes over the limit of %d", len(payload), maxPayload)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := w.drain(); err != nil {
+		return err
+	}
+	if w.pack != nil {
+		if err := fsync(w.pack, w.opts.noSync); err != nil {
+			return w.fail(fmt.Errorf("sync pack %d: %w", w.packNum, err))
+		}
+	}
+	m := &manifest{seq: w.m.seq + 1, payload: bytes.Clone(payload),
+		indexes: slices.Clone(w.m.indexes)}
+	for _, p := range w.m.packs {
+		if n, ok := w.dirty[p.num]; ok {
+			p.size = n
+		}
+		m.packs = append(m.packs, p)
+	}
+	for num, n := range w.dirty {
+		if !slices.ContainsFunc(m.packs, func(r fileRef) bool { return r.num == num }) {
+			m.packs = append(m.packs, fileRef{num: num, size: n})
+		}
+	}
+	slices.SortFunc(m.packs, func(a, b fileRef) int { return int(int64(a.num) - int64(b.num)) })
+	if len(w.pending) > 0 {
+		entries := make([]entry, 0, len(w.pending))
+		for id, p := range w.pending {
+			entries = append(entries, entry{id: id, frame: uint32(p.frame), off: p.off, len: p.len, kind: p.kind})
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
+		num := w.nextIndex
+		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, w.frames, w.opts.noSync)
+		if err != nil {
+			return w.fail(err)
+		}
+		m.indexes = append(m.indexes, fileRef{num: num, size: size})
+		w.nextIndex++
+	}
+	var merged []fileRef
+	if j := mergeFrom(m.indexes); len(w.pending) > 0 && j < len(m.indexes) {
+		ref, err := w.merge(m.indexes[j:])
+		if err != nil {
+			return w.fail(err)
+		}
+		merged = slices.Clone(m.indexes[j:])
+		m.indexes = append(m.indexes[:j], ref)
+	}
+	if err := publishManifest(w.s.dir, m, w.opts.noSync); err != nil {
+		return w.fail(fmt.Errorf("commit: %w", err))
+	}
+	for _, r := range merged {
+		// Open readers keep their descriptors; a failure leaves a file that
+		// the next Begin removes.
+		os.Remove(filepath.Join(w.s.dir, indexName(r.num)))
+	}
+	w.m = m
+	clear(w.pending)
+	clear(w.dirty)
+	w.frames = w.frames[:0]
+	idx, err := w.s.openIndexes(m)
+	if err != nil {
+		return w.fail(fmt.Errorf("reopen after commit: %w", err))
+	}
+	w.s.install(m, idx)
+	return nil
+}
+
+// merge writes one index replacing refs (see mergeFrom).
+func (w *Writer) merge(refs []fileRef) (fileRef, error) {
+	ins := make([]*indexFile, 0, len(refs))
+	defer func() {
+		for _, ix := range ins {
+			ix.f.Close()
+		}
+	}()
+	for _, r := range refs {
+		ix, err := openIndex(filepath.Join(w.s.dir, indexName(r.num)), r.num, r.size)
+		if err != nil {
+			return fileRef{}, fmt.Errorf("merge indexes: %w", err)
+		}
+		ins = append(ins, ix)
+	}
+	num := w.nextIndex
+	size, err := mergeIndexes(filepath.Join(w.s.dir, indexName(num)), num, ins, w.opts.noSync)
+	if err != nil {
+		return fileRef{}, err
+	}
+	w.nextIndex++
+	return fileRef{num: num, size: size}, nil
+}
+
+// Has reports whether id is stored, committed or not.
+func (w *Writer) Has(id ID) (bool, error) {
+	if _, ok := w.pending[id]; ok {
+		return true, nil
+	}
+	return w.s.Has(id)
+}
+
+// Get is Store.Get that also sees this writer's uncommitted objects.
+func (w *Writer) Get(id ID) ([]byte, Kind, error) {
+	if err := w.usable(); err != nil {
+		return nil, 0, err
+	}
+	if p, ok := w.pending[id]; ok && p.frame < 0 {
+		o := w.cur[p.idx]
+		return bytes.Clone(o.data), o.kind, nil
+	}
+	return w.s.get(w, id)
+}
+
+func (w *Writer) locate(id ID) (loc, bool, error) {
+	if p, ok := w.pending[id]; ok {
+		if p.frame < 0 {
+			return loc{}, false, errors.New("object is in the unflushed frame")
+		}
+		if int(p.frame) >= len(w.frames)-len(w.queue) {
+			if err := w.drain(); err != nil {
+				return loc{}, false, err
+			}
+		}
+		row := w.frames[p.frame]
+		return loc{frameRow: row, objOff: p.off, objLen: p.len, kind: p.kind, limit: row.off + int64(row.len)}, true, nil
+	}
+	return w.s.locate(id)
+}
+
+// Close discards everything added since the last Commit and releases the
+// lock. The bytes already appended to a pack stay on disk beyond its
+// committed length until the next writer truncates them.
+func (w *Writer) Close() error {
+	if w.lock == nil {
+		return nil
+	}
+	if len(w.pending) > 0 || len(w.frames) > 0 {
+		w.s.cache.purge()
+	}
+	if w.pack != nil {
+		w.pack.Close()
+		w.pack = nil
+	}
+	for _, sl := range w.slots {
+		for _, e := range []*zstd.Encoder{sl.plain, sl.dict} {
+			if e != nil {
+				e.Close()
+			}
+		}
+	}
+	w.queue = nil
+	unlock(w.lock)
+	w.lock = nil
+	w.s.mu.Lock()
+	if w.s.writer == w {
+		w.s.writer = nil
+	}
+	w.s.mu.Unlock()
+	return nil
+}

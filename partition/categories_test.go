@@ -1,0 +1,351 @@
+package partition
+
+// One test per functional category of the page-block paper's test table
+// (Song et al. 2008, Table 1): the kinds of pages its prototype was
+// measured on. Each asserts properties of the partition that matter to
+// the archive: regions found, block counts in a sane range, unchanged
+// regions giving identical blocks, exact reassembly, determinism.
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// leafSet returns the bytes of every leaf, as a set.
+func leafSet(res *Result) map[string]bool {
+	m := map[string]bool{}
+	for _, b := range res.Leaves {
+		m[string(res.BlockBytes(b))] = true
+	}
+	return m
+}
+
+// sharedLeaves counts the leaves of b whose bytes are also a leaf of a.
+func sharedLeaves(a, b *Result) int {
+	s := leafSet(a)
+	k := 0
+	for _, l := range b.Leaves {
+		if s[string(b.BlockBytes(l))] {
+			k++
+		}
+	}
+	return k
+}
+
+// Layouts that change often: between two captures years apart the
+// layout changed, yet most regions are byte-identical blocks, which is
+// what the archive stores once.
+func TestCategoryLayoutChangesOften(t *testing.T) {
+	old := mustPartition(t, testPage(t, "lovescout24-guidelines-2022.html"), Options{})
+	cur := mustPartition(t, testPage(t, "lovescout24-guidelines-2026.html"), Options{})
+	if bytes.Equal(old.Layout.Encode(), cur.Layout.Encode()) {
+		t.Fatal("the two captures should have different layouts")
+	}
+	shared := sharedLeaves(old, cur)
+	if shared*3 < len(cur.Leaves) {
+		t.Fatalf("only %d of %d leaves survive unchanged; want at least a third", shared, len(cur.Leaves))
+	}
+	// A site-wide navigation change (one more menu item) changes the
+	// layout but leaves every content block as it was.
+	doc := testPage(t, "mkdocs-index-2014.html")
+	nav := []byte(`<li><a href="#getting-started">Getting started</a></li>`)
+	if !bytes.Contains(doc, nav) {
+		t.Fatal("test page changed: menu item not found")
+	}
+	changed := bytes.Replace(doc, nav, append(append([]byte{}, nav...), []byte("\n<li><a href=\"#more\">More</a></li>")...), 1)
+	a, b := mustPartition(t, doc, Options{}), mustPartition(t, changed, Options{})
+	content := findBlock(a, func(x *Block) bool { return strings.Contains(x.Class, "content") })
+	if content == nil {
+		t.Fatal("no content block")
+	}
+	for _, l := range a.Leaves {
+		if l.Start >= content.Start && l.End <= content.End && !leafSet(b)[string(a.BlockBytes(l))] {
+			t.Fatalf("content leaf %s changed after a menu edit", l.Path)
+		}
+	}
+}
+
+// Tiny changes: one changed word changes exactly one leaf, and the
+// layout stays byte-identical.
+func TestCategoryTinyChanges(t *testing.T) {
+	for _, name := range []string{"mkdocs-index-2014.html", "mektoube-privacy-2026.html", "article-4648a420.html.gz"} {
+		doc := testPage(t, name)
+		a := mustPartition(t, doc, Options{})
+		// Change one vowel of the longest visible text node.
+		var text *Node
+		for _, n := range a.nodes {
+			if n.Kind == TextNode && !a.StyleOf(n).Hidden && (text == nil || n.End-n.Start > text.End-text.Start) {
+				text = n
+			}
+		}
+		j := bytes.IndexAny(doc[text.Start:text.End], "aeiou")
+		if j < 0 {
+			t.Fatalf("%s: no vowel to change", name)
+		}
+		changed := append([]byte{}, doc...)
+		changed[text.Start+j] = 'X'
+		b := mustPartition(t, changed, Options{})
+		if !bytes.Equal(a.Layout.Encode(), b.Layout.Encode()) {
+			t.Fatalf("%s: a one-byte text change altered the layout", name)
+		}
+		diff := 0
+		for k := range a.Leaves {
+			if !bytes.Equal(a.BlockBytes(a.Leaves[k]), b.BlockBytes(b.Leaves[k])) {
+				diff++
+			}
+		}
+		if diff != 1 {
+			t.Fatalf("%s: %d leaves differ, want 1", name, diff)
+		}
+	}
+}
+
+// regionsPage builds a page of three regions, each region wrapped in
+// `wrap` levels of <div> (or tables when table is set).
+func regionsPage(wrap int, table bool) []byte {
+	var b strings.Builder
+	b.WriteString("<html><body>")
+	for r := 1; r <= 3; r++ {
+		for i := 0; i < wrap; i++ {
+			if table {
+				b.WriteString("<table><tr><td>")
+			} else {
+				b.WriteString("<div class=w>")
+			}
+		}
+		fmt.Fprintf(&b, "<section id=r%d><h2>Region %d</h2><p>%s</p><p>%s</p></section>", r, r, longText, longText)
+		for i := 0; i < wrap; i++ {
+			if table {
+				b.WriteString("</td></tr></table>")
+			} else {
+				b.WriteString("</div>")
+			}
+		}
+	}
+	b.WriteString("</body></html>")
+	return []byte(b.String())
+}
+
+// Abnormally complex structure: regions buried under 60 levels of
+// wrapper divs or nested layout tables are still found as the level-1
+// blocks, the wrappers going to the layout.
+func TestCategoryComplexStructure(t *testing.T) {
+	for _, table := range []bool{false, true} {
+		res := mustPartition(t, regionsPage(60, table), Options{Level: 1})
+		if len(res.Leaves) != 3 {
+			t.Fatalf("table=%v: %d level-1 blocks, want the 3 regions", table, len(res.Leaves))
+		}
+		for i, l := range res.Leaves {
+			if l.Tag != "section" && l.Tag != "table" && l.Tag != "div" {
+				t.Fatalf("table=%v: leaf %d is <%s>", table, i, l.Tag)
+			}
+			if !bytes.Contains(res.BlockBytes(l), []byte(fmt.Sprintf("id=r%d", i+1))) {
+				t.Fatalf("table=%v: leaf %d does not hold region %d", table, i, i+1)
+			}
+		}
+	}
+}
+
+// Abnormally simple structure: a page that is one sentence is one
+// block; a page with nothing visible has no block and is all layout.
+func TestCategorySimpleStructure(t *testing.T) {
+	doc := []byte("<html><head><title>T</title></head><body>Hello, world.</body></html>")
+	res := mustPartition(t, doc, Options{})
+	if len(res.Leaves) != 2 || res.Leaves[0].Tag != "head" || string(res.BlockBytes(res.Leaves[1])) != "<body>Hello, world.</body>" {
+		t.Fatalf("want the head and the body as the blocks, got %d leaves", len(res.Leaves))
+	}
+	empty := mustPartition(t, []byte("<html><head></head><body> </body></html>"), Options{})
+	if len(empty.Leaves) != 1 || empty.Leaves[0].Tag != "head" {
+		t.Fatalf("an empty body should have no blocks (only the head), got %d", len(empty.Leaves))
+	}
+}
+
+// Many scripts: scripts between and inside regions are no blocks; the
+// regions are found exactly as without the scripts.
+func TestCategoryManyScripts(t *testing.T) {
+	plain := regionsPage(1, false)
+	script := `<script>var x = "<div>not markup</div>"; document.write('<span>x</span>');</script>`
+	noisy := bytes.ReplaceAll(plain, []byte("<p>"), []byte(script+"<p>"))
+	noisy = bytes.ReplaceAll(noisy, []byte("<div class=w>"), []byte(script+"<div class=w>"+script))
+	noisy = bytes.Replace(noisy, []byte("<body>"), []byte("<body>"+strings.Repeat(script+"\n", 50)), 1)
+	for lv := 1; lv <= 3; lv++ {
+		a := mustPartition(t, plain, Options{Level: lv})
+		b := mustPartition(t, noisy, Options{Level: lv})
+		if len(a.Leaves) != len(b.Leaves) {
+			t.Fatalf("level %d: %d leaves with scripts, %d without", lv, len(b.Leaves), len(a.Leaves))
+		}
+		for _, l := range b.Leaves {
+			if l.Tag == "script" || bytes.HasPrefix(b.BlockBytes(l), []byte("<script")) {
+				t.Fatalf("level %d: a script is a block", lv)
+			}
+		}
+	}
+}
+
+// Mostly text: a long text-only page (the case the paper's prototype
+// failed) gets several blocks, split at headings and blank-line runs of
+// <br>, and a deeper level splits its sections into paragraphs.
+func TestCategoryMostlyText(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><body>\n")
+	for s := 1; s <= 4; s++ {
+		fmt.Fprintf(&b, "<h2>Part %d</h2>\n", s)
+		for p := 1; p <= 5; p++ {
+			fmt.Fprintf(&b, "Paragraph %d.%d. %s<br>%s\n<br>\n<br>\n", s, p, longText, longText)
+		}
+	}
+	b.WriteString("</body></html>")
+	doc := []byte(b.String())
+	l1 := mustPartition(t, doc, Options{Level: 1})
+	if len(l1.Leaves) != 4 {
+		t.Fatalf("level 1: %d blocks, want the 4 parts", len(l1.Leaves))
+	}
+	for i, l := range l1.Leaves {
+		if !bytes.HasPrefix(l1.BlockBytes(l), []byte(fmt.Sprintf("<h2>Part %d</h2>", i+1))) {
+			t.Fatalf("level 1 block %d does not start at its heading", i)
+		}
+	}
+	l2 := mustPartition(t, doc, Options{Level: 2})
+	if len(l2.Leaves) != 4*6 {
+		t.Fatalf("level 2: %d blocks, want 4 headings + 20 paragraphs", len(l2.Leaves))
+	}
+	for _, l := range l2.Leaves {
+		if bb := l2.BlockBytes(l); bytes.HasPrefix(bb, []byte("Paragraph")) && bytes.Count(bb, []byte("<br>")) != 1 {
+			t.Fatalf("paragraph block %s should hold one <br>, got %q", l.Path, bb)
+		}
+	}
+	// A real text-only fragment page: many blocks, its title heading alone.
+	frag := mustPartition(t, testPage(t, "lovescout24-guidelines-2026.html"), Options{Level: 1})
+	if len(frag.Leaves) < 8 || frag.Leaves[0].Tag != "h1" {
+		t.Fatalf("fragment page: %d level-1 blocks, first <%s>", len(frag.Leaves), frag.Leaves[0].Tag)
+	}
+}
+
+// Many blanks: white space, &nbsp; spacers, empty cells and spacer images
+// do not become blocks and do not split regions.
+func TestCategoryManyBlanks(t *testing.T) {
+	blank := strings.Repeat(" \n\t", 500)
+	doc := []byte("<html><body>" + blank + `<table><tr><td></td><td>` + blank + `</td></tr></table>` +
+		`<div>` + blank + `</div><div><p>` + longText + `</p>` + blank + `<p>` + longText + `</p></div>` + blank +
+		`<div><span> </span><br><br><br></div>` + blank + `<div>` + longText + `</div>` + blank + "</body></html>")
+	res := mustPartition(t, doc, Options{Level: 1})
+	if len(res.Leaves) != 2 {
+		t.Fatalf("want the 2 non-blank regions, got %d leaves", len(res.Leaves))
+	}
+	for _, l := range res.Leaves {
+		if visibleRunes(res.BlockBytes(l)) == 0 || bytes.HasPrefix(res.BlockBytes(l), []byte(" ")) {
+			t.Fatalf("leaf %s is blank or starts with blanks", l.Path)
+		}
+	}
+}
+
+// Fragmentary pages: an HTML fragment without html/head/body (as
+// LoveScout24 serves its policies) is partitioned like a page.
+func TestCategoryFragmentaryPages(t *testing.T) {
+	doc := testPage(t, "lovescout24-guidelines-2022.html")
+	if bytes.Contains(doc, []byte("<body")) || bytes.Contains(doc, []byte("<html")) {
+		t.Fatal("test page should be a fragment")
+	}
+	res := mustPartition(t, doc, Options{})
+	if len(res.Blocks) < 5 || len(res.Leaves) < 20 {
+		t.Fatalf("fragment: %d level-1 blocks, %d leaves; want a real partition", len(res.Blocks), len(res.Leaves))
+	}
+	// A fragment cut in the middle of a tag still reassembles.
+	cut := doc[:len(doc)/2]
+	for len(cut) > 0 && cut[len(cut)-1] != '<' {
+		cut = cut[:len(cut)-1]
+	}
+	cut = append(append([]byte{}, cut...), []byte("div class=\"x")...)
+	mustPartition(t, cut, Options{})
+}
+
+// Many images: a gallery is one region at level 1 and its figures are
+// the blocks one level down; image-only blocks count as visible.
+func TestCategoryManyImages(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><body><header><h1>Photos</h1></header><div class=gallery>")
+	for i := 0; i < 40; i++ {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, `<figure><img src="p%d.jpg" width=200 height=150></figure>`, i)
+		} else {
+			fmt.Fprintf(&b, `<div><img src="p%d.jpg" width=200 height=150></div>`, i)
+		}
+	}
+	b.WriteString(`</div><footer><img src=logo.png> Copyright holder of these photos, 2024</footer></body></html>`)
+	doc := []byte(b.String())
+	l1 := mustPartition(t, doc, Options{Level: 1})
+	if len(l1.Leaves) != 3 || l1.Leaves[1].Class != "gallery" {
+		t.Fatalf("level 1: want header, gallery, footer; got %d leaves", len(l1.Leaves))
+	}
+	l2 := mustPartition(t, doc, Options{Level: 2})
+	figs, imgs := 0, 0
+	for _, l := range l2.Leaves {
+		if l.Parent == nil || l.Parent.Class != "gallery" {
+			continue
+		}
+		switch l.Tag {
+		case "figure":
+			figs++
+		case "img":
+			imgs++
+		}
+	}
+	if figs != 20 || imgs != 20 {
+		t.Fatalf("level 2: %d figure and %d image blocks in the gallery, want 20 and 20", figs, imgs)
+	}
+}
+
+// High and low partition levels: leaves only ever split as the level
+// rises, each leaf of level L+1 lies inside one leaf of level L, and
+// past the tree's height more levels change nothing.
+func TestCategoryHighLowLevels(t *testing.T) {
+	doc := testPage(t, "article-ba07d1e6.html.gz")
+	var prev *Result
+	for lv := 1; lv <= 12; lv++ {
+		res := mustPartition(t, doc, Options{Level: lv})
+		if prev != nil {
+			j := 0
+			for _, l := range res.Leaves {
+				for j < len(prev.Leaves) && prev.Leaves[j].End <= l.Start {
+					j++
+				}
+				if j == len(prev.Leaves) || l.Start < prev.Leaves[j].Start || l.End > prev.Leaves[j].End {
+					t.Fatalf("level %d leaf %s is not inside a level-%d leaf", lv, l.Path, lv-1)
+				}
+			}
+			if len(res.Leaves) < len(prev.Leaves) {
+				t.Fatalf("level %d has fewer leaves than level %d", lv, lv-1)
+			}
+		}
+		prev = res
+	}
+	low := mustPartition(t, doc, Options{Level: 1})
+	high := mustPartition(t, doc, Options{Level: 12})
+	if len(low.Leaves) >= len(high.Leaves) || len(low.Leaves) > 10 {
+		t.Fatalf("level 1 (%d leaves) should be coarse and level 12 (%d) finer", len(low.Leaves), len(high.Leaves))
+	}
+	if treeSig(mustPartition(t, doc, Options{Level: 40})) != treeSig(high) {
+		t.Fatal("levels past the block tree's height should change nothing")
+	}
+}
+
+// Unstable levels: a redesign that adds or removes wrapper elements
+// between captures moves the regions in the DOM but not in the block
+// tree: the same leaves, byte for byte, at every level.
+func TestCategoryUnstableLevels(t *testing.T) {
+	for lv := 1; lv <= 3; lv++ {
+		var sets []map[string]bool
+		for _, wrap := range []int{0, 1, 5} {
+			sets = append(sets, leafSet(mustPartition(t, regionsPage(wrap, false), Options{Level: lv})))
+		}
+		for w := 1; w < len(sets); w++ {
+			for leaf := range sets[0] {
+				if !sets[w][leaf] {
+					t.Fatalf("level %d: leaf %.40q lost when regions gained wrappers", lv, leaf)
+				}
+			}
+		}
+	}
+}

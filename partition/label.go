@@ -1,0 +1,121 @@
+package partition
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Labels follow the block classes of Wang & Zhu 2012, decided by ordered
+// rules over tag, class/id names and the block's features; the first rule
+// that matches wins. The table, with reasons, is in docs/TOPICS-LABELS.md.
+
+// nameTokens splits class and id values into lower-case words at
+// punctuation, digits and camelCase boundaries: "mainNav site-footer" ->
+// main nav site footer.
+func nameTokens(vals ...string) []string {
+	var out []string
+	for _, v := range vals {
+		start := -1
+		prevLower := false
+		for i, r := range v + " " {
+			letter := unicode.IsLetter(r)
+			upper := unicode.IsUpper(r)
+			if start >= 0 && (!letter || (upper && prevLower)) {
+				out = append(out, strings.ToLower(v[start:i]))
+				start = -1
+			}
+			if letter && start < 0 {
+				start = i
+			}
+			prevLower = letter && !upper
+		}
+	}
+	return out
+}
+
+type cueSet map[string]bool
+
+func cues(words string) cueSet {
+	s := cueSet{}
+	for _, w := range strings.Fields(words) {
+		s[w] = true
+	}
+	return s
+}
+
+var (
+	footerCues  = cues("footer copyright legal colophon imprint impressum")
+	adCues      = cues("ad ads adv advert adverts advertisement advertising banner sponsor sponsored sponsors promo promoted promotion dfp adsense adsbygoogle taboola outbrain commercial")
+	navCues     = cues("nav navbar navigation menu menubar submenu breadcrumb breadcrumbs pagination pager toc topbar masthead skip")
+	relatedCues = cues("related recommended recommendations popular trending more tags tag also readmore share social sharing links sitemap")
+	commentCues = cues("comment comments disqus respond reply replies discussion")
+	contentCues = cues("article content post entry story body text main blog prose")
+	titleCues   = cues("title headline heading")
+	mediaTags   = cues("img figure picture video audio iframe embed object canvas")
+)
+
+func hasCue(tokens []string, set cueSet) bool {
+	for _, t := range tokens {
+		if set[t] {
+			return true
+		}
+	}
+	return false
+}
+
+var copyrightCues = []string{"©", "&copy", "copyright", "all rights reserved", "alle rechte vorbehalten", "tous droits réservés", "todos los derechos reservados"}
+
+func hasCopyright(text string) bool {
+	low := strings.ToLower(text)
+	for _, c := range copyrightCues {
+		if strings.Contains(low, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// labelBlock applies the rule table to one annotated block.
+func labelBlock(b *Block, x *docIndex, s span) Label {
+	f := b.Features
+	role := ""
+	if b.Node != nil {
+		role = b.Node.Attr("role")
+	}
+	tok := nameTokens(b.ID, b.Class)
+	small := f.TextLen < 400
+	switch {
+	case b.Tag == "footer" || role == "contentinfo" || hasCue(tok, footerCues) && small:
+		return LabelFooter
+	case small && f.Position > 0.3 && hasCopyright(b.Text):
+		return LabelFooter
+	case hasCue(tok, adCues) && f.TextLen < 1000:
+		return LabelAdvert
+	case b.Tag == "nav" || role == "navigation" || role == "menu" || role == "menubar" || hasCue(tok, navCues) && f.LinkTextRatio > 0.3:
+		return LabelNavigation
+	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && f.TextLen < 300:
+		return LabelForm
+	case isHeadingTag(b.Tag) || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
+		return LabelTitle
+	case hasCue(tok, relatedCues) && f.Links >= 2 && f.LinkTextRatio > 0.3:
+		return LabelRelatedLinks
+	case f.Links >= 3 && f.LinkTextRatio >= 0.5:
+		// Lists of links: short anchors (menu items) are navigation;
+		// long anchors (headlines of other pages) are related links.
+		if f.LinkTextLen/f.Links >= 25 || f.Position > 0.5 && !hasCue(tok, navCues) {
+			return LabelRelatedLinks
+		}
+		return LabelNavigation
+	case (mediaTags[b.Tag] || f.Images > 0) && f.TextLen < 40:
+		return LabelMedia
+	case hasCue(tok, commentCues):
+		return LabelOther
+	case f.TextLen >= 80 && f.LinkTextRatio < 0.4, hasCue(tok, contentCues) && f.TextLen >= 30 && f.LinkTextRatio < 0.5:
+		return LabelContent
+	}
+	return LabelOther
+}
+
+func isHeadingTag(t string) bool {
+	return len(t) == 2 && t[0] == 'h' && t[1] >= '1' && t[1] <= '6'
+}

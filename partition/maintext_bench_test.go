@@ -1,0 +1,227 @@
+package partition
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// The article-extraction benchmark metric (scrapinghub's
+// article-extraction-benchmark, reimplemented from its README): \w+ tokens
+// with case kept, 4-token shingles counted as multisets, tp/fp/fn
+// normalised per page, precision and recall averaged over pages, F1 of
+// the averages.
+
+// wordTokens splits text into runs of Unicode word characters, as
+// Python's \w+ does: letters, numbers and the underscore.
+func wordTokens(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_')
+	})
+}
+
+// shingles counts the 4-token shingles of text; a text of 1 to 3 tokens
+// is one shingle, an empty text has none.
+func shingles(text string) map[string]int {
+	const n = 4
+	tok := wordTokens(text)
+	out := make(map[string]int)
+	if len(tok) == 0 {
+		return out
+	}
+	for i := 0; i < max(1, len(tok)-n+1); i++ {
+		out[strings.Join(tok[i:min(i+n, len(tok))], " ")]++
+	}
+	return out
+}
+
+// pageCounts returns tp, fp, fn of one page, normalised by their sum.
+func pageCounts(truth, pred string) (tp, fp, fn float64) {
+	ts, ps := shingles(truth), shingles(pred)
+	for k, tc := range ts {
+		pc := ps[k]
+		tp += float64(min(tc, pc))
+		fn += float64(max(0, tc-pc))
+	}
+	for k, pc := range ps {
+		fp += float64(max(0, pc-ts[k]))
+	}
+	if s := tp + fp + fn; s > 0 {
+		tp, fp, fn = tp/s, fp/s, fn/s
+	}
+	return tp, fp, fn
+}
+
+// averageScores aggregates per-page counts into precision, recall and F1.
+func averageScores(pages [][3]float64) (p, r, f1 float64) {
+	var ps, rs []float64
+	for _, c := range pages {
+		tp, fp, fn := c[0], c[1], c[2]
+		if fp == 0 && fn == 0 {
+			ps, rs = append(ps, 1), append(rs, 1)
+			continue
+		}
+		if tp+fp > 0 {
+			ps = append(ps, tp/(tp+fp))
+		}
+		if tp+fn > 0 {
+			rs = append(rs, tp/(tp+fn))
+		}
+	}
+	mean := func(v []float64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		s := 0.0
+		for _, x := range v {
+			s += x
+		}
+		return s / float64(len(v))
+	}
+	p, r = mean(ps), mean(rs)
+	if p+r > 0 {
+		f1 = 2 * p * r / (p + r)
+	}
+	return p, r, f1
+}
+
+// annRepoRoot walks up from the package directory to the one holding go.mod.
+func annRepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("get working directory: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("find go.mod above the package directory")
+		}
+		dir = parent
+	}
+}
+
+// annSharedDir returns ../shared/<sub> next to the repository; it fails under
+// CI=true and skips otherwise when the shared data is missing.
+func annSharedDir(t testing.TB, sub string) string {
+	t.Helper()
+	dir := filepath.Join(annRepoRoot(t), "..", "shared", sub)
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared test data missing: %v (CI=true needs ../shared next to the repository)", err)
+		}
+		t.Skipf("shared test data missing: %v", err)
+	}
+	return dir
+}
+
+type articlePage struct {
+	id    string
+	html  []byte
+	truth string
+}
+
+func loadArticles(t testing.TB) []articlePage {
+	t.Helper()
+	dir := annSharedDir(t, "testdata/article-extraction")
+	raw, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
+	if err != nil {
+		t.Fatalf("read ground truth: %v", err)
+	}
+	var gt map[string]struct {
+		URL         string `json:"url"`
+		ArticleBody string `json:"articleBody"`
+	}
+	if err := json.Unmarshal(raw, &gt); err != nil {
+		t.Fatalf("decode ground truth: %v", err)
+	}
+	ids := make([]string, 0, len(gt))
+	for id := range gt {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var pages []articlePage
+	for _, id := range ids {
+		f, err := os.Open(filepath.Join(dir, "html", id+".html.gz"))
+		if err != nil {
+			t.Fatalf("open page %s: %v", id, err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			t.Fatalf("read page %s: %v", id, err)
+		}
+		b, err := io.ReadAll(zr)
+		f.Close()
+		if err != nil {
+			t.Fatalf("read page %s: %v", id, err)
+		}
+		pages = append(pages, articlePage{id: id, html: b, truth: gt[id].ArticleBody})
+	}
+	if len(pages) == 0 {
+		t.Fatalf("no pages in %s", dir)
+	}
+	return pages
+}
+
+// extractAll runs MainText, MainText without the title block, and the
+// all-text baseline on every page.
+func extractAll(t testing.TB, pages []articlePage) (main, body, all [][3]float64) {
+	t.Helper()
+	for _, pg := range pages {
+		res, err := Partition(pg.html, Options{})
+		if err != nil {
+			t.Fatalf("partition %s: %v", pg.id, err)
+		}
+		pred := MainText(res)
+		tp, fp, fn := pageCounts(pg.truth, pred)
+		main = append(main, [3]float64{tp, fp, fn})
+		tp, fp, fn = pageCounts(pg.truth, mainText(res, false))
+		body = append(body, [3]float64{tp, fp, fn})
+		whole := buildIndex(res, Options{}).textStr
+		tp, fp, fn = pageCounts(pg.truth, whole)
+		all = append(all, [3]float64{tp, fp, fn})
+	}
+	return main, body, all
+}
+
+// BenchmarkMainContent measures extraction quality (F1, precision,
+// recall) and speed on the article-extraction pages, next to the
+// whole-page-text baseline computed in the same run (x-alltext = F1 /
+// F1 of all text). F1-notitle leaves out the title block, as the
+// benchmark's ground truth does. Each iteration partitions every page and
+// extracts three texts, so MB/s is of that whole loop.
+func BenchmarkMainContent(b *testing.B) {
+	pages := loadArticles(b)
+	total := 0
+	for _, pg := range pages {
+		total += len(pg.html)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	var mainC, bodyC, allC [][3]float64
+	for b.Loop() {
+		mainC, bodyC, allC = extractAll(b, pages)
+	}
+	p, r, f1 := averageScores(mainC)
+	_, _, bf1 := averageScores(bodyC)
+	_, _, af1 := averageScores(allC)
+	b.ReportMetric(f1, "F1")
+	b.ReportMetric(p, "precision")
+	b.ReportMetric(r, "recall")
+	b.ReportMetric(bf1, "F1-notitle")
+	b.ReportMetric(af1, "F1-alltext")
+	if af1 > 0 {
+		b.ReportMetric(f1/af1, "x-alltext")
+	}
+}

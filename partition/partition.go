@@ -1,0 +1,382 @@
+package partition
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// maxDocBytes is the largest document Partition accepts: node ids are
+// 32-bit, and a single HTML payload beyond a gigabyte is not a page.
+const maxDocBytes = 1 << 30
+
+// maxLevel bounds Options.Level.
+const maxLevel = 64
+
+// partitioner holds the per-document tables ExtractBlock reads.
+type partitioner struct {
+	doc      []byte
+	facts    []facts
+	styles   []Style
+	maxDepth int
+}
+
+// Partition splits doc into blocks and a layout. It tokenizes the
+// original bytes (no decoding, no re-serialisation), so every block is a
+// byte span of doc and Reassemble(res.Layout, leaves) == doc. It is
+// deterministic and does not panic on any input; the only error is a
+// document too large to be a page.
+func Partition(doc []byte, opts Options) (res *Result, err error) {
+	if len(doc) > maxDocBytes {
+		return nil, fmt.Errorf("partition document: %d bytes exceeds the %d-byte limit", len(doc), maxDocBytes)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("partition document of %d bytes: internal error: %v", len(doc), r)
+		}
+	}()
+	level := opts.Level
+	if level <= 0 {
+		level = 3
+	}
+	level = min(level, maxLevel)
+
+	root, nodes := buildTree(doc)
+	sheets := append([]string(nil), opts.StyleSheets...)
+	sheets = append(sheets, pageStyleSheets(doc, nodes)...)
+	styles := computeStyles(nodes, sheets)
+	p := &partitioner{doc: doc, styles: styles, facts: computeFacts(doc, nodes, styles), maxDepth: opts.MaxDepth}
+
+	res = &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, facts: p.facts}
+	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)
+	frontier := res.Blocks
+	for lv := 2; lv <= level && len(frontier) > 0; lv++ {
+		var next []*Block
+		for _, b := range frontier {
+			kids := p.extractBlock(b.Node)
+			if len(kids) < 2 {
+				continue // cannot be divided: stays as it is (paper, figure 6)
+			}
+			b.Children = p.newBlocks(b, kids, lv)
+			next = append(next, b.Children...)
+		}
+		frontier = next
+	}
+	res.Leaves = collectLeaves(res.Blocks)
+	res.Layout = newLayout(doc, res.Leaves)
+	annotate(res, opts)
+	return res, nil
+}
+
+// BlockBytes returns the bytes of b in the document (not a copy).
+func (r *Result) BlockBytes(b *Block) []byte { return r.Doc[b.Start:b.End] }
+
+// extractBlock is ExtractBlock of the paper for one level: starting at
+// n, it descends through nodes the rules divide and that have a single
+// candidate child (wrappers), and returns the candidate blocks found at
+// the first node that divides into several, or the node where the rules
+// say keep. A result of fewer than two blocks means n cannot be divided
+// at this level. Iterative: the descent is bounded by the tree depth.
+func (p *partitioner) extractBlock(n *Node) []*Node {
+	cur := n
+	for {
+		d, _ := p.isBlock(cur)
+		switch d {
+		case skip:
+			return nil
+		case keep:
+			return []*Node{cur}
+		}
+		segs := p.segments(cur)
+		switch {
+		case len(segs) == 0:
+			return nil
+		case len(segs) == 1:
+			s := segs[0]
+			if s.Kind != ElementNode {
+				return []*Node{cur}
+			}
+			cur = s
+		default:
+			for i, s := range segs {
+				segs[i] = p.tighten(s)
+			}
+			return p.sections(cur, segs)
+		}
+	}
+}
+
+// tighten descends from a candidate block through wrappers: by rule 3 a
+// node with a single valid (non-text) child is divided, so it is not a
+// block itself; its child is. The wrappers' tags go to the layout, which
+// keeps a block's bytes the same when a redesign adds or drops wrappers.
+// A wrapper that names its region — an HTML5 landmark or sectioning
+// element, or an element with an id or a role — is kept as the block:
+// its name is what labels the region (rule 3 comes from VIPS, which
+// predates landmarks).
+func (p *partitioner) tighten(n *Node) *Node {
+	for n.Kind == ElementNode && !namesRegion(n) {
+		d, rule := p.isBlock(n)
+		if d != divide || rule != ruleOneChild {
+			return n
+		}
+		_, only := p.validChildren(n)
+		n = only
+	}
+	return n
+}
+
+// sections groups the segments of a flat region by its headings: when
+// two or more segments are headings of the same rank r (the highest rank
+// that occurs twice), each such heading and the segments after it up to
+// the next heading of rank r or higher become one section (a
+// FragmentNode that the next level divides again). Segments before the
+// first such heading, and headings of higher rank, stay as they are.
+// This gives a long text-only page a block tree by its outline rather
+// than a flat list of paragraphs.
+func (p *partitioner) sections(n *Node, segs []*Node) []*Node {
+	var count [7]int
+	for _, s := range segs {
+		if s.Kind == ElementNode {
+			count[headingLevel(s.Tag)]++
+		}
+	}
+	rank := 0
+	for r := 1; r <= 6; r++ {
+		if count[r] >= 2 {
+			rank = r
+			break
+		}
+	}
+	if rank == 0 {
+		return segs
+	}
+	out := make([]*Node, 0, len(segs))
+	var cur []*Node
+	from := 0 // index into n.Children where the next section's search starts
+	flush := func() {
+		switch len(cur) {
+		case 0:
+		case 1:
+			out = append(out, cur[0])
+		default:
+			out = append(out, p.sectionNode(n, cur[0].Start, cur[len(cur)-1].End, &from))
+		}
+		cur = nil
+	}
+	for _, s := range segs {
+		h := 0
+		if s.Kind == ElementNode {
+			h = headingLevel(s.Tag)
+		}
+		switch {
+		case h > 0 && h < rank:
+			flush()
+			out = append(out, s)
+		case h == rank:
+			flush()
+			cur = append(cur, s)
+		case len(cur) > 0:
+			cur = append(cur, s)
+		default:
+			out = append(out, s)
+		}
+	}
+	flush()
+	if len(out) < 2 {
+		return segs
+	}
+	return out
+}
+
+// sectionNode makes the section FragmentNode covering [start, end) of
+// n's children (the children of a fragment are real nodes). Sections come
+// in document order, so the search resumes at *from: linear overall.
+func (p *partitioner) sectionNode(n *Node, start, end int, from *int) *Node {
+	i := *from
+	for i < len(n.Children) && n.Children[i].Start < start {
+		i++
+	}
+	j := i
+	for j < len(n.Children) && n.Children[j].End <= end {
+		j++
+	}
+	*from = j
+	return &Node{Kind: FragmentNode, Parent: n, Children: n.Children[i:j:j], Start: start, End: end,
+		id: -1, depth: childDepth(n), section: true}
+}
+
+// childDepth is the DOM depth of n's children (a fragment's children
+// are its parent's children).
+func childDepth(n *Node) int32 {
+	if n.Kind == FragmentNode {
+		return n.depth
+	}
+	return n.depth + 1
+}
+
+// segments returns the candidate blocks among n's children: each valid
+// block-level child is one; consecutive inline content (text and
+// text-level elements, single <br>s) forms one run, broken by
+// block-level children, <hr> and runs of two or more <br>. A run of one
+// node is that node; a longer run is a FragmentNode covering exactly the
+// run. Invisible children and separators go to the layout.
+func (p *partitioner) segments(n *Node) []*Node {
+	var segs, run, pending []*Node
+	brs := 0
+	flush := func() {
+		switch len(run) {
+		case 0:
+		case 1:
+			segs = append(segs, run[0])
+		default:
+			fr := &Node{Kind: FragmentNode, Parent: n, Children: run, Start: run[0].Start,
+				End: run[len(run)-1].End, id: -1, depth: childDepth(n)}
+			segs = append(segs, fr)
+		}
+		run, pending, brs = nil, nil, 0
+	}
+	for _, c := range n.Children {
+		f := &p.facts[c.id]
+		switch {
+		case c.Kind == ElementNode && c.Tag == "br":
+			if len(run) > 0 {
+				pending = append(pending, c)
+				brs++
+			}
+		case c.Kind == ElementNode && c.Tag == "hr":
+			flush()
+		case c.Kind == ElementNode && f.block && !p.styles[c.id].Hidden:
+			flush()
+			if f.valid {
+				segs = append(segs, c)
+			}
+		case f.valid && (c.Kind == TextNode || c.Kind == ElementNode):
+			if brs >= 2 {
+				flush()
+			}
+			if len(run) > 0 {
+				run = append(run, pending...)
+			}
+			run = append(run, c)
+			pending, brs = pending[:0:0], 0
+		default:
+			// White space, comments, invisible elements: inside a run
+			// only if more content follows.
+			if len(run) > 0 {
+				pending = append(pending, c)
+			}
+		}
+	}
+	flush()
+	return segs
+}
+
+// newBlocks wraps the nodes found under parent at level lv.
+func (p *partitioner) newBlocks(parent *Block, nodes []*Node, lv int) []*Block {
+	out := make([]*Block, 0, len(nodes))
+	prefix := ""
+	if parent != nil {
+		prefix = parent.Path + "."
+	}
+	for i, n := range nodes {
+		b := &Block{Path: prefix + strconv.Itoa(i+1), Depth: int(n.depth), Level: lv, Node: n,
+			Start: n.Start, End: n.End, Tag: n.Tag, Parent: parent}
+		if n.Kind == ElementNode {
+			b.ID, b.Class = n.Attr("id"), n.Attr("class")
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// collectLeaves returns the leaves of the block forest in document order.
+func collectLeaves(blocks []*Block) []*Block {
+	var out []*Block
+	stack := make([]*Block, 0, 64)
+	for i := len(blocks) - 1; i >= 0; i-- {
+		stack = append(stack, blocks[i])
+	}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if len(b.Children) == 0 {
+			out = append(out, b)
+			continue
+		}
+		for i := len(b.Children) - 1; i >= 0; i-- {
+			stack = append(stack, b.Children[i])
+		}
+	}
+	return out
+}
+
+// pageStyleSheets returns the text of every <style> element, in document
+// order.
+func pageStyleSheets(doc []byte, nodes []*Node) []string {
+	var out []string
+	for _, n := range nodes {
+		if n.Kind == ElementNode && n.Tag == "style" {
+			for _, c := range n.Children {
+				if c.Kind == TextNode {
+					out = append(out, string(doc[c.Start:c.End]))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// namesRegion reports whether n names the region it wraps.
+func namesRegion(n *Node) bool {
+	switch n.Tag {
+	case "header", "footer", "nav", "aside", "main", "article", "section", "search", "form", "dialog", "figure", "address":
+		return true
+	}
+	for _, a := range n.Attrs {
+		if a.Key == "id" || a.Key == "role" {
+			return true
+		}
+	}
+	return false
+}
+
+// withHead adds the document's <head> element, when it has one, to the
+// level-1 blocks in document order. The head is not visible, so the
+// rules never make it a block; but it is the page's metadata region and
+// the part that changes most often without any visible change (build
+// hashes, preload links, analytics settings). Left in the layout, it
+// would change the layout of nearly every capture; as a block of its own
+// it leaves the layout the page's skeleton. It is never divided.
+func withHead(root *Node, level1 []*Node) []*Node {
+	var head *Node
+	for _, c := range root.Children {
+		if c.Kind == ElementNode && c.Tag == "head" {
+			head = c
+		}
+		if c.Kind == ElementNode && c.Tag == "html" {
+			for _, d := range c.Children {
+				if d.Kind == ElementNode && d.Tag == "head" {
+					head = d
+					break
+				}
+			}
+		}
+		if head != nil {
+			break
+		}
+	}
+	if head == nil || head.End <= head.Start {
+		return level1
+	}
+	i := 0
+	for i < len(level1) && level1[i].End <= head.Start {
+		i++
+	}
+	if i < len(level1) && level1[i].Start < head.End {
+		return level1 // a block already covers the head
+	}
+	out := make([]*Node, 0, len(level1)+1)
+	out = append(out, level1[:i]...)
+	out = append(out, head)
+	return append(out, level1[i:]...)
+}

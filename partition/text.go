@@ -1,0 +1,443 @@
+package partition
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+)
+
+// This file turns the offset-keeping tree into visible text. It is the only
+// place where the document's charset is decoded: blocks stay byte spans of
+// the original input, and only their text is UTF-8.
+//
+// The whole document is rendered once, in one pre-order walk, into a single
+// whitespace-normalised buffer; every node records where its text starts
+// in that buffer, and every additive feature (links, images, ...) is kept
+// as a prefix sum over the pre-order. The text and features of any block —
+// at any level of the block tree — are then a slice and a few subtractions,
+// so annotating every level costs one walk, not one walk per level.
+
+// skipText lists elements whose content is never visible text.
+var skipText = map[string]bool{
+	"script": true, "style": true, "noscript": true, "template": true,
+	"head": true, "title": true, "svg": true, "iframe": true, "object": true,
+	"select": true, "datalist": true, "math": true,
+}
+
+// breakTags are elements that start a new line when rendered; their text
+// is separated from the text around them by "\n" rather than by nothing.
+var breakTags = map[string]bool{
+	"address": true, "article": true, "aside": true, "blockquote": true,
+	"br": true, "dd": true, "details": true, "dialog": true, "div": true,
+	"dl": true, "dt": true, "fieldset": true, "figcaption": true,
+	"figure": true, "footer": true, "form": true, "h1": true, "h2": true,
+	"h3": true, "h4": true, "h5": true, "h6": true, "header": true,
+	"hgroup": true, "hr": true, "li": true, "main": true, "nav": true,
+	"ol": true, "p": true, "pre": true, "section": true, "summary": true,
+	"table": true, "tbody": true, "thead": true, "tfoot": true, "tr": true,
+	"td": true, "th": true, "ul": true, "caption": true, "legend": true,
+	"option": true, "body": true, "html": true, "img": true, "textarea": true,
+}
+
+// docIndex is the per-document state shared by annotation and MainText:
+// the nodes in pre-order, their subtree extents, the rendered text and
+// prefix sums of the additive features. Index i of every cum* slice holds
+// the total over nodes[0:i], so a subtree [i, end[i]) sums in O(1).
+type docIndex struct {
+	doc    []byte
+	nodes  []*Node
+	end    []int32         // index one past the last node of nodes[i]'s subtree
+	hidden []bool          // the node or an ancestor is invisible / not text
+	pos    map[*Node]int32 // built on first need, for nodes whose id is not their index
+
+	text    []byte  // rendered text of the whole document
+	textStr string  // the same text as a string: block texts are substrings of it
+	textOff []int32 // text offset at entry of node i; len(nodes)+1 entries
+
+	cumLinks, cumImages, cumForms, cumInputs, cumHeadings []int32
+	cumLinkRunes, cumRunes, cumParas                      []int32
+	cumWords                                              []int32 // words starting before textOff[i]
+
+	dec  *encoding.Decoder // nil when the document is UTF-8
+	lang string            // page language, see detectLanguage
+}
+
+// newDecoder returns the decoder for the document's charset, or nil when
+// it is UTF-8 (the common case, which then needs no conversion). An
+// unknown label falls back to sniffing, as browsers do.
+func newDecoder(doc []byte, label string) *encoding.Decoder {
+	var enc encoding.Encoding
+	var name string
+	if label != "" {
+		enc, name = charset.Lookup(label)
+	}
+	if enc == nil {
+		// Sniffing: bytes that are valid UTF-8 are UTF-8, whatever a
+		// <meta> says. Genuine single-byte text with non-ASCII characters
+		// is almost never valid UTF-8, while pages re-saved as UTF-8 with
+		// their old <meta charset> left in place are common in archives.
+		if utf8.Valid(doc) {
+			return nil
+		}
+		enc, name, _ = charset.DetermineEncoding(doc, "text/html")
+	}
+	if enc == nil || name == "utf-8" {
+		return nil
+	}
+	return enc.NewDecoder()
+}
+
+// decodeString converts raw bytes of the document to valid UTF-8 and
+// resolves character references. Invalid sequences become U+FFFD.
+func (x *docIndex) decodeString(raw []byte, unescape bool) string {
+	var s string
+	if x.dec != nil {
+		b, err := x.dec.Bytes(raw)
+		if err != nil {
+			b = raw
+		}
+		s = string(b)
+	} else {
+		s = string(raw)
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if unescape && strings.IndexByte(s, '&') >= 0 {
+		s = html.UnescapeString(s)
+	}
+	return s
+}
+
+// attrText returns an attribute value as UTF-8 text (attribute values
+// come from the raw bytes, so they carry the document's charset).
+func (x *docIndex) attrText(n *Node, key string) string {
+	v := n.Attr(key)
+	if v == "" {
+		return ""
+	}
+	if x.dec != nil || !utf8.ValidString(v) {
+		v = x.decodeString([]byte(v), false)
+	}
+	return strings.Join(strings.Fields(v), " ")
+}
+
+// isHidden reports whether n is not rendered: the hidden attribute, an
+// inline display:none / visibility:hidden, or what the style sheets say.
+func isHidden(res *Result, n *Node) bool {
+	if n.Kind != ElementNode {
+		return false
+	}
+	for _, a := range n.Attrs {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "type":
+			if n.Tag == "input" && strings.EqualFold(a.Val, "hidden") {
+				return true
+			}
+		case "style":
+			if hiddenInline(a.Val) {
+				return true
+			}
+		}
+	}
+	return res != nil && res.StyleOf(n).Hidden
+}
+
+func hiddenInline(style string) bool {
+	if !strings.Contains(style, "none") && !strings.Contains(style, "hidden") {
+		return false
+	}
+	s := strings.ToLower(strings.Join(strings.Fields(style), ""))
+	return strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden")
+}
+
+// textWriter appends whitespace-normalised text: runs of white space
+// become one space, or one "\n" when a line break (a break element's
+// boundary) falls inside the run; nothing is emitted before the first
+// visible character.
+type textWriter struct {
+	buf     []byte
+	pending byte // 0, ' ' or '\n'
+}
+
+func (w *textWriter) lineBreak() { w.pending = '\n' }
+
+// write appends s and returns the number of runes of s that were emitted,
+// not counting the separator flushed before them.
+func (w *textWriter) write(s string) int { return writeText(w, s) }
+
+func writeText[T string | []byte](w *textWriter, s T) int {
+	runes := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
+				if w.pending == 0 {
+					w.pending = ' '
+				}
+				continue
+			}
+			w.flush()
+			w.buf = append(w.buf, c)
+			runes++
+			continue
+		}
+		var r rune
+		var size int
+		switch v := any(s).(type) {
+		case string:
+			r, size = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, size = utf8.DecodeRune(v[i:])
+		}
+		i += size
+		if unicode.IsSpace(r) {
+			if w.pending == 0 {
+				w.pending = ' '
+			}
+			continue
+		}
+		w.flush()
+		w.buf = append(w.buf, s[i-size:i]...)
+		runes++
+	}
+	return runes
+}
+
+func (w *textWriter) flush() {
+	if w.pending != 0 && len(w.buf) > 0 {
+		w.buf = append(w.buf, w.pending)
+	}
+	w.pending = 0
+}
+
+// buildIndex walks res.Root once. It never fails: a nil tree gives an
+// empty index.
+func buildIndex(res *Result, opts Options) *docIndex {
+	x := &docIndex{doc: res.Doc}
+	x.dec = newDecoder(res.Doc, opts.Charset)
+	if res.Root == nil {
+		x.textOff = []int32{0}
+		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords} {
+			*c = []int32{0}
+		}
+		return x
+	}
+	// The partition's own pre-order list, when there is one, sizes the
+	// tables exactly.
+	if n := len(res.nodes) + 1; n > 1 {
+		x.nodes = make([]*Node, 0, n)
+		x.end = make([]int32, 0, n)
+		x.hidden = make([]bool, 0, n)
+		x.textOff = make([]int32, 0, n)
+		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas} {
+			*c = make([]int32, 0, n)
+		}
+	}
+	w := &textWriter{buf: make([]byte, 0, len(res.Doc)/4)}
+	var links, images, forms, inputs, headings, linkRunes, runes, paras int32
+	var walk func(n *Node, hidden, inLink bool)
+	walk = func(n *Node, parentHidden, inLink bool) {
+		i := int32(len(x.nodes))
+		x.nodes = append(x.nodes, n)
+		x.end = append(x.end, 0)
+		hidden := parentHidden || skipText[n.Tag] || n.Kind == CommentNode || n.Kind == DoctypeNode || isHidden(res, n)
+		// The prefix entries hold the totals before node i; node i's own
+		// counts are added after, so subtree i sums as cum[end[i]]-cum[i].
+		x.hidden = append(x.hidden, hidden)
+		x.textOff = append(x.textOff, int32(len(w.buf)))
+		x.cumLinks = append(x.cumLinks, links)
+		x.cumImages = append(x.cumImages, images)
+		x.cumForms = append(x.cumForms, forms)
+		x.cumInputs = append(x.cumInputs, inputs)
+		x.cumHeadings = append(x.cumHeadings, headings)
+		x.cumLinkRunes = append(x.cumLinkRunes, linkRunes)
+		x.cumRunes = append(x.cumRunes, runes)
+		x.cumParas = append(x.cumParas, paras)
+		visible := n.Kind == ElementNode && (!hidden || n.Tag == "select" && !parentHidden && !isHidden(res, n))
+		if visible {
+			if breakTags[n.Tag] {
+				w.lineBreak()
+			}
+			switch n.Tag {
+			case "a":
+				if hasAttr(n, "href") {
+					links++
+					inLink = true
+				}
+			case "img":
+				images++
+			case "form":
+				forms++
+			case "input", "textarea", "button", "select":
+				inputs++
+			case "h1", "h2", "h3", "h4", "h5", "h6":
+				headings++
+			case "p":
+				paras++
+			}
+		}
+		if n.Kind == TextNode && !hidden && n.Start >= 0 && n.End <= len(x.doc) && n.Start < n.End {
+			raw := x.doc[n.Start:n.End]
+			var k int32
+			if x.dec == nil && bytes.IndexByte(raw, '&') < 0 && utf8.Valid(raw) {
+				k = int32(writeText(w, raw)) // common case: no copy
+			} else {
+				k = int32(w.write(x.decodeString(raw, true)))
+			}
+			runes += k
+			if inLink {
+				linkRunes += k
+			}
+		}
+		for _, c := range n.Children {
+			walk(c, hidden, inLink)
+		}
+		if n.Kind == ElementNode && !hidden && breakTags[n.Tag] {
+			w.lineBreak()
+		}
+		x.end[i] = int32(len(x.nodes))
+	}
+	walk(res.Root, false, false)
+	x.text = w.buf
+	x.textStr = string(w.buf)
+	x.textOff = append(x.textOff, int32(len(w.buf)))
+	x.cumLinks = append(x.cumLinks, links)
+	x.cumImages = append(x.cumImages, images)
+	x.cumForms = append(x.cumForms, forms)
+	x.cumInputs = append(x.cumInputs, inputs)
+	x.cumHeadings = append(x.cumHeadings, headings)
+	x.cumLinkRunes = append(x.cumLinkRunes, linkRunes)
+	x.cumRunes = append(x.cumRunes, runes)
+	x.cumParas = append(x.cumParas, paras)
+	x.cumWords = wordStarts(x.text, x.textOff)
+	x.lang = detectLanguage(x)
+	return x
+}
+
+// wordStarts returns, for every offset in offs (non-decreasing), the
+// number of words that start in text before it, counted as countWords
+// counts them, in one scan of the text.
+func wordStarts(text []byte, offs []int32) []int32 {
+	out := make([]int32, len(offs))
+	n, inWord := int32(0), false
+	pos := 0
+	for k, off := range offs {
+		for pos < int(off) {
+			r, size := rune(text[pos]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRune(text[pos:])
+			}
+			pos += size
+			switch {
+			case r >= 0x1100 && isCJK(r):
+				n++
+				inWord = false
+			case isWordRune(r):
+				if !inWord {
+					n++
+					inWord = true
+				}
+			case (r == '\'' || r == '’') && inWord:
+			default:
+				inWord = false
+			}
+		}
+		out[k] = n
+	}
+	return out
+}
+
+// words counts the words of span s as countWords would count its text:
+// a word cut by the span's start (a block that begins inside a word run,
+// "foo<b>bar</b>") counts in the span too.
+func (x *docIndex) words(s span) int {
+	n := int(x.cumWords[s.hi] - x.cumWords[s.lo])
+	a, b := int(x.textOff[s.lo]), int(x.textOff[s.hi])
+	if a > 0 && a < b {
+		r, _ := utf8.DecodeRune(x.text[a:])
+		p, _ := utf8.DecodeLastRune(x.text[:a])
+		if isWordRune(r) && !(r >= 0x1100 && isCJK(r)) && (isWordRune(p) && !(p >= 0x1100 && isCJK(p)) || p == '\'' || p == '’') {
+			n++
+		}
+	}
+	return n
+}
+
+func hasAttr(n *Node, key string) bool {
+	for _, a := range n.Attrs {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// span is a contiguous run of nodes in pre-order, [lo, hi).
+type span struct{ lo, hi int32 }
+
+// index returns n's pre-order index. Trees from buildTree carry it as
+// n.id; other trees (built by hand) fall back to a map.
+func (x *docIndex) index(n *Node) (int32, bool) {
+	if n == nil || n.Kind == FragmentNode {
+		return 0, false
+	}
+	if n.id >= 0 && int(n.id) < len(x.nodes) && x.nodes[n.id] == n {
+		return n.id, true
+	}
+	if x.pos == nil {
+		x.pos = make(map[*Node]int32, len(x.nodes))
+		for i, m := range x.nodes {
+			x.pos[m] = int32(i)
+		}
+	}
+	i, ok := x.pos[n]
+	return i, ok
+}
+
+// nodeSpan returns the nodes of n's subtree.
+func (x *docIndex) nodeSpan(n *Node) (span, bool) {
+	i, ok := x.index(n)
+	if !ok {
+		return span{}, false
+	}
+	return span{i, x.end[i]}, true
+}
+
+// byteSpan returns the nodes whose start lies in [start, end): a block
+// that is not exactly one node (a run of siblings) still maps to a
+// contiguous pre-order run because spans nest and follow document order.
+func (x *docIndex) byteSpan(start, end int) span {
+	lo := sort.Search(len(x.nodes), func(i int) bool { return x.nodes[i].Start >= start })
+	hi := sort.Search(len(x.nodes), func(i int) bool { return x.nodes[i].Start >= end })
+	if hi < lo {
+		hi = lo
+	}
+	return span{int32(lo), int32(hi)}
+}
+
+// blockSpan maps a block to its nodes.
+func (x *docIndex) blockSpan(b *Block) span {
+	if b.Node != nil && b.Node.Start == b.Start && b.Node.End == b.End {
+		if s, ok := x.nodeSpan(b.Node); ok {
+			return s
+		}
+	}
+	return x.byteSpan(b.Start, b.End)
+}
+
+// spanText returns the trimmed rendered text of a span.
+func (x *docIndex) spanText(s span) string {
+	return strings.Trim(x.textStr[x.textOff[s.lo]:x.textOff[s.hi]], " \n")
+}
+
+func sum(c []int32, s span) int { return int(c[s.hi] - c[s.lo]) }

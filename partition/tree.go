@@ -1,0 +1,438 @@
+package partition
+
+import (
+	"bytes"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// maxTreeDepth bounds the depth of the offset-keeping tree. Elements
+// opened deeper than this are kept as childless nodes of the deepest open
+// element (their content becomes their siblings), so every walk over the
+// tree is bounded whatever the nesting of the input (100k nested <div>s
+// included). Real pages stay far below it.
+const maxTreeDepth = 256
+
+// maxScopeSearch bounds how far an end tag searches the stack of open
+// elements for its start tag when a scope barrier may stop it, so that a
+// flood of stray end tags stays linear.
+const maxScopeSearch = 64
+
+// treeBuilder turns tokens into the offset-keeping tree, applying the
+// subset of the HTML5 tree-construction rules that decides where an
+// element ends: implied end tags, void elements, stray end tags, the end
+// of <head>. Nothing is re-serialised; nodes only record byte spans.
+type treeBuilder struct {
+	doc     []byte
+	nodes   []*Node // pre-order
+	stack   []*Node // open elements; stack[0] is the document node
+	open    map[string]int
+	foreign int // open <svg> and <math> elements
+
+	// Allocation arenas: nodes and attribute slices come from slabs; the
+	// attribute values of one tag share one string.
+	slab     []Node
+	attrSlab []Attr
+	attrBuf  []Attr
+	valBuf   []byte
+	valEnds  []int
+	last     []*Node // last child of each open element (parallel to stack)
+}
+
+// lastChild returns the last child appended to the top element.
+func (b *treeBuilder) lastChild() *Node { return b.last[len(b.last)-1] }
+
+// addAttr collects one attribute of the current tag.
+func (b *treeBuilder) addAttr(key, val []byte) {
+	b.attrBuf = append(b.attrBuf, Attr{Key: intern(key)})
+	b.valBuf = append(b.valBuf, val...)
+	b.valEnds = append(b.valEnds, len(b.valBuf))
+}
+
+// attrs moves the collected attributes into a slab-backed slice of
+// exactly their length, their values slicing one string.
+func (b *treeBuilder) attrs() []Attr {
+	k := len(b.attrBuf)
+	if k == 0 {
+		return nil
+	}
+	if len(b.attrSlab) < k {
+		b.attrSlab = make([]Attr, max(256, k))
+	}
+	out := b.attrSlab[:k:k]
+	b.attrSlab = b.attrSlab[k:]
+	copy(out, b.attrBuf)
+	vals := string(b.valBuf)
+	at := 0
+	for i, end := range b.valEnds {
+		out[i].Val = vals[at:end]
+		at = end
+	}
+	b.attrBuf, b.valBuf, b.valEnds = b.attrBuf[:0], b.valBuf[:0], b.valEnds[:0]
+	return out
+}
+
+func (b *treeBuilder) newNode() *Node {
+	if len(b.slab) == 0 {
+		b.slab = make([]Node, 128)
+	}
+	n := &b.slab[0]
+	b.slab = b.slab[1:]
+	return n
+}
+
+func buildTree(doc []byte) (*Node, []*Node) {
+	root := &Node{Kind: DocumentNode, Start: 0, End: len(doc)}
+	b := &treeBuilder{doc: doc, open: make(map[string]int), nodes: make([]*Node, 0, 64+len(doc)/40)}
+	b.nodes = append(b.nodes, root)
+	b.stack = append(b.stack, root)
+	b.last = append(b.last, nil)
+
+	z := html.NewTokenizer(bytes.NewReader(doc))
+	off := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		start := off
+		off += len(z.Raw())
+		if off > len(doc) { // cannot happen: Raw spans tile the input
+			off = len(doc)
+			break
+		}
+		switch tt {
+		case html.TextToken:
+			b.text(start, off)
+		case html.CommentToken:
+			b.leaf(CommentNode, start, off)
+		case html.DoctypeToken:
+			b.leaf(DoctypeNode, start, off)
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			tag := intern(name)
+			info := infoOf(tag)
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				b.addAttr(k, v)
+			}
+			selfClosing := tt == html.SelfClosingTagToken && (info.void || b.foreign > 0)
+			b.start(tag, info, b.attrs(), start, off, selfClosing)
+			if tag == "plaintext" {
+				// Everything to EOF is text; the tokenizer knows, and so
+				// must the tree: nothing after it can close anything.
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			b.end(intern(name), off)
+		}
+	}
+	// Bytes the tokenizer did not return (an unfinished tag at EOF) stay in
+	// the span of the document node and of no other node.
+	for len(b.stack) > 1 {
+		b.pop()
+	}
+	b.linkChildren()
+	return root, b.nodes
+}
+
+// intern returns the canonical string of a lower-case tag or attribute
+// name, without allocating for known names.
+func intern(name []byte) string {
+	if a := atom.Lookup(name); a != 0 {
+		return a.String()
+	}
+	return string(name)
+}
+
+func (b *treeBuilder) top() *Node { return b.stack[len(b.stack)-1] }
+
+// appendChild makes n the next child of the top element. Children
+// slices are filled once at the end (linkChildren) from one backing
+// array, instead of growing one slice per node.
+func (b *treeBuilder) appendChild(n *Node) {
+	p := b.top()
+	n.Parent = p
+	n.depth = p.depth + 1
+	n.id = int32(len(b.nodes))
+	b.nodes = append(b.nodes, n)
+	b.last[len(b.last)-1] = n
+}
+
+// linkChildren fills every node's Children from the Parent links: nodes
+// are in pre-order, so each parent's children come in document order.
+func (b *treeBuilder) linkChildren() {
+	count := make([]int32, len(b.nodes))
+	for _, n := range b.nodes[1:] {
+		count[n.Parent.id]++
+	}
+	backing := make([]*Node, len(b.nodes)-1)
+	at := 0
+	for i, n := range b.nodes {
+		k := int(count[i])
+		if k > 0 {
+			n.Children = backing[at : at : at+k]
+			at += k
+		}
+	}
+	for _, n := range b.nodes[1:] {
+		n.Parent.Children = append(n.Parent.Children, n)
+	}
+}
+
+func (b *treeBuilder) leaf(kind NodeKind, start, end int) {
+	n := b.newNode()
+	n.Kind, n.Start, n.End = kind, start, end
+	b.appendChild(n)
+}
+
+func (b *treeBuilder) text(start, end int) {
+	p := b.top()
+	if p.Tag == "head" && !isSpace(b.doc[start:end]) {
+		// Non-blank text ends the head (HTML5 "in head" → "after head").
+		b.closeTo("head")
+		p = b.top()
+	}
+	if last := b.lastChild(); last != nil && last.Kind == TextNode && last.End == start {
+		last.End = end
+		return
+	}
+	b.leaf(TextNode, start, end)
+}
+
+func (b *treeBuilder) start(tag string, info tagInfo, attrs []Attr, start, end int, selfClosing bool) {
+	b.implyEnds(tag)
+	n := b.newNode()
+	n.Kind, n.Tag, n.info, n.Attrs, n.Start, n.End = ElementNode, tag, info, attrs, start, end
+	b.appendChild(n)
+	if selfClosing || info.void || len(b.stack) > maxTreeDepth {
+		return
+	}
+	b.stack = append(b.stack, n)
+	b.last = append(b.last, nil)
+	b.open[tag]++
+	if tag == "svg" || tag == "math" {
+		b.foreign++
+	}
+}
+
+// implyEnds closes the open elements that the start of tag ends
+// implicitly (HTML5 §13.2.6.4.7, simplified to what decides spans).
+func (b *treeBuilder) implyEnds(tag string) {
+	if b.foreign > 0 {
+		return
+	}
+	if b.open["head"] > 0 && !headTag(tag) {
+		b.closeTo("head")
+	}
+	switch tag {
+	case "li":
+		b.closeListItem(func(t string) bool { return t == "li" })
+	case "dt", "dd":
+		b.closeListItem(func(t string) bool { return t == "dt" || t == "dd" })
+	case "option":
+		if b.top().Tag == "option" {
+			b.pop()
+		}
+	case "optgroup":
+		if b.top().Tag == "option" {
+			b.pop()
+		}
+		if b.top().Tag == "optgroup" {
+			b.pop()
+		}
+	case "tr":
+		b.closeInTable(func(t string) bool { return t == "tr" }, isSection)
+	case "td", "th":
+		b.closeInTable(func(t string) bool { return t == "td" || t == "th" },
+			func(t string) bool { return t == "tr" || isSection(t) })
+	case "thead", "tbody", "tfoot":
+		b.closeInTable(isSection, func(string) bool { return false })
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		if headingLevel(b.top().Tag) > 0 {
+			b.pop()
+		}
+	case "a":
+		if b.open["a"] > 0 {
+			b.closeInScope("a")
+		}
+	}
+	if closesP(tag) && b.open["p"] > 0 {
+		b.closeInScope("p")
+	}
+}
+
+// closeListItem implements the <li>/<dt>/<dd> start-tag step: close the
+// nearest open item unless a special element other than address, div
+// and p comes first.
+func (b *treeBuilder) closeListItem(match func(string) bool) {
+	for i, k := len(b.stack)-1, 0; i > 0 && k < maxScopeSearch; i, k = i-1, k+1 {
+		t := b.stack[i].Tag
+		if match(t) {
+			b.popTo(i)
+			b.pop()
+			return
+		}
+		if specialTag(t) {
+			return
+		}
+	}
+}
+
+// closeInTable closes the nearest open element matching match, unless a
+// table boundary or an element for which stop holds comes first (a new
+// cell never closes its row, a new row never closes its section).
+func (b *treeBuilder) closeInTable(match, stop func(string) bool) {
+	for i, k := len(b.stack)-1, 0; i > 0 && k < maxScopeSearch; i, k = i-1, k+1 {
+		t := b.stack[i].Tag
+		if match(t) {
+			b.popTo(i)
+			b.pop()
+			return
+		}
+		if tableBarrier(t) || stop(t) {
+			return
+		}
+	}
+}
+
+func isSection(t string) bool { return t == "thead" || t == "tbody" || t == "tfoot" }
+
+// closeInScope closes the nearest open tag unless a scope barrier comes
+// first; it reports whether it closed anything.
+func (b *treeBuilder) closeInScope(tag string) bool {
+	if b.open[tag] == 0 {
+		return false
+	}
+	tableTag := false
+	switch tag {
+	case "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption":
+		tableTag = true
+	}
+	for i, k := len(b.stack)-1, 0; i > 0 && k < maxScopeSearch; i, k = i-1, k+1 {
+		t := b.stack[i].Tag
+		if t == tag {
+			b.popTo(i)
+			b.pop()
+			return true
+		}
+		if tableTag && tableBarrier(t) || !tableTag && scopeBarrier(t) {
+			return false
+		}
+		if (tag == "li" && (t == "ul" || t == "ol")) || (tag == "p" && t == "button") {
+			return false
+		}
+	}
+	return false
+}
+
+// closeTo closes the nearest open tag without a scope check.
+func (b *treeBuilder) closeTo(tag string) {
+	for i := len(b.stack) - 1; i > 0; i-- {
+		if b.stack[i].Tag == tag {
+			b.popTo(i)
+			b.pop()
+			return
+		}
+	}
+}
+
+// end handles an end tag whose last byte is at end-1. A matching open
+// element is closed with everything opened inside it; a stray end tag is
+// ignored (its bytes stay in its parent's span, between children).
+func (b *treeBuilder) end(tag string, end int) {
+	if b.open[tag] == 0 {
+		if tag == "p" || tag == "br" {
+			// HTML5 turns a stray </p> into <p></p> and </br> into <br>;
+			// both are still bytes between nodes here, which is all that
+			// matters for spans.
+		}
+		return
+	}
+	if b.foreign > 0 && tag != "svg" && tag != "math" {
+		// Foreign content closes by name without HTML scope rules.
+		for i, k := len(b.stack)-1, 0; i > 0 && k < maxScopeSearch; i, k = i-1, k+1 {
+			if b.stack[i].Tag == tag {
+				b.popTo(i)
+				b.stack[len(b.stack)-1].End = end
+				b.pop()
+				return
+			}
+		}
+		return
+	}
+	if tag == "body" || tag == "html" {
+		// Content after </body> still belongs to the body in HTML5: the
+		// element stays open so trailing content nests, but its span
+		// reaches at least to the end of its end tag.
+		for i := len(b.stack) - 1; i > 0; i-- {
+			if b.stack[i].Tag == tag {
+				b.stack[i].End = max(b.stack[i].End, end)
+				break
+			}
+		}
+		return
+	}
+	var closed bool
+	for i, k := len(b.stack)-1, 0; i > 0 && k < maxScopeSearch; i, k = i-1, k+1 {
+		t := b.stack[i].Tag
+		if t == tag {
+			b.popTo(i)
+			b.top().End = end
+			b.pop()
+			closed = true
+			break
+		}
+		switch tag {
+		case "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption":
+			if tableBarrier(t) {
+				return
+			}
+		case "li":
+			if t == "ul" || t == "ol" || scopeBarrier(t) {
+				return
+			}
+		default:
+			if scopeBarrier(t) {
+				return
+			}
+		}
+	}
+	_ = closed
+}
+
+// popTo pops every element above stack index i, leaving stack[i] on top.
+func (b *treeBuilder) popTo(i int) {
+	for len(b.stack)-1 > i {
+		b.pop()
+	}
+}
+
+// pop closes the top element. Its End is the end of its explicit end tag
+// when end set it already; otherwise (implied or missing end tag) it is
+// the end of its last child or of its own start tag.
+func (b *treeBuilder) pop() {
+	n := b.top()
+	if last := b.lastChild(); last != nil && last.End > n.End {
+		n.End = last.End
+	}
+	b.stack = b.stack[:len(b.stack)-1]
+	b.last = b.last[:len(b.last)-1]
+	b.open[n.Tag]--
+	if n.Tag == "svg" || n.Tag == "math" {
+		b.foreign--
+	}
+}
+
+func isSpace(p []byte) bool {
+	for _, c := range p {
+		switch c {
+		case ' ', '\t', '\n', '\r', '\f':
+		default:
+			return false
+		}
+	}
+	return true
+}

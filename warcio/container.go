@@ -1,0 +1,583 @@
+package warcio
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// The container layer turns the stored bytes into one decompressed stream
+// and remembers where each compressed member began and ended, both in the
+// stored file and in the decompressed stream, so that a record found at a
+// decompressed position can be given its stored Offset and Length.
+//
+// Stored positions are counted above the decompressors' buffering: every
+// decoder reads from one bufio.Reader that implements io.ByteReader, so
+// flate, bzip2 and the frame splitters never read past what they consume,
+// and stored position = bytes read from the file - bytes still buffered.
+
+const (
+	storedBufSize = 64 << 10
+	maxDictBytes  = 16 << 20  // bound on a zstd dictionary frame
+	maxZstdWindow = 256 << 20 // bound on decoder memory for hostile frames
+)
+
+var (
+	gzipMagic  = []byte{0x1f, 0x8b, 0x08}
+	zstdMagic  = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	lz4Magic   = []byte{0x04, 0x22, 0x4d, 0x18}
+	bzip2Magic = []byte("BZh")
+)
+
+const zstdDictFrameMagic = 0x184D2A5D
+
+// member is one compressed unit (gzip member, zstd or LZ4 frame, the whole
+// bzip2 file, or the whole uncompressed file).
+type member struct {
+	stored    int64 // stored offset of its first byte
+	storedEnd int64 // stored offset after it; -1 while open
+	u         int64 // decompressed offset of its first output byte
+	uEnd      int64 // decompressed offset after its output; -1 while open
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+type container struct {
+	name string
+	raw  countingReader
+	br   *bufio.Reader
+	comp Compression
+
+	detected bool
+	dec      io.Reader // decoder of the open member; nil between members
+	resync   bool      // previous member was damaged: scan for the next magic
+	done     bool      // input exhausted (after an uncompressed or bzip2 stream)
+	u        int64     // decompressed bytes produced so far
+	members  []member  // recent members, ordered; pruned by the reader
+
+	gz    *gzip.Reader
+	zd    *zstd.Decoder
+	dict  []byte
+	lz    *lz4.Reader
+	frame frameReader
+}
+
+func newContainer(r io.Reader, name string) *container {
+	c := &container{name: name}
+	c.raw.r = r
+	c.br = bufio.NewReaderSize(&c.raw, storedBufSize)
+	return c
+}
+
+// storedPos is the stored offset of the next byte a decoder will consume.
+func (c *container) storedPos() int64 { return c.raw.n - int64(c.br.Buffered()) }
+
+func (c *container) formatErr(off int64, msg string, kind, cause error) *FormatError {
+	return &FormatError{File: c.name, Offset: off, Msg: msg, Err: wrapKind(kind, cause)}
+}
+
+// detect looks at the first bytes of the file to choose the compression.
+func (c *container) detect() error {
+	c.detected = true
+	head, err := c.br.Peek(4)
+	if len(head) == 0 {
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		c.comp = CompressionGzip
+	case bytes.HasPrefix(head, zstdMagic) || (len(head) == 4 && binary.LittleEndian.Uint32(head) == zstdDictFrameMagic):
+		c.comp = CompressionZstd
+	case bytes.HasPrefix(head, lz4Magic):
+		c.comp = CompressionLZ4
+	case bytes.HasPrefix(head, bzip2Magic):
+		c.comp = CompressionBzip2
+	default:
+		c.comp = CompressionNone
+	}
+	return nil
+}
+
+// Read returns decompressed bytes. A damaged member yields its good bytes,
+// then one *FormatError; the following Read resumes at the next member.
+func (c *container) Read(p []byte) (int, error) {
+	if !c.detected {
+		if err := c.detect(); err != nil {
+			return 0, err
+		}
+	}
+	for {
+		if c.dec == nil {
+			if err := c.startMember(); err != nil {
+				return 0, err
+			}
+		}
+		n, err := c.dec.Read(p)
+		c.u += int64(n)
+		if err == io.EOF {
+			c.endMember()
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		if err != nil {
+			m := c.members[len(c.members)-1]
+			c.endMember()
+			var fe *FormatError
+			if errors.As(err, &fe) {
+				return n, err
+			}
+			if c.comp == CompressionNone {
+				return n, err // a read error of the underlying file: not a format problem
+			}
+			kind := ErrCorrupt
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				kind = ErrTruncated
+			}
+			c.resync = true
+			if c.storedPos() <= m.stored {
+				c.br.Discard(1) // always move on, or a damaged member is retried forever
+			}
+			return n, c.formatErr(m.stored, fmt.Sprintf("decompress %s member (byte %d of its output)", c.comp, c.u-m.u), kind, err)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+func (c *container) endMember() {
+	c.dec = nil
+	m := &c.members[len(c.members)-1]
+	m.uEnd = c.u
+	m.storedEnd = c.storedPos()
+	if m.uEnd == m.u && len(c.members) > 1 {
+		// An empty member holds no record; dropping it keeps the list
+		// bounded on a stream of empty members.
+		c.members = c.members[:len(c.members)-1]
+	}
+	if c.comp == CompressionNone || c.comp == CompressionBzip2 {
+		c.done = true
+	}
+}
+
+func (c *container) open(dec io.Reader) {
+	c.dec = dec
+	c.members = append(c.members, member{stored: c.storedPos(), storedEnd: -1, u: c.u, uEnd: -1})
+}
+
+// startMember opens the next member, or returns io.EOF at the end of input
+// or a *FormatError for bytes that do not start a member.
+func (c *container) startMember() error {
+	if c.done {
+		return io.EOF
+	}
+	switch c.comp {
+	case CompressionNone:
+		if !c.detected || len(c.members) > 0 {
+			return io.EOF
+		}
+		c.open(c.br)
+		return nil
+	case CompressionBzip2:
+		if _, err := c.br.Peek(1); err != nil {
+			return io.EOF
+		}
+		c.open(bzip2.NewReader(c.br))
+		return nil
+	}
+	var magic []byte
+	switch c.comp {
+	case CompressionGzip:
+		magic = gzipMagic
+	case CompressionZstd:
+		magic = zstdMagic
+	case CompressionLZ4:
+		magic = lz4Magic
+	}
+	for {
+		start := c.storedPos()
+		head, err := c.br.Peek(4)
+		if len(head) == 0 {
+			if err != nil && err != io.EOF {
+				return err
+			}
+			return io.EOF
+		}
+		skippable := len(head) == 4 && binary.LittleEndian.Uint32(head)&0xFFFFFFF0 == 0x184D2A50 &&
+			(c.comp == CompressionZstd || c.comp == CompressionLZ4)
+		if !bytes.HasPrefix(head, magic) && !skippable {
+			skipped, err := c.scanTo(magic)
+			if err != nil && err != io.EOF {
+				return err
+			}
+			if c.resync {
+				// The rest of a damaged member: already reported.
+				c.resync = false
+				continue
+			}
+			return c.formatErr(start, fmt.Sprintf("skip %d bytes that do not start a %s member", skipped, c.comp), ErrGarbage, nil)
+		}
+		c.resync = false
+		if skippable {
+			if err := c.skipFrame(start, head); err != nil {
+				return err
+			}
+			continue
+		}
+		switch c.comp {
+		case CompressionGzip:
+			if err := c.openGzip(); err != nil {
+				c.resync = true
+				if c.storedPos() <= start {
+					c.br.Discard(1)
+				}
+				return c.formatErr(start, "read gzip member header", ErrCorrupt, err)
+			}
+		case CompressionZstd:
+			if err := c.openZstd(); err != nil {
+				c.resync = true
+				if c.storedPos() <= start {
+					c.br.Discard(1)
+				}
+				return c.formatErr(start, "open zstd frame", ErrCorrupt, err)
+			}
+		case CompressionLZ4:
+			c.frame.reset(c.br, false)
+			if c.lz == nil {
+				c.lz = lz4.NewReader(&c.frame)
+			} else {
+				c.lz.Reset(&c.frame)
+			}
+			c.open(c.lz)
+			c.members[len(c.members)-1].stored = start
+		}
+		return nil
+	}
+}
+
+func (c *container) openGzip() error {
+	start := c.storedPos()
+	var err error
+	if c.gz == nil {
+		c.gz, err = gzip.NewReader(c.br)
+	} else {
+		err = c.gz.Reset(c.br)
+	}
+	if err != nil {
+		return err
+	}
+	c.gz.Multistream(false)
+	c.open(c.gz)
+	c.members[len(c.members)-1].stored = start
+	return nil
+}
+
+func (c *container) openZstd() error {
+	start := c.storedPos()
+	if c.zd == nil {
+		opts := []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true)}
+		if c.dict != nil {
+			if bytes.HasPrefix(c.dict, []byte{0x37, 0xa4, 0x30, 0xec}) {
+				opts = append(opts, zstd.WithDecoderDicts(c.dict))
+			} else {
+				opts = append(opts, zstd.WithDecoderDictRaw(0, c.dict))
+			}
+		}
+		zd, err := zstd.NewReader(nil, opts...)
+		if err != nil {
+			return err
+		}
+		c.zd = zd
+	}
+	c.frame.reset(c.br, true)
+	if err := c.zd.Reset(&c.frame); err != nil {
+		return err
+	}
+	c.open(c.zd)
+	c.members[len(c.members)-1].stored = start
+	return nil
+}
+
+// skipFrame consumes a skippable frame. In a .warc.zst file the first one
+// (magic 0x184D2A5D) carries the dictionary the frames were compressed with.
+func (c *container) skipFrame(start int64, head []byte) error {
+	hdr, err := c.br.Peek(8)
+	if len(hdr) < 8 {
+		c.br.Discard(len(hdr))
+		return c.formatErr(start, "read skippable frame header", ErrTruncated, err)
+	}
+	size := int64(binary.LittleEndian.Uint32(hdr[4:]))
+	c.br.Discard(8)
+	isDict := c.comp == CompressionZstd && binary.LittleEndian.Uint32(head) == zstdDictFrameMagic &&
+		start == 0 && size <= maxDictBytes
+	if !isDict {
+		n, err := c.br.Discard(int(size))
+		if int64(n) < size {
+			return c.formatErr(start, "skip skippable frame", ErrTruncated, err)
+		}
+		return nil
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(c.br, data); err != nil {
+		return c.formatErr(start, "read zstd dictionary frame", ErrTruncated, err)
+	}
+	if bytes.HasPrefix(data, zstdMagic) {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxDictBytes))
+		if err != nil {
+			return err
+		}
+		data, err = d.DecodeAll(data, nil)
+		d.Close()
+		if err != nil {
+			return c.formatErr(start, "decompress zstd dictionary", ErrCorrupt, err)
+		}
+	}
+	c.dict = data
+	if c.zd != nil {
+		c.zd.Close()
+		c.zd = nil
+	}
+	return nil
+}
+
+// scanTo discards stored bytes up to the next occurrence of magic (at
+// least one byte), returning how many were skipped.
+func (c *container) scanTo(magic []byte) (int64, error) {
+	var skipped int64
+	if _, err := c.br.Discard(1); err != nil {
+		return 0, err
+	}
+	skipped++
+	for {
+		buf, err := c.br.Peek(storedBufSize)
+		if len(buf) == 0 {
+			return skipped, err
+		}
+		if i := bytes.Index(buf, magic); i >= 0 {
+			c.br.Discard(i)
+			return skipped + int64(i), nil
+		}
+		keep := len(magic) - 1
+		if err != nil {
+			keep = 0
+		}
+		n := len(buf) - keep
+		if n <= 0 {
+			c.br.Discard(len(buf))
+			return skipped + int64(len(buf)), err
+		}
+		c.br.Discard(n)
+		skipped += int64(n)
+	}
+}
+
+// prune forgets members that end at or before decompressed position u.
+func (c *container) prune(u int64) {
+	i := 0
+	for i < len(c.members)-1 && c.members[i].uEnd >= 0 && c.members[i].uEnd <= u {
+		i++
+	}
+	if i > 0 {
+		n := copy(c.members, c.members[i:])
+		c.members = c.members[:n]
+	}
+}
+
+// find returns the index of the member whose output holds byte u, or the
+// last member starting at or before u; -1 when there is none.
+func (c *container) find(u int64) int {
+	i := sort.Search(len(c.members), func(i int) bool { return c.members[i].u > u }) - 1
+	return i
+}
+
+// locate gives the stored position of decompressed byte u: the start of
+// its member and how many decompressed bytes of the member precede it.
+func (c *container) locate(u int64) (stored, skip int64) {
+	if c.comp == CompressionNone {
+		return u, 0
+	}
+	i := c.find(u)
+	if i < 0 {
+		return c.storedPos(), 0
+	}
+	m := c.members[i]
+	return m.stored, u - m.u
+}
+
+// endOf gives the stored offset after the member holding decompressed byte
+// u, and whether that member has ended; if it is still open, the stored
+// bytes consumed so far (enough to decompress byte u) are returned.
+func (c *container) endOf(u int64) (int64, bool) {
+	if c.comp == CompressionNone {
+		return u + 1, true
+	}
+	i := c.find(u)
+	if i >= 0 && c.members[i].storedEnd >= 0 {
+		return c.members[i].storedEnd, true
+	}
+	return c.storedPos(), false
+}
+
+// isMemberStart reports whether decompressed position u is the first byte
+// of a member other than the first one (a record boundary candidate).
+func (c *container) isMemberStart(u int64) bool {
+	if c.comp == CompressionNone || c.comp == CompressionBzip2 {
+		return false
+	}
+	i := c.find(u)
+	return i >= 0 && c.members[i].u == u
+}
+
+// frameReader passes through exactly one zstd or LZ4 frame of the stored
+// stream, parsing just enough of the frame format to find its end, so that
+// decoders that read ahead cannot consume the next frame.
+type frameReader struct {
+	br    *bufio.Reader
+	zstd  bool
+	state uint8 // 0 header, 1 block header, 2 checksum, 3 done
+	left  int64 // bytes left in the current piece
+	check bool  // frame has a content checksum
+	bsum  bool  // LZ4 blocks have checksums
+}
+
+func (f *frameReader) reset(br *bufio.Reader, zstd bool) {
+	*f = frameReader{br: br, zstd: zstd}
+}
+
+var errFrame = errors.New("invalid frame structure")
+
+func (f *frameReader) Read(p []byte) (int, error) {
+	for f.left == 0 {
+		if f.state == 3 {
+			return 0, io.EOF
+		}
+		if err := f.next(); err != nil {
+			return 0, err
+		}
+	}
+	if int64(len(p)) > f.left {
+		p = p[:f.left]
+	}
+	n, err := f.br.Read(p)
+	f.left -= int64(n)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+func (f *frameReader) peek(n int) ([]byte, error) {
+	b, err := f.br.Peek(n)
+	if len(b) < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// next sizes the next piece of the frame.
+func (f *frameReader) next() error {
+	switch f.state {
+	case 0:
+		b, err := f.peek(6)
+		if err != nil {
+			return err
+		}
+		if f.zstd {
+			fhd := b[4]
+			single := fhd&0x20 != 0
+			f.check = fhd&0x04 != 0
+			n := int64(5)
+			if !single {
+				n++
+			}
+			n += [4]int64{0, 1, 2, 4}[fhd&3]
+			fcs := [4]int64{0, 2, 4, 8}[fhd>>6]
+			if fhd>>6 == 0 && single {
+				fcs = 1
+			}
+			f.left = n + fcs
+		} else {
+			flg := b[4]
+			if flg>>6 != 1 {
+				return errFrame
+			}
+			f.bsum = flg&0x10 != 0
+			f.check = flg&0x04 != 0
+			n := int64(7)
+			if flg&0x08 != 0 {
+				n += 8
+			}
+			if flg&0x01 != 0 {
+				n += 4
+			}
+			f.left = n
+		}
+		f.state = 1
+	case 1:
+		if f.zstd {
+			b, err := f.peek(3)
+			if err != nil {
+				return err
+			}
+			h := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
+			size := int64(h >> 3)
+			switch (h >> 1) & 3 {
+			case 1:
+				size = 1
+			case 3:
+				return errFrame
+			}
+			f.left = 3 + size
+			if h&1 != 0 {
+				f.state = 2
+			}
+		} else {
+			b, err := f.peek(4)
+			if err != nil {
+				return err
+			}
+			h := binary.LittleEndian.Uint32(b)
+			if h == 0 {
+				f.left = 4
+				f.state = 2
+			} else {
+				f.left = 4 + int64(h&0x7FFFFFFF)
+				if f.bsum {
+					f.left += 4
+				}
+			}
+		}
+	case 2:
+		f.state = 3
+		if f.check {
+			f.left = 4
+		}
+	}
+	return nil
+}

@@ -1,0 +1,794 @@
+package warcio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultWalkMemLimit is the memory Walk uses for sorting when
+// WalkOptions.MemLimit is 0.
+const DefaultWalkMemLimit = 1 << 30
+
+// WalkOptions configures Walk.
+type WalkOptions struct {
+	// MemLimit bounds the record bytes Walk holds in memory while sorting
+	// (0 means DefaultWalkMemLimit). Beyond it, sorted runs are written to
+	// TempDir and merged; the merge itself needs a few MiB more.
+	MemLimit int64
+	// TempDir is where Walk creates its private directory of runs
+	// (os.TempDir() when empty). Nothing is written anywhere else, and the
+	// directory is removed before Walk returns, whatever happened.
+	TempDir string
+	// Reader configures the reader of every input.
+	Reader Options
+	// Progress, when set, is called as input is read with the total number
+	// of stored (compressed) input bytes read so far. Calls are serialised.
+	Progress func(storedBytesRead int64)
+	// Workers is how many inputs are read at once (0: GOMAXPROCS). Each
+	// input is still read by one goroutine, once; the output does not
+	// depend on it.
+	Workers int
+	// Stdin is read for the input "-".
+	Stdin io.Reader
+	// Keep, when set, says how many leading bytes of a record's block Walk
+	// keeps (negative: all of it). The rest is still read once (and
+	// digested when Reader.Digests is set) but neither stored nor sorted;
+	// Capture.Body then reads only the kept prefix. Consumers that need
+	// headers only, such as an index, save the copy and the memory.
+	Keep func(rec *Record) int64
+}
+
+// KeepHTTPHeader, returned by WalkOptions.Keep, keeps a block up to the
+// blank line ending its HTTP header (at most DefaultMaxHTTPHeader bytes).
+const KeepHTTPHeader = -2
+
+// Origin locates the capture a revisit record repeats.
+type Origin struct {
+	File         string
+	Offset       int64
+	SkipInMember int64
+	Date         time.Time
+	URI          string
+	RecordID     string
+}
+
+// Capture is one record as Walk yields it: every header field of the
+// Record, its grouping key, and its block. Body reads the block bytes and is
+// valid only during the callback; the other fields stay valid after it.
+type Capture struct {
+	Record
+	// Key is SURT(TargetURI): captures of one URL share it. Records
+	// without a target URI (warcinfo, some metadata) have the key "".
+	Key string
+	// RevisitOf is set for a revisit record whose original was found among
+	// the inputs: first the latest earlier capture of the same key with the
+	// revisit's payload digest, else (URL-agnostic revisits) the capture
+	// named by WARC-Refers-To, or by WARC-Refers-To-Target-URI and
+	// WARC-Refers-To-Date. It is nil when the original was not found.
+	RevisitOf *Origin
+}
+
+// WalkStats counts what a Walk did.
+type WalkStats struct {
+	Files              int   // input files read
+	Records            int64 // records yielded
+	Skipped            int64 // malformed records skipped by the readers
+	StoredBytes        int64 // stored (compressed) input bytes read
+	Runs               int   // sorted runs written to TempDir
+	Revisits           int64 // revisit records yielded
+	UnresolvedRevisits int64 // revisits whose original was not found
+}
+
+// Walk reads every input once and calls fn with every record of every
+// input, in capture order: grouped by Key (byte-wise ascending), and within
+// a key by WARC-Date (records without a parseable date first), ties broken
+// by file name, then offset. The order does not depend on the order of the
+// inputs or of the records inside them, nor on MemLimit.
+//
+// All record types are yielded — warcinfo, request, metadata, resource and
+// conversion records too — so that a consumer can keep every input record.
+//
+// Inputs are files, directories (searched recursively for names ending in
+// .warc, .arc, optionally followed by .gz, .zst, .lz4, .bz2 and .open),
+// glob patterns, and "-" for opts.Stdin. A file listed twice is read once.
+//
+// Memory is bounded by opts.MemLimit: records are sorted in memory up to
+// the limit, then written as compressed sorted runs to a private directory
+// under opts.TempDir and merged; a record larger than a quarter of the limit
+// streams into a run of its own. The directory is removed before Walk
+// returns, also on error or when ctx is cancelled.
+//
+// Walk stops at the first error returned by a reader (see Options.Policy
+// for what the readers skip instead) or by fn, and returns it.
+func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Capture) error) (WalkStats, error) {
+	var st WalkStats
+	files, err := expandInputs(inputs)
+	if err != nil {
+		return st, err
+	}
+	if opts.MemLimit <= 0 {
+		opts.MemLimit = DefaultWalkMemLimit
+	}
+	dir, err := os.MkdirTemp(opts.TempDir, "blockwarc-walk-")
+	if err != nil {
+		return st, fmt.Errorf("create temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+
+	s := &sorter{dir: dir, limit: opts.MemLimit, wanted: map[string]*Origin{}}
+	defer s.cleanup()
+	if err := s.readAll(ctx, files, &opts, &st); err != nil {
+		return st, err
+	}
+	if err := s.finish(ctx); err != nil {
+		return st, err
+	}
+	st.Runs = s.runsWritten
+	if err := s.resolveAgnostic(); err != nil {
+		return st, err
+	}
+	runs := s.runs
+	s.runs = nil
+	if len(s.batch) > 0 {
+		sortItems(s.batch)
+		runs = append(runs, &run{mem: s.batch})
+		s.batch = nil
+	}
+
+	var (
+		curKey  string
+		digests = map[string]*Origin{}
+		c       Capture
+	)
+	err = mergeRuns(runs, func(it *item, body io.Reader) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if it.key != curKey {
+			curKey = it.key
+			if len(digests) > 64 {
+				digests = map[string]*Origin{} // clear would cost its grown capacity at every key
+			} else {
+				clear(digests)
+			}
+		}
+		c = Capture{Record: *it.rec, Key: it.key}
+		c.Body = body
+		if c.Type == "revisit" {
+			st.Revisits++
+			if d := normDigest(c.Header.Get("WARC-Payload-Digest")); d != "" {
+				c.RevisitOf = digests[d]
+			}
+			if c.RevisitOf == nil {
+				c.RevisitOf = s.lookupAgnostic(it.rec)
+			}
+			if c.RevisitOf == nil {
+				st.UnresolvedRevisits++
+			}
+		} else if isOriginal(it.rec) {
+			if d := payloadDigest(it.rec); d != "" {
+				digests[d] = originOf(it.rec)
+			}
+		}
+		st.Records++
+		return fn(&c)
+	})
+	return st, err
+}
+
+// sorter accumulates records into sorted runs. While inputs are read its
+// methods are called from several goroutines: mu guards everything below.
+type sorter struct {
+	mu          sync.Mutex
+	dir         string
+	limit       int64
+	batch       []*item
+	batchMem    int64
+	runs        []*run
+	runsWritten int
+
+	// Candidates for URL-agnostic revisits (response and resource records),
+	// written compactly to side, and the targets revisits asked for.
+	side     bytes.Buffer
+	sideFile *os.File
+	wanted   map[string]*Origin
+}
+
+// bigRecord is the block size beyond which a record goes to its own run.
+func (s *sorter) bigRecord() int64 { return max(s.limit/4, 1) }
+
+// fanIn bounds how many runs are merged at once, so that the merge's
+// decoders (about 2*runWindow each) stay within a quarter of the limit;
+// at least 48, so that a small limit costs at most ~30 MiB more rather than
+// rewriting every byte in extra merge passes.
+func (s *sorter) fanIn() int {
+	return int(min(max(s.limit/(4*(2*runWindow+64<<10)), 48), 512))
+}
+
+type storedCounter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *storedCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// readAll reads the inputs with opts.Workers goroutines; the first error
+// stops the others.
+func (s *sorter) readAll(ctx context.Context, files []string, opts *WalkOptions, st *WalkStats) error {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(min(workers, len(files)), 1)
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		firstErr error
+		stored   atomic.Int64
+		progMu   sync.Mutex
+	)
+	progress := func(delta int64) {
+		total := stored.Add(delta)
+		if opts.Progress != nil {
+			progMu.Lock()
+			opts.Progress(total)
+			progMu.Unlock()
+		}
+	}
+	jobs := make(chan string)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var rd *Reader // one per worker: Reset reuses its buffers and decoders across files
+			for name := range jobs {
+				n, skipped, err := s.readInput(ctx, name, opts, progress, &rd)
+				s.mu.Lock()
+				st.Files++
+				st.StoredBytes += n
+				st.Skipped += skipped
+				s.mu.Unlock()
+				if err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for _, name := range files {
+		select {
+		case jobs <- name:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr == nil {
+		return parent.Err()
+	}
+	return firstErr
+}
+
+// readInput reads one input into the sorter and returns the stored bytes
+// it read and the records its reader skipped.
+func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, progress func(int64), reuse **Reader) (stored, skipped int64, err error) {
+	var src io.Reader
+	if name == "-" {
+		if opts.Stdin == nil {
+			return 0, 0, errors.New("read -: no standard input given")
+		}
+		src = opts.Stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return 0, 0, fmt.Errorf("open input: %w", err)
+		}
+		defer f.Close()
+		src = f
+	}
+	cr := &storedCounter{r: src}
+	rd := *reuse
+	if rd == nil {
+		rd = NewReaderOptions(cr, name, opts.Reader)
+		*reuse = rd
+	} else {
+		rd.Reset(cr, name)
+	}
+	reported := int64(0)
+	var pending *item // added once its Length is final (after the next Next)
+	var pendingRun *runWriter
+	flushPending := func() error {
+		if pending == nil {
+			return nil
+		}
+		it, w := pending, pendingRun
+		pending, pendingRun = nil, nil
+		if w != nil {
+			path, err := w.close()
+			if err != nil {
+				return err
+			}
+			s.mu.Lock()
+			s.runsWritten++
+			s.runs = append(s.runs, &run{path: path, bodyOnly: it})
+			s.mu.Unlock()
+			return nil
+		}
+		return s.add(it)
+	}
+	defer func() {
+		if pendingRun != nil {
+			pendingRun.abort()
+		}
+	}()
+	fail := func(err error) (int64, int64, error) { return cr.n, rd.Skipped(), err }
+	for {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		rec, err := rd.Next()
+		if ferr := flushPending(); ferr != nil {
+			return fail(ferr)
+		}
+		progress(cr.n - reported)
+		reported = cr.n
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(fmt.Errorf("read %s: %w", name, err))
+		}
+		it := &item{rec: rec, key: SURT(rec.TargetURI)}
+		keep := int64(-1)
+		if opts.Keep != nil {
+			keep = opts.Keep(rec)
+		}
+		var berr error
+		switch {
+		case keep == KeepHTTPHeader:
+			it.body, berr = readHTTPHeader(rec.Body, rec.ContentLen)
+			it.bodyLen = int64(len(it.body))
+		case keep >= 0 && keep < rec.ContentLen:
+			it.body, berr = readBlock(io.LimitReader(rec.Body, keep), keep)
+			it.bodyLen = int64(len(it.body))
+		case rec.ContentLen > s.bigRecord():
+			w, err := newRunWriter(s.dir)
+			if err != nil {
+				return fail(err)
+			}
+			pendingRun = w
+			it.bodyLen, berr = io.Copy(w.bw, rec.Body)
+		default:
+			it.body, berr = readBlock(rec.Body, rec.ContentLen)
+			it.bodyLen = int64(len(it.body))
+		}
+		if berr != nil && !isFormatErr(berr) {
+			return fail(fmt.Errorf("read %s: record at %d: %w", name, rec.Offset, berr))
+		}
+		rec.Body = nil
+		pending = it
+		if err := s.noteRevisitTarget(rec, it.key); err != nil {
+			return fail(err)
+		}
+	}
+	return cr.n, rd.Skipped(), nil
+}
+
+// isFormatErr reports damage the Reader itself reports and counts at the
+// next Next (under PolicyFail it returns it there): the block read so far
+// is kept.
+func isFormatErr(err error) bool {
+	var fe *FormatError
+	return errors.As(err, &fe)
+}
+
+// readBlock reads a record block into memory; the declared length only
+// sizes the first allocation (it may lie).
+func readBlock(r io.Reader, declared int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(declared, 0), 1<<20)+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// readHTTPHeader reads a block up to the end of its HTTP header: the first
+// empty line (CRLF CRLF or LF LF), or DefaultMaxHTTPHeader bytes.
+func readHTTPHeader(r io.Reader, declared int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(declared, 0), 1<<10))
+	for len(b) < DefaultMaxHTTPHeader {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(len(b), DefaultMaxHTTPHeader-len(b)))
+		}
+		n, err := r.Read(b[len(b):min(cap(b), DefaultMaxHTTPHeader)])
+		from := max(len(b)-3, 0)
+		b = b[:len(b)+n]
+		if i := bytes.Index(b[from:], []byte("\n\r\n")); i >= 0 {
+			return b[:from+i+3], nil
+		}
+		if i := bytes.Index(b[from:], []byte("\n\n")); i >= 0 {
+			return b[:from+i+2], nil
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// add puts an in-memory item into the batch, spilling the batch first when
+// it would exceed the limit.
+func (s *sorter) add(it *item) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	size := it.memSize()
+	if s.batchMem+size > s.limit && len(s.batch) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	s.batch = append(s.batch, it)
+	s.batchMem += size
+	return nil
+}
+
+// spill sorts the batch and writes it as a run.
+func (s *sorter) spill() error {
+	sortItems(s.batch)
+	w, err := newRunWriter(s.dir)
+	if err != nil {
+		return err
+	}
+	for i, it := range s.batch {
+		if err := w.write(it, bytes.NewReader(it.body)); err != nil {
+			w.abort()
+			return err
+		}
+		s.batch[i] = nil
+	}
+	path, err := w.close()
+	if err != nil {
+		return err
+	}
+	s.runsWritten++
+	s.runs = append(s.runs, &run{path: path})
+	s.batch, s.batchMem = s.batch[:0], 0
+	return nil
+}
+
+// finish merges disk runs until a single merge can open them all.
+func (s *sorter) finish(ctx context.Context) error {
+	fan := s.fanIn()
+	for len(s.runs) > fan {
+		group := s.runs[:fan]
+		w, err := newRunWriter(s.dir)
+		if err != nil {
+			return err
+		}
+		err = mergeRuns(group, func(it *item, body io.Reader) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return w.write(it, body)
+		})
+		if err != nil {
+			w.abort()
+			return err
+		}
+		path, err := w.close()
+		if err != nil {
+			return err
+		}
+		s.runsWritten++
+		s.runs = append(s.runs[fan:], &run{path: path})
+	}
+	return nil
+}
+
+// cleanup closes whatever runs are still open; their files go with the
+// temporary directory.
+func (s *sorter) cleanup() {
+	for _, r := range s.runs {
+		r.close()
+	}
+	if s.sideFile != nil {
+		s.sideFile.Close()
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Revisit resolution.
+
+// isOriginal says whether a record can be the original of a revisit.
+func isOriginal(r *Record) bool {
+	return r.Type == "response" || r.Type == "resource"
+}
+
+func originOf(r *Record) *Origin {
+	return &Origin{File: r.File, Offset: r.Offset, SkipInMember: r.SkipInMember,
+		Date: r.Date, URI: r.TargetURI, RecordID: r.RecordID}
+}
+
+// payloadDigest is the record's payload digest in normalised form: the
+// declared one, else the computed SHA-1.
+func payloadDigest(r *Record) string {
+	if d := normDigest(r.Header.Get("WARC-Payload-Digest")); d != "" {
+		return d
+	}
+	if r.digests.PayloadSHA1 != nil {
+		return "sha1:" + string(r.digests.PayloadSHA1)
+	}
+	return ""
+}
+
+// normDigest turns "sha1:BASE32" (or SHA-1 in hex or base64) into
+// "sha1:" + the raw 20 bytes, so that the spellings compare equal; other
+// algorithms are kept as "alg:value" with the algorithm lower-cased.
+func normDigest(d string) string {
+	alg, val, ok := strings.Cut(strings.TrimSpace(d), ":")
+	if !ok || val == "" {
+		return ""
+	}
+	alg = strings.ToLower(alg)
+	if alg == "sha1" || alg == "sha-1" {
+		var raw []byte
+		var err error
+		switch len(val) {
+		case 32:
+			raw, err = base32.StdEncoding.DecodeString(strings.ToUpper(val))
+		case 40:
+			raw, err = hex.DecodeString(val)
+		case 28:
+			raw, err = base64.StdEncoding.DecodeString(val)
+			if err != nil {
+				raw, err = base64.URLEncoding.DecodeString(val)
+			}
+		default:
+			err = errBadMeta
+		}
+		if err == nil && len(raw) == 20 {
+			return "sha1:" + string(raw)
+		}
+	}
+	return alg + ":" + val
+}
+
+// parseRefDate parses WARC-Refers-To-Date (W3C-DTF, any precision).
+func parseRefDate(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "20060102150405"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+func agnosticKeys(key string, date time.Time) string {
+	return "u\x00" + key + "\x00" + fmt.Sprint(date.Unix())
+}
+
+// noteRevisitTarget records what a URL-agnostic revisit refers to, and
+// keeps a compact line for every possible original.
+func (s *sorter) noteRevisitTarget(r *Record, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case r.Type == "revisit":
+		if r.RefersTo != "" {
+			s.wanted["i\x00"+r.RefersTo] = nil
+		}
+		if r.RefersToTargetURI != "" {
+			if t, ok := parseRefDate(r.RefersToDate); ok {
+				s.wanted[agnosticKeys(SURT(r.RefersToTargetURI), t)] = nil
+			}
+		}
+	case isOriginal(r):
+		var b [binary.MaxVarintLen64]byte
+		var e []byte
+		e = appendStr(e, key)
+		e = binary.AppendVarint(e, r.Date.Unix())
+		e = binary.AppendUvarint(e, uint64(r.Date.Nanosecond()))
+		e = appendStr(e, r.RecordID)
+		e = appendStr(e, r.File)
+		e = binary.AppendVarint(e, r.Offset)
+		e = binary.AppendVarint(e, r.SkipInMember)
+		e = appendStr(e, r.TargetURI)
+		s.side.Write(b[:binary.PutUvarint(b[:], uint64(len(e)))])
+		s.side.Write(e)
+		if s.side.Len() > 1<<20 {
+			if s.sideFile == nil {
+				f, err := os.CreateTemp(s.dir, "originals-*")
+				if err != nil {
+					return fmt.Errorf("create temp file: %w", err)
+				}
+				s.sideFile = f
+			}
+			if _, err := s.sideFile.Write(s.side.Bytes()); err != nil {
+				return fmt.Errorf("write temp file: %w", err)
+			}
+			s.side.Reset()
+		}
+	}
+	return nil
+}
+
+// resolveAgnostic finds the originals URL-agnostic revisits asked for by
+// scanning the compact list of candidates once.
+func (s *sorter) resolveAgnostic() error {
+	if len(s.wanted) == 0 {
+		return nil
+	}
+	scan := func(br *bufio.Reader) error {
+		var buf []byte
+		for {
+			n, err := binary.ReadUvarint(br)
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil || n > 1<<24 {
+				return fmt.Errorf("read temp file: %w", errBadMeta)
+			}
+			buf = slices.Grow(buf[:0], int(n))[:n]
+			if _, err := io.ReadFull(br, buf); err != nil {
+				return fmt.Errorf("read temp file: %w", err)
+			}
+			d := &metaDecoder{b: buf}
+			key := d.str()
+			sec := d.varint()
+			nsec := d.uvarint()
+			o := &Origin{RecordID: d.str(), File: d.str(), Offset: d.varint(), SkipInMember: d.varint(), URI: d.str()}
+			if d.err != nil {
+				return fmt.Errorf("read temp file: %w", d.err)
+			}
+			o.Date = time.Unix(sec, int64(nsec)).UTC()
+			for _, wk := range []string{"i\x00" + o.RecordID, agnosticKeys(key, o.Date)} {
+				if prev, ok := s.wanted[wk]; ok && (prev == nil || o.Date.Before(prev.Date)) {
+					s.wanted[wk] = o
+				}
+			}
+		}
+	}
+	if s.sideFile != nil {
+		if _, err := s.sideFile.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("read temp file: %w", err)
+		}
+		if err := scan(bufio.NewReaderSize(s.sideFile, 64<<10)); err != nil {
+			return err
+		}
+	}
+	return scan(bufio.NewReader(bytes.NewReader(s.side.Bytes())))
+}
+
+func (s *sorter) lookupAgnostic(r *Record) *Origin {
+	if len(s.wanted) == 0 {
+		return nil
+	}
+	if r.RefersTo != "" {
+		if o := s.wanted["i\x00"+r.RefersTo]; o != nil {
+			return o
+		}
+	}
+	if r.RefersToTargetURI != "" {
+		if t, ok := parseRefDate(r.RefersToDate); ok {
+			return s.wanted[agnosticKeys(SURT(r.RefersToTargetURI), t)]
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Inputs.
+
+var warcName = regexp.MustCompile(`(?i)\.(warc|arc)(\.(gz|zst|zstd|lz4|bz2))?(\.open)?$`)
+
+// expandInputs turns files, directories, globs and "-" into a list of
+// files, each once, in the order given (directory contents sorted).
+func expandInputs(inputs []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	addFile := func(p string) {
+		key := filepath.Clean(p)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	addPath := func(p string) error {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("open input: %w", err)
+		}
+		if !fi.IsDir() {
+			addFile(p)
+			return nil
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && warcName.MatchString(d.Name()) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("list input directory: %w", err)
+		}
+		sort.Strings(found)
+		for _, f := range found {
+			addFile(f)
+		}
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			addFile(in)
+			continue
+		}
+		if _, err := os.Lstat(in); err != nil && strings.ContainsAny(in, "*?[") {
+			matches, gerr := filepath.Glob(in)
+			if gerr != nil {
+				return nil, fmt.Errorf("expand input pattern %q: %w", in, gerr)
+			}
+			if len(matches) == 0 {
+				return nil, fmt.Errorf("expand input pattern %q: no files match", in)
+			}
+			for _, m := range matches {
+				if err := addPath(m); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if err := addPath(in); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
