@@ -8,7 +8,8 @@ NPM_DIR   := testdata/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1x
-SAMPLES   := $(sort $(wildcard testdata/samples/*.warc.gz))
+SAMPLES   := testdata/samples
+SAMPLE_PAGE := partition/testdata/pages/mkdocs-index-2024.html
 
 .PHONY: all build run test vet unit bench fuzz npm clean
 
@@ -22,7 +23,9 @@ run: build
 	@mkdir -p out
 	./$(BIN) index -o out/samples.cdxj $(SAMPLES)
 	@echo "wrote out/samples.cdxj ($$(wc -l < out/samples.cdxj) records); first lines:"
-	@head -n 5 out/samples.cdxj
+	@head -n 3 out/samples.cdxj
+	./$(BIN) blocks -level 2 -html out/blocks.html $(SAMPLE_PAGE)
+	@echo "wrote out/blocks.html: $(SAMPLE_PAGE) with its blocks outlined"
 
 # Independent readers (warcio.js) installed from the committed lockfile.
 npm: $(NPM_STAMP)

@@ -63,7 +63,7 @@ func gunzipFiles(files []string) (int64, error) {
 // merge). x-gzip is the CPU time of plain gzip decompression of the same
 // files, measured in the same run, over ours (target >= 0.6 when spilling).
 func BenchmarkWalk(b *testing.B) {
-	files, _ := filepath.Glob(filepath.Join(walkShared(b), "corpus", "*", "*.warc.gz"))
+	files, _ := filepath.Glob(filepath.Join(sharedDir(b), "corpus", "*", "*.warc.gz"))
 	if len(files) < 300 {
 		b.Fatalf("corpus incomplete: %d files", len(files))
 	}

@@ -70,4 +70,32 @@
 // the payload of application/http blocks, is computed as the Body streams,
 // and compared with WARC-Block-Digest and WARC-Payload-Digest (sha1 in
 // base32, hex or base64; sha256 when declared). See Record.Digests.
+//
+// # HTTP messages and payloads
+//
+// ReadHTTP (or Record.HTTP) parses the HTTP header at the start of an
+// application/http block and leaves the entity streaming in
+// HTTPMessage.Payload, exactly as stored. The entity has three views:
+//
+//   - as stored: HTTPMessage.Payload;
+//   - de-chunked: NewDechunker(payload), when Transfer-Encoding says chunked
+//     (a body already stored de-chunked passes through unchanged); its
+//     Framing records what was removed, so Rebuild/Rechunk give back the
+//     stored bytes exactly;
+//   - decoded: DecodeContent(dechunked, msg.Codings(), limit) undoes gzip,
+//     deflate, br and zstd for analysis, capped at limit against
+//     decompression bombs.
+//
+// DetectCharset names the charset (HTTP header, BOM, <meta>); the stored
+// bytes are never rewritten.
+//
+// # Capture order
+//
+// Walk reads a set of inputs (files, directories, globs, "-") once each and
+// yields every record grouped by SURT key (the canonical URL form of pywb
+// and Common Crawl, see SURT) and in capture-time order within a key, ties
+// broken by file and offset, whatever the order of the inputs. Memory is
+// bounded by WalkOptions.MemLimit: beyond it records spill to sorted,
+// zstd-compressed runs on disk that are merged. Revisit records come with
+// Capture.RevisitOf naming the capture they repeat.
 package warcio

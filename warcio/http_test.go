@@ -23,32 +23,10 @@ type httpSample struct {
 	block          []byte
 }
 
-// httpInteropDir returns ../shared/testdata/interop from the repository
-// root; it fails under CI=true when missing and skips otherwise.
+// httpInteropDir returns ../shared/testdata/interop (see sharedDir).
 func httpInteropDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "testdata", "interop")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("interop samples missing at %s (CI=true): %v", d, err)
-		}
-		t.Skipf("interop samples missing at %s: %v", d, err)
-	}
-	return d
+	return filepath.Join(sharedDir(t), "testdata", "interop")
 }
 
 // httpSampleBlocks reads a whole WARC (gunzipping it whole when it starts

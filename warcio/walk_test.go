@@ -29,20 +29,6 @@ func samples(t testing.TB) []string {
 	return files
 }
 
-// walkShared returns ../shared (next to the repository); it fails under
-// CI=true when missing, else skips.
-func walkShared(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true)", d)
-		}
-		t.Skipf("shared test data missing at %s", d)
-	}
-	return d
-}
-
 // walked is what a test keeps of a capture.
 type walked struct {
 	key, file, id string
@@ -333,7 +319,7 @@ func TestWalkInputs(t *testing.T) {
 // payload digest, the URL-agnostic one by WARC-Refers-To-Target-URI and
 // date, across files given in either order.
 func TestWalkRevisits(t *testing.T) {
-	shared := walkShared(t)
+	shared := sharedDir(t)
 	in := func(n string) string { return filepath.Join(shared, "testdata", "interop", n) }
 
 	orig, rev := in("pywb--example-url-agnostic-orig.warc.gz"), in("pywb--example-url-agnostic-revisit.warc.gz")
