@@ -32,6 +32,9 @@ func commands() map[string]command {
 	return map[string]command{
 		"index":  {"write a CDXJ index of WARC/ARC inputs", runIndex},
 		"blocks": {"show the block partition of one HTML page", runBlocks},
+		"ingest": {"create or extend a block-level delta archive", runIngest},
+		"cat":    {"write one capture from an archive, byte for byte", runCat},
+		"verify": {"check every object and record of an archive", runVerify},
 	}
 }
 

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/warcio"
+)
+
+const ingestAbout = `Create or extend the block-level delta archive ARCHIVE (a directory
+NAME.bwa) with the records of INPUT files or directories. Every record is
+stored so that it restores byte for byte (checked before it is committed).
+A file already ingested (same name, size and SHA-256) is skipped. The
+archive is committed every -commit bytes of input and at the end: after
+Ctrl-C or a crash it stays at its last commit, and running ingest again
+completes it. A second ingest of the same archive at the same time is
+refused.`
+
+func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
+	level := fs.Int("level", dedupe.DefaultLevel, "partition `LEVEL` for URLs without history (a URL keeps the level of its history)")
+	workers := fs.Int("workers", 1, "`N` URLs modelled and frames compressed in parallel (the archive does not depend on it)")
+	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records, e.g. 512MiB")
+	commitFlag := fs.String("commit", "64MiB", "commit after every `SIZE` of input records")
+	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
+	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
+	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() < 2 {
+		fmt.Fprintln(stderr, "blockwarc ingest: want ARCHIVE and at least one INPUT")
+		fs.Usage()
+		return exitUsage
+	}
+	mem, err := parseSize(*memFlag)
+	if err != nil || mem <= 0 {
+		fmt.Fprintf(stderr, "blockwarc ingest: bad -mem %q: want a size such as 512MiB\n", *memFlag)
+		return exitUsage
+	}
+	commit, err := parseSize(*commitFlag)
+	if err != nil || commit <= 0 {
+		fmt.Fprintf(stderr, "blockwarc ingest: bad -commit %q: want a size such as 64MiB\n", *commitFlag)
+		return exitUsage
+	}
+	if *level < 1 || *workers < 1 {
+		fmt.Fprintln(stderr, "blockwarc ingest: -level and -workers must be at least 1")
+		return exitUsage
+	}
+	opts := dedupe.Options{
+		Level: *level, Workers: *workers, Pack: pack.Options{Workers: *workers},
+		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
+	}
+	switch *policyFlag {
+	case "skip":
+		opts.Reader.Policy = warcio.PolicySkip
+	case "warn":
+		opts.Reader.Policy = warcio.PolicyWarn
+	case "fail":
+		opts.Reader.Policy = warcio.PolicyFail
+	default:
+		fmt.Fprintf(stderr, "blockwarc ingest: bad -policy %q: want skip, warn or fail\n", *policyFlag)
+		return exitUsage
+	}
+	inputs := fs.Args()[1:]
+	bar := newProgress(inputs, stderr)
+	if opts.Reader.Policy == warcio.PolicyWarn {
+		opts.Reader.OnError = func(err error) {
+			if bar != nil {
+				bar.Clear()
+			}
+			fmt.Fprintf(stderr, "blockwarc ingest: warning: %v\n", err)
+		}
+	}
+	if bar != nil {
+		bar.Describe("ingesting")
+		opts.InputProgress = func(n int64) { bar.Set64(n) }
+		opts.Progress = func(st dedupe.Stats) {
+			bar.Describe(fmt.Sprintf("ingesting: %d records, %d new objects", st.Records, st.NewObjects))
+		}
+	}
+	st, err := dedupe.Ingest(ctx, fs.Arg(0), inputs, opts)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		// A *pack.LockedError already says another ingest holds the archive.
+		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
+		return exitFailure
+	}
+	if *asJSON {
+		b, _ := json.Marshal(st)
+		fmt.Fprintf(stdout, "%s\n", b)
+	}
+	if st.Malformed > 0 {
+		fmt.Fprintf(stderr, "blockwarc ingest: skipped %d malformed record(s) or region(s)\n", st.Malformed)
+		return exitSkipped
+	}
+	return exitOK
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIngestCatVerify runs the archive commands on a corpus site and
+// checks cat's payloads against the site's manifest (SHA-1 of every HTML
+// capture, written when the corpus was made).
+func TestIngestCatVerify(t *testing.T) {
+	site := filepath.Join(sharedDir(t), "corpus", "ota-lovescout24")
+	arch := filepath.Join(t.TempDir(), "site.bwa")
+	code, out, errOut := runCmd(t, "ingest", "-json", "-workers", "2", arch, site)
+	if code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, errOut)
+	}
+	var st struct{ Records, Files, Partitioned int64 }
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Records == 0 || st.Partitioned == 0 {
+		t.Fatalf("ingest summary %q (%v): want records and partitioned pages", out, err)
+	}
+
+	f, err := os.Open(filepath.Join(site, "manifest.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Scan() // header
+	n := 0
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) != 3 {
+			t.Fatalf("manifest line %q", sc.Text())
+		}
+		ts := strings.NewReplacer("-", "", "T", "", ":", "", "Z", "").Replace(cols[1])
+		code, payload, errOut := runCmd(t, "cat", "-at", ts, arch, cols[0])
+		if code != exitOK {
+			t.Fatalf("cat -at %s %s: exit %d: %s", ts, cols[0], code, errOut)
+		}
+		sum := sha1.Sum([]byte(payload))
+		if hex.EncodeToString(sum[:]) != cols[2] {
+			t.Errorf("cat -at %s %s: payload SHA-1 %x, manifest says %s", ts, cols[0], sum, cols[2])
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("manifest lists no capture")
+	}
+	if code, _, errOut := runCmd(t, "cat", "-at", "1990", arch, "http://127.0.0.1:1/none"); code != exitFailure || !strings.Contains(errOut, "no capture") {
+		t.Errorf("cat of a missing URL: exit %d, %q", code, errOut)
+	}
+
+	if code, out, errOut := runCmd(t, "verify", arch); code != exitOK {
+		t.Fatalf("verify exit %d: %s %s", code, out, errOut)
+	}
+	// Re-ingesting adds nothing.
+	code, out, errOut = runCmd(t, "ingest", "-json", arch, site)
+	if code != exitOK || !strings.Contains(out, `"Records":0`) {
+		t.Errorf("re-ingest: exit %d, %s %s", code, out, errOut)
+	}
+
+	// Damage one byte of the pack: verify names the failure and exits 1.
+	packs, _ := filepath.Glob(filepath.Join(arch, "*.pack"))
+	if len(packs) == 0 {
+		t.Fatal("no pack file")
+	}
+	b, err := os.ReadFile(packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := os.WriteFile(packs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCmd(t, "verify", arch)
+	if code != exitFailure || !strings.Contains(errOut, "blockwarc verify:") {
+		t.Errorf("verify of a damaged archive: exit %d, %q", code, errOut)
+	}
+}

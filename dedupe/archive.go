@@ -1,0 +1,268 @@
+package dedupe
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"sort"
+	"time"
+
+	"blockwarc/dedupe/hdrcodec"
+	"blockwarc/dedupe/pack"
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
+
+// ErrNoCapture is returned by Archive.Find when the archive holds no
+// capture of the URL at or before the requested time.
+var ErrNoCapture = errors.New("no capture")
+
+// Archive is a read view of an archive at its last commit. It is safe for
+// concurrent use.
+type Archive struct {
+	store *pack.Store
+	root  *root
+}
+
+// Open opens the archive directory dir for reading.
+func Open(dir string, opts pack.Options) (*Archive, error) {
+	s, err := pack.Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	r, err := decodeRoot(s.Payload())
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open catalog of %s: %w", dir, err)
+	}
+	return &Archive{store: s, root: r}, nil
+}
+
+// Close releases the archive's files.
+func (a *Archive) Close() error { return a.store.Close() }
+
+// Store returns the underlying object store.
+func (a *Archive) Store() *pack.Store { return a.store }
+
+// Files returns the input-file table: the files ingested completely.
+func (a *Archive) Files() []InputFile { return a.root.Files }
+
+// Versions returns every capture of key (a SURT key, "" for records
+// without target URI) in capture order. It reads one catalog segment per
+// run that may hold the key.
+func (a *Archive) Versions(key string) ([]Version, error) {
+	return versionsOf(a.store, a.root, key)
+}
+
+func versionsOf(s *pack.Store, r *root, key string) ([]Version, error) {
+	var all []Version
+	for _, run := range r.Runs {
+		i := sort.Search(len(run), func(i int) bool { return run[i].Last >= key })
+		if i == len(run) || run[i].First > key {
+			continue
+		}
+		seg, _, err := s.Get(run[i].ID)
+		if err != nil {
+			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
+		}
+		vs, err := findInSegment(seg, key)
+		if err != nil {
+			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
+		}
+		all = append(all, vs...)
+	}
+	return sortVersions(all), nil
+}
+
+// Find returns the latest capture of url (canonicalised with warcio.SURT)
+// of a record type holding the page — response, revisit or resource,
+// else any type — dated at or before at (zero: the latest).
+func (a *Archive) Find(url string, at time.Time) (Version, error) {
+	vs, err := a.Versions(warcio.SURT(url))
+	if err != nil {
+		return Version{}, err
+	}
+	best := -1
+	for i := range vs {
+		if !at.IsZero() && vs[i].Date.After(at) {
+			continue
+		}
+		if best < 0 || pagePriority(vs[i].Type) >= pagePriority(vs[best].Type) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Version{}, fmt.Errorf("find %s: %w", url, ErrNoCapture)
+	}
+	return vs[best], nil
+}
+
+func pagePriority(t string) int {
+	switch t {
+	case "response", "revisit", "resource":
+		return 1
+	}
+	return 0
+}
+
+// Parts of a restored record.
+type Parts struct {
+	WARCHeader []byte
+	Block      []byte // HTTP header + payload for HTTP records
+	HTTPHeader []byte // nil for non-HTTP records
+	Payload    []byte // the HTTP payload as stored; nil for non-HTTP records
+	Trailer    []byte
+}
+
+// Record returns the whole record bytes.
+func (p *Parts) Record() []byte {
+	out := make([]byte, 0, len(p.WARCHeader)+len(p.Block)+len(p.Trailer))
+	out = append(append(append(out, p.WARCHeader...), p.Block...), p.Trailer...)
+	return out
+}
+
+// getter fetches an object by id.
+type getter func(pack.ID) ([]byte, error)
+
+func (a *Archive) get(id pack.ID) ([]byte, error) {
+	b, _, err := a.store.Get(id)
+	return b, err
+}
+
+// Restore rebuilds the record of v and checks it against the CRC the
+// catalog recorded.
+func (a *Archive) Restore(v *Version) (*Parts, error) {
+	p, err := restore(v, a.get)
+	if err != nil {
+		return nil, fmt.Errorf("restore %s at %d: %w", v.File, v.Offset, err)
+	}
+	return p, nil
+}
+
+// ErrMismatch says a restored record does not match what was recorded.
+var ErrMismatch = errors.New("restored record does not match")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func restore(v *Version, get getter) (*Parts, error) {
+	p := &Parts{Trailer: v.Trailer}
+	switch v.Mode {
+	case modeRaw:
+		rec, err := get(v.Record)
+		if err != nil {
+			return nil, fmt.Errorf("get record: %w", err)
+		}
+		if len(rec) < len(v.Trailer) {
+			return nil, fmt.Errorf("%w: record shorter than its trailer", ErrMismatch)
+		}
+		// A raw record object holds header ‖ block; the trailer is apart.
+		p.WARCHeader, p.Block = rec, nil
+	case modeBlock:
+		blk, err := get(v.Block)
+		if err != nil {
+			return nil, fmt.Errorf("get block: %w", err)
+		}
+		p.Block = blk
+		if p.WARCHeader, err = decodeHeader(get, v.WARCHeader, v.WARCAnchor, warcContext(v, blk, -1)); err != nil {
+			return nil, fmt.Errorf("decode WARC header: %w", err)
+		}
+	case modeHTTP:
+		payload, err := restorePayload(v, get)
+		if err != nil {
+			return nil, err
+		}
+		hh, err := decodeHeader(get, v.HTTPHeader, v.HTTPAnchor, httpContext(v, payload))
+		if err != nil {
+			return nil, fmt.Errorf("decode HTTP header: %w", err)
+		}
+		p.HTTPHeader, p.Payload = hh, payload
+		p.Block = append(append(make([]byte, 0, len(hh)+len(payload)), hh...), payload...)
+		if p.WARCHeader, err = decodeHeader(get, v.WARCHeader, v.WARCAnchor, warcContext(v, p.Block, len(hh))); err != nil {
+			return nil, fmt.Errorf("decode WARC header: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("%w: mode %d", errCatalog, v.Mode)
+	}
+	c := crc32.Update(crc32.Checksum(p.WARCHeader, castagnoli), castagnoli, p.Block)
+	c = crc32.Update(c, castagnoli, p.Trailer)
+	if c != v.CRC {
+		return nil, fmt.Errorf("%w: CRC-32C %08x, catalog says %08x", ErrMismatch, c, v.CRC)
+	}
+	return p, nil
+}
+
+func restorePayload(v *Version, get getter) ([]byte, error) {
+	if v.Form == formWhole {
+		b, err := get(v.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("get payload: %w", err)
+		}
+		return b, nil
+	}
+	lb, err := get(v.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("get layout: %w", err)
+	}
+	l, err := partition.Decode(lb)
+	if err != nil {
+		return nil, fmt.Errorf("decode layout: %w", err)
+	}
+	blocks := make([][]byte, len(v.Blocks))
+	for i, id := range v.Blocks {
+		if blocks[i], err = get(id); err != nil {
+			return nil, fmt.Errorf("get block %d: %w", i, err)
+		}
+	}
+	doc, err := partition.Reassemble(l, blocks)
+	if err != nil {
+		return nil, fmt.Errorf("reassemble payload: %w", err)
+	}
+	if v.Framing == nil {
+		return doc, nil
+	}
+	var f warcio.Framing
+	if err := f.UnmarshalBinary(v.Framing); err != nil {
+		return nil, fmt.Errorf("decode framing: %w", err)
+	}
+	out, err := warcio.Rebuild(doc, &f)
+	if err != nil {
+		return nil, fmt.Errorf("rechunk payload: %w", err)
+	}
+	return out, nil
+}
+
+func decodeHeader(get getter, e []byte, anchor pack.ID, ctx hdrcodec.Context) ([]byte, error) {
+	var prev []byte
+	if anchor != (pack.ID{}) {
+		ab, err := get(anchor)
+		if err != nil {
+			return nil, fmt.Errorf("get anchor: %w", err)
+		}
+		if prev, err = hdrcodec.Decode(nil, ab, nil, hdrcodec.Unknown()); err != nil {
+			return nil, fmt.Errorf("decode anchor: %w", err)
+		}
+	}
+	return hdrcodec.Decode(nil, e, prev, ctx)
+}
+
+// warcContext is the Context of a WARC header: facts of its block (HTTP
+// header of httpLen bytes, or -1), the catalog's date and URI, and as
+// Refs the record's id and the id of the version before it in its catalog
+// entry.
+func warcContext(v *Version, block []byte, httpLen int) hdrcodec.Context {
+	c := hdrcodec.ForBlock(block, httpLen)
+	c.Date, c.URL = v.Date, v.TargetURI
+	// The previous record of the URL is most often the request this
+	// response is WARC-Concurrent-To.
+	c.Refs = []string{v.RecordID, v.prevRecordID}
+	return c
+}
+
+// httpContext is the Context of an HTTP header: facts of its payload.
+func httpContext(v *Version, payload []byte) hdrcodec.Context {
+	c := hdrcodec.Unknown()
+	c.PayloadLen = int64(len(payload))
+	c.Payload = hdrcodec.Sum(payload)
+	c.Date, c.URL = v.Date, v.TargetURI
+	return c
+}

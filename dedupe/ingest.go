@@ -1,0 +1,810 @@
+package dedupe
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+
+	"blockwarc/dedupe/hdrcodec"
+	"blockwarc/dedupe/pack"
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
+
+// DefaultLevel is the partition level of a URL without history. The
+// archive keeps the coarsest blocks: every block costs an id in the
+// catalog and an index entry, and on the corpus level 1 makes the archive
+// 5–20 % smaller than level 3 (BenchmarkArchiveSize). Finer levels are
+// for analysis (the tables partition on their own).
+const DefaultLevel = 1
+
+// DefaultFrameSize is the frame size ingest asks of the pack store when
+// Options.Pack.FrameSize is 0: a URL's successive captures compress
+// against each other only inside one frame, and on the corpus 4 MiB frames
+// make the archive a third smaller than 512 KiB ones, for a few
+// milliseconds more to decompress a frame on restore.
+const DefaultFrameSize = 4 << 20
+
+// Options configure Ingest. The zero value is usable.
+type Options struct {
+	// Level is the partition level for URLs the archive has no level for
+	// yet (DefaultLevel when 0). A URL keeps the level of its history.
+	Level int
+	// Pack configures the object store (frame size, delta chain bound,
+	// compression workers...).
+	Pack pack.Options
+	// MemLimit and TempDir bound and place the sort of the capture walk
+	// (warcio.WalkOptions).
+	MemLimit int64
+	TempDir  string
+	// Reader configures the input readers (malformed-record policy...).
+	Reader warcio.Options
+	// Workers is how many URLs are modelled (partitioned, matched,
+	// encoded, checked) in parallel (default 1). The archive written does
+	// not depend on it. Pack.Workers sets the compression workers.
+	Workers int
+	// CommitBytes is how many bytes of input records are ingested between
+	// commits (default 64 MiB); commits fall between URLs.
+	CommitBytes int64
+	// Progress, when set, is called after each URL with the totals so far.
+	Progress func(Stats)
+	// InputProgress, when set, receives the stored input bytes read.
+	InputProgress func(int64)
+}
+
+// Stats count what Ingest did.
+type Stats struct {
+	Files        int   // input files ingested
+	FilesSkipped int   // input files already in the archive (same name, size, SHA-256)
+	Records      int64 // records read
+	Repeats      int64 // records already in the catalog (a resumed ingest)
+	Malformed    int64 // malformed records skipped by the readers
+	InputBytes   int64 // uncompressed bytes of the records ingested
+	NewObjects   int64 // new objects of records (catalog segments not counted)
+	NewBytes     int64 // plaintext bytes of the new objects
+	Partitioned  int64 // HTML payloads stored as layout + blocks
+	EncodedWhole int64 // HTML payloads with Content-Encoding, stored whole
+	WholePayload int64 // other HTTP payloads, stored whole
+	NonHTTP      int64 // records stored as header + block
+	RawRecords   int64 // records stored whole because the model did not reproduce them
+	Commits      int
+}
+
+// inputPattern is the name pattern of inputs found in directories (as
+// warcio.Walk uses).
+var inputPattern = regexp.MustCompile(`\.(warc|arc)(\.(gz|zst|lz4|bz2))?(\.open)?$`)
+
+// expandInputs turns inputs (files, directories searched recursively,
+// glob patterns) into a sorted list of distinct files.
+func expandInputs(inputs []string) ([]string, error) {
+	var out []string
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if errors.Is(err, fs.ErrNotExist) {
+			if m, gerr := filepath.Glob(in); gerr == nil && len(m) > 0 {
+				out = append(out, m...)
+				continue
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find input: %w", err)
+		}
+		if !st.IsDir() {
+			out = append(out, in)
+			continue
+		}
+		err = filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && inputPattern.MatchString(d.Name()) {
+				out = append(out, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("find inputs in %s: %w", in, err)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
+}
+
+func hashFile(path string) (InputFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return InputFile{}, fmt.Errorf("hash input: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return InputFile{}, fmt.Errorf("hash input %s: %w", path, err)
+	}
+	in := InputFile{Name: filepath.Base(path), Size: n}
+	h.Sum(in.SHA256[:0])
+	return in, nil
+}
+
+// Ingest adds the records of inputs to the archive in dir, creating it
+// when dir holds none. It takes the archive lock (a second concurrent
+// ingest fails with pack.ErrLocked), commits every Options.CommitBytes and
+// at the end; after a crash the archive is at its last commit and running
+// Ingest again completes it. Files already ingested completely are
+// skipped.
+func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Stats, error) {
+	var st Stats
+	if opts.Level <= 0 {
+		opts.Level = DefaultLevel
+	}
+	if opts.CommitBytes <= 0 {
+		opts.CommitBytes = 64 << 20
+	}
+	if opts.Pack.FrameSize <= 0 {
+		opts.Pack.FrameSize = DefaultFrameSize
+	}
+	s, err := pack.Open(dir, opts.Pack)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, pack.ErrNotArchive) {
+		s, err = pack.Create(dir, opts.Pack)
+	}
+	if err != nil {
+		return st, err
+	}
+	defer s.Close()
+	w, err := s.Begin()
+	if err != nil {
+		return st, err
+	}
+	defer w.Close()
+	r, err := decodeRoot(s.Payload())
+	if err != nil {
+		return st, fmt.Errorf("open catalog of %s: %w", dir, err)
+	}
+
+	files, err := expandInputs(inputs)
+	if err != nil {
+		return st, err
+	}
+	var todo []string
+	var done []InputFile
+	for _, f := range files {
+		in, err := hashFile(f)
+		if err != nil {
+			return st, err
+		}
+		// The same file under two paths (or a copy) is ingested once.
+		if hasFile(r.Files, in) || hasFile(done, in) {
+			st.FilesSkipped++
+			continue
+		}
+		todo = append(todo, f)
+		done = append(done, in)
+	}
+	if len(todo) == 0 {
+		return st, nil
+	}
+
+	g := &ingester{opts: &opts, s: s, w: w, r: r, st: &st, run: len(r.Runs),
+		hist: &root{Runs: r.Runs[:len(r.Runs):len(r.Runs)]}}
+	r.Runs = append(r.Runs, nil)
+	if opts.Workers > 1 {
+		g.sem = make(chan struct{}, opts.Workers)
+	}
+	defer g.wait()
+	ws, err := warcio.Walk(ctx, todo, warcio.WalkOptions{
+		MemLimit: opts.MemLimit, TempDir: opts.TempDir, Reader: readerOpts(opts.Reader),
+		Progress: opts.InputProgress,
+	}, g.capture)
+	st.Malformed = ws.Skipped
+	if err != nil {
+		return st, err
+	}
+	if err := g.endURL(); err != nil {
+		return st, err
+	}
+	if err := g.drain(0); err != nil {
+		return st, err
+	}
+	r.Files = append(r.Files, done...)
+	st.Files = len(done)
+	if err := g.commit(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+func hasFile(files []InputFile, in InputFile) bool {
+	for _, f := range files {
+		if f == in {
+			return true
+		}
+	}
+	return false
+}
+
+// ingester is the state of one Ingest. The walk callback cuts the
+// captures into jobs (one URL, or a slice of a long URL history); jobs are
+// modelled in parallel, then applied to the writer strictly in walk
+// order, so the archive does not depend on the number of workers.
+type ingester struct {
+	opts *Options
+	s    *pack.Store
+	w    *pack.Writer
+	r    *root
+	hist *root // the runs of earlier ingests, read by workers
+	st   *Stats
+	run  int // index of this ingest's run in r.Runs
+
+	pending      []URLVersions // catalog entries not yet in a segment
+	pendingBytes int
+	sinceCommit  int64
+
+	cur      *job   // the job receiving captures
+	queue    []*job // jobs modelled or being modelled, in walk order
+	inflight int64  // bytes of the queued jobs
+	sem      chan struct{}
+}
+
+// Bounds of the job pipeline.
+const (
+	maxJobBytes = 16 << 20 // a longer URL history is cut into several jobs
+)
+
+// capData is one capture as a job holds it.
+type capData struct {
+	v         Version
+	rawHeader []byte
+	block     []byte
+}
+
+// job is a run of captures of one URL, modelled by one worker.
+type job struct {
+	key       string
+	first     bool // the URL's first job: load its history
+	last      bool // the URL's last job: queue its catalog entry
+	u         *urlState
+	caps      []capData
+	bytes     int64
+	prev      chan struct{} // closed when the URL's previous job is modelled
+	done      chan struct{}
+	results   []result
+	st        Stats
+	err       error
+	submitted bool
+}
+
+// result is one modelled record: its version and the objects to add.
+type result struct {
+	v    Version
+	plan *plan
+}
+
+// anchor is the raw header that later headers of a URL and type are
+// encoded against.
+type anchor struct {
+	id  pack.ID
+	enc []byte // the anchor object
+	raw []byte
+}
+
+// urlState is what ingest keeps about the URL whose captures it is
+// modelling: its history's predecessors. Jobs of one URL use it one after
+// the other.
+type urlState struct {
+	key      string
+	seen     map[[3]any]bool // (file, offset, skip) of versions already stored
+	added    []Version
+	level    int
+	warcAnch map[string]*anchor // by WARC-Type
+	httpAnch map[string]*anchor
+	prevObj  map[string]pack.ID // last block/record object by WARC-Type
+	prevPay  pack.ID            // last whole payload
+	prevLay  pack.ID            // last layout
+	prevRes  *partition.Result  // last partition (this ingest only)
+	prevBlk  []pack.ID          // its block ids
+}
+
+func identity(file string, off, skip int64) [3]any { return [3]any{file, off, skip} }
+
+func (g *ingester) capture(c *warcio.Capture) error {
+	if g.cur == nil || c.Key != g.cur.key {
+		if err := g.endURL(); err != nil {
+			return err
+		}
+		g.cur = &job{key: c.Key, first: true, u: &urlState{key: c.Key}, done: make(chan struct{})}
+	} else if g.cur.bytes >= maxJobBytes {
+		prev := g.cur
+		if err := g.submit(prev); err != nil {
+			return err
+		}
+		g.cur = &job{key: c.Key, u: prev.u, prev: prev.done, done: make(chan struct{})}
+	}
+	block, err := io.ReadAll(c.Body)
+	if err != nil {
+		return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
+	}
+	v := Version{
+		File: c.File, Offset: c.Offset, Length: c.Length, Skip: c.SkipInMember,
+		Date: c.Date, Type: c.Type, RecordID: c.RecordID, TargetURI: c.TargetURI,
+		Trailer: bytes.Clone(c.Trailer),
+	}
+	h := crc32.Checksum(c.RawHeader, castagnoli)
+	h = crc32.Update(h, castagnoli, block)
+	v.CRC = crc32.Update(h, castagnoli, c.Trailer)
+	d := c.Digests()
+	v.BlockDigestOK, v.PayloadDigestOK = d.BlockMatch == warcio.MatchOK, d.PayloadMatch == warcio.MatchOK
+	j := g.cur
+	j.caps = append(j.caps, capData{v: v, rawHeader: bytes.Clone(c.RawHeader), block: block})
+	j.bytes += int64(len(c.RawHeader) + len(block) + len(c.Trailer))
+	return nil
+}
+
+// endURL hands the current URL's last job to the pipeline.
+func (g *ingester) endURL() error {
+	j := g.cur
+	if j == nil {
+		return nil
+	}
+	g.cur = nil
+	j.last = true
+	return g.submit(j)
+}
+
+// submit queues j for modelling (in a worker, or right here with one
+// worker) and applies the jobs at the head of the queue that are done.
+func (g *ingester) submit(j *job) error {
+	g.queue = append(g.queue, j)
+	g.inflight += j.bytes
+	if g.sem == nil {
+		g.model(j)
+	} else {
+		go func() {
+			if j.prev != nil {
+				<-j.prev // before taking a slot: waiting jobs hold none
+			}
+			g.sem <- struct{}{}
+			g.model(j)
+			<-g.sem
+		}()
+	}
+	workers := max(g.opts.Workers, 1)
+	limit := max(g.opts.MemLimit/4, maxJobBytes*2)
+	// Apply what is done; wait when too much is in flight.
+	for len(g.queue) > 0 {
+		head := g.queue[0]
+		if len(g.queue) <= 2*workers && g.inflight <= limit {
+			select {
+			case <-head.done:
+			default:
+				return nil
+			}
+		}
+		if err := g.drain(1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain applies the first n queued jobs (all when n is 0), waiting for
+// them to be modelled.
+func (g *ingester) drain(n int) error {
+	if n == 0 {
+		n = len(g.queue)
+	}
+	for ; n > 0 && len(g.queue) > 0; n-- {
+		j := g.queue[0]
+		<-j.done
+		g.queue = g.queue[1:]
+		g.inflight -= j.bytes
+		if err := g.apply(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wait lets running workers finish (after an error) before the writer
+// is closed.
+func (g *ingester) wait() {
+	for _, j := range g.queue {
+		<-j.done
+	}
+	g.queue = nil
+}
+
+// model runs in a worker: it turns the job's captures into versions and
+// object plans. It touches only the job and its URL state.
+func (g *ingester) model(j *job) {
+	defer close(j.done)
+	u := j.u
+	if j.first {
+		if err := g.loadHistory(u); err != nil {
+			j.err = err
+			return
+		}
+	}
+	for i := range j.caps {
+		c := &j.caps[i]
+		j.st.Records++
+		id := identity(c.v.File, c.v.Offset, c.v.Skip)
+		if u.seen[id] {
+			j.st.Repeats++
+			continue
+		}
+		u.seen[id] = true
+		j.st.InputBytes += int64(len(c.rawHeader) + len(c.block) + len(c.v.Trailer))
+		v := c.v
+		if len(u.added) > 0 {
+			v.prevRecordID = u.added[len(u.added)-1].RecordID
+		}
+		p := g.store(u, &v, c.rawHeader, c.block, &j.st)
+		j.results = append(j.results, result{v: v, plan: p})
+		u.added = append(u.added, v)
+		c.rawHeader, c.block = nil, nil
+	}
+	j.caps = nil
+}
+
+// loadHistory fills u from the versions earlier ingests stored.
+func (g *ingester) loadHistory(u *urlState) error {
+	key := u.key
+	u.seen, u.level = map[[3]any]bool{}, g.opts.Level
+	u.warcAnch, u.httpAnch, u.prevObj = map[string]*anchor{}, map[string]*anchor{}, map[string]pack.ID{}
+	vs, err := versionsOf(g.s, g.hist, key)
+	if err != nil {
+		return fmt.Errorf("read history of %q: %w", key, err)
+	}
+	for i := range vs {
+		v := &vs[i]
+		u.seen[identity(v.File, v.Offset, v.Skip)] = true
+		if v.Level > 0 {
+			u.level = v.Level
+		}
+		switch v.Mode {
+		case modeRaw:
+			u.prevObj[v.Type] = v.Record
+		case modeBlock:
+			u.prevObj[v.Type] = v.Block
+		case modeHTTP:
+			if v.Form == formWhole {
+				u.prevPay = v.Payload
+			} else {
+				u.prevLay, u.prevRes, u.prevBlk = v.Layout, nil, nil
+			}
+		}
+		if v.Mode != modeRaw && v.WARCAnchor != (pack.ID{}) {
+			u.warcAnch[v.Type] = &anchor{id: v.WARCAnchor}
+		}
+		if v.Mode == modeHTTP && v.HTTPAnchor != (pack.ID{}) {
+			u.httpAnch[v.Type] = &anchor{id: v.HTTPAnchor}
+		}
+	}
+	// Anchors are decoded once per URL.
+	for _, m := range []map[string]*anchor{u.warcAnch, u.httpAnch} {
+		for _, a := range m {
+			enc, _, err := g.s.Get(a.id)
+			if err != nil {
+				return fmt.Errorf("read anchor of %q: %w", key, err)
+			}
+			raw, err := hdrcodec.Decode(nil, enc, nil, hdrcodec.Unknown())
+			if err != nil {
+				return fmt.Errorf("decode anchor of %q: %w", key, err)
+			}
+			a.enc, a.raw = enc, raw
+		}
+	}
+	return nil
+}
+
+// apply adds a modelled job's objects to the writer, in walk order, and
+// for a URL's last job queues its catalog entry and commits when due.
+func (g *ingester) apply(j *job) error {
+	if j.err != nil {
+		return j.err
+	}
+	g.st.add(&j.st)
+	g.sinceCommit += j.st.InputBytes
+	for _, r := range j.results {
+		p := r.plan
+		for _, id := range p.ids {
+			o := p.objs[id]
+			var isNew bool
+			var err error
+			if o.base != (pack.ID{}) && o.base != id {
+				_, isNew, err = g.w.AddDelta(o.kind, o.data, o.base)
+				if errors.Is(err, pack.ErrNotFound) {
+					_, isNew, err = g.w.Add(o.kind, o.data)
+				}
+			} else {
+				_, isNew, err = g.w.Add(o.kind, o.data)
+			}
+			if err != nil {
+				return fmt.Errorf("store object of %s at %d: %w", r.v.File, r.v.Offset, err)
+			}
+			if isNew {
+				g.st.NewObjects++
+				g.st.NewBytes += int64(len(o.data))
+			}
+		}
+	}
+	j.results = nil
+	if !j.last {
+		return nil
+	}
+	if len(j.u.added) > 0 {
+		g.pending = append(g.pending, URLVersions{Key: j.key, Versions: j.u.added})
+		g.pendingBytes += len(j.key) + 200*len(j.u.added)
+	}
+	if g.pendingBytes >= 64<<10 {
+		if err := g.writeSegment(); err != nil {
+			return err
+		}
+	}
+	if g.opts.Progress != nil {
+		g.opts.Progress(*g.st)
+	}
+	if g.sinceCommit >= g.opts.CommitBytes {
+		return g.commit()
+	}
+	return nil
+}
+
+// add sums the counters a job gathered into s.
+func (s *Stats) add(o *Stats) {
+	s.Records += o.Records
+	s.Repeats += o.Repeats
+	s.InputBytes += o.InputBytes
+	s.Partitioned += o.Partitioned
+	s.EncodedWhole += o.EncodedWhole
+	s.WholePayload += o.WholePayload
+	s.NonHTTP += o.NonHTTP
+	s.RawRecords += o.RawRecords
+}
+
+func (g *ingester) writeSegment() error {
+	if len(g.pending) == 0 {
+		return nil
+	}
+	seg := encodeSegment(g.pending)
+	// A segment gets a frame of its own, so that finding a URL
+	// decompresses only catalog.
+	if err := g.w.Flush(); err != nil {
+		return err
+	}
+	id, _, err := g.w.Add(pack.KindVersionCatalog, seg)
+	if err != nil {
+		return fmt.Errorf("store catalog segment: %w", err)
+	}
+	if err := g.w.Flush(); err != nil {
+		return err
+	}
+	g.r.Runs[g.run] = append(g.r.Runs[g.run], segRef{First: g.pending[0].Key, Last: g.pending[len(g.pending)-1].Key, ID: id})
+	g.pending, g.pendingBytes = nil, 0
+	return nil
+}
+
+func (g *ingester) commit() error {
+	if err := g.writeSegment(); err != nil {
+		return err
+	}
+	// An empty run would only cost bytes.
+	runs := g.r.Runs
+	if len(runs[g.run]) == 0 {
+		g.r.Runs = runs[:g.run]
+	}
+	err := g.w.Commit(g.r.encode())
+	g.r.Runs = runs
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	g.st.Commits++
+	g.sinceCommit = 0
+	return nil
+}
+
+// obj is an object a version needs, with its delta base (zero: none).
+type obj struct {
+	kind pack.Kind
+	data []byte
+	base pack.ID
+}
+
+// plan collects the objects of one record before anything is stored, so
+// that the record can be checked first.
+type plan struct {
+	objs map[pack.ID]obj
+	ids  []pack.ID // in the order to store
+}
+
+func (p *plan) add(kind pack.Kind, data []byte, base pack.ID) pack.ID {
+	id := pack.Sum(data)
+	if _, ok := p.objs[id]; !ok {
+		p.objs[id] = obj{kind, data, base}
+		p.ids = append(p.ids, id)
+	}
+	return id
+}
+
+// have makes an object already stored available to the check.
+func (p *plan) have(id pack.ID, data []byte) {
+	if _, ok := p.objs[id]; !ok {
+		p.objs[id] = obj{data: data}
+	}
+}
+
+func (p *plan) get(id pack.ID) ([]byte, error) {
+	if o, ok := p.objs[id]; ok {
+		return o.data, nil
+	}
+	return nil, fmt.Errorf("%w: %s not in the record's plan", pack.ErrNotFound, id)
+}
+
+// store is the paper's Store() for one record: it cuts the record into
+// objects and checks that they restore it byte for byte; when they do
+// not, the record is kept whole. It returns the objects to add.
+func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *Stats) *plan {
+	p := &plan{objs: map[pack.ID]obj{}}
+	var res *partition.Result
+	var blockIDs []pack.ID
+	g.modelRecord(u, v, p, rawHeader, block, &res, &blockIDs, st)
+	got, err := restore(v, p.get)
+	if err != nil || !bytes.Equal(got.WARCHeader, rawHeader) || !bytes.Equal(got.Block, block) {
+		p = &plan{objs: map[pack.ID]obj{}}
+		rec := append(bytes.Clone(rawHeader), block...)
+		*v = Version{File: v.File, Offset: v.Offset, Length: v.Length, Skip: v.Skip, Date: v.Date, prevRecordID: v.prevRecordID,
+			Type: v.Type, RecordID: v.RecordID, TargetURI: v.TargetURI, Trailer: v.Trailer, CRC: v.CRC,
+			BlockDigestOK: v.BlockDigestOK, PayloadDigestOK: v.PayloadDigestOK,
+			Mode: modeRaw, Record: p.add(pack.KindRecord, rec, u.prevObj[v.Type])}
+		res, blockIDs = nil, nil
+		st.RawRecords++
+	}
+	// Update the URL's predecessors.
+	switch v.Mode {
+	case modeRaw:
+		u.prevObj[v.Type] = v.Record
+	case modeBlock:
+		u.prevObj[v.Type] = v.Block
+		st.NonHTTP++
+	case modeHTTP:
+		if v.Form == formWhole {
+			u.prevPay = v.Payload
+		} else {
+			u.prevLay, u.prevRes, u.prevBlk = v.Layout, res, blockIDs
+			st.Partitioned++
+		}
+	}
+	return p
+}
+
+// modelRecord fills v and p with the structured form of the record.
+func (g *ingester) modelRecord(u *urlState, v *Version, p *plan, rawHeader, block []byte, res **partition.Result, blockIDs *[]pack.ID, st *Stats) {
+	httpLen := -1
+	var m *warcio.HTTPMessage
+	if isHTTPType(v.Type) {
+		if msg, err := warcio.ReadHTTP(bytes.NewReader(block), 0); err == nil && !msg.Truncated && len(msg.Raw) <= len(block) && bytes.Equal(msg.Raw, block[:len(msg.Raw)]) {
+			m, httpLen = msg, len(msg.Raw)
+		}
+	}
+	if m == nil {
+		v.Mode = modeBlock
+		v.Block = p.add(pack.KindRecord, block, u.prevObj[v.Type])
+	} else {
+		v.Mode = modeHTTP
+		hh, payload := block[:httpLen], block[httpLen:]
+		g.modelPayload(u, v, p, m, payload, res, blockIDs, st)
+		v.HTTPHeader, v.HTTPAnchor = g.header(p, u.httpAnch, v.Type, pack.KindHTTPHeader, hh, httpContext(v, payload))
+	}
+	v.WARCHeader, v.WARCAnchor = g.header(p, u.warcAnch, v.Type, pack.KindWARCHeader, rawHeader, warcContext(v, block, httpLen))
+}
+
+func isHTTPType(t string) bool {
+	switch t {
+	case "response", "request", "revisit":
+		return true
+	}
+	return false
+}
+
+// header encodes raw against the URL's anchor for the record type,
+// choosing a new anchor when there is none or the encoding against it is
+// large.
+func (g *ingester) header(p *plan, anchors map[string]*anchor, typ string, kind pack.Kind, raw []byte, ctx hdrcodec.Context) (enc []byte, anch pack.ID) {
+	a := anchors[typ]
+	if a != nil {
+		e := hdrcodec.Encode(nil, raw, a.raw, ctx)
+		if len(e)*2 <= len(a.enc) {
+			p.have(a.id, a.enc)
+			return e, a.id
+		}
+	}
+	a = &anchor{enc: hdrcodec.Encode(nil, raw, nil, hdrcodec.Unknown()), raw: bytes.Clone(raw)}
+	a.id = p.add(kind, a.enc, pack.ID{})
+	anchors[typ] = a
+	return hdrcodec.Encode(nil, raw, a.raw, ctx), a.id
+}
+
+// modelPayload stores a 200 text/html payload as layout + blocks, any
+// other payload whole.
+func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTPMessage, payload []byte, res **partition.Result, blockIDs *[]pack.ID, st *Stats) {
+	whole := func() {
+		v.Form = formWhole
+		v.Payload = p.add(pack.KindPayload, payload, u.prevPay)
+	}
+	if m.Request || m.StatusCode != 200 || m.MediaType() != "text/html" || len(payload) == 0 {
+		whole()
+		st.WholePayload++
+		return
+	}
+	if len(m.ContentEncodings()) > 0 {
+		whole()
+		st.EncodedWhole++
+		return
+	}
+	doc := payload
+	var framing []byte
+	if m.Chunked() {
+		d := warcio.NewDechunker(bytes.NewReader(payload))
+		dc, err := io.ReadAll(d)
+		f := d.Framing()
+		if err != nil || f.Overflow {
+			whole()
+			st.WholePayload++
+			return
+		}
+		if rb, err := warcio.Rebuild(dc, f); err != nil || !bytes.Equal(rb, payload) {
+			whole()
+			st.WholePayload++
+			return
+		}
+		fb, err := f.MarshalBinary()
+		if err != nil {
+			whole()
+			st.WholePayload++
+			return
+		}
+		doc, framing = dc, fb
+	}
+	cs, _ := warcio.DetectCharset(m.ContentType(), doc[:min(len(doc), 1024)])
+	r, err := partition.Partition(doc, partition.Options{Charset: cs, Level: u.level, BaseURL: v.TargetURI})
+	if err != nil {
+		whole()
+		st.WholePayload++
+		return
+	}
+	v.Form, v.Level = formBlocks, u.level
+	// Algorithm 4: a block the matcher pairs with a modified predecessor is
+	// stored as a delta of it; identical blocks and an unchanged layout cost
+	// nothing (content addressing).
+	bases := map[*partition.Block]pack.ID{}
+	if u.prevRes != nil {
+		for _, pr := range partition.Match(u.prevRes, r, partition.SimOptions{}) {
+			if pr.Kind == partition.Modified && pr.Old != nil && pr.New != nil {
+				bases[pr.New] = pack.Sum(u.prevRes.BlockBytes(pr.Old))
+			}
+		}
+	}
+	ids := make([]pack.ID, len(r.Leaves))
+	for i, b := range r.Leaves {
+		ids[i] = p.add(pack.KindBlock, r.BlockBytes(b), bases[b])
+	}
+	v.Layout = p.add(pack.KindLayout, r.Layout.Encode(), u.prevLay)
+	v.Blocks = ids
+	v.Framing = framing
+	*res, *blockIDs = r, ids
+}
+
+func readerOpts(o warcio.Options) warcio.Options {
+	o.Digests = true
+	return o
+}

@@ -1,0 +1,228 @@
+package dedupe
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"blockwarc/dedupe/pack"
+)
+
+// sharedDir returns ../shared relative to the repository root, skipping
+// (or failing under CI=true) when it is missing.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("go.mod not found above the package directory")
+		}
+		dir = up
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared test data missing at %s (CI=true): %v", shared, err)
+		}
+		t.Skipf("shared test data missing at %s: %v", shared, err)
+	}
+	return shared
+}
+
+// original reads, independently of warcio, the stored bytes of the record
+// at off (plus skip decompressed bytes) in file: n bytes of it.
+func original(file string, off, skip int64, n int) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(file, ".open")
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	// Files are named after their content, mostly: sniff gzip too.
+	magic, _ := br.Peek(2)
+	switch {
+	case strings.HasSuffix(name, ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		// A record may span members (some writers split big records).
+		r = zr
+	case strings.HasSuffix(name, ".bz2"):
+		r = bzip2.NewReader(r)
+	case strings.HasSuffix(name, ".lz4"):
+		r = lz4.NewReader(r)
+	case strings.HasSuffix(name, ".zst"):
+		zr, err := zstd.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		r = zr
+	}
+	if _, err := io.CopyN(io.Discard, r, skip); err != nil {
+		return nil, fmt.Errorf("skip %d: %w", skip, err)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, fmt.Errorf("read %d bytes: %w", n, err)
+	}
+	return buf, nil
+}
+
+// checkRoundTrip restores every record of the archive and compares it
+// with the input bytes; it returns the number of records checked.
+func checkRoundTrip(t *testing.T, a *Archive) int {
+	t.Helper()
+	n := 0
+	err := a.Walk(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			p, err := a.Restore(v)
+			if err != nil {
+				t.Errorf("%s at %d: %v", v.File, v.Offset, err)
+				continue
+			}
+			rec := p.Record()
+			orig, err := original(v.File, v.Offset, v.Skip, len(rec))
+			if err != nil {
+				t.Errorf("%s at %d: read original: %v", v.File, v.Offset, err)
+				continue
+			}
+			if !bytes.Equal(orig, rec) {
+				t.Errorf("%s at %d (%s %s): restored record differs from the input", v.File, v.Offset, v.Type, v.TargetURI)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func testOpts() Options {
+	return Options{CommitBytes: 1 << 20, MemLimit: 64 << 20}
+}
+
+func TestRoundTripInterop(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !inputPattern.MatchString(e.Name()) {
+			continue
+		}
+		t.Run(e.Name(), func(t *testing.T) {
+			arch := filepath.Join(t.TempDir(), "a.bwa")
+			in := filepath.Join(dir, e.Name())
+			st, err := Ingest(context.Background(), arch, []string{in}, testOpts())
+			if err != nil {
+				t.Logf("ingest: %v (stats %+v)", err, st)
+			}
+			a, err := Open(arch, pack.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			n := checkRoundTrip(t, a)
+			if int64(n) != st.Records-st.Repeats {
+				t.Errorf("catalog holds %d records, ingest read %d", n, st.Records)
+			}
+			vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vs.Records != int64(n) {
+				t.Errorf("verify checked %d records, want %d", vs.Records, n)
+			}
+		})
+	}
+}
+
+// archiveBytes sums the sizes of the archive's files.
+func archiveBytes(t testing.TB, dir string) int64 {
+	t.Helper()
+	var n int64
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
+}
+
+func TestRoundTripCorpus(t *testing.T) {
+	corpus := filepath.Join(sharedDir(t), "corpus")
+	for _, site := range []string{"ota-lovescout24", "ota-mektoube", "mkdocs-org"} {
+		t.Run(site, func(t *testing.T) {
+			arch := filepath.Join(t.TempDir(), "a.bwa")
+			in := filepath.Join(corpus, site)
+			st, err := Ingest(context.Background(), arch, []string{in}, testOpts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Partitioned == 0 {
+				t.Errorf("no HTML payload was partitioned: %+v", st)
+			}
+			a, err := Open(arch, pack.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			n := checkRoundTrip(t, a)
+			if int64(n) != st.Records {
+				t.Errorf("catalog holds %d records, ingest read %d", n, st.Records)
+			}
+			t.Logf("%s: %d records, input %d bytes, archive %d bytes; %+v", site, n, st.InputBytes, archiveBytes(t, arch), st)
+
+			// Re-ingesting the same files adds nothing.
+			seq := a.Store().Seq()
+			st2, err := Ingest(context.Background(), arch, []string{in}, testOpts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st2.Records != 0 || st2.FilesSkipped != st.Files {
+				t.Errorf("re-ingest read %d records and skipped %d of %d files", st2.Records, st2.FilesSkipped, st.Files)
+			}
+			if err := a.Store().Reload(); err != nil {
+				t.Fatal(err)
+			}
+			if a.Store().Seq() != seq {
+				t.Errorf("re-ingest committed: seq %d → %d", seq, a.Store().Seq())
+			}
+		})
+	}
+}

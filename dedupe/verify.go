@@ -1,0 +1,146 @@
+package dedupe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"blockwarc/dedupe/pack"
+	"blockwarc/warcio"
+)
+
+// VerifyStats count what Verify checked.
+type VerifyStats struct {
+	Objects  int64 // objects whose plaintext matched their id
+	Records  int64 // records restored and checked
+	Digests  int64 // WARC-Block-Digest / WARC-Payload-Digest values checked again
+	Problems int64 // failures reported
+}
+
+// Problem names one failure Verify found.
+type Problem struct {
+	What string // "object <id>", or "record <file> at <offset>"
+	Err  error
+}
+
+func (p Problem) Error() string { return p.What + ": " + p.Err.Error() }
+
+// ErrDigest says a restored record does not match a digest it declares.
+var ErrDigest = errors.New("digest mismatch")
+
+// Verify checks the whole archive: every object against its id and every
+// frame checksum (pack.Store.Verify), then restores every record of the
+// catalog, checks its CRC-32C and, where the input record's
+// WARC-Block-Digest / WARC-Payload-Digest held at ingest, checks them
+// again. report is called with every failure; the error return is for
+// failures that stop the walk (an unreadable catalog root).
+func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
+	var st VerifyStats
+	fail := func(p Problem) {
+		st.Problems++
+		report(p)
+	}
+	vr, err := a.store.Verify(func(id pack.ID, err error) {
+		if err == nil {
+			return
+		}
+		what := "object " + id.String()
+		if id == (pack.ID{}) {
+			what = "pack data" // damage not tied to one object
+		}
+		fail(Problem{What: what, Err: err})
+	})
+	st.Objects = vr.Objects
+	if err != nil {
+		return st, fmt.Errorf("verify objects: %w", err)
+	}
+	for _, run := range a.root.Runs {
+		prev := ""
+		for i, ref := range run {
+			seg, _, err := a.store.Get(ref.ID)
+			if err != nil {
+				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
+				continue
+			}
+			urls, err := decodeSegment(seg)
+			if err != nil {
+				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
+				continue
+			}
+			for j, u := range urls {
+				if (i > 0 || j > 0) && u.Key <= prev || u.Key < ref.First || u.Key > ref.Last {
+					fail(Problem{What: "catalog segment " + ref.ID.String(), Err: fmt.Errorf("%w: key %q out of order or range", errCatalog, u.Key)})
+				}
+				prev = u.Key
+				for k := range u.Versions {
+					v := &u.Versions[k]
+					st.Records++
+					n, err := a.verifyRecord(v)
+					st.Digests += n
+					if err != nil {
+						fail(Problem{What: fmt.Sprintf("record %s at %d (%s %s)", v.File, v.Offset, v.Type, v.TargetURI), Err: err})
+					}
+				}
+			}
+		}
+	}
+	return st, nil
+}
+
+// verifyRecord restores v and rechecks the digests it declares.
+func (a *Archive) verifyRecord(v *Version) (int64, error) {
+	p, err := restore(v, a.get)
+	if err != nil {
+		return 0, err
+	}
+	if !v.BlockDigestOK && !v.PayloadDigestOK {
+		return 0, nil
+	}
+	r := warcio.NewReaderOptions(bytes.NewReader(p.Record()), v.File, warcio.Options{Digests: true, Policy: warcio.PolicyFail})
+	rec, err := r.Next()
+	if err != nil {
+		return 0, fmt.Errorf("reread restored record: %w", err)
+	}
+	if _, err := io.Copy(io.Discard, rec.Body); err != nil {
+		return 0, fmt.Errorf("reread restored record: %w", err)
+	}
+	d := rec.Digests()
+	var n int64
+	if v.BlockDigestOK {
+		n++
+		if d.BlockMatch != warcio.MatchOK {
+			return n, fmt.Errorf("%w: WARC-Block-Digest", ErrDigest)
+		}
+	}
+	if v.PayloadDigestOK {
+		n++
+		if d.PayloadMatch != warcio.MatchOK {
+			return n, fmt.Errorf("%w: WARC-Payload-Digest", ErrDigest)
+		}
+	}
+	return n, nil
+}
+
+// Walk calls fn with every catalog entry, run by run, keys ascending
+// within a run. Versions of one key may appear in several runs.
+func (a *Archive) Walk(fn func(URLVersions) error) error {
+	for _, run := range a.root.Runs {
+		for _, ref := range run {
+			seg, _, err := a.store.Get(ref.ID)
+			if err != nil {
+				return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
+			}
+			urls, err := decodeSegment(seg)
+			if err != nil {
+				return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
+			}
+			for _, u := range urls {
+				if err := fn(u); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
