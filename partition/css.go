@@ -183,6 +183,11 @@ func (ss *styleSheets) index(r *cssRule) {
 // skipBlock returns the index just past the '}' that closes the block
 // opened at text[open] == '{', or len(text).
 func skipBlock(text string, open int) int {
+	// Fast path: most blocks hold no nested brace, so the first '}' closes
+	// them; IndexByte finds it far faster than the loop below.
+	if c := strings.IndexByte(text[open+1:], '}'); c >= 0 && strings.IndexByte(text[open+1:open+1+c], '{') < 0 {
+		return open + 1 + c + 1
+	}
 	depth := 0
 	for i := open; i < len(text); i++ {
 		switch text[i] {

@@ -1,14 +1,12 @@
 package partition
 
-import "unicode/utf8"
-
 // features computes a block's Features from the index: counts are
 // differences of prefix sums, so this is O(len(text)) for the rune and
 // word counts and O(1) for everything else.
 func (x *docIndex) features(s span, text string, start, end int) Features {
 	f := Features{
 		Bytes:    end - start,
-		TextLen:  utf8.RuneCountInString(text),
+		TextLen:  x.runeCount(s, text),
 		Words:    x.words(s),
 		Links:    sum(x.cumLinks, s),
 		Images:   sum(x.cumImages, s),
@@ -24,4 +22,11 @@ func (x *docIndex) features(s span, text string, start, end int) Features {
 		f.Position = float64(start) / float64(len(x.doc))
 	}
 	return f
+}
+
+// runeCount returns utf8.RuneCountInString(text) for text == x.spanText(s)
+// without reading it: the text's bytes less its continuation bytes, which
+// all lie inside the trimmed text (Trim removes ASCII separators only).
+func (x *docIndex) runeCount(s span, text string) int {
+	return len(text) - sum(x.cumCont, s)
 }

@@ -23,10 +23,11 @@ const (
 // tagInfo is everything the rules need to know about one tag name.
 type tagInfo struct {
 	class     TagClass
-	block     bool // block-level by default (CSS display other than inline)
-	invisible bool // never rendered: its content is no block's content
-	media     bool // visible without text: counts toward a node's extent
-	void      bool // has no end tag
+	block     bool  // block-level by default (CSS display other than inline)
+	invisible bool  // never rendered: its content is no block's content
+	media     bool  // visible without text: counts toward a node's extent
+	void      bool  // has no end tag
+	text      uint8 // text* flags of text.go, set at init
 }
 
 var tagTable = map[string]tagInfo{
@@ -109,6 +110,26 @@ var tagTable = map[string]tagInfo{
 // infoOf returns the table entry of tag; unknown tags (custom elements
 // included) are inline ClassNone, as a browser renders them.
 func infoOf(tag string) tagInfo { return tagTable[tag] }
+
+// tagEntry is a known tag's canonical name and entry, so the tree builder
+// finds both with one lookup of the name's bytes, without allocating.
+type tagEntry struct {
+	name string
+	info tagInfo
+}
+
+// tagEntries holds every tag of tagTable; built at init, read only.
+var tagEntries = make(map[string]tagEntry, len(tagTable))
+
+func init() {
+	// Every tag that the text walk asks about is in tagTable (skipText,
+	// breakTags and the counted tags), so its text flags live there too.
+	for tag, info := range tagTable {
+		info.text = textFlagsOf(tag)
+		tagTable[tag] = info
+		tagEntries[tag] = tagEntry{name: tag, info: info}
+	}
+}
 
 // ClassOf returns the tag class of an element name (lower-case).
 func ClassOf(tag string) TagClass { return tagTable[tag].class }

@@ -45,6 +45,60 @@ var breakTags = map[string]bool{
 	"option": true, "body": true, "html": true, "img": true, "textarea": true,
 }
 
+// Per-tag text flags, so the rendering walk does one table lookup per
+// element (usually none: buildTree stores the tag's entry in Node.info)
+// instead of a map lookup per question.
+const (
+	textSkip    uint8 = 1 << iota // in skipText
+	textBreak                     // in breakTags
+	textLink                      // a: a link when it has href
+	textImage                     // img
+	textForm                      // form
+	textInput                     // input, textarea, button, select
+	textHeading                   // h1-h6
+	textPara                      // p
+)
+
+// textFlagsOf computes the text flags of a tag (tags.go stores them in
+// tagTable at init).
+func textFlagsOf(tag string) uint8 {
+	var f uint8
+	if skipText[tag] {
+		f |= textSkip
+	}
+	if breakTags[tag] {
+		f |= textBreak
+	}
+	switch tag {
+	case "a":
+		f |= textLink
+	case "img":
+		f |= textImage
+	case "form":
+		f |= textForm
+	case "input", "textarea", "button", "select":
+		f |= textInput
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		f |= textHeading
+	case "p":
+		f |= textPara
+	}
+	return f
+}
+
+// textFlags returns the text flags of an element's tag. Trees built by
+// hand (tests) carry no tagInfo; every entry of tagTable has a class, so
+// a zero class means "look it up".
+func textFlags(n *Node) uint8 {
+	if n.Kind != ElementNode {
+		return 0
+	}
+	if n.info.class != ClassNone {
+		return n.info.text
+	}
+	return tagTable[n.Tag].text
+}
+
 // docIndex is the per-document state shared by annotation and MainText:
 // the nodes in pre-order, their subtree extents, the rendered text and
 // prefix sums of the additive features. Index i of every cum* slice holds
@@ -62,7 +116,8 @@ type docIndex struct {
 
 	cumLinks, cumImages, cumForms, cumInputs, cumHeadings []int32
 	cumLinkRunes, cumRunes, cumParas                      []int32
-	cumWords                                              []int32 // words starting before textOff[i]
+	cumWords                                              []int32 // words starting before textOff[i] (textWriter counts them)
+	cumCont                                               []int32 // UTF-8 continuation bytes before textOff[i], for rune counts
 
 	dec  *encoding.Decoder // nil when the document is UTF-8
 	lang string            // page language, see detectLanguage
@@ -163,12 +218,19 @@ func hiddenInline(style string) bool {
 // become one space, or one "\n" when a line break (a break element's
 // boundary) falls inside the run; nothing is emitted before the first
 // visible character.
+//
+// It also counts words as countWords does, while it writes (words,
+// inWord), so the per-node word prefix sums need no second scan of the
+// text: a separator (white space or a line break) always ends a word.
 type textWriter struct {
 	buf     []byte
-	pending byte // 0, ' ' or '\n'
+	pending byte  // 0, ' ' or '\n'
+	words   int32 // words started in buf so far
+	cont    int32 // UTF-8 continuation bytes in buf so far
+	inWord  bool  // the last rune written continues a word
 }
 
-func (w *textWriter) lineBreak() { w.pending = '\n' }
+func (w *textWriter) lineBreak() { w.pending = '\n'; w.inWord = false }
 
 // write appends s and returns the number of runes of s that were emitted,
 // not counting the separator flushed before them.
@@ -184,11 +246,22 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 				if w.pending == 0 {
 					w.pending = ' '
 				}
+				w.inWord = false
 				continue
 			}
 			w.flush()
 			w.buf = append(w.buf, c)
 			runes++
+			switch {
+			case asciiWord[c]:
+				if !w.inWord {
+					w.words++
+					w.inWord = true
+				}
+			case c == '\'' && w.inWord:
+			default:
+				w.inWord = false
+			}
 			continue
 		}
 		var r rune
@@ -204,11 +277,26 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 			if w.pending == 0 {
 				w.pending = ' '
 			}
+			w.inWord = false
 			continue
 		}
 		w.flush()
 		w.buf = append(w.buf, s[i-size:i]...)
+		w.cont += int32(size - 1)
 		runes++
+		switch {
+		case r >= 0x1100 && isCJK(r):
+			w.words++
+			w.inWord = false
+		case isWordRuneSlow(r):
+			if !w.inWord {
+				w.words++
+				w.inWord = true
+			}
+		case r == '’' && w.inWord:
+		default:
+			w.inWord = false
+		}
 	}
 	return runes
 }
@@ -227,7 +315,7 @@ func buildIndex(res *Result, opts Options) *docIndex {
 	x.dec = newDecoder(res.Doc, opts.Charset)
 	if res.Root == nil {
 		x.textOff = []int32{0}
-		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords} {
+		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords, &x.cumCont} {
 			*c = []int32{0}
 		}
 		return x
@@ -239,7 +327,7 @@ func buildIndex(res *Result, opts Options) *docIndex {
 		x.end = make([]int32, 0, n)
 		x.hidden = make([]bool, 0, n)
 		x.textOff = make([]int32, 0, n)
-		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas} {
+		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords, &x.cumCont} {
 			*c = make([]int32, 0, n)
 		}
 	}
@@ -250,7 +338,8 @@ func buildIndex(res *Result, opts Options) *docIndex {
 		i := int32(len(x.nodes))
 		x.nodes = append(x.nodes, n)
 		x.end = append(x.end, 0)
-		hidden := parentHidden || skipText[n.Tag] || n.Kind == CommentNode || n.Kind == DoctypeNode || isHidden(res, n)
+		tf := textFlags(n)
+		hidden := parentHidden || tf&textSkip != 0 || n.Kind == CommentNode || n.Kind == DoctypeNode || isHidden(res, n)
 		// The prefix entries hold the totals before node i; node i's own
 		// counts are added after, so subtree i sums as cum[end[i]]-cum[i].
 		x.hidden = append(x.hidden, hidden)
@@ -263,26 +352,28 @@ func buildIndex(res *Result, opts Options) *docIndex {
 		x.cumLinkRunes = append(x.cumLinkRunes, linkRunes)
 		x.cumRunes = append(x.cumRunes, runes)
 		x.cumParas = append(x.cumParas, paras)
+		x.cumWords = append(x.cumWords, w.words)
+		x.cumCont = append(x.cumCont, w.cont)
 		visible := n.Kind == ElementNode && (!hidden || n.Tag == "select" && !parentHidden && !isHidden(res, n))
 		if visible {
-			if breakTags[n.Tag] {
+			if tf&textBreak != 0 {
 				w.lineBreak()
 			}
-			switch n.Tag {
-			case "a":
+			switch {
+			case tf&textLink != 0:
 				if hasAttr(n, "href") {
 					links++
 					inLink = true
 				}
-			case "img":
+			case tf&textImage != 0:
 				images++
-			case "form":
+			case tf&textForm != 0:
 				forms++
-			case "input", "textarea", "button", "select":
+			case tf&textInput != 0:
 				inputs++
-			case "h1", "h2", "h3", "h4", "h5", "h6":
+			case tf&textHeading != 0:
 				headings++
-			case "p":
+			case tf&textPara != 0:
 				paras++
 			}
 		}
@@ -302,7 +393,7 @@ func buildIndex(res *Result, opts Options) *docIndex {
 		for _, c := range n.Children {
 			walk(c, hidden, inLink)
 		}
-		if n.Kind == ElementNode && !hidden && breakTags[n.Tag] {
+		if !hidden && tf&textBreak != 0 {
 			w.lineBreak()
 		}
 		x.end[i] = int32(len(x.nodes))
@@ -319,42 +410,10 @@ func buildIndex(res *Result, opts Options) *docIndex {
 	x.cumLinkRunes = append(x.cumLinkRunes, linkRunes)
 	x.cumRunes = append(x.cumRunes, runes)
 	x.cumParas = append(x.cumParas, paras)
-	x.cumWords = wordStarts(x.text, x.textOff)
+	x.cumWords = append(x.cumWords, w.words)
+	x.cumCont = append(x.cumCont, w.cont)
 	x.lang = detectLanguage(x)
 	return x
-}
-
-// wordStarts returns, for every offset in offs (non-decreasing), the
-// number of words that start in text before it, counted as countWords
-// counts them, in one scan of the text.
-func wordStarts(text []byte, offs []int32) []int32 {
-	out := make([]int32, len(offs))
-	n, inWord := int32(0), false
-	pos := 0
-	for k, off := range offs {
-		for pos < int(off) {
-			r, size := rune(text[pos]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRune(text[pos:])
-			}
-			pos += size
-			switch {
-			case r >= 0x1100 && isCJK(r):
-				n++
-				inWord = false
-			case isWordRune(r):
-				if !inWord {
-					n++
-					inWord = true
-				}
-			case (r == '\'' || r == '’') && inWord:
-			default:
-				inWord = false
-			}
-		}
-		out[k] = n
-	}
-	return out
 }
 
 // words counts the words of span s as countWords would count its text:

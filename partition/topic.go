@@ -38,12 +38,26 @@ func isCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
+// isWordRune is small enough to inline: every rune of the rendered text
+// goes through it several times, and nearly all are ASCII.
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		return asciiWord[r]
 	}
+	return isWordRuneSlow(r)
+}
+
+func isWordRuneSlow(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
+
+// asciiWord marks the ASCII letters and digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
 
 // eachWord calls fn for every word of text in order, until fn returns
 // false: a run of letters, digits and inner apostrophes (’ folded to '),
@@ -185,7 +199,9 @@ type topicer struct {
 	stems   map[string]string
 	// Algorithm 3 state: the document's tokens, its distinct words and per-term
 	// counters reused (and reset) by every block.
-	toks     []topicToken
+	chunks   []tokChunk // the text in pieces, tokenised on first need
+	ids      *wordTable
+	scratch  []byte
 	words    []wordInfo
 	termIDs  map[string]int32
 	count    []int32
@@ -357,6 +373,8 @@ func (t *topicer) trim(text string) []string {
 	return out
 }
 
+// stem returns w's stem, memoised: only elided words ("l'homme") need
+// the memo, since resolve sees every other token once (stemUncached).
 func (t *topicer) stem(w string) string {
 	if t.stemmer == "" {
 		return w
@@ -364,44 +382,62 @@ func (t *topicer) stem(w string) string {
 	if s, ok := t.stems[w]; ok {
 		return s
 	}
+	s := t.stemUncached(w)
+	t.stems[w] = s
+	return s
+}
+
+func (t *topicer) stemUncached(w string) string {
+	if t.stemmer == "" {
+		return w
+	}
 	s, err := snowball.Stem(w, t.stemmer, true)
 	if err != nil || s == "" {
 		s = w
 	}
-	t.stems[w] = s
 	return s
 }
 
 // frequent is Algorithm 3: terms (stems; CJK character bigrams) whose
 // relative frequency exceeds ε, most frequent first, ties by first
 // occurrence; each is reported by the first surface form seen in the
-// block. The document is tokenised once (tokenize); a block counts the
-// term ids of its own token range, so nested blocks do not re-tokenise,
-// and a word is stop-listed and stemmed only when a block first needs it.
+// block. Each chunk of the text is tokenised at most once, when a block
+// first reads it (tokChunk); a block counts the term ids of its own token
+// range, so nested blocks do not re-tokenise, and a word is stop-listed
+// and stemmed only when a block first needs it.
 func (t *topicer) frequent(s span) []string {
-	if t.toks == nil {
-		t.tokenize()
+	if t.chunks == nil {
+		t.splitChunks()
 	}
 	a, b := t.x.textOff[s.lo], t.x.textOff[s.hi]
-	lo := sort.Search(len(t.toks), func(k int) bool { return t.toks[k].off >= a })
 	touched := t.touched[:0]
 	total := int32(0)
-	for k := lo; k < len(t.toks) && t.toks[k].off < b && total < maxTopicWords; k++ {
-		wi := &t.words[t.toks[k].id]
-		if !wi.resolved {
-			t.resolve(wi)
+	// The block's tokens, in order: those of the chunks overlapping
+	// [a, b) that start at or after a, until maxTopicWords terms.
+	c := sort.Search(len(t.chunks), func(k int) bool { return t.chunks[k].end > a })
+	for ; c < len(t.chunks) && t.chunks[c].start < b && total < maxTopicWords; c++ {
+		toks := t.chunkTokens(c)
+		k := 0
+		if t.chunks[c].start < a {
+			k = sort.Search(len(toks), func(k int) bool { return toks[k].off >= a })
 		}
-		id := wi.term
-		if id < 0 {
-			continue
+		for ; k < len(toks) && toks[k].off < b && total < maxTopicWords; k++ {
+			wi := &t.words[toks[k].id]
+			if !wi.resolved {
+				t.resolve(wi)
+			}
+			id := wi.term
+			if id < 0 {
+				continue
+			}
+			if t.count[id] == 0 {
+				touched = append(touched, id)
+				t.first[id] = total
+				t.surface[id] = wi.surface
+			}
+			t.count[id]++
+			total++
 		}
-		if t.count[id] == 0 {
-			touched = append(touched, id)
-			t.first[id] = total
-			t.surface[id] = wi.surface
-		}
-		t.count[id]++
-		total++
 	}
 	var kept []int32
 	for _, id := range touched {
@@ -445,27 +481,120 @@ type wordInfo struct {
 	surface  string // content form of the word
 }
 
-// tokenize splits the rendered text into tokens once per document.
-func (t *topicer) tokenize() {
-	ids := make(map[string]int32)
-	t.toks = make([]topicToken, 0, len(t.x.text)/6)
-	add := func(off int, w string, cjk bool) {
-		id, ok := ids[w]
-		if !ok {
-			id = int32(len(t.words))
-			ids[w] = id
-			t.words = append(t.words, wordInfo{token: w, cjk: cjk})
+// tokChunk is a piece [start, end) of the rendered text and its tokens.
+// Every chunk but the last ends just after a separator (' ' or '\n'),
+// which ends any word, so tokenising chunks one by one gives exactly the
+// tokens of the whole text. Only about a quarter of a page's text is ever
+// read by Algorithm 3 (blocks with a heading-like text never are, and a
+// block reads at most maxTopicWords terms), so chunks are tokenised when a
+// block first reaches them.
+type tokChunk struct {
+	start, end int32
+	toks       []topicToken
+	done       bool
+}
+
+// tokChunkSize is the approximate length of a chunk: small enough that
+// little unread text is tokenised, large enough that chunk bookkeeping is
+// negligible.
+const tokChunkSize = 2048
+
+// splitChunks cuts the text into chunks and sets up the tokeniser state
+// they share.
+func (t *topicer) splitChunks() {
+	text := t.x.textStr
+	t.ids = newWordTable(len(text) / 256)
+	t.words = make([]wordInfo, 0, len(text)/256+16)
+	t.termIDs = make(map[string]int32)
+	t.chunks = make([]tokChunk, 0, len(text)/tokChunkSize+1)
+	for start := 0; start < len(text); {
+		end := len(text)
+		if start+tokChunkSize < len(text) {
+			if k := strings.IndexAny(text[start+tokChunkSize:], " \n"); k >= 0 {
+				end = start + tokChunkSize + k + 1
+			}
 		}
-		t.toks = append(t.toks, topicToken{off: int32(off), id: id})
+		t.chunks = append(t.chunks, tokChunk{start: int32(start), end: int32(end)})
+		start = end
 	}
-	eachWordAt(t.x.textStr, func(off int, w string, cjk bool) bool {
-		if !cjk {
-			add(off, w, false)
-			return true
+}
+
+// chunkTokens returns the tokens of chunk c, tokenising it on first use.
+func (t *topicer) chunkTokens(c int) []topicToken {
+	ch := &t.chunks[c]
+	if !ch.done {
+		ch.toks = t.tokenize(int(ch.start), int(ch.end))
+		ch.done = true
+	}
+	return ch.toks
+}
+
+// tokenize splits text[from:to] into tokens, from being a token boundary.
+// It splits exactly as eachWordAt does, but folds ASCII words into a
+// scratch buffer and looks them up without allocating, since most words
+// repeat: only a word's first occurrence makes a string. Word ids are
+// shared by all chunks.
+func (t *topicer) tokenize(from, to int) []topicToken {
+	text := t.x.textStr[:to]
+	ids := t.ids
+	toks := make([]topicToken, 0, (to-from)/5+4)
+	// addHashed emits token w (hash h) at offset off.
+	addHashed := func(off int, w string, h uint32, cjk bool) {
+		id, ok := ids.find(w, h, t.words)
+		if !ok {
+			slot := id
+			id = int32(len(t.words))
+			t.words = append(t.words, wordInfo{token: w, cjk: cjk})
+			ids.insert(slot, h, id)
 		}
+		toks = append(toks, topicToken{off: int32(off), id: id})
+	}
+	add := func(off int, w string, cjk bool) { addHashed(off, w, hashString(w), cjk) }
+	scratch := t.scratch
+	// word emits text[start:end], a run of word runes and apostrophes;
+	// ascii and lower tell whether it is all ASCII and has no upper case.
+	word := func(start, end int, ascii, lower bool) {
+		w := text[start:end]
+		if !ascii {
+			if w = foldWord(w); w != "" {
+				add(start, w, false)
+			}
+			return
+		}
+		for len(w) > 0 && w[len(w)-1] == '\'' {
+			w = w[:len(w)-1]
+		}
+		if w == "" {
+			return
+		}
+		if lower {
+			add(start, w, false)
+			return
+		}
+		scratch = scratch[:0]
+		h := uint32(fnv32Offset)
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			scratch = append(scratch, c)
+			h = (h ^ uint32(c)) * fnv32Prime
+		}
+		id, ok := ids.findBytes(scratch, h, t.words)
+		if !ok {
+			slot := id
+			id = int32(len(t.words))
+			t.words = append(t.words, wordInfo{token: string(scratch)})
+			ids.insert(slot, h, id)
+		}
+		toks = append(toks, topicToken{off: int32(start), id: id})
+	}
+	cjkRun := func(start, end int) {
+		w := text[start:end]
 		if utf8.RuneCountInString(w) == 1 {
-			add(off, w, true)
-			return true
+			add(start, w, true)
+			return
 		}
 		for i, r := range w {
 			size := utf8.RuneLen(r)
@@ -473,11 +602,69 @@ func (t *topicer) tokenize() {
 				break
 			}
 			_, size2 := utf8.DecodeRuneInString(w[i+size:])
-			add(off+i, w[i:i+size+size2], true)
+			add(start+i, w[i:i+size+size2], true)
 		}
-		return true
-	})
-	t.termIDs = make(map[string]int32)
+	}
+	start, isCJKRun, ascii, lower := -1, false, true, true
+	flush := func(end int) {
+		if start >= 0 {
+			if isCJKRun {
+				cjkRun(start, end)
+			} else {
+				word(start, end, ascii, lower)
+			}
+		}
+		start = -1
+	}
+	for i := from; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			// ASCII fast path: the same cases as below.
+			switch {
+			case asciiWord[c]:
+				if start >= 0 && isCJKRun {
+					flush(i)
+				}
+				if start < 0 {
+					start, isCJKRun, ascii, lower = i, false, true, true
+				}
+				if 'A' <= c && c <= 'Z' {
+					lower = false
+				}
+			case c == '\'' && start >= 0 && !isCJKRun:
+			default:
+				flush(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r >= 0x1100 && isCJK(r):
+			if start >= 0 && !isCJKRun {
+				flush(i)
+			}
+			if start < 0 {
+				start, isCJKRun = i, true
+			}
+		case isWordRuneSlow(r):
+			if start >= 0 && isCJKRun {
+				flush(i)
+			}
+			if start < 0 {
+				start, isCJKRun, ascii, lower = i, false, true, true
+			}
+			ascii = false
+		case r == '’' && start >= 0 && !isCJKRun:
+			ascii = false
+		default:
+			flush(i)
+		}
+		i += size
+	}
+	flush(len(text))
+	t.scratch = scratch
+	return toks
 }
 
 // resolve stop-lists and stems a word on first use.
@@ -492,7 +679,13 @@ func (t *topicer) resolve(wi *wordInfo) {
 			return
 		}
 		wi.surface = cw
-		key = t.stem(cw)
+		if cw == wi.token {
+			// Tokens are distinct and each is resolved once, so its
+			// stem is computed once per document without a memo.
+			key = t.stemUncached(cw)
+		} else {
+			key = t.stem(cw)
+		}
 	}
 	id, ok := t.termIDs[key]
 	if !ok {

@@ -38,6 +38,10 @@ type treeBuilder struct {
 	valBuf   []byte
 	valEnds  []int
 	last     []*Node // last child of each open element (parallel to stack)
+	nameBuf  []byte  // scratch for tagName
+	// scratch for rawAttrs
+	attrSpans []attrSpan
+	keyBuf    []byte
 }
 
 // lastChild returns the last child appended to the top element.
@@ -110,13 +114,17 @@ func buildTree(doc []byte) (*Node, []*Node) {
 		case html.DoctypeToken:
 			b.leaf(DoctypeNode, start, off)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			tag := intern(name)
-			info := infoOf(tag)
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				b.addAttr(k, v)
+			tag, info := b.tagName(z, 1)
+			if !b.rawAttrs(z.Raw(), 1) {
+				// TagAttr returns a nil key only when the tag has no
+				// (more) attributes: the tokenizer drops attributes with
+				// empty keys.
+				for k, v, more := z.TagAttr(); k != nil; k, v, more = z.TagAttr() {
+					b.addAttr(k, v)
+					if !more {
+						break
+					}
+				}
 			}
 			selfClosing := tt == html.SelfClosingTagToken && (info.void || b.foreign > 0)
 			b.start(tag, info, b.attrs(), start, off, selfClosing)
@@ -125,8 +133,8 @@ func buildTree(doc []byte) (*Node, []*Node) {
 				// must the tree: nothing after it can close anything.
 			}
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			b.end(intern(name), off)
+			tag, _ := b.tagName(z, 2)
+			b.end(tag, off)
 		}
 	}
 	// Bytes the tokenizer did not return (an unfinished tag at EOF) stay in
@@ -136,6 +144,192 @@ func buildTree(doc []byte) (*Node, []*Node) {
 	}
 	b.linkChildren()
 	return root, b.nodes
+}
+
+// tagName returns the interned name of the current tag token, and its
+// tagTable entry (zero for unknown tags), whose name
+// starts at Raw()[skip] ("<" or "</" before it). It reads the name from
+// Raw() as the tokenizer's readTagName delimits it (up to white space, '/'
+// or '>') and lower-cases it as TagName does, without TagName's copy of the
+// name; a name with a NUL byte, which TagName replaces, goes through
+// TagName itself.
+func (b *treeBuilder) tagName(z *html.Tokenizer, skip int) (string, tagInfo) {
+	raw := z.Raw()
+	buf := b.nameBuf[:0]
+	for i := skip; i < len(raw); i++ {
+		c := raw[i]
+		switch c {
+		case ' ', '\n', '\r', '\t', '\f', '/', '>':
+			i = len(raw)
+			continue
+		case 0:
+			name, _ := z.TagName()
+			tag := intern(name)
+			return tag, infoOf(tag)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	b.nameBuf = buf
+	if e, ok := tagEntries[string(buf)]; ok {
+		return e.name, e.info
+	}
+	return intern(buf), tagInfo{}
+}
+
+// maxRawAttrs bounds the attributes rawAttrs handles (it finds duplicate
+// keys by a linear search); tags with more go through TagAttr.
+const maxRawAttrs = 16
+
+func isTagSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f'
+}
+
+func skipTagSpace(raw []byte, i int) int {
+	for i < len(raw) && isTagSpace(raw[i]) {
+		i++
+	}
+	return i
+}
+
+// rawAttrs collects (addAttr) the attributes of the current start tag,
+// whose name starts at raw[skip], from its raw bytes, delimiting them as
+// the tokenizer's readTag, readTagAttrKey and readTagAttrVal do, keeping
+// the first of duplicate keys and dropping empty ones as readTag does. It
+// covers the common case, where TagAttr would only copy and lower-case:
+// no NUL byte in keys or values, no '&' or '\r' in values (TagAttr
+// unescapes and converts those). Anything else — or a tag that does not
+// end as the tokenizer ended it — makes it return false having added
+// nothing, and the caller asks TagAttr, which is exact. TagAttr
+// allocated two slices per attribute; this allocates nothing.
+func (b *treeBuilder) rawAttrs(raw []byte, skip int) bool {
+	spans := b.attrSpans[:0]
+	keys := b.keyBuf[:0]
+	i := skip
+	for i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++ // the tag name
+	}
+	if i < len(raw) && isTagSpace(raw[i]) {
+		i++
+	}
+	i = skipTagSpace(raw, i)
+	for {
+		if i >= len(raw) {
+			return false
+		}
+		if raw[i] == '>' {
+			break
+		}
+		// readTagAttrKey: up to white space, '/', '>' or a '=' that is
+		// not the key's first byte.
+		ks := i
+		for {
+			if i >= len(raw) {
+				return false
+			}
+			c := raw[i]
+			i++
+			if c == '=' && i == ks+1 {
+				continue
+			}
+			if c == '=' || c == '/' || c == '>' || isTagSpace(c) {
+				i--
+				break
+			}
+		}
+		ke := i
+		// readTagAttrVal.
+		vs, ve := i, i
+		j := skipTagSpace(raw, i)
+		if j >= len(raw) {
+			return false
+		}
+		switch raw[j] {
+		case '/':
+			i = j + 1
+		default:
+			i = j
+		case '=':
+			j = skipTagSpace(raw, j+1)
+			if j >= len(raw) {
+				return false
+			}
+			switch q := raw[j]; q {
+			case '>':
+				i = j
+			case '\'', '"':
+				k := bytes.IndexByte(raw[j+1:], q)
+				if k < 0 {
+					return false
+				}
+				vs, ve = j+1, j+1+k
+				i = ve + 1
+			default:
+				k := j + 1
+				for k < len(raw) && !isTagSpace(raw[k]) && raw[k] != '>' {
+					k++
+				}
+				if k >= len(raw) {
+					return false
+				}
+				vs, ve = j, k
+				i = k
+				if isTagSpace(raw[k]) {
+					i++
+				}
+			}
+		}
+		val := raw[vs:ve]
+		if bytes.IndexByte(val, 0) >= 0 || bytes.IndexByte(val, '&') >= 0 || bytes.IndexByte(val, '\r') >= 0 {
+			return false
+		}
+		if ke > ks {
+			// The lower-cased key, checked against the keys kept so far.
+			start := len(keys)
+			for _, c := range raw[ks:ke] {
+				if c == 0 {
+					return false
+				}
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				keys = append(keys, c)
+			}
+			key := keys[start:]
+			dup := false
+			for _, sp := range spans {
+				if string(keys[sp.keyStart:sp.keyEnd]) == string(key) {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				keys = keys[:start]
+			} else {
+				if len(spans) == maxRawAttrs {
+					return false
+				}
+				spans = append(spans, attrSpan{keyStart: int32(start), keyEnd: int32(len(keys)), valStart: int32(vs), valEnd: int32(ve)})
+			}
+		}
+		i = skipTagSpace(raw, i)
+	}
+	if i != len(raw)-1 {
+		return false // not where the tokenizer ended the tag
+	}
+	for _, sp := range spans {
+		b.addAttr(keys[sp.keyStart:sp.keyEnd], raw[sp.valStart:sp.valEnd])
+	}
+	b.attrSpans, b.keyBuf = spans, keys
+	return true
+}
+
+// attrSpan is one attribute found by rawAttrs: its lower-cased key in
+// keyBuf and its value in the tag's raw bytes.
+type attrSpan struct {
+	keyStart, keyEnd, valStart, valEnd int32
 }
 
 // intern returns the canonical string of a lower-case tag or attribute
