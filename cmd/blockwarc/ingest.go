@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
@@ -23,7 +24,7 @@ refused.`
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
 	level := fs.Int("level", dedupe.DefaultLevel, "partition `LEVEL` for URLs without history (a URL keeps the level of its history)")
-	workers := fs.Int("workers", 1, "`N` URLs modelled and frames compressed in parallel (the archive does not depend on it)")
+	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records, e.g. 512MiB")
 	commitFlag := fs.String("commit", "64MiB", "commit after every `SIZE` of input records")
 	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
