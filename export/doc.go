@@ -20,4 +20,10 @@
 //	stats, err := warcio.Walk(ctx, inputs, opts, ix.Add)
 //	...
 //	err = ix.Flush()
+//
+// WARC re-export. WriteWARC writes the records of an archive (package
+// dedupe) as a WARC file with one gzip member per record, in capture order
+// per URL, each record byte-identical to the one ingested. ARC records have
+// no byte-identical WARC form: they are counted in WARCStats.NotWARC and
+// left out.
 package export

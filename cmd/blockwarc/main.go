@@ -19,7 +19,7 @@ const (
 	exitOK      = 0 // everything read and written
 	exitFailure = 1 // the command failed
 	exitUsage   = 2 // bad flags or arguments
-	exitSkipped = 3 // finished, but some malformed input was skipped
+	exitSkipped = 3 // finished, but some input was skipped (malformed, or with no WARC form)
 )
 
 // command is one subcommand: its one-line summary and its entry point.
@@ -35,6 +35,8 @@ func commands() map[string]command {
 		"ingest": {"create or extend a block-level delta archive", runIngest},
 		"cat":    {"write one capture from an archive, byte for byte", runCat},
 		"verify": {"check every object and record of an archive", runVerify},
+
+		"export-warc": {"re-export archived records as a per-record-gzip WARC", runExportWARC},
 	}
 }
 
@@ -72,7 +74,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'blockwarc COMMAND -help' for a command's flags.")
 	fmt.Fprint(w, exitStatusHelp)
@@ -83,7 +85,8 @@ exit status:
   0  everything was read and written
   1  failure (the error is printed on stderr)
   2  usage error
-  3  finished, but malformed input was skipped (the count is printed on stderr)
+  3  finished, but some input was skipped: malformed records, or records
+     with no WARC form (ARC records in export-warc); the count is on stderr
 `
 
 // newFlagSet returns a FlagSet that reports errors instead of exiting and
