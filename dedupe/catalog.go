@@ -78,7 +78,7 @@ type URLVersions struct {
 const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
-	catalogVersion = 1
+	catalogVersion = 2
 )
 
 // InputFile is a row of the input-file table: a file ingested completely.
@@ -107,12 +107,27 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
 func (r *root) encode() []byte {
 	b := []byte(rootMagic)
 	b = binary.AppendUvarint(b, catalogVersion)
 	b = binary.AppendUvarint(b, uint64(len(r.Files)))
+	prev := ""
 	for _, f := range r.Files {
-		b = appendString(b, f.Name)
+		// Names are front-coded: dumps of one crawl share long prefixes
+		// ("site-2022…"), and the table has a row per input file.
+		n := commonPrefix(prev, f.Name)
+		b = binary.AppendUvarint(b, uint64(n))
+		b = appendString(b, f.Name[n:])
+		prev = f.Name
 		b = binary.AppendUvarint(b, uint64(f.Size))
 		b = append(b, f.SHA256[:]...)
 	}
@@ -128,10 +143,31 @@ func (r *root) encode() []byte {
 	return b
 }
 
-// dec reads the catalog encodings; the first error is sticky.
+// dec reads the catalog encodings; the first error is sticky. In a
+// segment, the fixed-size random fields (object ids, binary record ids,
+// CRCs) are read from r, a part of their own after the rest (split).
 type dec struct {
-	b   []byte
-	err error
+	b     []byte
+	r     []byte
+	split bool
+	err   error
+}
+
+// rand reads n bytes of a random field.
+func (d *dec) rand(n int, what string) []byte {
+	if !d.split {
+		return d.bytes(uint64(n), what)
+	}
+	if d.err != nil {
+		return nil
+	}
+	if n > len(d.r) {
+		d.fail(what)
+		return nil
+	}
+	v := d.r[:n:n]
+	d.r = d.r[n:]
+	return v
 }
 
 func (d *dec) fail(what string) {
@@ -185,7 +221,7 @@ func (d *dec) str(what string) string { return string(d.bytes(d.uvarint(what), w
 func (d *dec) blob(what string) []byte { return bytes.Clone(d.bytes(d.uvarint(what), what)) }
 
 func (d *dec) id(what string) (id pack.ID) {
-	copy(id[:], d.bytes(32, what))
+	copy(id[:], d.rand(32, what))
 	return id
 }
 
@@ -210,9 +246,19 @@ func decodeRoot(b []byte) (*root, error) {
 	if v := d.uvarint("version"); d.err == nil && v != catalogVersion {
 		return nil, fmt.Errorf("%w: catalog version %d, want %d", errCatalog, v, catalogVersion)
 	}
-	nf := d.count("file count", 34)
+	nf := d.count("file count", 35)
+	prev := ""
 	for range nf {
-		f := InputFile{Name: d.str("file name"), Size: int64(d.uvarint("file size"))}
+		n := d.uvarint("file name prefix")
+		if n > uint64(len(prev)) {
+			d.fail("file name prefix")
+		}
+		if d.err != nil {
+			break
+		}
+		name := prev[:n] + d.str("file name")
+		prev = name
+		f := InputFile{Name: name, Size: int64(d.uvarint("file size"))}
 		copy(f.SHA256[:], d.bytes(32, "file digest"))
 		r.Files = append(r.Files, f)
 	}
@@ -231,7 +277,9 @@ func decodeRoot(b []byte) (*root, error) {
 	return r, d.err
 }
 
-func appendVersion(b []byte, v *Version, files map[string]int, t *idTable) []byte {
+// appendVersion appends v to the segment's main part b and its random
+// fields to *r.
+func appendVersion(b []byte, r *[]byte, v *Version, files map[string]int, t *idTable) []byte {
 	b = binary.AppendUvarint(b, uint64(files[v.File]))
 	b = binary.AppendUvarint(b, uint64(v.Offset))
 	b = binary.AppendUvarint(b, uint64(v.Length))
@@ -253,32 +301,39 @@ func appendVersion(b []byte, v *Version, files map[string]int, t *idTable) []byt
 	t.sec = sec
 	b = binary.AppendUvarint(b, flags)
 	b = appendString(b, v.Type)
-	b = appendRecordID(b, v.RecordID)
-	b = appendString(b, v.TargetURI)
+	b = appendRecordID(b, r, v.RecordID)
+	// Versions of a URL nearly always repeat its target URI: 0 says so.
+	if t.n > 0 && v.TargetURI == t.uri {
+		b = binary.AppendUvarint(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(v.TargetURI))+1)
+		b = append(b, v.TargetURI...)
+	}
+	t.uri, t.n = v.TargetURI, t.n+1
 	b = appendString(b, string(v.Trailer))
 	b = binary.AppendUvarint(b, uint64(v.Level))
-	b = binary.LittleEndian.AppendUint32(b, v.CRC)
+	*r = binary.LittleEndian.AppendUint32(*r, v.CRC)
 	b = append(b, v.Mode)
 	switch v.Mode {
 	case modeRaw:
-		b = t.append(b, v.Record)
+		b = t.append(b, r, v.Record)
 	case modeBlock:
 		b = appendString(b, string(v.WARCHeader))
-		b = t.append(b, v.WARCAnchor)
-		b = t.append(b, v.Block)
+		b = t.append(b, r, v.WARCAnchor)
+		b = t.append(b, r, v.Block)
 	case modeHTTP:
 		b = appendString(b, string(v.WARCHeader))
-		b = t.append(b, v.WARCAnchor)
+		b = t.append(b, r, v.WARCAnchor)
 		b = appendString(b, string(v.HTTPHeader))
-		b = t.append(b, v.HTTPAnchor)
+		b = t.append(b, r, v.HTTPAnchor)
 		b = append(b, v.Form)
 		if v.Form == formWhole {
-			b = t.append(b, v.Payload)
+			b = t.append(b, r, v.Payload)
 		} else {
-			b = t.append(b, v.Layout)
+			b = t.append(b, r, v.Layout)
 			b = binary.AppendUvarint(b, uint64(len(v.Blocks)))
 			for _, id := range v.Blocks {
-				b = t.append(b, id)
+				b = t.append(b, r, id)
 			}
 			b = appendString(b, string(v.Framing))
 		}
@@ -309,10 +364,19 @@ func (d *dec) version(files []string, t *idTable) Version {
 	v.BlockDigestOK, v.PayloadDigestOK = flags&2 != 0, flags&4 != 0
 	v.Type = d.str("type")
 	v.RecordID = d.recordID()
-	v.TargetURI = d.str("target URI")
+	switch n := d.uvarint("target URI"); {
+	case d.err != nil:
+	case n == 0 && t.n == 0:
+		d.fail("target URI")
+	case n == 0:
+		v.TargetURI = t.uri
+	default:
+		v.TargetURI = string(d.bytes(n-1, "target URI"))
+	}
+	t.uri, t.n = v.TargetURI, t.n+1
 	v.Trailer = []byte(d.str("trailer"))
 	v.Level = int(d.uvarint("level"))
-	if c := d.bytes(4, "crc"); c != nil {
+	if c := d.rand(4, "crc"); c != nil {
 		v.CRC = binary.LittleEndian.Uint32(c)
 	}
 	m := d.bytes(1, "mode")
@@ -365,8 +429,7 @@ func (d *dec) files() []string {
 }
 
 func encodeSegment(urls []URLVersions) []byte {
-	b := []byte(segmentMagic)
-	b = binary.AppendUvarint(b, catalogVersion)
+	var b []byte
 	// The input files the segment names, each once.
 	files := map[string]int{}
 	var names []string
@@ -384,15 +447,41 @@ func encodeSegment(urls []URLVersions) []byte {
 		b = appendString(b, n)
 	}
 	b = binary.AppendUvarint(b, uint64(len(urls)))
+	var r []byte
 	for i := range urls {
 		b = appendString(b, urls[i].Key)
 		b = binary.AppendUvarint(b, uint64(len(urls[i].Versions)))
 		t := newIDTable()
 		for j := range urls[i].Versions {
-			b = appendVersion(b, &urls[i].Versions[j], files, t)
+			b = appendVersion(b, &r, &urls[i].Versions[j], files, t)
 		}
 	}
-	return b
+	// The random fields go last, after the length of what precedes them:
+	// mixed into the text, they would make zstd's literal coding worse.
+	out := make([]byte, 0, len(segmentMagic)+2*binary.MaxVarintLen64+len(b)+len(r))
+	out = append(out, segmentMagic...)
+	out = binary.AppendUvarint(out, catalogVersion)
+	out = binary.AppendUvarint(out, uint64(len(b)))
+	out = append(out, b...)
+	return append(out, r...)
+}
+
+// openSegment checks a segment's magic and version and returns a decoder
+// of its two parts (docs/FORMAT.md "Catalog segment").
+func openSegment(b []byte) (*dec, error) {
+	d := &dec{b: b[4:], split: true}
+	if v := d.uvarint("version"); d.err == nil && v != catalogVersion {
+		return nil, fmt.Errorf("%w: segment version %d", errCatalog, v)
+	}
+	n := d.uvarint("segment main part length")
+	if d.err == nil && n > uint64(len(d.b)) {
+		d.fail("segment main part length")
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	d.b, d.r = d.b[:n], d.b[n:]
+	return d, nil
 }
 
 // findInSegment decodes the segment and returns the versions of key
@@ -401,9 +490,9 @@ func findInSegment(b []byte, key string) ([]Version, error) {
 	if len(b) < 4 || string(b[:4]) != segmentMagic {
 		return nil, fmt.Errorf("%w: segment has no %s magic", errCatalog, segmentMagic)
 	}
-	d := &dec{b: b[4:]}
-	if v := d.uvarint("version"); d.err == nil && v != catalogVersion {
-		return nil, fmt.Errorf("%w: segment version %d", errCatalog, v)
+	d, err := openSegment(b)
+	if err != nil {
+		return nil, err
 	}
 	files := d.files()
 	n := d.count("url count", 2)
@@ -437,9 +526,9 @@ func decodeSegment(b []byte) ([]URLVersions, error) {
 	if len(b) < 4 || string(b[:4]) != segmentMagic {
 		return nil, fmt.Errorf("%w: segment has no %s magic", errCatalog, segmentMagic)
 	}
-	d := &dec{b: b[4:]}
-	if v := d.uvarint("version"); d.err == nil && v != catalogVersion {
-		return nil, fmt.Errorf("%w: segment version %d", errCatalog, v)
+	d, err := openSegment(b)
+	if err != nil {
+		return nil, err
 	}
 	files := d.files()
 	n := d.count("url count", 2)
@@ -460,7 +549,7 @@ func decodeSegment(b []byte) ([]URLVersions, error) {
 		}
 		out = append(out, u)
 	}
-	if d.err == nil && len(d.b) != 0 {
+	if d.err == nil && (len(d.b) != 0 || len(d.r) != 0) {
 		d.fail("segment length")
 	}
 	return out, d.err
@@ -497,19 +586,21 @@ func sortVersions(vs []Version) []Version {
 type idTable struct {
 	ids []pack.ID
 	pos map[pack.ID]int
-	sec int64 // date of the previous version, Unix seconds (dates are written as differences)
+	sec int64  // date of the previous version, Unix seconds (dates are written as differences)
+	uri string // target URI of the previous version
+	n   int    // versions written or read so far
 }
 
 func newIDTable() *idTable { return &idTable{pos: map[pack.ID]int{}} }
 
-func (t *idTable) append(b []byte, id pack.ID) []byte {
+func (t *idTable) append(b []byte, r *[]byte, id pack.ID) []byte {
 	if i, ok := t.pos[id]; ok {
 		return binary.AppendUvarint(b, uint64(i+1))
 	}
 	t.pos[id] = len(t.ids)
 	t.ids = append(t.ids, id)
-	b = binary.AppendUvarint(b, 0)
-	return append(b, id[:]...)
+	*r = append(*r, id[:]...)
+	return binary.AppendUvarint(b, 0)
 }
 
 func (d *dec) ref(t *idTable, what string) pack.ID {
@@ -578,10 +669,16 @@ func formatUUID(u [16]byte) string {
 	return string(append(b, uuidSuffix...))
 }
 
-func appendRecordID(b []byte, id string) []byte {
+// appendRecordID appends the record id to b, its 16 binary bytes (tag 1)
+// to *r, or to b when r is nil.
+func appendRecordID(b []byte, r *[]byte, id string) []byte {
 	if u, ok := parseUUID(id); ok {
 		b = append(b, 1)
-		return append(b, u[:]...)
+		if r == nil {
+			return append(b, u[:]...)
+		}
+		*r = append(*r, u[:]...)
+		return b
 	}
 	b = append(b, 0)
 	return appendString(b, id)
@@ -597,7 +694,7 @@ func (d *dec) recordID() string {
 		return d.str("record id")
 	case 1:
 		var u [16]byte
-		copy(u[:], d.bytes(16, "record id"))
+		copy(u[:], d.rand(16, "record id"))
 		return formatUUID(u)
 	}
 	d.fail("record id tag")

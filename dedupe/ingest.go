@@ -582,7 +582,18 @@ func (g *ingester) writeSegment() error {
 	if err := g.w.Flush(); err != nil {
 		return err
 	}
-	id, _, err := g.w.Add(pack.KindVersionCatalog, seg)
+	// The previous segment of the run is the frame's zstd dictionary:
+	// segments repeat the same input file names, types, target URI
+	// shapes and header encodings, which a 64 KiB segment alone cannot
+	// learn. The chain is bounded by the store's MaxChain, so finding a
+	// URL decodes at most that many segments (usually cached).
+	var id pack.ID
+	var err error
+	if run := g.r.Runs[g.run]; len(run) > 0 {
+		id, _, err = g.w.AddDelta(pack.KindVersionCatalog, seg, run[len(run)-1].ID)
+	} else {
+		id, _, err = g.w.Add(pack.KindVersionCatalog, seg)
+	}
 	if err != nil {
 		return fmt.Errorf("store catalog segment: %w", err)
 	}

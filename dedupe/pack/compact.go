@@ -38,7 +38,9 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	var fan [256]uint32
 	var n, nf uint64
 	frameBase := make([]uint32, len(ins))
+	lay := entryLayout{off: 1, len: 1}
 	for i, ix := range ins {
+		lay.off, lay.len = max(lay.off, ix.lay.off), max(lay.len, ix.lay.len)
 		for b := range fan {
 			fan[b] += ix.fanout[b]
 		}
@@ -49,6 +51,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	if nf > 1<<32-1 {
 		return 0, fmt.Errorf("merge indexes: %d frames is over the format limit", nf)
 	}
+	lay.frame = byteWidth(uint32(max(nf, 1) - 1))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("merge indexes: %w", err)
@@ -75,38 +78,45 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 		left uint64
 		cur  entry
 		ok   bool
+		// bucket is the fan-out bucket (first id byte) of the next entry.
+		bucket int
 	}
-	eoff, _, _ := indexBodySizes(0, 0)
+	eoff, _, _ := indexBodySizes(0, 0, entryLayout{})
 	curs := make([]*cursor, len(ins))
 	next := func(c *cursor) error {
 		if c.left == 0 {
 			c.ok = false
 			return nil
 		}
-		var b [entrySize]byte
-		if _, err := io.ReadFull(c.r, b[:]); err != nil {
+		var b [maxEntrySize]byte
+		es := uint64(c.ix.lay.size())
+		if _, err := io.ReadFull(c.r, b[:es]); err != nil {
 			return fmt.Errorf("merge indexes: read %s: %w", c.ix.path, err)
 		}
+		i := c.ix.n - c.left // this entry's number
+		for uint64(c.ix.fanout[c.bucket]) <= i {
+			c.bucket++ // ends below 256: fanout[255] == n > i
+		}
 		prev, had := c.cur.id, c.ok
-		c.cur, c.ok = decodeEntry(b[:]), true
+		c.cur, c.ok = decodeEntry(b[:es], c.ix.lay, byte(c.bucket)), true
 		c.left--
 		if had && bytes.Compare(prev[:], c.cur.id[:]) >= 0 {
-			return corrupt(c.ix.path, int64(eoff+(c.ix.n-c.left-1)*entrySize), "entries not sorted")
+			return corrupt(c.ix.path, int64(eoff+i*es), "entries not sorted")
 		}
 		if uint64(c.cur.frame) >= c.ix.nf {
-			return corrupt(c.ix.path, int64(eoff+(c.ix.n-c.left-1)*entrySize), "entry names frame %d of %d", c.cur.frame, c.ix.nf)
+			return corrupt(c.ix.path, int64(eoff+i*es), "entry names frame %d of %d", c.cur.frame, c.ix.nf)
 		}
 		return nil
 	}
 	for i, ix := range ins {
 		c := &cursor{ix: ix, left: ix.n,
-			r: bufio.NewReaderSize(io.NewSectionReader(ix.f, int64(eoff), int64(ix.n*entrySize)), 32<<10)}
+			r: bufio.NewReaderSize(io.NewSectionReader(ix.f, int64(eoff), int64(ix.n*uint64(ix.lay.size()))), 32<<10)}
 		if err := next(c); err != nil {
 			return fail(err)
 		}
 		curs[i] = c
 	}
-	b := make([]byte, 0, entrySize)
+	b := make([]byte, 0, maxEntrySize)
 	var written uint64
 	for {
 		best := -1
@@ -130,7 +140,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 		}
 		e := curs[best].cur
 		e.frame += frameBase[best]
-		bw.Write(e.appendTo(b[:0]))
+		bw.Write(e.appendTo(b[:0], lay))
 		written++
 		if err := next(curs[best]); err != nil {
 			return fail(err)
@@ -140,7 +150,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 		return fail(fmt.Errorf("merge indexes: wrote %d of %d entries", written, n))
 	}
 	for _, ix := range ins {
-		_, foff, _ := indexBodySizes(ix.n, ix.nf)
+		_, foff, _ := indexBodySizes(ix.n, ix.nf, ix.lay)
 		if _, err := io.Copy(bw, io.NewSectionReader(ix.f, int64(foff), int64(ix.nf*frameRowSize))); err != nil {
 			return fail(fmt.Errorf("merge indexes: read %s: %w", ix.path, err))
 		}
@@ -148,8 +158,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	if err := bw.Flush(); err != nil {
 		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
 	}
-	tr := le.AppendUint64(nil, n)
-	tr = le.AppendUint64(tr, nf)
+	tr := appendTrailerHead(nil, n, nf, lay)
 	tr = le.AppendUint32(tr, fanCRC)
 	tr = le.AppendUint32(tr, h.Sum32())
 	tr = append(tr, indexMagic...)
@@ -163,6 +172,6 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	if err := f.Close(); err != nil {
 		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
 	}
-	_, _, size := indexBodySizes(n, nf)
+	_, _, size := indexBodySizes(n, nf, lay)
 	return int64(size), nil
 }

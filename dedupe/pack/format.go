@@ -47,7 +47,7 @@ func (k Kind) String() string {
 
 // Format constants; see docs/FORMAT.md.
 const (
-	formatVersion = 1
+	formatVersion = 2
 
 	packMagic   = "BWPK"
 	frameMagic  = "BWFR"
@@ -62,7 +62,6 @@ const (
 	maxDictSize     = 1 << 30
 	indexHeaderSize = 16
 	fanoutSize      = 256 * 4
-	entrySize       = 45
 	frameRowSize    = 16
 	trailerSize     = 32
 	commitFixedSize = 32

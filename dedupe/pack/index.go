@@ -18,21 +18,87 @@ type entry struct {
 	kind     Kind
 }
 
-func (e *entry) appendTo(dst []byte) []byte {
-	dst = append(dst, e.id[:]...)
-	dst = le.AppendUint32(dst, e.frame)
-	dst = le.AppendUint32(dst, e.off)
-	dst = le.AppendUint32(dst, e.len)
+// entryLayout is the byte widths of an index's entry fields, chosen per
+// index file as the fewest bytes (1..4) that hold its largest frame number,
+// offset and length: most frames are far below 4 GiB and most indexes have
+// few frames, so fixed 4-byte fields would waste about a sixth of an entry.
+// Entries stay fixed-size, so the index stays binary-searchable.
+type entryLayout struct {
+	frame, off, len uint8
+}
+
+// size is the entry size: the id without its first byte (the fan-out
+// bucket says it), the three fields, the kind.
+func (l entryLayout) size() int { return 31 + int(l.frame) + int(l.off) + int(l.len) + 1 }
+
+func (l entryLayout) valid() bool {
+	return l.frame >= 1 && l.frame <= 4 && l.off >= 1 && l.off <= 4 && l.len >= 1 && l.len <= 4
+}
+
+// byteWidth is the number of bytes (1..4) little-endian v needs.
+func byteWidth(v uint32) uint8 {
+	switch {
+	case v < 1<<8:
+		return 1
+	case v < 1<<16:
+		return 2
+	case v < 1<<24:
+		return 3
+	}
+	return 4
+}
+
+// layoutFor returns the narrowest layout for entries naming nf frames.
+func layoutFor(entries []entry, nf int) entryLayout {
+	l := entryLayout{frame: byteWidth(uint32(max(nf, 1) - 1)), off: 1, len: 1}
+	for i := range entries {
+		l.off = max(l.off, byteWidth(entries[i].off))
+		l.len = max(l.len, byteWidth(entries[i].len))
+	}
+	return l
+}
+
+const maxEntrySize = 31 + 4 + 4 + 4 + 1
+
+func appendUint(dst []byte, v uint32, w uint8) []byte {
+	for i := range w {
+		dst = append(dst, byte(v>>(8*i)))
+	}
+	return dst
+}
+
+func readUint(b []byte, w uint8) (uint32, []byte) {
+	var v uint32
+	for i := range w {
+		v |= uint32(b[i]) << (8 * i)
+	}
+	return v, b[w:]
+}
+
+// fits reports whether e's fields fit layout l.
+func (l entryLayout) fits(e *entry, nf uint64) bool {
+	return uint64(e.frame) < nf && byteWidth(e.frame) <= l.frame && byteWidth(e.off) <= l.off && byteWidth(e.len) <= l.len
+}
+
+func (e *entry) appendTo(dst []byte, l entryLayout) []byte {
+	dst = append(dst, e.id[1:]...)
+	dst = appendUint(dst, e.frame, l.frame)
+	dst = appendUint(dst, e.off, l.off)
+	dst = appendUint(dst, e.len, l.len)
 	return append(dst, byte(e.kind))
 }
 
-func decodeEntry(b []byte) entry {
+// decodeEntry decodes an entry of layout l whose id starts with byte first
+// (its fan-out bucket).
+func decodeEntry(b []byte, l entryLayout, first byte) entry {
 	var e entry
-	copy(e.id[:], b[:32])
-	e.frame = le.Uint32(b[32:])
-	e.off = le.Uint32(b[36:])
-	e.len = le.Uint32(b[40:])
-	e.kind = Kind(b[44])
+	e.id[0] = first
+	copy(e.id[1:], b[:31])
+	b = b[31:]
+	e.frame, b = readUint(b, l.frame)
+	e.off, b = readUint(b, l.off)
+	e.len, b = readUint(b, l.len)
+	e.kind = Kind(b[0])
 	return e
 }
 
@@ -57,6 +123,7 @@ type indexFile struct {
 	f      *os.File
 	size   int64
 	n, nf  uint64
+	lay    entryLayout
 	fanout [256]uint32
 }
 
@@ -87,9 +154,9 @@ func (ix *indexFile) retire() {
 	}
 }
 
-func indexBodySizes(n, nf uint64) (entriesOff, framesOff, size uint64) {
+func indexBodySizes(n, nf uint64, l entryLayout) (entriesOff, framesOff, size uint64) {
 	entriesOff = indexHeaderSize + fanoutSize
-	framesOff = entriesOff + n*entrySize
+	framesOff = entriesOff + n*uint64(l.size())
 	return entriesOff, framesOff, framesOff + nf*frameRowSize + trailerSize
 }
 
@@ -135,11 +202,15 @@ func (ix *indexFile) load(want int64) error {
 	if string(tr[24:28]) != indexMagic || le.Uint32(tr[28:]) != crc(tr[:28]) {
 		return corrupt(ix.path, toff, "bad index trailer")
 	}
-	ix.n, ix.nf = le.Uint64(tr[0:]), le.Uint64(tr[8:])
-	if ix.n > uint64(ix.size)/entrySize || ix.nf > uint64(ix.size)/frameRowSize {
+	ix.n, ix.nf = le.Uint64(tr[0:]), uint64(le.Uint32(tr[8:]))
+	ix.lay = entryLayout{frame: tr[12], off: tr[13], len: tr[14]}
+	if !ix.lay.valid() || tr[15] != 0 {
+		return corrupt(ix.path, toff+12, "bad entry layout %d/%d/%d/%d", tr[12], tr[13], tr[14], tr[15])
+	}
+	if ix.n > uint64(ix.size)/uint64(ix.lay.size()) || ix.nf > uint64(ix.size)/frameRowSize {
 		return corrupt(ix.path, toff, "index counts %d/%d exceed file size", ix.n, ix.nf)
 	}
-	if _, _, size := indexBodySizes(ix.n, ix.nf); size != uint64(ix.size) {
+	if _, _, size := indexBodySizes(ix.n, ix.nf, ix.lay); size != uint64(ix.size) {
 		return corrupt(ix.path, toff, "index of %d entries and %d frames should be %d bytes, is %d", ix.n, ix.nf, size, ix.size)
 	}
 	fan := head[indexHeaderSize:]
@@ -161,24 +232,21 @@ func (ix *indexFile) load(want int64) error {
 }
 
 // find binary-searches id among the entries sharing its first byte.
-// buf is scratch of at least entrySize bytes.
+// buf is scratch of at least maxEntrySize bytes.
 func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
-	lo := uint32(0)
-	if id[0] > 0 {
-		lo = ix.fanout[id[0]-1]
-	}
-	hi := ix.fanout[id[0]]
+	lo, hi := fanRange(&ix.fanout, id[0])
 	base := int64(indexHeaderSize + fanoutSize)
-	b := buf[:entrySize]
+	es := ix.lay.size()
+	b := buf[:es]
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		off := base + int64(mid)*entrySize
+		off := base + int64(mid)*int64(es)
 		if _, err := ix.f.ReadAt(b, off); err != nil {
 			return entry{}, false, fmt.Errorf("read index %s at %d: %w", ix.path, off, err)
 		}
-		switch c := bytes.Compare(b[:32], id[:]); {
+		switch c := bytes.Compare(b[:31], id[1:]); {
 		case c == 0:
-			e := decodeEntry(b)
+			e := decodeEntry(b, ix.lay, id[0])
 			if uint64(e.frame) >= ix.nf {
 				return entry{}, false, corrupt(ix.path, off, "entry names frame %d of %d", e.frame, ix.nf)
 			}
@@ -197,7 +265,7 @@ func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
 
 // frame reads row i of the frame table. buf is scratch.
 func (ix *indexFile) frame(i uint32, buf []byte) (frameRow, error) {
-	_, foff, _ := indexBodySizes(ix.n, ix.nf)
+	_, foff, _ := indexBodySizes(ix.n, ix.nf, ix.lay)
 	off := int64(foff) + int64(i)*frameRowSize
 	b := buf[:frameRowSize]
 	if _, err := ix.f.ReadAt(b, off); err != nil {
@@ -213,7 +281,8 @@ func (ix *indexFile) frame(i uint32, buf []byte) (frameRow, error) {
 // scan streams the whole index once: it checks the body checksum and the
 // order of entries and calls fn for each entry and then each frame row.
 func (ix *indexFile) scan(onEntry func(int64, entry) error, onFrame func(uint32, frameRow) error) error {
-	eoff, foff, _ := indexBodySizes(ix.n, ix.nf)
+	eoff, _, _ := indexBodySizes(ix.n, ix.nf, ix.lay)
+	es := uint64(ix.lay.size())
 	r := bufio.NewReaderSize(io.NewSectionReader(ix.f, 0, ix.size-trailerSize), 64<<10)
 	h := crc32.New(castagnoli)
 	head := make([]byte, eoff)
@@ -221,22 +290,23 @@ func (ix *indexFile) scan(onEntry func(int64, entry) error, onFrame func(uint32,
 		return fmt.Errorf("read index %s: %w", ix.path, err)
 	}
 	h.Write(head)
-	var b [entrySize]byte
+	var b [maxEntrySize]byte
 	var prev ID
+	bucket := 0
 	for i := uint64(0); i < ix.n; i++ {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
+		if _, err := io.ReadFull(r, b[:es]); err != nil {
 			return fmt.Errorf("read index %s: %w", ix.path, err)
 		}
-		h.Write(b[:])
-		e := decodeEntry(b[:])
-		off := int64(eoff + i*entrySize)
+		h.Write(b[:es])
+		for uint64(ix.fanout[bucket]) <= i {
+			bucket++ // ends below 256: fanout[255] == n > i
+		}
+		e := decodeEntry(b[:es], ix.lay, byte(bucket))
+		off := int64(eoff + i*es)
 		if i > 0 && bytes.Compare(prev[:], e.id[:]) >= 0 {
 			return corrupt(ix.path, off, "entries not sorted")
 		}
 		prev = e.id
-		if lo, hi := fanRange(&ix.fanout, e.id[0]); i < uint64(lo) || i >= uint64(hi) {
-			return corrupt(ix.path, off, "entry outside its fan-out bucket")
-		}
 		if uint64(e.frame) >= ix.nf || !e.kind.Valid() {
 			return corrupt(ix.path, off, "bad entry (frame %d of %d, kind %d)", e.frame, ix.nf, e.kind)
 		}
@@ -258,7 +328,6 @@ func (ix *indexFile) scan(onEntry func(int64, entry) error, onFrame func(uint32,
 			}
 		}
 	}
-	_ = foff
 	var tr [trailerSize]byte
 	if _, err := ix.f.ReadAt(tr[:], ix.size-trailerSize); err != nil {
 		return fmt.Errorf("read index %s: %w", ix.path, err)
@@ -297,9 +366,10 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, nos
 	}
 	fanCRC := crc(head[indexHeaderSize:])
 	bw.Write(head)
-	b := make([]byte, 0, entrySize)
+	lay := layoutFor(entries, len(frames))
+	b := make([]byte, 0, maxEntrySize)
 	for i := range entries {
-		bw.Write(entries[i].appendTo(b[:0]))
+		bw.Write(entries[i].appendTo(b[:0], lay))
 	}
 	for _, r := range frames {
 		b = le.AppendUint32(b[:0], r.pack)
@@ -311,8 +381,7 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, nos
 		f.Close()
 		return 0, fmt.Errorf("write index %s: %w", path, err)
 	}
-	tr := le.AppendUint64(nil, uint64(len(entries)))
-	tr = le.AppendUint64(tr, uint64(len(frames)))
+	tr := appendTrailerHead(nil, uint64(len(entries)), uint64(len(frames)), lay)
 	tr = le.AppendUint32(tr, fanCRC)
 	tr = le.AppendUint32(tr, h.Sum32())
 	tr = append(tr, indexMagic...)
@@ -328,6 +397,14 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, nos
 	if err := f.Close(); err != nil {
 		return 0, fmt.Errorf("write index %s: %w", path, err)
 	}
-	_, _, size := indexBodySizes(uint64(len(entries)), uint64(len(frames)))
+	_, _, size := indexBodySizes(uint64(len(entries)), uint64(len(frames)), lay)
 	return int64(size), nil
+}
+
+// appendTrailerHead appends the first 16 trailer bytes: entry count, frame
+// count, entry layout.
+func appendTrailerHead(dst []byte, n, nf uint64, l entryLayout) []byte {
+	dst = le.AppendUint64(dst, n)
+	dst = le.AppendUint32(dst, uint32(nf))
+	return append(dst, l.frame, l.off, l.len, 0)
 }

@@ -1,12 +1,14 @@
 package pack
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -125,4 +127,83 @@ func countSuffix(ents []os.DirEntry, suffix string) int {
 		}
 	}
 	return n
+}
+
+// TestEntryLayouts writes indexes whose entries need every field width
+// (1 to 4 bytes), merges two of different layouts, and checks that find
+// and scan return every entry as written.
+func TestEntryLayouts(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	mk := func(n, nf int, maxOff, maxLen uint32) []entry {
+		es := make([]entry, n)
+		for i := range es {
+			for j := range es[i].id {
+				es[i].id[j] = byte(r.Uint32())
+			}
+			es[i] = entry{id: es[i].id, frame: uint32(r.IntN(nf)), off: r.Uint32N(maxOff + 1), len: r.Uint32N(maxLen + 1), kind: KindBlock}
+		}
+		es[0].off, es[0].len, es[0].frame = maxOff, maxLen, uint32(nf-1)
+		slices.SortFunc(es, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
+		return es
+	}
+	frames := func(nf int) []frameRow {
+		rows := make([]frameRow, nf)
+		for i := range rows {
+			rows[i] = frameRow{pack: 1, off: int64(packHeaderSize + i), len: 1}
+		}
+		return rows
+	}
+	check := func(ix *indexFile, want []entry, frameBase uint32, total int) {
+		t.Helper()
+		var buf [maxEntrySize]byte
+		for _, e := range want {
+			got, ok, err := ix.find(e.id, buf[:])
+			e.frame += frameBase
+			if err != nil || !ok || got != e {
+				t.Fatalf("find %s: got %+v %v %v, want %+v", e.id, got, ok, err, e)
+			}
+		}
+		n := 0
+		if err := ix.scan(func(int64, entry) error { n++; return nil }, nil); err != nil || n != total {
+			t.Fatalf("scan: %d entries, %v", n, err)
+		}
+	}
+	open := func(num uint32, size int64) *indexFile {
+		t.Helper()
+		ix, err := openIndex(filepath.Join(dir, indexName(num)), num, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.f.Close() })
+		return ix
+	}
+	a, b := mk(700, 3, 200, 1<<31), mk(900, 70000, 1<<20, 70000)
+	sa, err := writeIndex(filepath.Join(dir, indexName(1)), 1, a, frames(3), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := writeIndex(filepath.Join(dir, indexName(2)), 2, b, frames(70000), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ia, ib := open(1, sa), open(2, sb)
+	if want := (entryLayout{1, 1, 4}); ia.lay != want {
+		t.Errorf("layout of index 1 = %+v, want %+v", ia.lay, want)
+	}
+	if want := (entryLayout{3, 3, 3}); ib.lay != want {
+		t.Errorf("layout of index 2 = %+v, want %+v", ib.lay, want)
+	}
+	check(ia, a, 0, len(a))
+	check(ib, b, 0, len(b))
+	sm, err := mergeIndexes(filepath.Join(dir, indexName(3)), 3, []*indexFile{ia, ib}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := open(3, sm)
+	if want := (entryLayout{3, 3, 4}); im.lay != want {
+		t.Errorf("merged layout = %+v, want %+v", im.lay, want)
+	}
+	check(im, a, 0, len(a)+len(b))
+	check(im, b, 3, len(a)+len(b))
 }

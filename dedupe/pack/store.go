@@ -325,7 +325,7 @@ func (s *Store) locate(id ID) (loc, bool, error) {
 		return loc{}, false, err
 	}
 	defer release()
-	var buf [entrySize]byte
+	var buf [maxEntrySize]byte
 	for i := len(idx) - 1; i >= 0; i-- {
 		ix := idx[i]
 		e, ok, err := ix.find(id, buf[:])

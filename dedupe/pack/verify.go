@@ -50,7 +50,7 @@ func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 			continue
 		}
 		matched := uint64(0)
-		var buf [entrySize]byte
+		var buf [maxEntrySize]byte
 		for fi, row := range rows {
 			k := frameKey{row.pack, row.off}
 			seen, ok := frames[k]
