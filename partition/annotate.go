@@ -4,9 +4,14 @@ package partition
 // every level. It renders the document once (buildIndex) and then maps
 // each block to a slice of that rendering, so its cost is one walk of the
 // tree plus, per block, work proportional to the block's text.
-func annotate(res *Result, opts Options) {
-	x := buildIndex(res, opts)
-	t := newTopicer(x, res, opts)
+//
+// stems, spare and spareTopic (the tables of an earlier document's
+// index and topicer, see docIndex.spare and topicer.spareTables) carry
+// work and memory over from earlier documents; each may be nil. It
+// returns this document's tables for the next one.
+func annotate(res *Result, opts Options, stems *stemCache, spare *docIndex, spareTopic *topicer) (*docIndex, *topicer) {
+	x := buildIndexReusing(spare, res, opts)
+	t := newTopicer(x, res, opts, stems, spareTopic)
 	var visit func(b *Block)
 	visit = func(b *Block) {
 		s := x.blockSpan(b)
@@ -30,4 +35,5 @@ func annotate(res *Result, opts Options) {
 			visit(b)
 		}
 	}
+	return x.spare(), t.spareTables()
 }

@@ -50,7 +50,7 @@ func BenchmarkAnnotate(b *testing.B) {
 		}
 		t2 := time.Now()
 		for _, r := range results {
-			annotate(r, Options{})
+			annotate(r, Options{}, nil, nil, nil)
 		}
 		t3 := time.Now()
 		tok += t1.Sub(t0)

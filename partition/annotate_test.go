@@ -598,7 +598,7 @@ func blockOfNode(res *Result, ok func(n *Node, text string, f Features) bool) *B
 		}
 		b := &Block{Node: n, Start: n.Start, End: n.End, Tag: n.Tag, ID: n.Attr("id"), Class: n.Attr("class"), Text: text, Features: f}
 		b.Label = labelBlock(b, x, s)
-		b.Topic = newTopicer(x, res, Options{}).topic(s, res.StyleOf(n).FontSize)
+		b.Topic = newTopicer(x, res, Options{}, nil, nil).topic(s, res.StyleOf(n).FontSize)
 		return b
 	}
 	return nil

@@ -82,6 +82,7 @@ type styleSheets struct {
 	byClass map[string][]*cssRule
 	byTag   map[string][]*cssRule
 	any     []*cssRule
+	all     []*cssRule // every rule in source order
 	n       int
 }
 
@@ -167,6 +168,7 @@ func (ss *styleSheets) add(text string) {
 
 func (ss *styleSheets) index(r *cssRule) {
 	ss.n++
+	ss.all = append(ss.all, r)
 	s := r.parts[len(r.parts)-1]
 	switch {
 	case s.id != "":
@@ -566,21 +568,43 @@ func classList(v string) []string {
 	return strings.Fields(v)
 }
 
+// joinSheets indexes the rules of parsed sheets, in order, as one
+// page's rules: source order runs across sheets and at most maxRules are
+// kept, as if the sheets' texts were parsed one after another.
+func joinSheets(parsed []*parsedSheet) *styleSheets {
+	n := 0
+	for _, ps := range parsed {
+		n += len(ps.rules)
+	}
+	n = min(n, maxRules)
+	rules := make([]cssRule, 0, n)
+	ss := newStyleSheets()
+	for _, ps := range parsed {
+		for i := range ps.rules {
+			if len(rules) >= n {
+				return ss
+			}
+			rules = append(rules, ps.rules[i])
+			r := &rules[len(rules)-1]
+			r.order = ss.n
+			ss.index(r)
+		}
+	}
+	return ss
+}
+
 // computeStyles resolves the Style of every element in one pre-order
 // pass (parents before children), inheriting font size, weight, colour
 // and hiddenness.
-func computeStyles(nodes []*Node, sheets []string) []Style {
+func (pp *Partitioner) computeStyles(nodes []*Node, ss *styleSheets) []Style {
 	styles := make([]Style, len(nodes))
-	var ss *styleSheets
-	for _, s := range sheets {
-		if ss == nil {
-			ss = newStyleSheets()
-		}
-		ss.add(s)
-	}
 	m := &cssMatcher{ss: ss}
 	if ss != nil && ss.n > 0 {
-		m.keys = make([]elemKey, len(nodes))
+		if cap(pp.styleKeys) < len(nodes) {
+			pp.styleKeys = make([]elemKey, len(nodes))
+		}
+		m.keys = pp.styleKeys[:len(nodes)] // every element's entry is set below
+		defer clear(m.keys)
 		for _, n := range nodes {
 			if n.Kind == ElementNode {
 				m.keys[n.id] = elemKey{tag: n.Tag, id: n.Attr("id"), classes: classList(n.Attr("class"))}
@@ -592,7 +616,10 @@ func computeStyles(nodes []*Node, sheets []string) []Style {
 	// none[i]: node i is inside (or is) an element that is not rendered
 	// at all (display:none, the hidden attribute, invisible tags); unlike
 	// visibility:hidden, no descendant can undo that.
-	none := make([]bool, len(nodes))
+	if cap(pp.styleNone) < len(nodes) {
+		pp.styleNone = make([]bool, len(nodes))
+	}
+	none := pp.styleNone[:len(nodes)] // every entry is set before it is read
 	var w [numProps]winner
 	for _, n := range nodes {
 		var parent Style

@@ -54,4 +54,11 @@
 //
 // Result, its blocks and its layout alias the input document: keep it
 // unchanged while they are in use.
+//
+// To partition many pages, give each worker goroutine its own
+// Partitioner (NewPartitioner; not safe for concurrent use). It gives
+// the same results as Partition, and keeps what pages share, within
+// fixed bounds: the parsed rules of style sheets it has seen (looked up
+// by their text), word stems, and the memory of its per-page scratch
+// tables.
 package partition

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -57,9 +58,13 @@ func FuzzReassemble(f *testing.F) {
 }
 
 // FuzzPartition: no panic, spans nested inside the input, leaves
-// disjoint and ordered, and two runs equal, at a random level and depth.
+// disjoint and ordered, and two runs equal, at a random level and depth;
+// the second run goes through a Partitioner that has seen the earlier
+// inputs, and must give exactly the same result.
 func FuzzPartition(f *testing.F) {
 	fuzzSeeds(f)
+	var mu sync.Mutex
+	shared := NewPartitioner()
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		opts := Options{}
 		if len(doc) > 0 {
@@ -72,12 +77,14 @@ func FuzzPartition(f *testing.F) {
 			t.Fatal(err)
 		}
 		ptCheckInvariants(t, doc, a)
-		b, err := Partition(doc, opts)
+		mu.Lock()
+		b, err := shared.Partition(doc, opts)
+		mu.Unlock()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if treeSig(a) != treeSig(b) {
-			t.Fatal("two runs differ")
+		if treeSig(a) != treeSig(b) || resultDigest(a) != resultDigest(b) {
+			t.Fatal("Partition and a used Partitioner differ")
 		}
 		for _, l := range a.Leaves {
 			if l.Level > opts.Level && opts.Level > 0 {

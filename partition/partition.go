@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -24,16 +23,14 @@ type partitioner struct {
 // original bytes (no decoding, no re-serialisation), so every block is a
 // byte span of doc and Reassemble(res.Layout, leaves) == doc. It is
 // deterministic and does not panic on any input; the only error is a
-// document too large to be a page.
-func Partition(doc []byte, opts Options) (res *Result, err error) {
-	if len(doc) > maxDocBytes {
-		return nil, fmt.Errorf("partition document: %d bytes exceeds the %d-byte limit", len(doc), maxDocBytes)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("partition document of %d bytes: internal error: %v", len(doc), r)
-		}
-	}()
+// document too large to be a page. To partition many pages, give each
+// worker a Partitioner: same results, less work.
+func Partition(doc []byte, opts Options) (*Result, error) {
+	return NewPartitioner().Partition(doc, opts)
+}
+
+// partition is Partition for a document within bounds.
+func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 	level := opts.Level
 	if level <= 0 {
 		level = 3
@@ -41,12 +38,10 @@ func Partition(doc []byte, opts Options) (res *Result, err error) {
 	level = min(level, maxLevel)
 
 	root, nodes := buildTree(doc)
-	sheets := append([]string(nil), opts.StyleSheets...)
-	sheets = append(sheets, pageStyleSheets(doc, nodes)...)
-	styles := computeStyles(nodes, sheets)
+	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
 	p := &partitioner{doc: doc, styles: styles, facts: computeFacts(doc, nodes, styles), maxDepth: opts.MaxDepth}
 
-	res = &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, facts: p.facts}
+	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, facts: p.facts}
 	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)
 	frontier := res.Blocks
 	for lv := 2; lv <= level && len(frontier) > 0; lv++ {
@@ -63,8 +58,8 @@ func Partition(doc []byte, opts Options) (res *Result, err error) {
 	}
 	res.Leaves = collectLeaves(res.Blocks)
 	res.Layout = newLayout(doc, res.Leaves)
-	annotate(res, opts)
-	return res, nil
+	pp.index, pp.topic = annotate(res, opts, &pp.stems, pp.index, pp.topic)
+	return res
 }
 
 // BlockBytes returns the bytes of b in the document (not a copy).
@@ -310,20 +305,27 @@ func collectLeaves(blocks []*Block) []*Block {
 	return out
 }
 
-// pageStyleSheets returns the text of every <style> element, in document
-// order.
-func pageStyleSheets(doc []byte, nodes []*Node) []string {
-	var out []string
+// styleSheets returns the rules of the caller's sheets then of every
+// <style> element in document order, each sheet parsed once per
+// Partitioner (nil when there is no sheet).
+func (pp *Partitioner) styleSheets(doc []byte, nodes []*Node, extra []string) *styleSheets {
+	var parsed []*parsedSheet
+	for _, s := range extra {
+		parsed = append(parsed, pp.sheets.get([]byte(s)))
+	}
 	for _, n := range nodes {
 		if n.Kind == ElementNode && n.Tag == "style" {
 			for _, c := range n.Children {
 				if c.Kind == TextNode {
-					out = append(out, string(doc[c.Start:c.End]))
+					parsed = append(parsed, pp.sheets.get(doc[c.Start:c.End]))
 				}
 			}
 		}
 	}
-	return out
+	if len(parsed) == 0 {
+		return nil
+	}
+	return joinSheets(parsed)
 }
 
 // namesRegion reports whether n names the region it wraps.

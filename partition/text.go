@@ -311,6 +311,15 @@ func (w *textWriter) flush() {
 // buildIndex walks res.Root once. It never fails: a nil tree gives an
 // empty index.
 func buildIndex(res *Result, opts Options) *docIndex {
+	return buildIndexReusing(nil, res, opts)
+}
+
+// buildIndexReusing is buildIndex taking its tables' memory from spare,
+// the index of an earlier document that is no longer used (nil: none).
+func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
+	if spare == nil {
+		spare = &docIndex{}
+	}
 	x := &docIndex{doc: res.Doc}
 	x.dec = newDecoder(res.Doc, opts.Charset)
 	if res.Root == nil {
@@ -323,15 +332,15 @@ func buildIndex(res *Result, opts Options) *docIndex {
 	// The partition's own pre-order list, when there is one, sizes the
 	// tables exactly.
 	if n := len(res.nodes) + 1; n > 1 {
-		x.nodes = make([]*Node, 0, n)
-		x.end = make([]int32, 0, n)
-		x.hidden = make([]bool, 0, n)
-		x.textOff = make([]int32, 0, n)
-		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords, &x.cumCont} {
-			*c = make([]int32, 0, n)
+		x.nodes = reuseSlice(spare.nodes, n)
+		x.end = reuseSlice(spare.end, n)
+		x.hidden = reuseSlice(spare.hidden, n)
+		x.textOff = reuseSlice(spare.textOff, n)
+		for i, c := range x.cumTables() {
+			*c = reuseSlice(*spare.cumTables()[i], n)
 		}
 	}
-	w := &textWriter{buf: make([]byte, 0, len(res.Doc)/4)}
+	w := &textWriter{buf: reuseSlice(spare.text, len(res.Doc)/4)}
 	var links, images, forms, inputs, headings, linkRunes, runes, paras int32
 	var walk func(n *Node, hidden, inLink bool)
 	walk = func(n *Node, parentHidden, inLink bool) {
@@ -414,6 +423,31 @@ func buildIndex(res *Result, opts Options) *docIndex {
 	x.cumCont = append(x.cumCont, w.cont)
 	x.lang = detectLanguage(x)
 	return x
+}
+
+// cumTables returns the prefix-count tables of x.
+func (x *docIndex) cumTables() [10]*[]int32 {
+	return [...]*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords, &x.cumCont}
+}
+
+// reuseSlice returns s emptied when it can hold n elements, else a new
+// slice of capacity n.
+func reuseSlice[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:0]
+	}
+	return make([]T, 0, n)
+}
+
+// spare returns x's tables for the next document's index (emptied of
+// pointers, so they keep no page alive); x must not be used afterwards.
+func (x *docIndex) spare() *docIndex {
+	clear(x.nodes)
+	s := &docIndex{nodes: x.nodes, end: x.end, hidden: x.hidden, textOff: x.textOff, text: x.text}
+	for i, c := range x.cumTables() {
+		*s.cumTables()[i] = *c
+	}
+	return s
 }
 
 // words counts the words of span s as countWords would count its text:

@@ -197,6 +197,8 @@ type topicer struct {
 	eps     float64
 	stemmer string
 	stems   map[string]string
+	shared  *stemCache // stems of earlier documents (nil: none)
+	spare   *topicer   // tables of an earlier document's topicer, for reuse (nil: none)
 	// Algorithm 3 state: the document's tokens, its distinct words and per-term
 	// counters reused (and reset) by every block.
 	chunks   []tokChunk // the text in pieces, tokenised on first need
@@ -234,8 +236,11 @@ const (
 
 var landmarkTags = map[string]bool{"nav": true, "main": true, "aside": true, "section": true, "form": true, "header": true, "footer": true, "article": true}
 
-func newTopicer(x *docIndex, res *Result, opts Options) *topicer {
-	t := &topicer{x: x, res: res, theta: opts.TopicWords, delta: opts.HeadingDelta, eps: opts.MinTermFreq, stems: make(map[string]string)}
+func newTopicer(x *docIndex, res *Result, opts Options, shared *stemCache, spare *topicer) *topicer {
+	t := &topicer{x: x, res: res, theta: opts.TopicWords, delta: opts.HeadingDelta, eps: opts.MinTermFreq, stems: make(map[string]string), shared: shared, spare: spare}
+	if spare != nil {
+		t.cands, t.touched, t.scratch = spare.cands[:0], spare.touched[:0], spare.scratch[:0]
+	}
 	if t.theta <= 0 {
 		t.theta = defaultTopicWords
 	}
@@ -391,9 +396,17 @@ func (t *topicer) stemUncached(w string) string {
 	if t.stemmer == "" {
 		return w
 	}
+	if t.shared != nil {
+		if s, ok := t.shared.get(t.stemmer, w); ok {
+			return s
+		}
+	}
 	s, err := snowball.Stem(w, t.stemmer, true)
 	if err != nil || s == "" {
 		s = w
+	}
+	if t.shared != nil {
+		t.shared.put(t.stemmer, w, s)
 	}
 	return s
 }
@@ -503,10 +516,19 @@ const tokChunkSize = 2048
 // they share.
 func (t *topicer) splitChunks() {
 	text := t.x.textStr
-	t.ids = newWordTable(len(text) / 256)
-	t.words = make([]wordInfo, 0, len(text)/256+16)
-	t.termIDs = make(map[string]int32)
-	t.chunks = make([]tokChunk, 0, len(text)/tokChunkSize+1)
+	sp := t.spare
+	if sp == nil {
+		sp = &topicer{}
+	}
+	t.ids = newWordTableReusing(sp.ids, len(text)/256)
+	t.words = reuseSlice(sp.words, len(text)/256+16)
+	t.termIDs = sp.termIDs // emptied by spareTables
+	if t.termIDs == nil {
+		t.termIDs = make(map[string]int32)
+	}
+	t.count, t.first, t.surface = sp.count[:0], sp.first[:0], sp.surface[:0]
+	old := sp.chunks[:cap(sp.chunks)]
+	t.chunks = reuseSlice(sp.chunks, len(text)/tokChunkSize+1)
 	for start := 0; start < len(text); {
 		end := len(text)
 		if start+tokChunkSize < len(text) {
@@ -514,7 +536,11 @@ func (t *topicer) splitChunks() {
 				end = start + tokChunkSize + k + 1
 			}
 		}
-		t.chunks = append(t.chunks, tokChunk{start: int32(start), end: int32(end)})
+		ch := tokChunk{start: int32(start), end: int32(end)}
+		if k := len(t.chunks); k < len(old) {
+			ch.toks = old[k].toks[:0] // an earlier document's tokens: memory only
+		}
+		t.chunks = append(t.chunks, ch)
 		start = end
 	}
 }
@@ -523,7 +549,7 @@ func (t *topicer) splitChunks() {
 func (t *topicer) chunkTokens(c int) []topicToken {
 	ch := &t.chunks[c]
 	if !ch.done {
-		ch.toks = t.tokenize(int(ch.start), int(ch.end))
+		ch.toks = t.tokenize(int(ch.start), int(ch.end), ch.toks)
 		ch.done = true
 	}
 	return ch.toks
@@ -534,10 +560,11 @@ func (t *topicer) chunkTokens(c int) []topicToken {
 // scratch buffer and looks them up without allocating, since most words
 // repeat: only a word's first occurrence makes a string. Word ids are
 // shared by all chunks.
-func (t *topicer) tokenize(from, to int) []topicToken {
+// reuse is memory for the tokens (may be nil).
+func (t *topicer) tokenize(from, to int, reuse []topicToken) []topicToken {
 	text := t.x.textStr[:to]
 	ids := t.ids
-	toks := make([]topicToken, 0, (to-from)/5+4)
+	toks := reuseSlice(reuse, (to-from)/5+4)
 	// addHashed emits token w (hash h) at offset off.
 	addHashed := func(off int, w string, h uint32, cjk bool) {
 		id, ok := ids.find(w, h, t.words)
@@ -665,6 +692,22 @@ func (t *topicer) tokenize(from, to int) []topicToken {
 	flush(len(text))
 	t.scratch = scratch
 	return toks
+}
+
+// spareTables returns t's tables for the next document's topicer,
+// emptied of strings so that they keep no page alive; t must not be used
+// afterwards.
+func (t *topicer) spareTables() *topicer {
+	src := t
+	if t.chunks == nil && t.spare != nil {
+		src = t.spare // this document was never tokenised: keep the older tables
+	}
+	clear(src.words)
+	clear(src.termIDs)
+	clear(src.surface)
+	clear(t.cands)
+	return &topicer{ids: src.ids, words: src.words[:0], termIDs: src.termIDs, count: src.count[:0], first: src.first[:0],
+		surface: src.surface[:0], chunks: src.chunks, touched: t.touched[:0], cands: t.cands[:0], scratch: t.scratch[:0]}
 }
 
 // resolve stop-lists and stems a word on first use.

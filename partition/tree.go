@@ -132,6 +132,16 @@ func buildTree(doc []byte) (*Node, []*Node) {
 				// Everything to EOF is text; the tokenizer knows, and so
 				// must the tree: nothing after it can close anything.
 			}
+			if e, ok := rawTextEnd(doc, off, tag); ok && e-off >= minRawSkip {
+				// The tokenizer would read this raw text byte by byte;
+				// its end is found here, and a fresh tokenizer resumes
+				// at the end tag, in the state the old one would be in.
+				if e > off {
+					b.text(off, e)
+				}
+				off = e // at len(doc), the fresh tokenizer ends at once
+				z = html.NewTokenizer(bytes.NewReader(doc[off:]))
+			}
 		case html.EndTagToken:
 			tag, _ := b.tagName(z, 2)
 			b.end(tag, off)
@@ -144,6 +154,56 @@ func buildTree(doc []byte) (*Node, []*Node) {
 	}
 	b.linkChildren()
 	return root, b.nodes
+}
+
+// minRawSkip is the shortest raw text that rawTextEnd finds itself: a
+// fresh tokenizer costs a buffer, which only long texts repay.
+const minRawSkip = 1024
+
+// rawTextEnd returns where the raw text that follows a <tag> start tag
+// ending at off ends, as x/net/html's tokenizer finds it (the first
+// "</tag" in any letter case followed by white space, '/' or '>'; len(doc)
+// when there is none), for the tags the tokenizer reads as raw text
+// (readStartTag; the tokenizer does this also for a self-closing tag).
+// ok is false when the tokenizer must read the text itself: <plaintext>,
+// or a script with "<!--" before its end (the script-data escape states
+// of readScript can move the end).
+func rawTextEnd(doc []byte, off int, tag string) (int, bool) {
+	switch tag {
+	case "script", "style", "iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp":
+	default:
+		return 0, false
+	}
+	script := tag == "script"
+	i := off
+	for {
+		j := bytes.IndexByte(doc[i:], '<')
+		if j < 0 {
+			return len(doc), true
+		}
+		i += j
+		if script && bytes.HasPrefix(doc[i+1:], []byte("!--")) {
+			return 0, false
+		}
+		if i+2+len(tag) < len(doc) && doc[i+1] == '/' && asciiEqualFold(doc[i+2:i+2+len(tag)], tag) {
+			switch doc[i+2+len(tag)] {
+			case ' ', '\n', '\r', '\t', '\f', '/', '>':
+				return i, true
+			}
+		}
+		i++
+	}
+}
+
+// asciiEqualFold reports whether b is s (lower-case letters) in any
+// letter case.
+func asciiEqualFold(b []byte, s string) bool {
+	for k := range len(s) {
+		if c := b[k]; c != s[k] && c != s[k]-('a'-'A') {
+			return false
+		}
+	}
+	return true
 }
 
 // tagName returns the interned name of the current tag token, and its

@@ -37,6 +37,16 @@ func newWordTable(sizeHint int) *wordTable {
 	return &wordTable{slots: make([]wordSlot, n)}
 }
 
+// newWordTableReusing is newWordTable taking the slots of old (an
+// earlier document's table, nil for none) when they are enough.
+func newWordTableReusing(old *wordTable, sizeHint int) *wordTable {
+	if old == nil || len(old.slots) < 2*sizeHint || len(old.slots) < 64 {
+		return newWordTable(sizeHint)
+	}
+	clear(old.slots)
+	return &wordTable{slots: old.slots}
+}
+
 // find returns the id of key (hash h) and true, or the slot where it
 // belongs and false. tokens holds the key of every id.
 func (t *wordTable) find(key string, h uint32, tokens []wordInfo) (int32, bool) {
