@@ -596,8 +596,18 @@ func joinSheets(parsed []*parsedSheet) *styleSheets {
 // computeStyles resolves the Style of every element in one pre-order
 // pass (parents before children), inheriting font size, weight, colour
 // and hiddenness.
-func (pp *Partitioner) computeStyles(nodes []*Node, ss *styleSheets) []Style {
-	styles := make([]Style, len(nodes))
+func (pp *Partitioner) computeStyles(nodes []*Node, ss *styleSheets) styleTable {
+	elem := make([]int32, len(nodes))
+	ne := int32(0)
+	for _, n := range nodes {
+		if n.Kind == ElementNode {
+			elem[n.id] = ne
+			ne++
+		} else {
+			elem[n.id] = -1
+		}
+	}
+	t := styleTable{styles: make([]Style, ne), elem: elem}
 	m := &cssMatcher{ss: ss}
 	if ss != nil && ss.n > 0 {
 		if cap(pp.styleKeys) < len(nodes) {
@@ -622,30 +632,37 @@ func (pp *Partitioner) computeStyles(nodes []*Node, ss *styleSheets) []Style {
 	none := pp.styleNone[:len(nodes)] // every entry is set before it is read
 	var w [numProps]winner
 	for _, n := range nodes {
-		var parent Style
 		parentNone := false
 		if n.Parent != nil {
-			parent = styles[n.Parent.id]
 			parentNone = none[n.Parent.id]
-		} else {
-			parent = Style{FontSize: 16}
 		}
 		if n.Kind != ElementNode {
-			styles[n.id] = Style{FontSize: parent.FontSize, Bold: parent.Bold, Color: parent.Color, Hidden: parent.Hidden, Display: "inline"}
 			none[n.id] = parentNone
 			continue
 		}
+		var parent *Style
+		var derived Style
+		switch {
+		case n.Parent == nil:
+			derived = Style{FontSize: 16}
+			parent = &derived
+		case elem[n.Parent.id] >= 0:
+			parent = &t.styles[elem[n.Parent.id]]
+		default:
+			derived = t.of(n.Parent)
+			parent = &derived
+		}
 		m.cascade(n, &w)
-		styles[n.id], none[n.id] = resolveStyle(n, parent, parentNone, &w)
+		none[n.id] = resolveStyle(n, parent, parentNone, &w, &t.styles[elem[n.id]])
 	}
-	return styles
+	return t
 }
 
-// resolveStyle computes n's Style from the winning declarations and its
-// parent's style; it also reports whether n is not rendered at all.
-func resolveStyle(n *Node, parent Style, parentNone bool, w *[numProps]winner) (Style, bool) {
+// resolveStyle computes n's Style (into s) from the winning declarations
+// and its parent's style; it reports whether n is not rendered at all.
+func resolveStyle(n *Node, parent *Style, parentNone bool, w *[numProps]winner, s *Style) bool {
 	info := n.info
-	s := Style{FontSize: parent.FontSize, Bold: parent.Bold, Color: parent.Color, Hidden: parent.Hidden}
+	*s = Style{FontSize: parent.FontSize, Bold: parent.Bold, Color: parent.Color, Hidden: parent.Hidden}
 	// Browser defaults for the tags that change font size or weight.
 	if h := headingLevel(n.Tag); h > 0 {
 		s.FontSize = parent.FontSize * [...]float64{2, 1.5, 1.17, 1, 0.83, 0.67}[h-1]
@@ -720,7 +737,7 @@ func resolveStyle(n *Node, parent Style, parentNone bool, w *[numProps]winner) (
 	if none {
 		s.Hidden = true
 	}
-	return s, none
+	return none
 }
 
 func attr(n *Node, key string) (string, bool) {

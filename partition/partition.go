@@ -15,7 +15,7 @@ const maxLevel = 64
 type partitioner struct {
 	doc      []byte
 	facts    []facts
-	styles   []Style
+	styles   *styleTable
 	maxDepth int
 }
 
@@ -39,9 +39,9 @@ func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 
 	root, nodes := buildTree(doc)
 	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
-	p := &partitioner{doc: doc, styles: styles, facts: computeFacts(doc, nodes, styles), maxDepth: opts.MaxDepth}
-
-	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, facts: p.facts}
+	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes}
+	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth}
+	res.facts = p.facts
 	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)
 	frontier := res.Blocks
 	for lv := 2; lv <= level && len(frontier) > 0; lv++ {
@@ -240,7 +240,7 @@ func (p *partitioner) segments(n *Node) []*Node {
 			}
 		case c.Kind == ElementNode && c.Tag == "hr":
 			flush()
-		case c.Kind == ElementNode && f.block && !p.styles[c.id].Hidden:
+		case c.Kind == ElementNode && f.block && !p.styles.elemStyle(c).Hidden:
 			flush()
 			if f.valid {
 				segs = append(segs, c)

@@ -42,32 +42,37 @@ type facts struct {
 // computeFacts fills the facts of every node: a top-down pass for the
 // effective background, then a bottom-up pass (reverse pre-order) for
 // the extents.
-func computeFacts(doc []byte, nodes []*Node, styles []Style) []facts {
+func computeFacts(doc []byte, nodes []*Node, styles *styleTable) []facts {
 	fs := make([]facts, len(nodes))
 	for _, n := range nodes {
 		f := &fs[n.id]
-		st := &styles[n.id]
+		if n.Kind != ElementNode {
+			// A non-element's style has no background.
+			if n.Parent != nil {
+				f.bg = fs[n.Parent.id].bg
+			}
+			continue
+		}
+		st := styles.elemStyle(n)
 		f.bg = st.Background
 		if f.bg == "" && n.Parent != nil {
 			f.bg = fs[n.Parent.id].bg
 		}
-		if n.Kind == ElementNode {
-			d := st.Display
-			f.block = !(d == "" || d == "none" || d == "contents" || len(d) >= 6 && d[:6] == "inline")
-			if n.Parent != nil && !f.block && d != "none" && d != "contents" {
-				// Flex and grid items are block-level whatever their
-				// own display (CSS "blockification").
-				switch styles[n.Parent.id].Display {
-				case "flex", "grid", "inline-flex", "inline-grid":
-					f.block = true
-				}
+		d := st.Display
+		f.block = !(d == "" || d == "none" || d == "contents" || len(d) >= 6 && d[:6] == "inline")
+		if n.Parent != nil && !f.block && d != "none" && d != "contents" {
+			// Flex and grid items are block-level whatever their
+			// own display (CSS "blockification").
+			switch styles.of(n.Parent).Display {
+			case "flex", "grid", "inline-flex", "inline-grid":
+				f.block = true
 			}
 		}
 	}
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
 		f := &fs[i]
-		hidden := styles[i].Hidden
+		hidden := styles.hidden(n)
 		switch n.Kind {
 		case TextNode:
 			if !hidden {
@@ -86,7 +91,7 @@ func computeFacts(doc []byte, nodes []*Node, styles []Style) []facts {
 			continue
 		}
 		f.valid = f.text > 0 || f.media > 0
-		if p := n.Parent; p != nil && !styles[p.id].Hidden {
+		if p := n.Parent; p != nil && !styles.hidden(p) {
 			pf := &fs[p.id]
 			pf.text += f.text
 			pf.media += f.media
@@ -156,7 +161,7 @@ func (p *partitioner) isBlock(n *Node) (decision, int) {
 		return divide, ruleLineBreak
 	}
 	f := &p.facts[n.id]
-	st := &p.styles[n.id]
+	st := p.styles.of(n)
 
 	// Rule 1: a node that is not rendered (comment, doctype, hidden,
 	// display:none, script/style/head) or has no visible extent (no
@@ -267,7 +272,7 @@ func (p *partitioner) childBackgroundDiffers(n *Node) bool {
 		if c.Kind != ElementNode || !p.facts[c.id].valid {
 			continue
 		}
-		if cb := p.styles[c.id].Background; cb != "" && cb != bg {
+		if cb := p.styles.elemStyle(c).Background; cb != "" && cb != bg {
 			return true
 		}
 	}

@@ -14,7 +14,7 @@ func ruleFor(t *testing.T, doc string) (decision, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &partitioner{doc: res.Doc, facts: res.facts, styles: res.styles}
+	p := &partitioner{doc: res.Doc, facts: res.facts, styles: &res.styles}
 	for _, n := range res.nodes {
 		if n.Kind == ElementNode && n.Attr("id") == "x" {
 			return p.isBlock(n)

@@ -69,7 +69,14 @@ func testTree(t testing.TB, doc string, leafSel func(*Node) bool) *Result {
 		}
 	}
 	number(root, 0)
-	res.styles = make([]Style, len(res.nodes))
+	res.styles.elem = make([]int32, len(res.nodes))
+	for i, n := range res.nodes {
+		res.styles.elem[i] = -1
+		if n.Kind == ElementNode {
+			res.styles.elem[i] = int32(len(res.styles.styles))
+			res.styles.styles = append(res.styles.styles, Style{})
+		}
+	}
 	var walk func(*Node)
 	walk = func(n *Node) {
 		if n.Kind == ElementNode && leafSel != nil && leafSel(n) {
@@ -196,7 +203,7 @@ func TestSimilarityVisual(t *testing.T) {
 	a := testTree(t, doc, nil)
 	b := testTree(t, doc, nil)
 	for _, p := range firstBlock(t, b, "div").Node.Children {
-		b.styles[p.id] = Style{FontSize: 32, Bold: true, Color: "#ff0000"}
+		*b.styles.elemStyle(p) = Style{FontSize: 32, Bold: true, Color: "#ff0000"}
 	}
 	ba, bb := firstBlock(t, a, "div"), firstBlock(t, b, "div")
 	if s := Similarity(a, ba, b, bb, SimOptions{TagWeight: 1, VisualWeight: 0.0001}); s < 0.99 {

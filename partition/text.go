@@ -203,7 +203,7 @@ func isHidden(res *Result, n *Node) bool {
 			}
 		}
 	}
-	return res != nil && res.StyleOf(n).Hidden
+	return res != nil && res.hiddenOf(n)
 }
 
 func hiddenInline(style string) bool {
@@ -241,27 +241,37 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			i++
-			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
+			if isASCIISpace(c) {
+				i++
 				if w.pending == 0 {
 					w.pending = ' '
 				}
 				w.inWord = false
 				continue
 			}
+			// A run of ASCII non-space bytes is copied at once.
 			w.flush()
-			w.buf = append(w.buf, c)
-			runes++
-			switch {
-			case asciiWord[c]:
-				if !w.inWord {
-					w.words++
-					w.inWord = true
+			j := i
+			inWord, words := w.inWord, w.words
+		run:
+			for ; j < len(s); j++ {
+				switch byteClass[s[j]] {
+				case classWord:
+					if !inWord {
+						words++
+						inWord = true
+					}
+				case classApos:
+				case classOther:
+					inWord = false
+				default: // white space or a non-ASCII byte
+					break run
 				}
-			case c == '\'' && w.inWord:
-			default:
-				w.inWord = false
 			}
+			w.buf = append(w.buf, s[i:j]...)
+			runes += j - i
+			w.inWord, w.words = inWord, words
+			i = j
 			continue
 		}
 		var r rune
@@ -299,6 +309,33 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 		}
 	}
 	return runes
+}
+
+// Byte classes of writeText's ASCII run loop.
+const (
+	classOther = iota // ASCII punctuation: ends a word
+	classWord         // ASCII letter or digit
+	classApos         // '\'': inside a word, keeps it going
+	classStop         // white space or a non-ASCII byte: ends the run
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= utf8.RuneSelf || isASCIISpace(byte(c)):
+			t[c] = classStop
+		case asciiWord[c]:
+			t[c] = classWord
+		case c == '\'':
+			t[c] = classApos
+		}
+	}
+	return t
+}()
+
+// isASCIISpace reports the ASCII white space writeText collapses.
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 }
 
 func (w *textWriter) flush() {

@@ -263,7 +263,10 @@ func (t *topicer) collect() {
 			continue
 		}
 		idx := int32(i)
-		st := t.res.StyleOf(n)
+		st := t.res.elemStyleOf(n)
+		if st == nil {
+			st = &Style{} // n is not of t.res's tree: its style is unknown
+		}
 		if st.FontSize > 0 {
 			t.hasStyle = true
 		}

@@ -144,7 +144,7 @@ type Result struct {
 	Leaves []*Block // the kept blocks at the requested level: disjoint, in document order
 	Layout Layout   // Doc with every leaf replaced by a placeholder
 
-	styles []Style // indexed by Node.id
+	styles styleTable
 	nodes  []*Node // every node of Root in pre-order (Node.id is the index)
 	facts  []facts // per-node extents computed bottom-up, indexed by Node.id
 }
@@ -159,5 +159,66 @@ func (r *Result) StyleOf(n *Node) Style {
 	if n == nil || n.id < 0 || int(n.id) >= len(r.nodes) || r.nodes[n.id] != n {
 		return Style{}
 	}
-	return r.styles[n.id]
+	return r.styles.of(n)
+}
+
+// ownNode is n, or the node a fragment was cut from, when it is a node
+// of r's tree; else nil.
+func (r *Result) ownNode(n *Node) *Node {
+	for n != nil && n.Kind == FragmentNode {
+		n = n.Parent
+	}
+	if n == nil || n.id < 0 || int(n.id) >= len(r.nodes) || r.nodes[n.id] != n {
+		return nil
+	}
+	return n
+}
+
+// hiddenOf is StyleOf(n).Hidden without copying a Style.
+func (r *Result) hiddenOf(n *Node) bool {
+	n = r.ownNode(n)
+	return n != nil && r.styles.hidden(n)
+}
+
+// elemStyleOf is &StyleOf(n) for an element node n of r's tree, without
+// the copy; nil for any other node.
+func (r *Result) elemStyleOf(n *Node) *Style {
+	if n = r.ownNode(n); n == nil || n.Kind != ElementNode {
+		return nil
+	}
+	return r.styles.elemStyle(n)
+}
+
+// styleTable holds the resolved Style of every element node only (most
+// nodes are text; a Style is ~90 bytes). A non-element node's style is
+// derived from its parent's, as computeStyles defines it.
+type styleTable struct {
+	styles []Style // one per element node, in pre-order
+	elem   []int32 // indexed by Node.id: index into styles, or -1 for a non-element
+}
+
+// of returns n's style; n must be a node of the table's tree (not a
+// fragment).
+func (t *styleTable) of(n *Node) Style {
+	if e := t.elem[n.id]; e >= 0 {
+		return t.styles[e]
+	}
+	ps := Style{FontSize: 16}
+	if n.Parent != nil {
+		ps = t.of(n.Parent)
+	}
+	return Style{FontSize: ps.FontSize, Bold: ps.Bold, Color: ps.Color, Hidden: ps.Hidden, Display: "inline"}
+}
+
+// elemStyle returns the style of element n.
+func (t *styleTable) elemStyle(n *Node) *Style { return &t.styles[t.elem[n.id]] }
+
+// hidden is of(n).Hidden without building the Style.
+func (t *styleTable) hidden(n *Node) bool {
+	for ; n != nil; n = n.Parent {
+		if e := t.elem[n.id]; e >= 0 {
+			return t.styles[e].Hidden
+		}
+	}
+	return false
 }
