@@ -26,6 +26,9 @@ run: build
 	@head -n 3 out/samples.cdxj
 	./$(BIN) blocks -level 2 -html out/blocks.html $(SAMPLE_PAGE)
 	@echo "wrote out/blocks.html: $(SAMPLE_PAGE) with its blocks outlined"
+	./$(BIN) ingest -json out/samples.bwa $(SAMPLES)
+	./$(BIN) verify out/samples.bwa
+	@echo "archive out/samples.bwa: $$(du -sb out/samples.bwa | cut -f1) bytes for $$(du -cb $(SAMPLES)/*.warc.gz | tail -1 | cut -f1) bytes of input .warc.gz"
 
 # Independent readers (warcio.js) installed from the committed lockfile.
 npm: $(NPM_STAMP)
