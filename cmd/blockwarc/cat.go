@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/export"
 )
 
 const catAbout = `Write one capture of URL from ARCHIVE on standard output, byte for byte
@@ -83,36 +83,12 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// parseTimestamp reads a 14-digit WARC/CDX timestamp (or a prefix of it,
-// the rest taken as the end of the period it names) or RFC 3339.
+// parseTimestamp returns the last instant of the period s names (see
+// export.ParsePeriod): "-at 2020" is the latest capture of 2020 or before.
 func parseTimestamp(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	if len(s) < 4 || len(s) > 14 || strings.Trim(s, "0123456789") != "" {
-		return time.Time{}, errors.New("want YYYYMMDDhhmmss (or a prefix) or RFC 3339")
-	}
-	layout := "20060102150405"[:len(s)]
-	t, err := time.Parse(layout, s)
+	_, end, err := export.ParsePeriod(s)
 	if err != nil {
 		return time.Time{}, err
 	}
-	// A prefix names a period: "2020" is up to the end of 2020.
-	switch len(s) {
-	case 4:
-		t = t.AddDate(1, 0, 0)
-	case 6:
-		t = t.AddDate(0, 1, 0)
-	case 8:
-		t = t.AddDate(0, 0, 1)
-	case 10:
-		t = t.Add(time.Hour)
-	case 12:
-		t = t.Add(time.Minute)
-	case 14:
-		t = t.Add(time.Second)
-	default:
-		return time.Time{}, errors.New("want an even number of digits")
-	}
-	return t.Add(-time.Nanosecond).UTC(), nil
+	return end.Add(-time.Nanosecond), nil
 }

@@ -57,14 +57,8 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	opts.mem = mem
-	switch *policyFlag {
-	case "skip":
-		opts.policy = warcio.PolicySkip
-	case "warn":
-		opts.policy = warcio.PolicyWarn
-	case "fail":
-		opts.policy = warcio.PolicyFail
-	default:
+	var ok bool
+	if opts.policy, ok = parsePolicy(*policyFlag); !ok {
 		fmt.Fprintf(stderr, "blockwarc index: bad -policy %q: want skip, warn or fail\n", *policyFlag)
 		return exitUsage
 	}
@@ -337,4 +331,18 @@ func parseSize(s string) (int64, error) {
 		return 0, errors.New("bad size")
 	}
 	return int64(f * float64(mult)), nil
+}
+
+// parsePolicy reads the -policy flag shared by the commands that read
+// WARC/ARC input.
+func parsePolicy(s string) (warcio.Policy, bool) {
+	switch s {
+	case "skip":
+		return warcio.PolicySkip, true
+	case "warn":
+		return warcio.PolicyWarn, true
+	case "fail":
+		return warcio.PolicyFail, true
+	}
+	return 0, false
 }

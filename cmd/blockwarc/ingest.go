@@ -56,14 +56,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		Level: *level, Workers: *workers, Pack: pack.Options{Workers: *workers},
 		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
 	}
-	switch *policyFlag {
-	case "skip":
-		opts.Reader.Policy = warcio.PolicySkip
-	case "warn":
-		opts.Reader.Policy = warcio.PolicyWarn
-	case "fail":
-		opts.Reader.Policy = warcio.PolicyFail
-	default:
+	var ok bool
+	if opts.Reader.Policy, ok = parsePolicy(*policyFlag); !ok {
 		fmt.Fprintf(stderr, "blockwarc ingest: bad -policy %q: want skip, warn or fail\n", *policyFlag)
 		return exitUsage
 	}
