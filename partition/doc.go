@@ -61,4 +61,12 @@
 // fixed bounds: the parsed rules of style sheets it has seen (looked up
 // by their text), word stems, and the memory of its per-page scratch
 // tables.
+//
+// Two versions of a page are compared block by block with Match: blocks
+// with the same bytes are anchors, and the blocks between anchors are
+// paired by Similarity (DVS, Feng & Tang 2012: Jaccard of tag-path and
+// visual-path shingles, weighted 0.5/0.5, threshold 0.8) or by text
+// similarity, so a version that gained one block reports that block as
+// added and no cascade of later ones. Each Pair says Identical, Modified,
+// Added or Removed.
 package partition
