@@ -737,40 +737,15 @@ func (b *body) Read(p []byte) (int, error) {
 	if b.gen != b.rd.gen {
 		return 0, errStaleBody
 	}
-	if b.done {
+	n := b.next()
+	if n == 0 {
 		if b.err != nil {
 			return 0, b.err
 		}
 		return 0, io.EOF
 	}
-	if b.remaining == 0 {
-		b.end()
-		return 0, io.EOF
-	}
+	n = min(n, len(p))
 	r := b.rd
-	if !b.checked && b.remaining <= tailWindow {
-		b.checkTail()
-		if b.remaining == 0 {
-			b.end()
-			if b.err != nil {
-				return 0, b.err
-			}
-			return 0, io.EOF
-		}
-	}
-	if r.r == r.w {
-		if err := r.fill(); err != nil {
-			b.cut(err)
-			return 0, b.err
-		}
-	}
-	n := r.w - r.r
-	if int64(n) > b.remaining {
-		n = int(b.remaining)
-	}
-	if n > len(p) {
-		n = len(p)
-	}
 	copy(p, r.buf[r.r:r.r+n])
 	b.consume(n)
 	return n, nil
@@ -778,10 +753,29 @@ func (b *body) Read(p []byte) (int, error) {
 
 // WriteTo hands out the block straight from the reader's buffer.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	var total int64
 	if b.gen != b.rd.gen {
 		return 0, errStaleBody
 	}
+	var total int64
+	r := b.rd
+	for n := b.next(); n > 0; n = b.next() {
+		chunk := r.buf[r.r : r.r+n]
+		b.consume(n)
+		m, err := w.Write(chunk)
+		total += int64(m)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, b.err
+}
+
+// next makes the next piece of the block available at the reader's
+// position and returns its length, or 0 once the block has ended (b.err
+// says whether it was cut short). Read, WriteTo and skipRest share it, so
+// the end-of-block checks (tail check, clipping, truncation) happen the
+// same way whoever drains the block.
+func (b *body) next() int {
 	r := b.rd
 	for !b.done {
 		if b.remaining == 0 {
@@ -795,25 +789,14 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 		if r.r == r.w {
 			if err := r.fill(); err != nil {
 				b.cut(err)
-				return total, b.err
+				break
 			}
 		}
-		n := r.w - r.r
-		if int64(n) > b.remaining {
-			n = int(b.remaining)
-		}
-		chunk := r.buf[r.r : r.r+n]
-		b.consume(n)
-		m, err := w.Write(chunk)
-		total += int64(m)
-		if err != nil {
-			return total, err
+		if n := int(min(int64(r.w-r.r), b.remaining)); n > 0 {
+			return n
 		}
 	}
-	if b.err != nil {
-		return total, b.err
-	}
-	return total, nil
+	return 0
 }
 
 func (b *body) consume(n int) {
@@ -829,25 +812,7 @@ func (b *body) consume(n int) {
 // skipRest discards the unread block without hashing it.
 func (b *body) skipRest() {
 	r := b.rd
-	for !b.done {
-		if b.remaining == 0 {
-			b.end()
-			return
-		}
-		if !b.checked && b.remaining <= tailWindow {
-			b.checkTail()
-			continue
-		}
-		if r.r == r.w {
-			if err := r.fill(); err != nil {
-				b.cut(err)
-				return
-			}
-		}
-		n := r.w - r.r
-		if int64(n) > b.remaining {
-			n = int(b.remaining)
-		}
+	for n := b.next(); n > 0; n = b.next() {
 		r.r += n
 		b.remaining -= int64(n)
 		b.n += int64(n)
