@@ -379,16 +379,9 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 	}
 	w := &textWriter{buf: reuseSlice(spare.text, len(res.Doc)/4)}
 	var links, images, forms, inputs, headings, linkRunes, runes, paras int32
-	var walk func(n *Node, hidden, inLink bool)
-	walk = func(n *Node, parentHidden, inLink bool) {
-		i := int32(len(x.nodes))
-		x.nodes = append(x.nodes, n)
-		x.end = append(x.end, 0)
-		tf := textFlags(n)
-		hidden := parentHidden || tf&textSkip != 0 || n.Kind == CommentNode || n.Kind == DoctypeNode || isHidden(res, n)
-		// The prefix entries hold the totals before node i; node i's own
-		// counts are added after, so subtree i sums as cum[end[i]]-cum[i].
-		x.hidden = append(x.hidden, hidden)
+	// pushTotals appends the running totals: before each node, and once at
+	// the end so the last subtree has its upper bound.
+	pushTotals := func() {
 		x.textOff = append(x.textOff, int32(len(w.buf)))
 		x.cumLinks = append(x.cumLinks, links)
 		x.cumImages = append(x.cumImages, images)
@@ -400,6 +393,18 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 		x.cumParas = append(x.cumParas, paras)
 		x.cumWords = append(x.cumWords, w.words)
 		x.cumCont = append(x.cumCont, w.cont)
+	}
+	var walk func(n *Node, hidden, inLink bool)
+	walk = func(n *Node, parentHidden, inLink bool) {
+		i := int32(len(x.nodes))
+		x.nodes = append(x.nodes, n)
+		x.end = append(x.end, 0)
+		tf := textFlags(n)
+		hidden := parentHidden || tf&textSkip != 0 || n.Kind == CommentNode || n.Kind == DoctypeNode || isHidden(res, n)
+		// The prefix entries hold the totals before node i; node i's own
+		// counts are added after, so subtree i sums as cum[end[i]]-cum[i].
+		x.hidden = append(x.hidden, hidden)
+		pushTotals()
 		visible := n.Kind == ElementNode && (!hidden || n.Tag == "select" && !parentHidden && !isHidden(res, n))
 		if visible {
 			if tf&textBreak != 0 {
@@ -447,17 +452,7 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 	walk(res.Root, false, false)
 	x.text = w.buf
 	x.textStr = string(w.buf)
-	x.textOff = append(x.textOff, int32(len(w.buf)))
-	x.cumLinks = append(x.cumLinks, links)
-	x.cumImages = append(x.cumImages, images)
-	x.cumForms = append(x.cumForms, forms)
-	x.cumInputs = append(x.cumInputs, inputs)
-	x.cumHeadings = append(x.cumHeadings, headings)
-	x.cumLinkRunes = append(x.cumLinkRunes, linkRunes)
-	x.cumRunes = append(x.cumRunes, runes)
-	x.cumParas = append(x.cumParas, paras)
-	x.cumWords = append(x.cumWords, w.words)
-	x.cumCont = append(x.cumCont, w.cont)
+	pushTotals()
 	x.lang = detectLanguage(x)
 	return x
 }
