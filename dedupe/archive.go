@@ -1,6 +1,7 @@
 package dedupe
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -65,7 +66,7 @@ func versionsOf(s *pack.Store, r *root, key string) ([]Version, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
 		}
-		vs, err := findInSegment(seg, key)
+		vs, err := findInSegment(seg, key, s.Resolve)
 		if err != nil {
 			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
 		}
@@ -132,11 +133,56 @@ func (a *Archive) get(id pack.ID) ([]byte, error) {
 // Restore rebuilds the record of v and checks it against the CRC the
 // catalog recorded.
 func (a *Archive) Restore(v *Version) (*Parts, error) {
-	p, err := restore(v, a.get)
+	// The objects are read grouped by frame (a page's blocks and layout
+	// are mostly in one or two frames), each frame decompressed once.
+	ids := objectsOf(v)
+	objs, err := a.store.GetMany(ids)
+	if err != nil {
+		return nil, fmt.Errorf("restore %s at %d: %w", v.File, v.Offset, err)
+	}
+	got := make(map[pack.ID][]byte, len(ids))
+	for i, id := range ids {
+		got[id] = objs[i]
+	}
+	p, err := restore(v, func(id pack.ID) ([]byte, error) {
+		if b, ok := got[id]; ok {
+			return b, nil
+		}
+		return a.get(id)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("restore %s at %d: %w", v.File, v.Offset, err)
 	}
 	return p, nil
+}
+
+// objectsOf lists the distinct objects restoring v reads.
+func objectsOf(v *Version) []pack.ID {
+	var ids []pack.ID
+	switch v.Mode {
+	case modeRaw:
+		ids = append(ids, v.Record)
+	case modeBlock:
+		ids = append(ids, v.WARCAnchor, v.Block)
+	case modeInline:
+		ids = append(ids, v.WARCAnchor)
+	case modeHTTP:
+		ids = append(ids, v.WARCAnchor, v.HTTPAnchor)
+		if v.Form == formWhole {
+			ids = append(ids, v.Payload)
+		} else {
+			ids = append(append(ids, v.Layout), v.Blocks...)
+		}
+	}
+	out := ids[:0]
+	seen := make(map[pack.ID]bool, len(ids))
+	for _, id := range ids {
+		if id != (pack.ID{}) && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // ErrMismatch says a restored record does not match what was recorded.
@@ -157,10 +203,13 @@ func restore(v *Version, get getter) (*Parts, error) {
 		}
 		// A raw record object holds header ‖ block; the trailer is apart.
 		p.WARCHeader, p.Block = rec, nil
-	case modeBlock:
-		blk, err := get(v.Block)
-		if err != nil {
-			return nil, fmt.Errorf("get block: %w", err)
+	case modeBlock, modeInline:
+		blk := bytes.Clone(v.inline)
+		var err error
+		if v.Mode == modeBlock {
+			if blk, err = get(v.Block); err != nil {
+				return nil, fmt.Errorf("get block: %w", err)
+			}
 		}
 		p.Block = blk
 		if p.WARCHeader, err = decodeHeader(get, v.WARCHeader, v.WARCAnchor, warcContext(v, blk, -1)); err != nil {

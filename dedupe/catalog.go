@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -13,9 +14,10 @@ import (
 
 // Record modes of a Version (docs/FORMAT.md "Catalog segment").
 const (
-	modeRaw   = 0 // the record object is the whole record
-	modeBlock = 1 // WARC header + block object
-	modeHTTP  = 2 // WARC header + HTTP header + payload
+	modeRaw    = 0 // the record object is the whole record
+	modeBlock  = 1 // WARC header + block object
+	modeInline = 3 // WARC header + block held in the catalog (catalog version 3)
+	modeHTTP   = 2 // WARC header + HTTP header + payload
 )
 
 // Payload forms of an HTTP Version.
@@ -53,11 +55,15 @@ type Version struct {
 	// entry) would.
 	WARCHeader []byte  // modeBlock, modeHTTP
 	WARCAnchor pack.ID // zero: encoded with prev = nil
-	Block      pack.ID // modeBlock
+	Block      pack.ID // modeBlock; zero when the block is inline (Storage says "inline")
 	HTTPHeader []byte  // modeHTTP
 	HTTPAnchor pack.ID
 	Form       uint8
 	Payload    pack.ID // formWhole
+	// reason says why a payload is stored whole (formWhole); see Storage.
+	reason uint8
+	// inline is the block of a modeInline version.
+	inline []byte
 
 	// prevRecordID is the RecordID of the version before this one in its
 	// catalog entry ("" for the first): a header may name it (a response's
@@ -66,6 +72,97 @@ type Version struct {
 	Layout       pack.ID   // formBlocks
 	Blocks       []pack.ID // formBlocks, in layout order
 	Framing      []byte    // formBlocks: warcio.Framing encoding, inline; nil when not chunked
+}
+
+// Why a payload is stored whole (formWhole): the catalog's reason byte
+// (docs/FORMAT.md "Catalog segment"). 0 is unknown (catalog version 2).
+const (
+	reasonUnknown         = 0
+	reasonRequest         = 1 // the body of an HTTP request
+	reasonNot200          = 2 // a response whose status is not 200
+	reasonNotHTML         = 3 // a 200 response not of media type text/html
+	reasonEmpty           = 4 // an empty payload
+	reasonContentEncoding = 5 // gzip/br/... encoded HTML
+	reasonChunking        = 6 // chunked framing that does not de-chunk and rebuild exactly
+	reasonPartition       = 7 // the partitioner refused the page
+	numReasons            = 8
+)
+
+var reasonNames = [numReasons]string{"unknown", "request", "not-200", "not-html", "empty", "content-encoding", "chunking", "partition"}
+
+// Storage says how the record of v is stored and why, for reports and
+// tables. how is
+//
+//   - "blocks": a 200 text/html payload as layout + blocks (why is "");
+//   - "payload": an HTTP payload stored whole; why is "request",
+//     "not-200", "not-html", "empty", "content-encoding", "chunking"
+//     (chunked framing that does not rebuild exactly), "partition" (the
+//     partitioner refused it), or "unknown" (catalog version 2 did not
+//     record it);
+//   - "block": a record without an HTTP message stored as header + block;
+//     why is "not-http" (a type without one: warcinfo, metadata,
+//     resource…) or "http-unparseable" (request/response/revisit whose
+//     block is not a complete HTTP message);
+//   - "inline": the same, but the block (at most 2 KiB) is held in the
+//     catalog entry, not as an object (Version.Block is zero); why as
+//     for "block";
+//   - "record": the whole record stored raw; why is "mismatch" (the
+//     model did not reproduce it byte for byte).
+//
+// Every case holds the WARC and HTTP headers as encodings against anchors
+// except "record".
+func (v *Version) Storage() (how, why string) {
+	switch v.Mode {
+	case modeHTTP:
+		if v.Form == formBlocks {
+			return "blocks", ""
+		}
+		r := int(v.reason)
+		if r >= numReasons {
+			r = reasonUnknown
+		}
+		return "payload", reasonNames[r]
+	case modeBlock, modeInline:
+		how = "block"
+		if v.Mode == modeInline {
+			how = "inline"
+		}
+		if isHTTPType(v.Type) {
+			return how, "http-unparseable"
+		}
+		return how, "not-http"
+	case modeRaw:
+		return "record", "mismatch"
+	}
+	return "unknown", "unknown"
+}
+
+// InlineLen is the length of the block the catalog entry holds inline
+// (Storage says "inline"), 0 otherwise: what the storage report charges
+// to the catalog without restoring the record.
+func (v *Version) InlineLen() int { return len(v.inline) }
+
+// maxInline is the largest block inlineBlock keeps in the catalog.
+const maxInline = 2 << 10
+
+// inlineBlock moves the block of a header + block version (warcinfo,
+// metadata, resource records: wget's logs and arguments, say) from an
+// object of p into the catalog entry when it is small. As an object it
+// would cost an index entry (about 40 bytes) and a reference in the
+// catalog, more than such a block compresses to next to the same URL's
+// previous ones in a catalog segment.
+func inlineBlock(v *Version, p *plan) {
+	if v.Mode != modeBlock || v.Block == v.WARCAnchor {
+		return
+	}
+	o, ok := p.objs[v.Block]
+	if !ok || len(o.data) > maxInline {
+		return
+	}
+	v.inline = bytes.Clone(o.data)
+	delete(p.objs, v.Block)
+	p.ids = slices.DeleteFunc(p.ids, func(id pack.ID) bool { return id == v.Block })
+	v.Mode, v.Block = modeInline, pack.ID{}
 }
 
 // URLVersions is the catalog entry of one key.
@@ -78,7 +175,9 @@ type URLVersions struct {
 const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
-	catalogVersion = 2
+	catalogVersion = 3
+	// oldestCatalog is the oldest catalog version this reader knows.
+	oldestCatalog = 2
 )
 
 // InputFile is a row of the input-file table: a file ingested completely.
@@ -86,6 +185,10 @@ type InputFile struct {
 	Name   string
 	Size   int64
 	SHA256 [32]byte
+	// Records is how many records ingest read from the file and Malformed
+	// how many malformed records its reader skipped there; both are -1
+	// when unknown (files ingested under catalog version 2).
+	Records, Malformed int64
 }
 
 // segRef locates one catalog segment.
@@ -130,6 +233,8 @@ func (r *root) encode() []byte {
 		prev = f.Name
 		b = binary.AppendUvarint(b, uint64(f.Size))
 		b = append(b, f.SHA256[:]...)
+		b = appendCount(b, f.Records)
+		b = appendCount(b, f.Malformed)
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.Runs)))
 	for _, run := range r.Runs {
@@ -143,6 +248,23 @@ func (r *root) encode() []byte {
 	return b
 }
 
+// appendCount writes a count that may be unknown (negative) as
+// uvarint(n+1), 0 meaning unknown.
+func appendCount(b []byte, n int64) []byte {
+	if n < 0 {
+		return append(b, 0)
+	}
+	return binary.AppendUvarint(b, uint64(n)+1)
+}
+
+func (d *dec) count64(what string) int64 {
+	n := d.uvarint(what)
+	if n == 0 || n > 1<<62 {
+		return -1
+	}
+	return int64(n - 1)
+}
+
 // dec reads the catalog encodings; the first error is sticky. In a
 // segment, the fixed-size random fields (object ids, binary record ids,
 // CRCs) are read from r, a part of their own after the rest (split).
@@ -150,7 +272,38 @@ type dec struct {
 	b     []byte
 	r     []byte
 	split bool
+	ver   uint64 // catalog version being read
 	err   error
+	// resolve turns a short object reference (version 3) into an id;
+	// with skip set, references are read but not resolved (entries
+	// findInSegment passes over).
+	resolve func(prefix []byte) (pack.ID, error)
+	skip    bool
+	// cols are a version 3 segment's column parts (colWARC...).
+	cols [numCols][]byte
+}
+
+// Column parts of a version 3 segment: the header encodings and inline
+// blocks of its versions, each kind apart, so that zstd sees the WARC
+// header encodings of a segment one after the other, and so on (1–3 %
+// smaller catalogs on the corpus than with the fields interleaved).
+const (
+	colWARC   = iota // WARC header encodings
+	colHTTP          // HTTP header encodings
+	colInline        // inline blocks
+	numCols
+)
+
+// cblob reads a blob of column c (of the main part before version 3).
+func (d *dec) cblob(c int, what string) []byte {
+	if d.ver < 3 {
+		return d.blob(what)
+	}
+	main := d.b
+	d.b = d.cols[c]
+	v := d.blob(what)
+	d.cols[c], d.b = d.b, main
+	return v
 }
 
 // rand reads n bytes of a random field.
@@ -243,8 +396,8 @@ func decodeRoot(b []byte) (*root, error) {
 		return nil, fmt.Errorf("%w: commit payload has no %s magic", errCatalog, rootMagic)
 	}
 	d := &dec{b: b[4:]}
-	if v := d.uvarint("version"); d.err == nil && v != catalogVersion {
-		return nil, fmt.Errorf("%w: catalog version %d, want %d", errCatalog, v, catalogVersion)
+	if d.ver = d.uvarint("version"); d.err == nil && (d.ver < oldestCatalog || d.ver > catalogVersion) {
+		return nil, fmt.Errorf("%w: catalog version %d, this reader knows %d to %d", errCatalog, d.ver, oldestCatalog, catalogVersion)
 	}
 	nf := d.count("file count", 35)
 	prev := ""
@@ -258,8 +411,11 @@ func decodeRoot(b []byte) (*root, error) {
 		}
 		name := prev[:n] + d.str("file name")
 		prev = name
-		f := InputFile{Name: name, Size: int64(d.uvarint("file size"))}
+		f := InputFile{Name: name, Size: int64(d.uvarint("file size")), Records: -1, Malformed: -1}
 		copy(f.SHA256[:], d.bytes(32, "file digest"))
+		if d.ver >= 3 {
+			f.Records, f.Malformed = d.count64("file records"), d.count64("file malformed records")
+		}
 		r.Files = append(r.Files, f)
 	}
 	nr := d.count("run count", 1)
@@ -277,9 +433,12 @@ func decodeRoot(b []byte) (*root, error) {
 	return r, d.err
 }
 
-// appendVersion appends v to the segment's main part b and its random
-// fields to *r.
-func appendVersion(b []byte, r *[]byte, v *Version, files map[string]int, t *idTable) []byte {
+// appendVersion appends v to the segment's main part b, its random
+// fields to *r and its column fields to cols.
+func appendVersion(b []byte, r *[]byte, cols *[numCols][]byte, v *Version, files map[string]int, t *idTable) []byte {
+	if t.err != nil {
+		return b
+	}
 	b = binary.AppendUvarint(b, uint64(files[v.File]))
 	b = binary.AppendUvarint(b, uint64(v.Offset))
 	b = binary.AppendUvarint(b, uint64(v.Length))
@@ -318,17 +477,22 @@ func appendVersion(b []byte, r *[]byte, v *Version, files map[string]int, t *idT
 	case modeRaw:
 		b = t.append(b, r, v.Record)
 	case modeBlock:
-		b = appendString(b, string(v.WARCHeader))
+		cols[colWARC] = appendString(cols[colWARC], string(v.WARCHeader))
 		b = t.append(b, r, v.WARCAnchor)
 		b = t.append(b, r, v.Block)
-	case modeHTTP:
-		b = appendString(b, string(v.WARCHeader))
+	case modeInline:
+		cols[colWARC] = appendString(cols[colWARC], string(v.WARCHeader))
 		b = t.append(b, r, v.WARCAnchor)
-		b = appendString(b, string(v.HTTPHeader))
+		cols[colInline] = appendString(cols[colInline], string(v.inline))
+	case modeHTTP:
+		cols[colWARC] = appendString(cols[colWARC], string(v.WARCHeader))
+		b = t.append(b, r, v.WARCAnchor)
+		cols[colHTTP] = appendString(cols[colHTTP], string(v.HTTPHeader))
 		b = t.append(b, r, v.HTTPAnchor)
 		b = append(b, v.Form)
 		if v.Form == formWhole {
 			b = t.append(b, r, v.Payload)
+			b = append(b, v.reason)
 		} else {
 			b = t.append(b, r, v.Layout)
 			b = binary.AppendUvarint(b, uint64(len(v.Blocks)))
@@ -388,10 +552,15 @@ func (d *dec) version(files []string, t *idTable) Version {
 	case modeRaw:
 		v.Record = d.ref(t, "record id")
 	case modeBlock:
-		v.WARCHeader, v.WARCAnchor, v.Block = d.blob("warc header"), d.ref(t, "warc anchor"), d.ref(t, "block")
+		v.WARCHeader, v.WARCAnchor, v.Block = d.cblob(colWARC, "warc header"), d.ref(t, "warc anchor"), d.ref(t, "block")
+	case modeInline:
+		if d.ver < 3 {
+			d.fail("mode")
+		}
+		v.WARCHeader, v.WARCAnchor, v.inline = d.cblob(colWARC, "warc header"), d.ref(t, "warc anchor"), d.cblob(colInline, "inline block")
 	case modeHTTP:
-		v.WARCHeader, v.WARCAnchor = d.blob("warc header"), d.ref(t, "warc anchor")
-		v.HTTPHeader, v.HTTPAnchor = d.blob("http header"), d.ref(t, "http anchor")
+		v.WARCHeader, v.WARCAnchor = d.cblob(colWARC, "warc header"), d.ref(t, "warc anchor")
+		v.HTTPHeader, v.HTTPAnchor = d.cblob(colHTTP, "http header"), d.ref(t, "http anchor")
 		f := d.bytes(1, "form")
 		if f == nil {
 			return v
@@ -400,6 +569,11 @@ func (d *dec) version(files []string, t *idTable) Version {
 		switch v.Form {
 		case formWhole:
 			v.Payload = d.ref(t, "payload")
+			if d.ver >= 3 {
+				if r := d.bytes(1, "payload reason"); r != nil {
+					v.reason = r[0]
+				}
+			}
 		case formBlocks:
 			v.Layout = d.ref(t, "layout")
 			n := d.count("block count", 1)
@@ -428,7 +602,11 @@ func (d *dec) files() []string {
 	return out
 }
 
-func encodeSegment(urls []URLVersions) []byte {
+// encodeSegment encodes the catalog entries urls as a segment. unique
+// says whether an object may be written as a short reference (its id's
+// first pack.RefLen bytes; pack.Writer.Unique); nil writes every id
+// whole.
+func encodeSegment(urls []URLVersions, unique func(pack.ID) (bool, error)) ([]byte, error) {
 	var b []byte
 	// The input files the segment names, each once.
 	files := map[string]int{}
@@ -448,49 +626,80 @@ func encodeSegment(urls []URLVersions) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(urls)))
 	var r []byte
+	var cols [numCols][]byte
 	for i := range urls {
 		b = appendString(b, urls[i].Key)
 		b = binary.AppendUvarint(b, uint64(len(urls[i].Versions)))
 		t := newIDTable()
+		t.unique = unique
 		for j := range urls[i].Versions {
-			b = appendVersion(b, &r, &urls[i].Versions[j], files, t)
+			b = appendVersion(b, &r, &cols, &urls[i].Versions[j], files, t)
+		}
+		if t.err != nil {
+			return nil, t.err
 		}
 	}
-	// The random fields go last, after the length of what precedes them:
+	// The columns follow the main part, and the random fields go last:
 	// mixed into the text, they would make zstd's literal coding worse.
-	out := make([]byte, 0, len(segmentMagic)+2*binary.MaxVarintLen64+len(b)+len(r))
+	n := len(b) + len(r)
+	for _, c := range cols {
+		n += len(c)
+	}
+	out := make([]byte, 0, len(segmentMagic)+(2+numCols)*binary.MaxVarintLen64+n)
 	out = append(out, segmentMagic...)
 	out = binary.AppendUvarint(out, catalogVersion)
 	out = binary.AppendUvarint(out, uint64(len(b)))
+	for _, c := range cols {
+		out = binary.AppendUvarint(out, uint64(len(c)))
+	}
 	out = append(out, b...)
-	return append(out, r...)
+	for _, c := range cols {
+		out = append(out, c...)
+	}
+	return append(out, r...), nil
 }
+
+// resolver turns short object references into ids: pack.Store.Resolve.
+type resolver = func(prefix []byte) (pack.ID, error)
 
 // openSegment checks a segment's magic and version and returns a decoder
 // of its two parts (docs/FORMAT.md "Catalog segment").
-func openSegment(b []byte) (*dec, error) {
-	d := &dec{b: b[4:], split: true}
-	if v := d.uvarint("version"); d.err == nil && v != catalogVersion {
-		return nil, fmt.Errorf("%w: segment version %d", errCatalog, v)
+func openSegment(b []byte, resolve resolver) (*dec, error) {
+	d := &dec{b: b[4:], split: true, resolve: resolve}
+	if d.ver = d.uvarint("version"); d.err == nil && (d.ver < oldestCatalog || d.ver > catalogVersion) {
+		return nil, fmt.Errorf("%w: segment version %d, this reader knows %d to %d", errCatalog, d.ver, oldestCatalog, catalogVersion)
 	}
 	n := d.uvarint("segment main part length")
-	if d.err == nil && n > uint64(len(d.b)) {
-		d.fail("segment main part length")
+	var cn [numCols]uint64
+	if d.ver >= 3 {
+		for c := range cn {
+			cn[c] = d.uvarint("segment column length")
+		}
+	}
+	rest := uint64(len(d.b))
+	for _, l := range append(cn[:], n) {
+		if d.err == nil && l > rest {
+			d.fail("segment part length")
+		}
+		rest -= min(l, rest)
 	}
 	if d.err != nil {
 		return nil, d.err
 	}
 	d.b, d.r = d.b[:n], d.b[n:]
+	for c := range cn {
+		d.cols[c], d.r = d.r[:cn[c]:cn[c]], d.r[cn[c]:]
+	}
 	return d, nil
 }
 
 // findInSegment decodes the segment and returns the versions of key
 // (nil when absent). It decodes entries only up to key.
-func findInSegment(b []byte, key string) ([]Version, error) {
+func findInSegment(b []byte, key string, resolve resolver) ([]Version, error) {
 	if len(b) < 4 || string(b[:4]) != segmentMagic {
 		return nil, fmt.Errorf("%w: segment has no %s magic", errCatalog, segmentMagic)
 	}
-	d, err := openSegment(b)
+	d, err := openSegment(b, resolve)
 	if err != nil {
 		return nil, err
 	}
@@ -502,6 +711,7 @@ func findInSegment(b []byte, key string) ([]Version, error) {
 		if d.err != nil || k > key {
 			break
 		}
+		d.skip = k != key
 		vs := make([]Version, 0, nv)
 		t := newIDTable()
 		for range nv {
@@ -522,11 +732,11 @@ func findInSegment(b []byte, key string) ([]Version, error) {
 }
 
 // decodeSegment decodes every entry of a segment.
-func decodeSegment(b []byte) ([]URLVersions, error) {
+func decodeSegment(b []byte, resolve resolver) ([]URLVersions, error) {
 	if len(b) < 4 || string(b[:4]) != segmentMagic {
 		return nil, fmt.Errorf("%w: segment has no %s magic", errCatalog, segmentMagic)
 	}
-	d, err := openSegment(b)
+	d, err := openSegment(b, resolve)
 	if err != nil {
 		return nil, err
 	}
@@ -549,7 +759,7 @@ func decodeSegment(b []byte) ([]URLVersions, error) {
 		}
 		out = append(out, u)
 	}
-	if d.err == nil && (len(d.b) != 0 || len(d.r) != 0) {
+	if d.err == nil && (len(d.b) != 0 || len(d.r) != 0 || len(d.cols[colWARC])+len(d.cols[colHTTP])+len(d.cols[colInline]) != 0) {
 		d.fail("segment length")
 	}
 	return out, d.err
@@ -579,28 +789,51 @@ func sortVersions(vs []Version) []Version {
 }
 
 // idTable writes the object ids of one URL's versions: an id already
-// written for the URL is written as its 1-based position in the table,
-// a new one as 0 and its 32 bytes. Successive captures share most of
-// their ids (anchors, layout, unchanged blocks), so they cost a byte or
-// two each instead of 32.
+// written for the URL is written as its position in the table, a new one
+// as a short reference (its first pack.RefLen bytes) when that names it
+// alone, else whole. Successive captures share most of their ids
+// (anchors, layout, unchanged blocks), so they cost a byte or two each;
+// a new id costs 1 + pack.RefLen bytes instead of 33.
 type idTable struct {
-	ids []pack.ID
-	pos map[pack.ID]int
-	sec int64  // date of the previous version, Unix seconds (dates are written as differences)
-	uri string // target URI of the previous version
-	n   int    // versions written or read so far
+	ids    []pack.ID
+	pos    map[pack.ID]int
+	sec    int64  // date of the previous version, Unix seconds (dates are written as differences)
+	uri    string // target URI of the previous version
+	n      int    // versions written or read so far
+	unique func(pack.ID) (bool, error)
+	err    error
 }
+
+// Tags of an object reference in catalog version 3; a tag t ≥ refTable
+// is the id at position t − refTable + 1 (1-based) of the URL's table.
+const (
+	refShort = 0 // a new id: its first pack.RefLen bytes (random part)
+	refFull  = 1 // a new id: its 32 bytes (random part)
+	refTable = 2
+)
 
 func newIDTable() *idTable { return &idTable{pos: map[pack.ID]int{}} }
 
 func (t *idTable) append(b []byte, r *[]byte, id pack.ID) []byte {
 	if i, ok := t.pos[id]; ok {
-		return binary.AppendUvarint(b, uint64(i+1))
+		return binary.AppendUvarint(b, uint64(i+refTable))
 	}
 	t.pos[id] = len(t.ids)
 	t.ids = append(t.ids, id)
+	// The zero id (a header encoded without anchor) names no object.
+	short := false
+	if t.unique != nil && id != (pack.ID{}) {
+		var err error
+		if short, err = t.unique(id); err != nil && t.err == nil {
+			t.err = fmt.Errorf("encode catalog: %w", err)
+		}
+	}
+	if short {
+		*r = append(*r, id[:pack.RefLen]...)
+		return binary.AppendUvarint(b, refShort)
+	}
 	*r = append(*r, id[:]...)
-	return binary.AppendUvarint(b, 0)
+	return binary.AppendUvarint(b, refFull)
 }
 
 func (d *dec) ref(t *idTable, what string) pack.ID {
@@ -608,16 +841,36 @@ func (d *dec) ref(t *idTable, what string) pack.ID {
 	if d.err != nil {
 		return pack.ID{}
 	}
-	if i == 0 {
+	if d.ver < 3 { // 0: 32 bytes; i ≥ 1: position i
+		i++
+	}
+	switch {
+	case i == refShort:
+		p := d.rand(pack.RefLen, what)
+		if d.err != nil || d.skip {
+			t.ids = append(t.ids, pack.ID{})
+			return pack.ID{}
+		}
+		if d.resolve == nil {
+			d.err = fmt.Errorf("%w: short reference to %x and no store to resolve it", errCatalog, p)
+			return pack.ID{}
+		}
+		id, err := d.resolve(p)
+		if err != nil {
+			d.err = fmt.Errorf("resolve %s reference %x: %w", what, p, err)
+			return pack.ID{}
+		}
+		t.ids = append(t.ids, id)
+		return id
+	case i == refFull:
 		id := d.id(what)
 		t.ids = append(t.ids, id)
 		return id
-	}
-	if i > uint64(len(t.ids)) {
+	case i-refTable >= uint64(len(t.ids)):
 		d.fail(what)
 		return pack.ID{}
 	}
-	return t.ids[i-1]
+	return t.ids[i-refTable]
 }
 
 // Record ids are mostly "<urn:uuid:…>" with 16 random bytes spelt in 36

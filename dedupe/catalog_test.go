@@ -2,9 +2,15 @@ package dedupe
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe/pack"
 )
@@ -28,36 +34,91 @@ func TestRecordIDRoundTrip(t *testing.T) {
 	}
 }
 
+// fakeRefs is a store's view of short references: the ids stored, by
+// their first pack.RefLen bytes, oldest first.
+type fakeRefs map[[pack.RefLen]byte][]pack.ID
+
+func (f fakeRefs) add(ids ...pack.ID) {
+	for _, id := range ids {
+		k := [pack.RefLen]byte(id[:pack.RefLen])
+		f[k] = append(f[k], id)
+	}
+}
+
+func (f fakeRefs) unique(id pack.ID) (bool, error) {
+	return len(f[[pack.RefLen]byte(id[:pack.RefLen])]) == 1, nil
+}
+
+func (f fakeRefs) resolve(p []byte) (pack.ID, error) {
+	if ids := f[[pack.RefLen]byte(p)]; len(ids) > 0 {
+		return ids[0], nil // the oldest, as pack.Store.Resolve
+	}
+	return pack.ID{}, pack.ErrNotFound
+}
+
 func TestSegmentRoundTrip(t *testing.T) {
 	id := func(b byte) pack.ID { return pack.Sum([]byte{b}) }
+	// id(9) and twin share their short reference; twin came second, so
+	// it must be written whole.
+	twin := id(9)
+	twin[31] ^= 1
+	refs := fakeRefs{}
+	refs.add(id(1), id(2), id(3), id(4), id(9), twin)
 	urls := []URLVersions{
-		{Key: "", Versions: []Version{{File: "a.warc", Type: "warcinfo", Mode: modeBlock, WARCHeader: []byte("h"), Block: id(1), CRC: 7}}},
+		{Key: "", Versions: []Version{{File: "a.warc", Type: "warcinfo", Mode: modeBlock, WARCHeader: []byte("h"), Block: id(1), CRC: 7},
+			{File: "a.warc", Type: "warcinfo", Mode: modeInline, WARCHeader: []byte("h2"), inline: []byte("software: wget\r\n"), CRC: 8}}},
 		{Key: "com,example)/", Versions: []Version{
 			{File: "a.warc", Offset: 10, Date: time.Unix(5, 6).UTC(), Type: "response", TargetURI: "http://example.com/", RecordID: "<urn:uuid:5105b4a8-1e2c-4f0e-9d6b-0a1b2c3d4e5f>",
 				Mode: modeHTTP, Form: formBlocks, Layout: id(2), Blocks: []pack.ID{id(3), id(4), id(3)}, Framing: []byte{1, 2}, Level: 3, BlockDigestOK: true},
-			{File: "b.warc", Offset: 20, Type: "response", TargetURI: "http://example.com/", Mode: modeHTTP, Form: formWhole, Payload: id(3), Trailer: []byte("\r\n\r\n"), PayloadDigestOK: true},
+			{File: "b.warc", Offset: 20, Type: "response", TargetURI: "http://example.com/", Mode: modeHTTP, Form: formWhole, Payload: id(3), Trailer: []byte("\r\n\r\n"), PayloadDigestOK: true, reason: reasonContentEncoding},
 			{File: "b.warc", Offset: 30, Type: "request", Mode: modeRaw, Record: id(9)},
+			{File: "b.warc", Offset: 40, Type: "request", Mode: modeRaw, Record: twin},
 		}},
 	}
-	b := encodeSegment(urls)
-	got, err := decodeSegment(b)
+	b, err := encodeSegment(urls, refs.unique)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(encodeSegment(got), b) {
+	got, err := decodeSegment(b, refs.resolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := encodeSegment(got, refs.unique); err != nil || !bytes.Equal(again, b) {
 		t.Fatalf("segment does not round-trip:\n%+v\n%+v", urls, got)
 	}
-	vs, err := findInSegment(b, "com,example)/")
-	if err != nil || len(vs) != 3 || vs[0].Blocks[2] != id(3) || vs[1].Payload != id(3) || vs[2].Record != id(9) ||
+	if string(got[0].Versions[1].inline) != "software: wget\r\n" {
+		t.Fatalf("inline block decoded as %q", got[0].Versions[1].inline)
+	}
+	if got[1].Versions[3].Record != twin || got[1].Versions[2].Record != id(9) {
+		t.Fatalf("ids sharing a short reference decoded as %s and %s", got[1].Versions[2].Record, got[1].Versions[3].Record)
+	}
+	// Short references cost pack.RefLen bytes instead of 32: four ids
+	// have a reference of their own (the zero anchor, id(9) and its twin
+	// are written whole).
+	whole, err := encodeSegment(urls, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := len(whole) - len(b); d != 4*(32-pack.RefLen) {
+		t.Errorf("short references saved %d bytes, want %d", d, 4*(32-pack.RefLen))
+	}
+	if _, err := decodeSegment(b, nil); err == nil {
+		t.Error("a segment with short references decoded without a store")
+	}
+	vs, err := findInSegment(b, "com,example)/", refs.resolve)
+	if how, why := vs[1].Storage(); how != "payload" || why != "content-encoding" {
+		t.Errorf("whole payload: Storage() = %q, %q", how, why)
+	}
+	if err != nil || len(vs) != 4 || vs[0].Blocks[2] != id(3) || vs[1].Payload != id(3) || vs[2].Record != id(9) ||
 		vs[1].TargetURI != "http://example.com/" || vs[2].TargetURI != "" {
 		t.Errorf("findInSegment: %+v, %v", vs, err)
 	}
-	if vs, err := findInSegment(b, "com,example)/zz"); err != nil || vs != nil {
+	if vs, err := findInSegment(b, "com,example)/zz", refs.resolve); err != nil || vs != nil {
 		t.Errorf("absent key: %v, %v", vs, err)
 	}
 	// Truncations never panic and are reported.
 	for i := range b {
-		if _, err := decodeSegment(b[:i]); err == nil {
+		if _, err := decodeSegment(b[:i], refs.resolve); err == nil {
 			t.Errorf("segment cut at %d decoded without error", i)
 		}
 	}
@@ -69,8 +130,8 @@ func TestSegmentRoundTrip(t *testing.T) {
 func TestRootRoundTrip(t *testing.T) {
 	r := &root{
 		Files: []InputFile{
-			{Name: "ota-tinder-20211231135713.warc.gz", Size: 123456, SHA256: [32]byte{1}},
-			{Name: "ota-tinder-20220108063013.warc.gz", Size: 7, SHA256: [32]byte{2}},
+			{Name: "ota-tinder-20211231135713.warc.gz", Size: 123456, SHA256: [32]byte{1}, Records: 1000, Malformed: 3},
+			{Name: "ota-tinder-20220108063013.warc.gz", Size: 7, SHA256: [32]byte{2}, Records: -1, Malformed: -1}, // unknown
 			{Name: "ota-tinder-20220108063013.warc.gz.1", Size: 0},
 			{Name: "ota-tinder", Size: 1},
 			{Name: "", Size: 2},
@@ -91,12 +152,13 @@ func TestRootRoundTrip(t *testing.T) {
 			t.Errorf("file %d: got %+v, want %+v", i, got.Files[i], r.Files[i])
 		}
 	}
-	// A row repeating the previous name costs prefix, empty suffix, size
-	// and digest: 1 + 1 + 1 + 32 bytes, whatever the name's length.
+	// A row repeating the previous name costs prefix, empty suffix, size,
+	// digest and the two counts: 1 + 1 + 1 + 32 + 2 bytes, whatever the
+	// name's length.
 	r2 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: r.Files[1].Name, Size: 1}), Runs: r.Runs}
 	r1 := &root{Files: r.Files[:2], Runs: r.Runs}
-	if d := len(r2.encode()) - len(r1.encode()); d != 35 {
-		t.Errorf("a row repeating the previous name costs %d bytes, want 35 (names not front-coded?)", d)
+	if d := len(r2.encode()) - len(r1.encode()); d != 37 {
+		t.Errorf("a row repeating the previous name costs %d bytes, want 37 (names not front-coded?)", d)
 	}
 	for i := len(rootMagic); i < len(b); i++ {
 		if _, err := decodeRoot(b[:i]); err == nil {
@@ -116,22 +178,218 @@ func TestRootRoundTrip(t *testing.T) {
 // panic, and what decodes re-encodes to a segment that decodes the same.
 func FuzzSegment(f *testing.F) {
 	id := pack.Sum([]byte{1})
-	f.Add(encodeSegment([]URLVersions{{Key: "com,example)/", Versions: []Version{
+	seed, _ := encodeSegment([]URLVersions{{Key: "com,example)/", Versions: []Version{
 		{File: "a.warc", Type: "response", RecordID: "<urn:uuid:5105b4a8-1e2c-4f0e-9d6b-0a1b2c3d4e5f>", Mode: modeHTTP, Form: formBlocks, Layout: id, Blocks: []pack.ID{id, id}, CRC: 9},
 		{File: "b.warc", Type: "request", Mode: modeRaw, Record: id, RecordID: "x"},
-	}}}))
+		{File: "b.warc", Type: "metadata", Mode: modeInline, WARCHeader: []byte("h"), inline: []byte("log")},
+	}}}, func(pack.ID) (bool, error) { return true, nil })
+	f.Add(seed)
+	// Any short reference resolves, to an id derived from it.
+	resolve := func(p []byte) (pack.ID, error) { return pack.Sum(p), nil }
 	f.Fuzz(func(t *testing.T, b []byte) {
-		findInSegment(b, "com,example)/")
-		urls, err := decodeSegment(b)
+		findInSegment(b, "com,example)/", resolve)
+		urls, err := decodeSegment(b, resolve)
 		if err != nil {
 			return
 		}
-		again, err := decodeSegment(encodeSegment(urls))
+		enc, err := encodeSegment(urls, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := decodeSegment(enc, resolve)
 		if err != nil {
 			t.Fatalf("re-encoded segment does not decode: %v", err)
 		}
-		if !bytes.Equal(encodeSegment(again), encodeSegment(urls)) {
+		if enc2, _ := encodeSegment(again, nil); !bytes.Equal(enc2, enc) {
 			t.Fatal("re-encoding is not stable")
 		}
 	})
+}
+
+// TestStorage ingests one record of each storage case and checks what
+// Version.Storage says about it after a round trip through the catalog.
+func TestStorage(t *testing.T) {
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "a.bwa")
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(fmt.Sprintf(page, "zipped")))
+	zw.Close()
+	resp := func(status, ctype, extra string, body []byte) []byte {
+		return append([]byte(fmt.Sprintf("HTTP/1.1 %s\r\nContent-Type: %s\r\n%sContent-Length: %d\r\n\r\n", status, ctype, extra, len(body))), body...)
+	}
+	want := map[string][2]string{ // target URI → how, why
+		"http://a.example/html":  {"blocks", ""},
+		"http://a.example/404":   {"payload", "not-200"},
+		"http://a.example/png":   {"payload", "not-html"},
+		"http://a.example/empty": {"payload", "empty"},
+		"http://a.example/gzip":  {"payload", "content-encoding"},
+		"http://a.example/req":   {"payload", "request"},
+		"http://a.example/bad":   {"inline", "http-unparseable"},
+		"http://a.example/info":  {"inline", "not-http"},
+		"http://a.example/log":   {"block", "not-http"}, // over maxInline
+	}
+	f := filepath.Join(dir, "in.warc")
+	writeFile(t, f,
+		warcRecord("response", "http://a.example/html", t0, 1, resp("200 OK", "text/html", "", []byte(fmt.Sprintf(page, "x")))),
+		warcRecord("response", "http://a.example/404", t0, 2, resp("404 Not Found", "text/html", "", []byte("<p>gone</p>"))),
+		warcRecord("response", "http://a.example/png", t0, 3, resp("200 OK", "image/png", "", []byte("\x89PNG...."))),
+		warcRecord("response", "http://a.example/empty", t0, 4, resp("200 OK", "text/html", "", nil)),
+		warcRecord("response", "http://a.example/gzip", t0, 5, resp("200 OK", "text/html", "Content-Encoding: gzip\r\n", gz.Bytes())),
+		warcRecord("request", "http://a.example/req", t0, 6, []byte("GET /req HTTP/1.1\r\nHost: a.example\r\n\r\n")),
+		warcRecord("response", "http://a.example/bad", t0, 7, []byte("not an HTTP message at all")),
+		warcRecord("resource", "http://a.example/info", t0, 8, []byte("log line\n")),
+		warcRecord("resource", "http://a.example/log", t0, 9, bytes.Repeat([]byte("a longer log line\n"), 200)),
+	)
+	if _, err := Ingest(context.Background(), arch, []string{f}, testOpts()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if n := checkRoundTrip(t, a); n != len(want) {
+		t.Fatalf("restored %d records, want %d", n, len(want))
+	}
+	seen := 0
+	err = a.WalkOrdered(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			how, why := v.Storage()
+			if w, ok := want[v.TargetURI]; !ok || w != [2]string{how, why} {
+				t.Errorf("%s: Storage() = %q, %q, want %q", v.TargetURI, how, why, w)
+			}
+			seen++
+		}
+		return nil
+	})
+	if err != nil || seen != len(want) {
+		t.Fatalf("walked %d records (%v), want %d", seen, err, len(want))
+	}
+	fs := a.Files()
+	if len(fs) != 1 || fs[0].Name != "in.warc" {
+		t.Fatalf("input files %+v", fs)
+	}
+}
+
+// TestReadCatalogV2 opens an archive written by catalog version 2
+// (testdata/v2.bwa: two ingests of three sample dumps) and restores every
+// record of it byte for byte; what version 2 did not record reads as
+// unknown.
+func TestReadCatalogV2(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(filepath.Join("testdata", "v2.bwa"), pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	fs := a.Files()
+	if len(fs) != 3 {
+		t.Fatalf("input files %+v, want 3", fs)
+	}
+	for _, f := range fs {
+		if f.Records != -1 || f.Malformed != -1 || f.Size == 0 {
+			t.Errorf("version 2 input file %+v: want counts -1 (unknown)", f)
+		}
+	}
+	n, unknown := 0, 0
+	err = a.WalkOrdered(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			p, err := a.Restore(v)
+			if err != nil {
+				t.Errorf("%s at %d: %v", v.File, v.Offset, err)
+				continue
+			}
+			rec := p.Record()
+			orig, err := original(filepath.Join(root, v.File), v.Offset, v.Skip, len(rec))
+			if err != nil || !bytes.Equal(orig, rec) {
+				t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
+			}
+			if how, why := v.Storage(); how == "payload" {
+				if why != "unknown" {
+					t.Errorf("%s at %d: version 2 whole payload, Storage() why = %q", v.File, v.Offset, why)
+				}
+				unknown++
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 24 || unknown == 0 {
+		t.Fatalf("restored %d records (%d whole payloads), want 24", n, unknown)
+	}
+	vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) })
+	if err != nil || vs.Records != 24 {
+		t.Fatalf("verify: %+v, %v", vs, err)
+	}
+}
+
+// TestExtendCatalogV2 ingests one more dump into a copy of the version 2
+// archive: the new run is written in version 3 (short references, inline
+// blocks) next to the old one, and every record of both restores.
+func TestExtendCatalogV2(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := filepath.Join(t.TempDir(), "v2.bwa")
+	if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", "v2.bwa"))); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(root, "testdata", "samples", "ota-lovescout24-20220425123217.warc.gz")
+	st, err := Ingest(context.Background(), arch, []string{in}, testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	fs := a.Files()
+	if len(fs) != 4 || fs[3].Records != st.Records || fs[3].Records == 0 || fs[0].Records != -1 {
+		t.Fatalf("input files %+v after extending (ingest read %d records)", fs, st.Records)
+	}
+	n, inline := 0, 0
+	err = a.WalkOrdered(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			p, err := a.Restore(v)
+			if err != nil {
+				t.Errorf("%s at %d: %v", v.File, v.Offset, err)
+				continue
+			}
+			rec := p.Record()
+			file := v.File
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(root, file)
+			}
+			if orig, err := original(file, v.Offset, v.Skip, len(rec)); err != nil || !bytes.Equal(orig, rec) {
+				t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
+			}
+			if how, _ := v.Storage(); how == "inline" {
+				inline++
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 32 || inline == 0 {
+		t.Fatalf("restored %d records (%d inline), want 32 with inline ones from the new run", n, inline)
+	}
+	if vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || vs.Records != 32 {
+		t.Fatalf("verify: %+v, %v", vs, err)
+	}
 }

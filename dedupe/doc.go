@@ -10,13 +10,16 @@
 //     (file, offset, date, record id) and which objects rebuild it. For a
 //     200 text/html response that is the paper's ⟨Layout, {Block},
 //     MetaData⟩: the page's layout and blocks (package partition) plus the
-//     header encodings; other records are a payload or block object.
+//     header encodings; other records are a payload or block object, or,
+//     for a small non-HTTP block, bytes held in the catalog entry.
+//     Version.Storage says which of these a version is and why.
 //   - Anchor: the raw header of an earlier record of the same key and type
 //     that a header is encoded against (package hdrcodec). Header
 //     encodings are held inline in the catalog.
 //   - Catalog: per key, its versions in capture order, stored as segment
 //     objects sorted by key; the commit payload lists the segments (one
-//     run per ingest) and the input files ingested completely.
+//     run per ingest) and the input files ingested completely (with
+//     their record and malformed-record counts).
 //
 // Store (the paper's Algorithm 4) is content addressing plus deltas: an
 // unchanged layout or block is the same object and costs nothing, a changed

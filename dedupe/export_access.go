@@ -71,7 +71,7 @@ func (c *runCursor) fill() error {
 		if err != nil {
 			return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 		}
-		if c.urls, err = decodeSegment(b); err != nil {
+		if c.urls, err = decodeSegment(b, c.a.store.Resolve); err != nil {
 			return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 		}
 		c.i = 0

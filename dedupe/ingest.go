@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"blockwarc/dedupe/hdrcodec"
 	"blockwarc/dedupe/pack"
@@ -51,12 +53,18 @@ type Options struct {
 	Reader warcio.Options
 	// Workers is how many URLs are modelled (partitioned, matched,
 	// encoded, checked) in parallel (default 1). The archive written does
-	// not depend on it. Pack.Workers sets the compression workers.
+	// not depend on it. With 1, everything runs in the caller's goroutine;
+	// with more, one more goroutine stores the modelled objects and
+	// compresses frames beside the modelling. Pack.Workers sets the
+	// compression workers: on 2 cores 1 is fastest with Workers 2
+	// (each more costs two ~100 MB zstd encoders; BenchmarkIngestWorkers).
 	Workers int
 	// CommitBytes is how many bytes of input records are ingested between
 	// commits (default 64 MiB); commits fall between URLs.
 	CommitBytes int64
-	// Progress, when set, is called after each URL with the totals so far.
+	// Progress, when set, is called after each URL with the totals so far,
+	// from one goroutine at a time (with several workers, not the
+	// caller's).
 	Progress func(Stats)
 	// InputProgress, when set, receives the stored input bytes read.
 	InputProgress func(int64)
@@ -120,16 +128,32 @@ func expandInputs(inputs []string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-func hashFile(path string) (InputFile, error) {
+// hashFile returns the name, size and SHA-256 of the file at path, read
+// with buf (allocated when nil).
+func hashFile(ctx context.Context, path string, buf []byte) (InputFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return InputFile{}, fmt.Errorf("hash input: %w", err)
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return InputFile{}, fmt.Errorf("hash input %s: %w", path, err)
+	if buf == nil {
+		buf = make([]byte, 256<<10)
+	}
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return InputFile{}, err
+		}
+		k, err := f.Read(buf)
+		h.Write(buf[:k])
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return InputFile{}, fmt.Errorf("hash input %s: %w", path, err)
+		}
 	}
 	in := InputFile{Name: filepath.Base(path), Size: n}
 	h.Sum(in.SHA256[:0])
@@ -175,68 +199,172 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	if err != nil {
 		return st, err
 	}
-	var todo []string
-	var done []InputFile
-	for _, f := range files {
-		in, err := hashFile(f)
-		if err != nil {
-			return st, err
-		}
-		// The same file under two paths (or a copy) is ingested once.
-		if hasFile(r.Files, in) || hasFile(done, in) {
-			st.FilesSkipped++
-			continue
-		}
-		todo = append(todo, f)
-		done = append(done, in)
+	todo, skipped, later, err := selectInputs(ctx, files, r.Files)
+	if err != nil {
+		return st, err
 	}
+	st.FilesSkipped = skipped
 	if len(todo) == 0 {
 		return st, nil
 	}
+	// The inputs no earlier file can equal are hashed while they are
+	// walked (the hash only goes into the input-file table at the end).
+	hctx, stopHash := context.WithCancel(ctx)
+	defer stopHash()
+	hashed := make(chan error, 1)
+	go func() {
+		var err error
+		buf := make([]byte, 256<<10)
+		for _, i := range later {
+			if todo[i].in, err = hashFile(hctx, todo[i].path, buf); err != nil {
+				break
+			}
+		}
+		hashed <- err
+	}()
 
-	g := &ingester{opts: &opts, s: s, w: w, r: r, st: &st, run: len(r.Runs),
-		hist: &root{Runs: r.Runs[:len(r.Runs):len(r.Runs)]}}
+	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: len(r.Runs),
+		hist:    &root{Runs: r.Runs[:len(r.Runs):len(r.Runs)]},
+		records: map[string]int64{}, malformed: map[string]int64{}}
 	r.Runs = append(r.Runs, nil)
-	if opts.Workers > 1 {
-		g.sem = make(chan struct{}, opts.Workers)
+	g.start()
+	defer g.finish()
+	paths := make([]string, len(todo))
+	for i := range todo {
+		paths[i] = todo[i].path // not todo[i].in: being hashed
 	}
-	defer g.wait()
-	ws, err := warcio.Walk(ctx, todo, warcio.WalkOptions{
-		MemLimit: opts.MemLimit, TempDir: opts.TempDir, Reader: readerOpts(opts.Reader),
+	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
+		MemLimit: opts.MemLimit, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
 		Progress: opts.InputProgress,
 	}, g.capture)
+	if err == nil {
+		err = g.endURL()
+	}
+	if err != nil {
+		g.failed.Store(true) // what is still queued is not applied
+	}
+	if ferr := g.finish(); ferr != nil {
+		err = ferr // the applier's error, which stopped the walk
+	}
 	st.Malformed = ws.Skipped
 	if err != nil {
 		return st, err
 	}
-	if err := g.endURL(); err != nil {
+	if err := <-hashed; err != nil {
 		return st, err
 	}
-	if err := g.drain(0); err != nil {
-		return st, err
+	for _, t := range todo {
+		in := t.in
+		in.Records, in.Malformed = g.records[t.path], g.malformed[t.path]
+		r.Files = append(r.Files, in)
 	}
-	r.Files = append(r.Files, done...)
-	st.Files = len(done)
+	st.Files = len(todo)
 	if err := g.commit(); err != nil {
 		return st, err
 	}
 	return st, nil
 }
 
+// input is an input file to ingest; in is complete once it is hashed.
+type input struct {
+	path string
+	in   InputFile
+}
+
+// selectInputs drops the files already in the archive (same name, size
+// and SHA-256) and the later copies of a file among the inputs. Only a
+// file sharing name and size with another one must be hashed to decide;
+// the indexes (into todo) of the others, not hashed yet, are in later.
+func selectInputs(ctx context.Context, files []string, have []InputFile) (todo []input, skipped int, later []int, err error) {
+	type nameSize struct {
+		name string
+		size int64
+	}
+	seen := map[nameSize]int{}
+	for _, f := range have {
+		seen[nameSize{f.Name, f.Size}] += 2
+	}
+	sizes := make([]int64, len(files))
+	for i, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("hash input: %w", err)
+		}
+		sizes[i] = fi.Size()
+		seen[nameSize{filepath.Base(f), fi.Size()}]++
+	}
+	var done []InputFile
+	for i, f := range files {
+		if seen[nameSize{filepath.Base(f), sizes[i]}] == 1 {
+			later = append(later, len(todo))
+			todo = append(todo, input{path: f})
+			continue
+		}
+		in, err := hashFile(ctx, f, nil)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		// The same file under two paths (or a copy) is ingested once.
+		if hasFile(have, in) || hasFile(done, in) {
+			skipped++
+			continue
+		}
+		todo = append(todo, input{path: f, in: in})
+		done = append(done, in)
+	}
+	return todo, skipped, later, nil
+}
+
+// hasFile reports whether files holds in's name, size and SHA-256.
 func hasFile(files []InputFile, in InputFile) bool {
 	for _, f := range files {
-		if f == in {
+		if f.Name == in.Name && f.Size == in.Size && f.SHA256 == in.SHA256 {
 			return true
 		}
 	}
 	return false
 }
 
+// readerOpts turns digests on and counts each input's malformed records:
+// the readers report every skipped record or region as a *FormatError,
+// except stray line ends (ErrBadTrailer), which they skip without
+// counting. Under PolicySkip the errors are counted and dropped.
+func (g *ingester) readerOpts(o warcio.Options) warcio.Options {
+	o.Digests = true
+	if o.Policy == warcio.PolicyFail {
+		return o
+	}
+	forward := o.OnError
+	if o.Policy != warcio.PolicyWarn {
+		forward = nil
+	}
+	o.Policy = warcio.PolicyWarn
+	o.OnError = func(err error) {
+		var fe *warcio.FormatError
+		if errors.As(err, &fe) && !errors.Is(err, warcio.ErrBadTrailer) {
+			g.mu.Lock()
+			g.malformed[fe.File]++
+			g.mu.Unlock()
+		}
+		if forward != nil {
+			forward(err)
+		}
+	}
+	return o
+}
+
 // ingester is the state of one Ingest. The walk callback cuts the
 // captures into jobs (one URL, or a slice of a long URL history); jobs are
 // modelled in parallel, then applied to the writer strictly in walk
 // order, so the archive does not depend on the number of workers.
+//
+// With one worker everything runs in the walk callback's goroutine. With
+// more, a job is modelled in a goroutine of its own (at most Workers at a
+// time) and applied by the applier goroutine, which owns the writer until
+// finish: the walk goes on cutting and handing out jobs while the applier
+// adds objects and waits for frames to be compressed.
 type ingester struct {
+	ctx  context.Context
 	opts *Options
 	s    *pack.Store
 	w    *pack.Writer
@@ -249,15 +377,29 @@ type ingester struct {
 	pendingBytes int
 	sinceCommit  int64
 
-	cur      *job   // the job receiving captures
-	queue    []*job // jobs modelled or being modelled, in walk order
-	inflight int64  // bytes of the queued jobs
-	sem      chan struct{}
+	cur     *job             // the job receiving captures
+	records map[string]int64 // records read, by input path (walk callback)
+
+	sem      chan struct{} // model slots; nil with one worker
+	applyq   chan *job     // jobs in walk order, to the applier
+	applied  chan struct{} // closed when the applier has returned
+	applyErr error         // the applier's first error, read after applied
+	failed   atomic.Bool   // stop: an error happened on either side
+
+	mu        sync.Mutex
+	room      sync.Cond        // signalled when inflight shrinks or on failure
+	inflight  int64            // bytes of the jobs handed out, not yet applied
+	malformed map[string]int64 // malformed records skipped, by input path
 }
+
+// errStopped stops the walk after the applier failed; finish returns the
+// applier's error.
+var errStopped = errors.New("ingest stopped")
 
 // Bounds of the job pipeline.
 const (
-	maxJobBytes = 16 << 20 // a longer URL history is cut into several jobs
+	maxJobBytes      = 16 << 20 // a longer URL history is cut into several jobs
+	maxJobsPerWorker = 64       // jobs handed out and not yet applied, per worker
 )
 
 // capData is one capture as a job holds it.
@@ -269,18 +411,17 @@ type capData struct {
 
 // job is a run of captures of one URL, modelled by one worker.
 type job struct {
-	key       string
-	first     bool // the URL's first job: load its history
-	last      bool // the URL's last job: queue its catalog entry
-	u         *urlState
-	caps      []capData
-	bytes     int64
-	prev      chan struct{} // closed when the URL's previous job is modelled
-	done      chan struct{}
-	results   []result
-	st        Stats
-	err       error
-	submitted bool
+	key     string
+	first   bool // the URL's first job: load its history
+	last    bool // the URL's last job: queue its catalog entry
+	u       *urlState
+	caps    []capData
+	bytes   int64
+	prev    chan struct{} // closed when the URL's previous job is modelled
+	done    chan struct{}
+	results []result
+	st      Stats
+	err     error
 }
 
 // result is one modelled record: its version and the objects to add.
@@ -317,6 +458,10 @@ type urlState struct {
 func identity(file string, off, skip int64) [3]any { return [3]any{file, off, skip} }
 
 func (g *ingester) capture(c *warcio.Capture) error {
+	if g.failed.Load() {
+		return errStopped
+	}
+	g.records[c.File]++
 	if g.cur == nil || c.Key != g.cur.key {
 		if err := g.endURL(); err != nil {
 			return err
@@ -329,7 +474,7 @@ func (g *ingester) capture(c *warcio.Capture) error {
 		}
 		g.cur = &job{key: c.Key, u: prev.u, prev: prev.done, done: make(chan struct{})}
 	}
-	block, err := io.ReadAll(c.Body)
+	block, err := readBody(c.Body, c.ContentLen)
 	if err != nil {
 		return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
 	}
@@ -349,6 +494,26 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	return nil
 }
 
+// readBody reads a record block into memory. The declared length sizes
+// the first allocation (it may lie), so that a block is not copied again
+// and again as io.ReadAll grows its buffer.
+func readBody(r io.Reader, declared int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(declared, 0), maxJobBytes)+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
 // endURL hands the current URL's last job to the pipeline.
 func (g *ingester) endURL() error {
 	j := g.cur
@@ -360,67 +525,91 @@ func (g *ingester) endURL() error {
 	return g.submit(j)
 }
 
-// submit queues j for modelling (in a worker, or right here with one
-// worker) and applies the jobs at the head of the queue that are done.
+// start sets up the pipeline: with more than one worker, model slots and
+// the applier goroutine.
+func (g *ingester) start() {
+	g.room.L = &g.mu
+	workers := g.opts.Workers
+	if workers <= 1 {
+		return
+	}
+	g.sem = make(chan struct{}, workers)
+	// Bytes bound what is in flight (submit); the count only bounds the
+	// per-job overhead. A count as low as a few jobs per worker idles the
+	// workers behind one long URL history.
+	g.applyq = make(chan *job, maxJobsPerWorker*workers)
+	g.applied = make(chan struct{})
+	go g.applier()
+}
+
+// submit hands j to the pipeline. With one worker it is modelled and
+// applied right here; with more, it is modelled by a goroutine of its own
+// and applied by the applier, and submit waits only while the jobs handed
+// out hold too many bytes.
 func (g *ingester) submit(j *job) error {
-	g.queue = append(g.queue, j)
-	g.inflight += j.bytes
 	if g.sem == nil {
 		g.model(j)
-	} else {
-		go func() {
-			if j.prev != nil {
-				<-j.prev // before taking a slot: waiting jobs hold none
-			}
-			g.sem <- struct{}{}
-			g.model(j)
-			<-g.sem
-		}()
+		return g.apply(j)
 	}
-	workers := max(g.opts.Workers, 1)
-	limit := max(g.opts.MemLimit/4, maxJobBytes*2)
-	// Apply what is done; wait when too much is in flight.
-	for len(g.queue) > 0 {
-		head := g.queue[0]
-		if len(g.queue) <= 2*workers && g.inflight <= limit {
-			select {
-			case <-head.done:
-			default:
-				return nil
-			}
-		}
-		if err := g.drain(1); err != nil {
-			return err
-		}
+	mem := g.opts.MemLimit
+	if mem <= 0 {
+		mem = warcio.DefaultWalkMemLimit // what the walk uses then
 	}
+	// A quarter of the memory: enough for several URLs to be in flight
+	// (the jobs of one URL are modelled one after the other).
+	limit := max(mem/4, maxJobBytes*2)
+	g.mu.Lock()
+	for g.inflight > 0 && g.inflight+j.bytes > limit && !g.failed.Load() {
+		g.room.Wait()
+	}
+	g.inflight += j.bytes
+	g.mu.Unlock()
+	if g.failed.Load() {
+		return errStopped
+	}
+	go func() {
+		if j.prev != nil {
+			<-j.prev // before taking a slot: waiting jobs hold none
+		}
+		g.sem <- struct{}{}
+		g.model(j)
+		<-g.sem
+	}()
+	g.applyq <- j // the applier drains the queue until finish, even after a failure
 	return nil
 }
 
-// drain applies the first n queued jobs (all when n is 0), waiting for
-// them to be modelled.
-func (g *ingester) drain(n int) error {
-	if n == 0 {
-		n = len(g.queue)
-	}
-	for ; n > 0 && len(g.queue) > 0; n-- {
-		j := g.queue[0]
+// applier applies the jobs in walk order as they are modelled. After a
+// failure (its own or the walk's) it only waits for the jobs, so that no
+// worker outlives Ingest.
+func (g *ingester) applier() {
+	defer close(g.applied)
+	for j := range g.applyq {
 		<-j.done
-		g.queue = g.queue[1:]
+		if !g.failed.Load() {
+			if err := g.apply(j); err != nil {
+				g.applyErr = err
+				g.failed.Store(true)
+			}
+		}
+		j.results = nil
+		g.mu.Lock()
 		g.inflight -= j.bytes
-		if err := g.apply(j); err != nil {
-			return err
-		}
+		g.room.Broadcast()
+		g.mu.Unlock()
 	}
-	return nil
 }
 
-// wait lets running workers finish (after an error) before the writer
-// is closed.
-func (g *ingester) wait() {
-	for _, j := range g.queue {
-		<-j.done
+// finish waits until every job handed out is applied (or, after a failure,
+// modelled) and returns the applier's error. It may be called again.
+func (g *ingester) finish() error {
+	if g.applyq == nil {
+		return nil
 	}
-	g.queue = nil
+	close(g.applyq)
+	<-g.applied
+	g.applyq = nil
+	return g.applyErr
 }
 
 // model runs in a worker: it turns the job's captures into versions and
@@ -513,6 +702,10 @@ func (g *ingester) apply(j *job) error {
 	if j.err != nil {
 		return j.err
 	}
+	// The walk may have handed out its last job long ago.
+	if err := g.ctx.Err(); err != nil {
+		return err
+	}
 	g.st.add(&j.st)
 	g.sinceCommit += j.st.InputBytes
 	for _, r := range j.results {
@@ -576,7 +769,10 @@ func (g *ingester) writeSegment() error {
 	if len(g.pending) == 0 {
 		return nil
 	}
-	seg := encodeSegment(g.pending)
+	seg, serr := encodeSegment(g.pending, g.w.Unique)
+	if serr != nil {
+		return serr
+	}
 	// A segment gets a frame of its own, so that finding a URL
 	// decompresses only catalog.
 	if err := g.w.Flush(); err != nil {
@@ -695,6 +891,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 			st.Partitioned++
 		}
 	}
+	inlineBlock(v, p) // a small block goes into the catalog entry
 	return p
 }
 
@@ -748,18 +945,30 @@ func (g *ingester) header(p *plan, anchors map[string]*anchor, typ string, kind 
 // modelPayload stores a 200 text/html payload as layout + blocks, any
 // other payload whole.
 func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTPMessage, payload []byte, res **partition.Result, blockIDs *[]pack.ID, st *Stats) {
-	whole := func() {
-		v.Form = formWhole
+	whole := func(reason uint8) {
+		v.Form, v.reason = formWhole, reason
 		v.Payload = p.add(pack.KindPayload, payload, u.prevPay)
+		if reason == reasonContentEncoding {
+			st.EncodedWhole++
+		} else {
+			st.WholePayload++
+		}
 	}
-	if m.Request || m.StatusCode != 200 || m.MediaType() != "text/html" || len(payload) == 0 {
-		whole()
-		st.WholePayload++
+	switch {
+	case m.Request:
+		whole(reasonRequest)
 		return
-	}
-	if len(m.ContentEncodings()) > 0 {
-		whole()
-		st.EncodedWhole++
+	case m.StatusCode != 200:
+		whole(reasonNot200)
+		return
+	case m.MediaType() != "text/html":
+		whole(reasonNotHTML)
+		return
+	case len(payload) == 0:
+		whole(reasonEmpty)
+		return
+	case len(m.ContentEncodings()) > 0:
+		whole(reasonContentEncoding)
 		return
 	}
 	doc := payload
@@ -769,19 +978,16 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 		dc, err := io.ReadAll(d)
 		f := d.Framing()
 		if err != nil || f.Overflow {
-			whole()
-			st.WholePayload++
+			whole(reasonChunking)
 			return
 		}
 		if rb, err := warcio.Rebuild(dc, f); err != nil || !bytes.Equal(rb, payload) {
-			whole()
-			st.WholePayload++
+			whole(reasonChunking)
 			return
 		}
 		fb, err := f.MarshalBinary()
 		if err != nil {
-			whole()
-			st.WholePayload++
+			whole(reasonChunking)
 			return
 		}
 		doc, framing = dc, fb
@@ -789,8 +995,7 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	cs, _ := warcio.DetectCharset(m.ContentType(), doc[:min(len(doc), 1024)])
 	r, err := partition.Partition(doc, partition.Options{Charset: cs, Level: u.level, BaseURL: v.TargetURI})
 	if err != nil {
-		whole()
-		st.WholePayload++
+		whole(reasonPartition)
 		return
 	}
 	v.Form, v.Level = formBlocks, u.level
@@ -813,9 +1018,4 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	v.Blocks = ids
 	v.Framing = framing
 	*res, *blockIDs = r, ids
-}
-
-func readerOpts(o warcio.Options) warcio.Options {
-	o.Digests = true
-	return o
 }

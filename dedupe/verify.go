@@ -63,7 +63,7 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
 				continue
 			}
-			urls, err := decodeSegment(seg)
+			urls, err := decodeSegment(seg, a.store.Resolve)
 			if err != nil {
 				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
 				continue
@@ -131,7 +131,7 @@ func (a *Archive) Walk(fn func(URLVersions) error) error {
 			if err != nil {
 				return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 			}
-			urls, err := decodeSegment(seg)
+			urls, err := decodeSegment(seg, a.store.Resolve)
 			if err != nil {
 				return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 			}

@@ -48,10 +48,11 @@ func (c *frameCache) get(k frameKey) *decodedFrame {
 	return nil
 }
 
+// put adds f. A frame larger than the whole cache replaces everything:
+// the cache always keeps the frame decoded last, so that reading the
+// objects of one large frame one after the other (the blocks of a page)
+// decompresses it once. Memory is then that one frame.
 func (c *frameCache) put(k frameKey, f *decodedFrame) {
-	if f.cost() > c.max {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.items[k]; ok {
@@ -59,7 +60,7 @@ func (c *frameCache) put(k frameKey, f *decodedFrame) {
 	}
 	c.items[k] = c.ll.PushFront(&cacheItem{key: k, f: f})
 	c.used += f.cost()
-	for c.used > c.max {
+	for c.used > c.max && c.ll.Len() > 1 {
 		e := c.ll.Back()
 		it := e.Value.(*cacheItem)
 		c.ll.Remove(e)

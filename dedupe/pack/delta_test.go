@@ -30,11 +30,11 @@ func mutate(r *rand.Rand, b []byte) []byte {
 func depthOf(t *testing.T, s *Store, id ID) int {
 	t.Helper()
 	budget := maxDecodes
-	_, _, d, err := s.object(s, id, s.opts.MaxChain, &budget, true)
+	_, _, fr, err := s.object(s, id, s.opts.MaxChain, &budget, true)
 	if err != nil {
 		t.Fatalf("read %s: %v", id, err)
 	}
-	return int(d)
+	return int(fr.depth)
 }
 
 func packBytes(t *testing.T, dir string) int64 {
@@ -116,6 +116,22 @@ func TestDeltaRoundTrip(t *testing.T) {
 		t.Fatalf("AddDelta with a missing base: %v, want ErrNotFound", err)
 	}
 	verifyClean(t, s)
+
+	// Stats tells the four objects in frames with bases from the whole one
+	// (v5 shares v4's delta frame), and their stored bytes are a part of
+	// the kind's.
+	st, err := s.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := st.Kinds[KindPayload]
+	deltaPlain := int64(len(v2) + len(v3) + len(v4) + len(v5))
+	if k.Objects != 5 || k.DeltaObjects != 4 || k.Plain != deltaPlain+int64(len(base)) || k.DeltaPlain != deltaPlain {
+		t.Fatalf("payload stats %+v: want 5 objects, 4 as deltas of %d bytes", k, deltaPlain)
+	}
+	if k.DeltaStored <= 0 || k.Stored-k.DeltaStored < int64(len(base)) || k.Stored > packBytes(t, dir) {
+		t.Fatalf("payload stats %+v: stored bytes do not split into an incompressible whole base and small deltas", k)
+	}
 }
 
 func TestDeltaChainBound(t *testing.T) {

@@ -27,8 +27,14 @@
 //	err = w.Close()              // drops anything uncommitted, releases the lock
 //	data, kind, err := s.Get(id)
 //
+// Short references: Store.Resolve names an object by a prefix of its id
+// (the oldest object having it); Writer.Unique says whether a prefix names
+// one object alone, so a caller may store RefLen bytes instead of 32.
+//
 // Memory: a Store keeps 1 KiB per index file plus a bounded cache of
-// decoded frames (Options.CacheBytes); lookups read index entries in place.
+// decoded frames (Options.CacheBytes, but always the frame decoded last);
+// lookups read index entries in place. GetMany reads objects grouped by
+// frame, so that a small cache decodes each frame once.
 // A Writer keeps the current frame, Options.Workers flushed frames waiting
 // for compression, and about 100 bytes per object added since the last
 // commit, so a long ingest should commit periodically.

@@ -43,6 +43,16 @@ func exercise(t *testing.T, dir string) {
 		if b, _, err := s.Get(o); err == nil && Sum(b) != o {
 			t.Fatalf("Get %s returned other bytes", o)
 		}
+		if r, err := s.Resolve(o[:RefLen]); err == nil && !bytes.HasPrefix(r[:], o[:RefLen]) {
+			t.Fatalf("Resolve(%x) returned %s", o[:RefLen], r)
+		}
+	}
+	if bs, err := s.GetMany(ids); err == nil {
+		for i, b := range bs {
+			if Sum(b) != ids[i] {
+				t.Fatalf("GetMany returned other bytes for %s", ids[i])
+			}
+		}
 	}
 	s.Stats()
 }

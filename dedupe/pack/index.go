@@ -263,6 +263,47 @@ func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
 	return entry{}, false, nil
 }
 
+// findPrefix calls fn with every entry whose id starts with p (1 ≤ len(p)
+// ≤ 32), in id order. buf is scratch of at least maxEntrySize bytes.
+func (ix *indexFile) findPrefix(p []byte, buf []byte, fn func(entry) error) error {
+	lo, hi := fanRange(&ix.fanout, p[0])
+	base := int64(indexHeaderSize + fanoutSize)
+	es := ix.lay.size()
+	b := buf[:es]
+	rest := p[1:]
+	// Lower bound: the first entry whose id bytes 1.. are ≥ rest.
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		off := base + int64(mid)*int64(es)
+		if _, err := ix.f.ReadAt(b, off); err != nil {
+			return fmt.Errorf("read index %s at %d: %w", ix.path, off, err)
+		}
+		if bytes.Compare(b[:len(rest)], rest) < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	_, end := fanRange(&ix.fanout, p[0])
+	for i := lo; i < end; i++ {
+		off := base + int64(i)*int64(es)
+		if _, err := ix.f.ReadAt(b, off); err != nil {
+			return fmt.Errorf("read index %s at %d: %w", ix.path, off, err)
+		}
+		if !bytes.Equal(b[:len(rest)], rest) {
+			break
+		}
+		e := decodeEntry(b, ix.lay, p[0])
+		if uint64(e.frame) >= ix.nf || !e.kind.Valid() {
+			return corrupt(ix.path, off, "bad entry (frame %d of %d, kind %d)", e.frame, ix.nf, e.kind)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // frame reads row i of the frame table. buf is scratch.
 func (ix *indexFile) frame(i uint32, buf []byte) (frameRow, error) {
 	_, foff, _ := indexBodySizes(ix.n, ix.nf, ix.lay)

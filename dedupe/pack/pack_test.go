@@ -362,3 +362,98 @@ func TestAbortDiscards(t *testing.T) {
 	verifyClean(t, s2)
 	_ = fmt.Sprint()
 }
+
+// TestResolve checks short references: a prefix resolves to the oldest
+// object having it, across commits (several index files, merged or not),
+// whatever is added later; Unique is true only for an id no other object
+// shares the prefix with. Ids are SHA-256, so prefixes of one byte stand
+// in for the rare RefLen-byte collisions.
+func TestResolve(t *testing.T) {
+	s, _ := mustCreate(t, Options{noSync: true, FrameSize: 4 << 10})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	oldest := map[byte]ID{}
+	count := map[byte]int{}
+	var all []ID
+	for c := range 3 {
+		for _, o := range randomObjects(uint64(10+c), 300, 2000) {
+			id, isNew, err := w.Add(o.kind, o.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !isNew {
+				continue
+			}
+			if _, ok := oldest[id[0]]; !ok {
+				oldest[id[0]] = id
+			}
+			count[id[0]]++
+			all = append(all, id)
+		}
+		if err := w.Commit(nil); err != nil {
+			t.Fatal(err)
+		}
+		for b, want := range oldest {
+			if got, err := s.Resolve([]byte{b}); err != nil || got != want {
+				t.Fatalf("commit %d: Resolve(%02x) = %s, %v; want the oldest, %s", c, b, got, err, want)
+			}
+		}
+	}
+	for _, id := range all[:50] {
+		if got, err := s.Resolve(id[:RefLen]); err != nil || got != id {
+			t.Fatalf("Resolve(%x) = %s, %v; want %s", id[:RefLen], got, err, id)
+		}
+		if n, err := s.othersWithPrefix(id, id[:1]); err != nil || n != count[id[0]]-1 {
+			t.Fatalf("%d other objects share %02x, want %d (%v)", n, id[0], count[id[0]]-1, err)
+		}
+		if u, err := w.Unique(id); err != nil || !u {
+			t.Fatalf("Unique(%s) = %v, %v", id, u, err)
+		}
+	}
+	// A pending object sharing the reference makes it ambiguous.
+	id := all[0]
+	w.refs[[RefLen]byte(id[:RefLen])]++
+	if u, err := w.Unique(id); err != nil || u {
+		t.Fatalf("Unique with a pending twin = %v, %v; want false", u, err)
+	}
+	if _, err := s.Resolve(make([]byte, RefLen)); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Resolve of an absent prefix: %v, want ErrNotFound", err)
+	}
+}
+
+// TestGetMany checks that GetMany returns what Get returns, in the order
+// asked (repeats included, across frames read out of order), and fails
+// with ErrNotFound for a missing id.
+func TestGetMany(t *testing.T) {
+	s, _ := mustCreate(t, Options{noSync: true, FrameSize: 8 << 10, CacheBytes: 1})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	objs := randomObjects(7, 60, 3000)
+	addAll(t, w, objs)
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	var ids []ID
+	for i := len(objs) - 1; i >= 0; i -= 3 {
+		ids = append(ids, objs[i].id, objs[(i*7)%len(objs)].id)
+	}
+	got, err := s.GetMany(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		want, _, err := s.Get(id)
+		if err != nil || !bytes.Equal(got[i], want) {
+			t.Fatalf("GetMany[%d] (%s) differs from Get (%v)", i, id, err)
+		}
+	}
+	if _, err := s.GetMany(append(ids, Sum([]byte("absent")))); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("GetMany with a missing id: %v, want ErrNotFound", err)
+	}
+}

@@ -34,7 +34,8 @@ type Options struct {
 	PackSize int64
 	// Level is the zstd level (default zstd.SpeedBestCompression).
 	Level zstd.EncoderLevel
-	// CacheBytes bounds the cache of decoded frames (default 32 MiB).
+	// CacheBytes bounds the cache of decoded frames (default 32 MiB); it
+	// always keeps the frame decoded last, even a larger one.
 	CacheBytes int64
 	// Workers is how many frames the writer compresses in parallel
 	// (default 1). Output bytes do not depend on it. Each worker keeps up
@@ -348,6 +349,83 @@ func (s *Store) locate(id ID) (loc, bool, error) {
 	return loc{}, false, nil
 }
 
+// RefLen is the length of a short reference to an object: the first
+// RefLen bytes of its id (see Resolve and Writer.Unique).
+const RefLen = 6
+
+// Resolve returns the id of the oldest committed object whose id starts
+// with prefix (1 to 32 bytes): the one written first (lowest pack number,
+// then offset in the pack, then offset in its frame). Objects are never
+// moved or removed, so a prefix that named a single object when it was
+// written (Writer.Unique) names that object forever, however many objects
+// sharing it are added later. ErrNotFound when none has it.
+func (s *Store) Resolve(prefix []byte) (ID, error) {
+	if len(prefix) == 0 || len(prefix) > len(ID{}) {
+		return ID{}, fmt.Errorf("resolve: prefix of %d bytes", len(prefix))
+	}
+	idx, _, release, err := s.snapshot()
+	if err != nil {
+		return ID{}, err
+	}
+	defer release()
+	var buf [maxEntrySize]byte
+	var best ID
+	var bestLoc [3]int64
+	found := false
+	for _, ix := range idx {
+		err := ix.findPrefix(prefix, buf[:], func(e entry) error {
+			var rb [frameRowSize]byte
+			row, err := ix.frame(e.frame, rb[:])
+			if err != nil {
+				return err
+			}
+			l := [3]int64{int64(row.pack), row.off, int64(e.off)}
+			if !found || l[0] < bestLoc[0] || l[0] == bestLoc[0] && (l[1] < bestLoc[1] || l[1] == bestLoc[1] && l[2] < bestLoc[2]) {
+				best, bestLoc, found = e.id, l, true
+			}
+			return nil
+		})
+		if err != nil {
+			return ID{}, fmt.Errorf("resolve %x: %w", prefix, err)
+		}
+		if found {
+			// Index files are in commit order and every object of one was
+			// written before any object of a later one (merges join
+			// neighbours only), so the first index with a match holds the
+			// oldest.
+			break
+		}
+	}
+	if !found {
+		return ID{}, fmt.Errorf("resolve %x: %w", prefix, ErrNotFound)
+	}
+	return best, nil
+}
+
+// othersWithPrefix counts the committed objects other than id whose ids
+// start with prefix.
+func (s *Store) othersWithPrefix(id ID, prefix []byte) (int, error) {
+	idx, _, release, err := s.snapshot()
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	var buf [maxEntrySize]byte
+	others := 0
+	for _, ix := range idx {
+		err := ix.findPrefix(prefix, buf[:], func(e entry) error {
+			if e.id != id {
+				others++
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return others, nil
+}
+
 // Has reports whether the committed archive holds id.
 func (s *Store) Has(id ID) (bool, error) {
 	_, ok, err := s.locate(id)
@@ -367,6 +445,41 @@ func (s *Store) Stat(id ID) (Kind, int, error) {
 	return l.kind, int(l.objLen), nil
 }
 
+// GetMany returns fresh copies of the plaintexts of ids, in the order
+// given, as Get would. It reads them grouped by frame, so that objects
+// sharing a frame (the blocks of a page) cost one decompression even when
+// the cache holds a single frame.
+func (s *Store) GetMany(ids []ID) ([][]byte, error) {
+	type item struct {
+		i   int
+		pos [2]int64 // pack number, frame offset
+	}
+	items := make([]item, len(ids))
+	for i, id := range ids {
+		l, ok, err := s.locate(id)
+		if err != nil {
+			return nil, fmt.Errorf("get %s: %w", id, err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("get %s: %w", id, ErrNotFound)
+		}
+		items[i] = item{i, [2]int64{int64(l.pack), l.off}}
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		pa, pb := items[a].pos, items[b].pos
+		return pa[0] < pb[0] || pa[0] == pb[0] && pa[1] < pb[1]
+	})
+	out := make([][]byte, len(ids))
+	for _, it := range items {
+		b, _, err := s.get(s, ids[it.i])
+		if err != nil {
+			return nil, err
+		}
+		out[it.i] = b
+	}
+	return out, nil
+}
+
 // Get returns a fresh copy of the object's plaintext and its kind. Unless
 // Options.SkipVerify is set, the plaintext is checked against id.
 func (s *Store) Get(id ID) ([]byte, Kind, error) {
@@ -383,18 +496,19 @@ func (s *Store) get(r locator, id ID) ([]byte, Kind, error) {
 }
 
 // object returns the object's plaintext inside its cached frame (do not
-// modify). chain is how many more base levels may be followed.
-func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([]byte, Kind, uint8, error) {
+// modify) and that frame. chain is how many more base levels may be
+// followed.
+func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([]byte, Kind, *decodedFrame, error) {
 	l, ok, err := r.locate(id)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, nil, err
 	}
 	if !ok {
-		return nil, 0, 0, ErrNotFound
+		return nil, 0, nil, ErrNotFound
 	}
 	fr, err := s.frame(r, l.frameRow, l.limit, chain, budget)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, nil, err
 	}
 	file := filepath.Join(s.dir, packName(l.pack))
 	// An empty object shares its offset with the next one.
@@ -404,13 +518,13 @@ func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([
 		i++
 	}
 	if i == len(fr.spans) || fr.spans[i] != want {
-		return nil, 0, 0, corrupt(file, l.off, "index entry for %s (offset %d, length %d, kind %s) matches no object of the frame", id, l.objOff, l.objLen, l.kind)
+		return nil, 0, nil, corrupt(file, l.off, "index entry for %s (offset %d, length %d, kind %s) matches no object of the frame", id, l.objOff, l.objLen, l.kind)
 	}
 	b := fr.plain[l.objOff : l.objOff+l.objLen]
 	if verify && Sum(b) != id {
-		return nil, 0, 0, corrupt(file, l.off, "object %s: plaintext does not match its id", id)
+		return nil, 0, nil, corrupt(file, l.off, "object %s: plaintext does not match its id", id)
 	}
-	return b, l.kind, fr.depth, nil
+	return b, l.kind, fr, nil
 }
 
 func (s *Store) packFile(num uint32) (*os.File, error) {
@@ -498,6 +612,7 @@ func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *i
 			if uint32(len(bl)) != b.size {
 				return nil, corrupt(file, row.off, "frame base %s is %d bytes, frame recorded %d", b.id, len(bl), b.size)
 			}
+
 			dict = append(dict, bl...)
 		}
 	}

@@ -153,6 +153,13 @@ type KindStats struct {
 	Objects int64 // distinct objects
 	Plain   int64 // plaintext bytes
 	Stored  int64 // pack bytes, frames apportioned by plaintext share
+	// The part of the above in frames that have bases (objects added with
+	// Writer.AddDelta, and whatever shared their frame): objects stored as
+	// deltas. Objects−DeltaObjects were stored whole (compressed only
+	// against their frame neighbours).
+	DeltaObjects int64
+	DeltaPlain   int64
+	DeltaStored  int64
 }
 
 // Stats is the storage account of the committed archive, for the storage
@@ -165,7 +172,9 @@ type Stats struct {
 	CommitBytes int64
 }
 
-// Stats streams every index once (memory: one frame table at a time).
+// Stats streams every index once (memory: one frame table at a time) and
+// reads the fixed part of every frame header, to tell delta frames (with
+// bases) from whole ones.
 func (s *Store) Stats() (Stats, error) {
 	var st Stats
 	idx, packs, release, err := s.snapshot()
@@ -184,10 +193,12 @@ func (s *Store) Stats() (Stats, error) {
 		type acc struct {
 			row   frameRow
 			plain [numKinds]int64
+			objs  [numKinds]int64
 		}
 		fr := make([]acc, ix.nf)
 		err := ix.scan(func(_ int64, e entry) error {
 			fr[e.frame].plain[e.kind] += int64(e.len)
+			fr[e.frame].objs[e.kind]++
 			st.Kinds[e.kind].Objects++
 			st.Kinds[e.kind].Plain += int64(e.len)
 			return nil
@@ -197,25 +208,65 @@ func (s *Store) Stats() (Stats, error) {
 		}
 		st.Frames += int64(len(fr))
 		for _, a := range fr {
-			var total int64
-			for _, p := range a.plain {
-				total += p
+			delta, err := s.frameHasBases(a.row, packs)
+			if err != nil {
+				return st, fmt.Errorf("stats: %w", err)
 			}
-			left := int64(a.row.len)
-			last := -1
-			for k, p := range a.plain {
-				if p == 0 {
-					continue
+			share := apportion(int64(a.row.len), &a.plain)
+			for k := range share {
+				st.Kinds[k].Stored += share[k]
+				if delta {
+					st.Kinds[k].DeltaObjects += a.objs[k]
+					st.Kinds[k].DeltaPlain += a.plain[k]
+					st.Kinds[k].DeltaStored += share[k]
 				}
-				share := int64(float64(a.row.len) * float64(p) / float64(total))
-				st.Kinds[k].Stored += share
-				left -= share
-				last = k
-			}
-			if last >= 0 {
-				st.Kinds[last].Stored += left
 			}
 		}
 	}
 	return st, nil
+}
+
+// apportion splits a frame's n stored bytes among kinds by their share of
+// its plaintext; the shares sum to n exactly (the last kind present takes
+// the rounding).
+func apportion(n int64, plain *[numKinds]int64) (share [numKinds]int64) {
+	var total int64
+	for _, p := range plain {
+		total += p
+	}
+	left, last := n, -1
+	for k, p := range plain {
+		if p == 0 {
+			continue
+		}
+		share[k] = int64(float64(n) * float64(p) / float64(total))
+		left -= share[k]
+		last = k
+	}
+	if last >= 0 {
+		share[last] += left
+	}
+	return share
+}
+
+// frameHasBases reads the fixed part of the frame header at row and
+// reports whether the frame has bases (is a delta).
+func (s *Store) frameHasBases(row frameRow, packs map[uint32]int64) (bool, error) {
+	path := filepath.Join(s.dir, packName(row.pack))
+	limit, ok := packs[row.pack]
+	if !ok || row.off < packHeaderSize || row.off+frameFixedSize+4 > limit {
+		return false, corrupt(path, row.off, "frame row lies outside the committed pack")
+	}
+	f, err := s.packFile(row.pack)
+	if err != nil {
+		return false, err
+	}
+	var h [frameFixedSize]byte
+	if _, err := f.ReadAt(h[:], row.off); err != nil {
+		return false, corrupt(path, row.off, "read frame header: %v", err)
+	}
+	if string(h[:4]) != frameMagic {
+		return false, corrupt(path, row.off, "bad frame magic %q", h[:4])
+	}
+	return le.Uint16(h[6:]) > 0, nil
 }

@@ -35,19 +35,24 @@ type Writer struct {
 	dirty     map[uint32]int64 // packs written since the last commit
 
 	pending map[ID]pend
-	frames  []frameRow  // flushed frames since the last commit
-	queue   []*frameJob // flushed, not yet written: the last len(queue) frames
+	refs    map[[RefLen]byte]int // pending objects by short reference, for Unique
+	frames  []frameRow           // flushed frames since the last commit
+	queue   []*frameJob          // flushed, not yet written: the last len(queue) frames
 	slots   []*encSlot
 
-	// the frame being built
+	building // the frame being built
+
+	hdrBuf []byte
+}
+
+// building is the frame being built.
+type building struct {
 	cur      []curObj
 	curSize  int
 	bases    []baseRef
 	baseData [][]byte
 	dictSize int
 	curDepth uint8
-
-	hdrBuf []byte
 }
 
 // pend is where an uncommitted object is: in frames[frame], or in the
@@ -99,6 +104,7 @@ func (s *Store) Begin() (*Writer, error) {
 		s: s, opts: s.opts, lock: lock, m: m,
 		dirty:   make(map[uint32]int64),
 		pending: make(map[ID]pend),
+		refs:    make(map[[RefLen]byte]int),
 	}
 	w.nextIndex = 1
 	if n := len(m.indexes); n > 0 {
@@ -210,17 +216,17 @@ func (w *Writer) add(kind Kind, data []byte, base *ID) (ID, bool, error) {
 		}
 	}
 	var bdata []byte
-	var bdepth uint8
+	var bframe *decodedFrame
 	useBase := false
 	if base != nil && *base != id && !w.inDict(*base) {
 		if p, ok := w.pending[*base]; !ok || p.frame >= 0 {
 			budget := maxDecodes
-			b, _, depth, err := w.s.object(w, *base, w.opts.MaxChain, &budget, true)
+			b, _, fr, err := w.s.object(w, *base, w.opts.MaxChain, &budget, true)
 			if err != nil {
 				return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
 			}
-			if int(depth) < w.opts.MaxChain && len(b) <= w.opts.MaxDict {
-				useBase, bdata, bdepth = true, b, depth
+			if int(fr.depth) < w.opts.MaxChain && len(b) <= w.opts.MaxDict {
+				useBase, bdata, bframe = true, b, fr
 			}
 		}
 	}
@@ -233,9 +239,10 @@ func (w *Writer) add(kind Kind, data []byte, base *ID) (ID, bool, error) {
 		w.bases = append(w.bases, baseRef{id: *base, size: uint32(len(bdata))})
 		w.baseData = append(w.baseData, bdata)
 		w.dictSize += len(bdata)
-		w.curDepth = max(w.curDepth, bdepth+1)
+		w.curDepth = max(w.curDepth, bframe.depth+1)
 	}
 	w.pending[id] = pend{frame: -1, idx: int32(len(w.cur)), kind: kind}
+	w.refs[[RefLen]byte(id[:RefLen])]++
 	w.cur = append(w.cur, curObj{id: id, kind: kind, data: bytes.Clone(data)})
 	w.curSize += len(data)
 	return id, true, nil
@@ -516,6 +523,7 @@ func (w *Writer) Commit(payload []byte) error {
 	}
 	w.m = m
 	clear(w.pending)
+	clear(w.refs)
 	clear(w.dirty)
 	w.frames = w.frames[:0]
 	idx, err := w.s.openIndexes(m)
@@ -548,6 +556,28 @@ func (w *Writer) merge(refs []fileRef) (fileRef, error) {
 	}
 	w.nextIndex++
 	return fileRef{num: num, size: size}, nil
+}
+
+// Unique reports whether id is the only object, committed or added to
+// this writer, whose id starts with id[:RefLen]: then the short reference
+// id[:RefLen] names it, through Store.Resolve, from now on. id must be
+// stored (committed or added).
+func (w *Writer) Unique(id ID) (bool, error) {
+	if err := w.usable(); err != nil {
+		return false, err
+	}
+	n := w.refs[[RefLen]byte(id[:RefLen])]
+	if _, ok := w.pending[id]; ok {
+		n-- // itself
+	}
+	if n > 0 {
+		return false, nil
+	}
+	others, err := w.s.othersWithPrefix(id, id[:RefLen])
+	if err != nil {
+		return false, fmt.Errorf("check reference of %s: %w", id, err)
+	}
+	return others == 0, nil
 }
 
 // Has reports whether id is stored, committed or not.

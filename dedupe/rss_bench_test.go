@@ -1,0 +1,106 @@
+package dedupe
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// BenchmarkIngestRSS builds the blockwarc command and runs `ingest -mem
+// 256MiB` (default workers) over the whole corpus in a child process,
+// reporting its peak RSS in MiB (peak-MiB) and as a ratio to the issue's
+// bound, the limit + 256 MiB (x-limit+256MiB, ≤ 1 meets it); as baseline,
+// `index -mem 256MiB` over the same inputs, which walks and sorts the same
+// records with the same limit (x-index).
+//
+// The command is started by a fresh helper process (TestRSSHelper): Linux
+// counts in a child's peak RSS the peak of the address space it was
+// exec'd from, and Go execs from a vfork sharing the parent's, so a child
+// of this (large) benchmark process would report this process's peak.
+func BenchmarkIngestRSS(b *testing.B) {
+	const limit = 256 << 20
+	corpus := filepath.Join(sharedDir(b), "corpus")
+	var inputs []string
+	for _, site := range []string{"mkdocs-org", "ota-lovescout24", "ota-mektoube", "ota-tinder"} {
+		inputs = append(inputs, filepath.Join(corpus, site))
+	}
+	tmp := b.TempDir()
+	bin := filepath.Join(tmp, "bw")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/blockwarc")
+	build.Dir = repoRoot(b)
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	peak := func(args ...string) int64 {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestRSSHelper$", "-test.v")
+		cmd.Env = append(os.Environ(), "DEDUPE_RSS_COMMAND="+strings.Join(append([]string{bin}, args...), "\x1f"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("blockwarc %v: %v\n%s", args, err, out)
+		}
+		_, after, ok := bytes.Cut(out, []byte("maxrss="))
+		if !ok {
+			b.Fatalf("helper printed no maxrss:\n%s", out)
+		}
+		n, err := strconv.ParseInt(string(bytes.Fields(after)[0]), 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	var ingest, index int64
+	for range b.N {
+		arch := filepath.Join(tmp, "a.bwa")
+		ingest = max(ingest, peak(append([]string{"ingest", "-mem", "256MiB", "-tmp", tmp, arch}, inputs...)...))
+		os.RemoveAll(arch)
+		cdx := filepath.Join(tmp, "a.cdxj")
+		index = max(index, peak(append([]string{"index", "-mem", "256MiB", "-tmp", tmp, "-o", cdx}, inputs...)...))
+	}
+	b.ReportMetric(float64(ingest)/(1<<20), "peak-MiB")
+	b.ReportMetric(float64(ingest)/float64(limit+256<<20), "x-limit+256MiB")
+	b.ReportMetric(float64(ingest)/float64(index), "x-index")
+}
+
+// TestRSSHelper runs the command BenchmarkIngestRSS gives it and prints
+// its peak RSS in bytes; it does nothing unless started by it.
+func TestRSSHelper(t *testing.T) {
+	spec := os.Getenv("DEDUPE_RSS_COMMAND")
+	if spec == "" {
+		t.Skip("helper process of BenchmarkIngestRSS")
+	}
+	args := strings.Split(spec, "\x1f") // unit separator: not in paths
+	cmd := exec.Command(args[0], args[1:]...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no rusage on this system")
+	}
+	fmt.Printf("maxrss=%d\n", ru.Maxrss<<10) // KiB on Linux
+}
+
+// repoRoot returns the directory holding go.mod above the package.
+func repoRoot(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			tb.Fatal("go.mod not found above the package directory")
+		}
+		dir = up
+	}
+}
