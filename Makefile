@@ -26,9 +26,23 @@ run: build
 	@head -n 3 out/samples.cdxj
 	./$(BIN) blocks -level 2 -html out/blocks.html $(SAMPLE_PAGE)
 	@echo "wrote out/blocks.html: $(SAMPLE_PAGE) with its blocks outlined"
+	rm -rf out/samples.bwa
 	./$(BIN) ingest -json out/samples.bwa $(SAMPLES)
 	./$(BIN) verify out/samples.bwa
-	@echo "archive out/samples.bwa: $$(du -sb out/samples.bwa | cut -f1) bytes for $$(du -cb $(SAMPLES)/*.warc.gz | tail -1 | cut -f1) bytes of input .warc.gz"
+	@echo "archive out/samples.bwa: $$(du -sb --exclude=tables out/samples.bwa | cut -f1) bytes for $$(du -cb $(SAMPLES)/*.warc.gz | tail -1 | cut -f1) bytes of input .warc.gz"
+	./$(BIN) report -html out/report.html out/samples.bwa
+	@echo "wrote out/report.html: the storage report as one self-contained page with charts"
+	@# The first sql block of docs/TABLES.md "Example queries" opens the
+	@# tables as views; the next three are the examples.
+	@q="$$(awk '/^## Example queries/ {on = 1; next} on && /^## / {exit} \
+	    on && /^```sql/ {if (++n > 4) exit; sql = 1; print ""; next} sql && /^```/ {sql = 0; next} sql' docs/TABLES.md \
+	    | sed 's|site\.bwa/|out/samples.bwa/|g')"; \
+	if [ -n "$$q" ]; then \
+	  echo; echo "Three queries to try on the tables (docs/TABLES.md, \"Example queries\"): paste into duckdb run from here"; \
+	  echo "$$q"; \
+	else \
+	  echo "(docs/TABLES.md has no example queries yet)"; \
+	fi
 
 # Independent readers (warcio.js) installed from the committed lockfile.
 npm: $(NPM_STAMP)

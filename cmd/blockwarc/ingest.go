@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/export/columnar"
 	"blockwarc/warcio"
 )
 
@@ -19,17 +23,20 @@ A file already ingested (same name, size and SHA-256) is skipped. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
 completes it. A second ingest of the same archive at the same time is
-refused.`
+refused. Then the tables ARCHIVE/tables are rewritten from the whole
+archive (see 'blockwarc tables'; -tables=false skips it, and they are not
+rewritten when no new file was ingested and they exist).`
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
 	level := fs.Int("level", dedupe.DefaultLevel, "partition `LEVEL` for URLs without history (a URL keeps the level of its history)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
-	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records, e.g. 512MiB")
+	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression)")
 	commitFlag := fs.String("commit", "64MiB", "commit after every `SIZE` of input records")
 	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
+	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -52,10 +59,17 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "blockwarc ingest: -level and -workers must be at least 1")
 		return exitUsage
 	}
+	// One zstd compressor per two model workers: each best-level encoder
+	// holds ~100 MB of tables, and on two cores a second one made ingest
+	// slower, not faster (BenchmarkIngestWorkers).
 	opts := dedupe.Options{
-		Level: *level, Workers: *workers, Pack: pack.Options{Workers: *workers},
+		Level: *level, Workers: *workers, Pack: pack.Options{Workers: max(1, *workers/2)},
 		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
 	}
+	// -mem bounds the sort and the records in flight; the soft limit makes
+	// the collector hold the whole process near it (plus the encoders)
+	// instead of letting garbage double the heap.
+	debug.SetMemoryLimit(mem + 256<<20)
 	var ok bool
 	if opts.Reader.Policy, ok = parsePolicy(*policyFlag); !ok {
 		fmt.Fprintf(stderr, "blockwarc ingest: bad -policy %q: want skip, warn or fail\n", *policyFlag)
@@ -87,6 +101,18 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
 		return exitFailure
 	}
+	if *withTables && (st.Files > 0 || !isDir(filepath.Join(fs.Arg(0), "tables"))) {
+		// The archive is committed: a failure here leaves it complete and
+		// the previous tables in place.
+		sum, err := writeTables(ctx, fs.Arg(0), tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc ingest: archive committed, but: %v\n", err)
+			return exitFailure
+		}
+		if sum.Build.BlockMismatches > 0 {
+			printTablesSummary(stderr, "blockwarc ingest", sum)
+		}
+	}
 	if *asJSON {
 		b, _ := json.Marshal(st)
 		fmt.Fprintf(stdout, "%s\n", b)
@@ -96,4 +122,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitSkipped
 	}
 	return exitOK
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -35,6 +35,8 @@ func commands() map[string]command {
 		"ingest": {"create or extend a block-level delta archive", runIngest},
 		"cat":    {"write one capture from an archive, byte for byte", runCat},
 		"verify": {"check every object and record of an archive", runVerify},
+		"tables": {"write an archive's Parquet/Arrow tables (ingest does it too)", runTables},
+		"report": {"print the storage report of an archive (-html: with charts)", runReport},
 
 		"export-warc": {"re-export archived records as a per-record-gzip WARC", runExportWARC},
 	}

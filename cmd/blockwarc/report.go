@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/export/report"
+	"blockwarc/export/tables"
+)
+
+const reportAbout = `Print the storage report of the archive ARCHIVE: input bytes against
+archive bytes and the saving; the archive's bytes by category (WARC and
+HTTP headers, layouts, blocks, block deltas, other payloads, index and
+metadata); captures, unchanged captures, distinct and shared blocks; how
+captures are stored and why; malformed records skipped at ingest; and the
+Poisson change-rate model back-tested on the archive's own history
+(precision, recall, coverage). docs/REPORT.md defines every figure.
+-html also writes the report as one self-contained HTML page with charts
+(inline SVG: no scripts, nothing loaded from anywhere).`
+
+// reportOptions are the flags of the report command.
+type reportOptions struct {
+	json    bool
+	html    string
+	workers int
+	tmp     string
+}
+
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("report", "ARCHIVE", reportAbout, stderr)
+	var opts reportOptions
+	fs.BoolVar(&opts.json, "json", false, "print the report as JSON (docs/REPORT.md) instead of text")
+	fs.StringVar(&opts.html, "html", "", "also write the report as a self-contained HTML page to `FILE`")
+	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), "`N` URLs restored and partitioned in parallel (the report is the same for any N)")
+	fs.StringVar(&opts.tmp, "tmp", "", "`DIR` for the temporary file of the block walk")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "blockwarc report: want exactly one ARCHIVE")
+		fs.Usage()
+		return exitUsage
+	}
+	if opts.workers < 1 {
+		fmt.Fprintln(stderr, "blockwarc report: -workers must be at least 1")
+		return exitUsage
+	}
+	if opts.html != "" {
+		if fi, err := os.Stat(opts.html); err == nil && fi.IsDir() {
+			fmt.Fprintf(stderr, "blockwarc report: -html %s is a directory; want a file name\n", opts.html)
+			return exitUsage
+		}
+	}
+	if err := writeReport(ctx, fs.Arg(0), opts, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "blockwarc report: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// writeReport computes the report of dir and writes it to stdout (and to
+// opts.html).
+func writeReport(ctx context.Context, dir string, opts reportOptions, stdout, stderr io.Writer) error {
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("open archive: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("open archive: %s is not a directory", dir)
+	}
+	a, err := dedupe.Open(dir, pack.Options{})
+	if err != nil {
+		return fmt.Errorf("open archive %s: %w", dir, err)
+	}
+	defer a.Close()
+	to := tables.Options{Workers: opts.workers, TempDir: opts.tmp}
+	bar := newSpinner(stderr, "reading the archive")
+	if bar != nil {
+		to.Progress = func(st tables.Stats) {
+			bar.Describe(fmt.Sprintf("reading the archive: %d URLs, %d captures", st.URLs, st.Captures))
+			bar.Add(1)
+		}
+	}
+	r, err := report.Build(ctx, dir, a, report.Options{}, to)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	if opts.html != "" {
+		if err := writeFileAtomic(opts.html, r.WriteHTML); err != nil {
+			return err
+		}
+	}
+	if opts.json {
+		return r.WriteJSON(stdout)
+	}
+	return r.WriteText(stdout)
+}
+
+// writeFileAtomic writes name through a temporary file next to it, renamed
+// over it on success: a failed run never leaves a partial page.
+func writeFileAtomic(name string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return fmt.Errorf("write %s: %w", name, fs.ErrExist)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	ok = true
+	return nil
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"blockwarc/export/report"
+)
+
+// reportArchive ingests the bundled samples into a fresh archive.
+func reportArchive(t *testing.T) string {
+	t.Helper()
+	arch := filepath.Join(t.TempDir(), "samples.bwa")
+	if code, _, errOut := runCmd(t, append([]string{"ingest", "-workers", "2", arch}, sampleFiles(t)...)...); code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, errOut)
+	}
+	return arch
+}
+
+func TestReportCommand(t *testing.T) {
+	arch := reportArchive(t)
+	files := sampleFiles(t)
+	var inBytes int64
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inBytes += fi.Size()
+	}
+
+	code, out, errOut := runCmd(t, "report", "-json", "-workers", "1", arch)
+	if code != exitOK {
+		t.Fatalf("report -json exit %d: %s", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("report -json: %v\n%s", err, out)
+	}
+	if r.InputFiles != int64(len(files)) || r.InputBytes != inBytes {
+		t.Errorf("input %d files %d bytes, want %d files %d bytes", r.InputFiles, r.InputBytes, len(files), inBytes)
+	}
+	if r.ArchiveBytes <= 0 || r.ArchiveBytes >= r.InputBytes || r.Captures.Total == 0 || r.Captures.AsBlocks == 0 {
+		t.Errorf("archive %d bytes, %d captures (%d as blocks)", r.ArchiveBytes, r.Captures.Total, r.Captures.AsBlocks)
+	}
+	// Same report whatever the number of workers.
+	if code, out4, _ := runCmd(t, "report", "-json", "-workers", "4", arch); code != exitOK || out4 != out {
+		t.Errorf("report -json differs with -workers 4 (exit %d)", code)
+	}
+
+	// Text: the figures, readable.
+	code, text, errOut := runCmd(t, "report", arch)
+	if code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	for _, s := range []string{"Where the archive's bytes go", "block deltas", "index and metadata", "pages tested", "precision", "recall", "coverage",
+		report.HumanBytes(r.InputBytes), report.HumanBytes(r.ArchiveBytes), "malformed, skipped"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text report lacks %q", s)
+		}
+	}
+
+	// -html writes the page (over an older file), and still prints the text.
+	page := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(page, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, text2, errOut := runCmd(t, "report", "-html", page, arch)
+	if code != exitOK || text2 != text {
+		t.Fatalf("report -html exit %d (text same: %v): %s", code, text2 == text, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReportPage(t, b)
+	if es, _ := os.ReadDir(filepath.Dir(page)); len(es) != 1 {
+		t.Errorf("temporary files left next to the page: %v", es)
+	}
+}
+
+// checkReportPage: the page parses, has its charts, and loads nothing
+// (the package tests check this in depth).
+func checkReportPage(t *testing.T, b []byte) {
+	t.Helper()
+	doc, err := html.Parse(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts := map[string]bool{}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			if n.Data == "script" || n.Data == "link" || n.Data == "img" || n.Data == "iframe" {
+				t.Errorf("page has a <%s>", n.Data)
+			}
+			for _, a := range n.Attr {
+				if (a.Key == "src" || a.Key == "href") && !strings.HasPrefix(a.Val, "#") {
+					t.Errorf("page references %s=%q", a.Key, a.Val)
+				}
+				if n.Data == "figure" && a.Key == "id" {
+					charts[a.Val] = true
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	for _, id := range []string{"chart-bytes", "chart-hosts", "chart-timeline", "chart-urls", "chart-volatile"} {
+		if !charts[id] {
+			t.Errorf("page lacks %s", id)
+		}
+	}
+}
+
+func TestReportExitStatus(t *testing.T) {
+	arch := reportArchive(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no archive", []string{"report"}, exitUsage, "want exactly one ARCHIVE"},
+		{"two archives", []string{"report", arch, arch}, exitUsage, "want exactly one ARCHIVE"},
+		{"bad flag", []string{"report", "-nope", arch}, exitUsage, ""},
+		{"help", []string{"report", "-h"}, exitOK, "exit status"},
+		{"html is a directory", []string{"report", "-html", dir, arch}, exitUsage, "is a directory"},
+		{"missing archive", []string{"report", filepath.Join(dir, "none.bwa")}, exitFailure, "none.bwa"},
+		{"not an archive", []string{"report", dir}, exitFailure, "blockwarc report:"},
+		{"html in a missing directory", []string{"report", "-html", filepath.Join(dir, "no", "r.html"), arch}, exitFailure, "r.html"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := runCmd(t, c.args...)
+			if code != c.code || !strings.Contains(errOut, c.msg) {
+				t.Errorf("exit %d, want %d; stderr %q, want %q", code, c.code, errOut, c.msg)
+			}
+		})
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("the -html directory was changed: %v", es)
+	}
+}
+
+// TestReportMalformed: the records a reader skipped at ingest are in the
+// report, as many as ingest counted.
+func TestReportMalformed(t *testing.T) {
+	files := sampleFiles(t)
+	in := t.TempDir()
+	a, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := append(append(append([]byte{}, a...), "this is not a WARC record\r\n\r\n"...), b...)
+	if err := os.WriteFile(filepath.Join(in, "bad.warc.gz"), bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	arch := filepath.Join(t.TempDir(), "bad.bwa")
+	code, out, errOut := runCmd(t, "ingest", "-json", "-policy", "skip", arch, in)
+	var st struct{ Records, Malformed int64 }
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != exitSkipped || st.Malformed == 0 {
+		t.Fatalf("ingest of a damaged file: exit %d, %q (%v), stderr %s", code, out, err, errOut)
+	}
+	code, out, errOut = runCmd(t, "report", "-json", arch)
+	if code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Records.Malformed == nil || *r.Records.Malformed != st.Malformed || r.Records.Read == nil || *r.Records.Read != st.Records {
+		t.Errorf("report: read %v malformed %v; ingest read %d, skipped %d", r.Records.Read, r.Records.Malformed, st.Records, st.Malformed)
+	}
+	if _, text, _ := runCmd(t, "report", arch); !regexp.MustCompile(fmt.Sprintf(`malformed, skipped +%d\n`, st.Malformed)).MatchString(text) {
+		t.Errorf("text report lacks the malformed count:\n%s", text)
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/export/columnar"
+	"blockwarc/export/tables"
+)
+
+const tablesAbout = `Write the tables of ARCHIVE (captures, blocks, capture_blocks, changes,
+urls: see docs/TABLES.md) as Parquet files DIR/<table>/part-NNNNN.parquet
+(zstd, row groups of at most 65,536 rows), or as Arrow IPC files
+part-NNNNN.arrow with -format arrow. Open a table with a glob, e.g. in
+DuckDB: SELECT * FROM read_parquet('ARCHIVE/tables/captures/*.parquet').
+The tables are derived data, rewritten whole: they are written next to DIR
+and replace it in one step, so a reader or a crash sees the old tables or
+the new ones, never a mix. DIR (default ARCHIVE/tables) is replaced only if
+it holds nothing but tables. ingest writes ARCHIVE/tables itself.`
+
+// tablesOptions are the flags of the tables command, also used by ingest.
+type tablesOptions struct {
+	out     string // target directory; "" = ARCHIVE/tables
+	format  columnar.Format
+	workers int
+	tempDir string
+}
+
+// tablesSummary is what writeTables did: the -json line (field names as
+// in ingest -json) and the stderr summary.
+type tablesSummary struct {
+	Dir    string
+	Format columnar.Format
+	Build  tables.Stats
+	Tables []columnar.TableStats
+}
+
+func runTables(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("tables", "ARCHIVE", tablesAbout, stderr)
+	var opts tablesOptions
+	format := fs.String("format", string(columnar.Parquet), "`FORMAT` of the files: parquet or arrow")
+	fs.StringVar(&opts.out, "o", "", "write the tables to `DIR` (default ARCHIVE/tables), replacing it")
+	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), "`N` URLs restored and partitioned in parallel (the tables are the same for any N)")
+	fs.StringVar(&opts.tempDir, "tmp", "", "`DIR` for the blocks table's temporary spill file (default: the system temp dir)")
+	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "blockwarc tables: want exactly one ARCHIVE")
+		fs.Usage()
+		return exitUsage
+	}
+	var err error
+	if opts.format, err = columnar.ParseFormat(*format); err != nil {
+		fmt.Fprintf(stderr, "blockwarc tables: bad -format %q: want parquet or arrow\n", *format)
+		return exitUsage
+	}
+	if opts.workers < 1 {
+		fmt.Fprintln(stderr, "blockwarc tables: -workers must be at least 1")
+		return exitUsage
+	}
+	sum, err := writeTables(ctx, fs.Arg(0), opts, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc tables: %v\n", err)
+		return exitFailure
+	}
+	if *asJSON {
+		b, _ := json.Marshal(sum)
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		printTablesSummary(stderr, "blockwarc tables", sum)
+	}
+	return exitOK
+}
+
+// writeTables builds the tables of the archive at dir and writes them with
+// a columnar.Writer; on any error the previous tables stay as they were.
+func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.Writer) (tablesSummary, error) {
+	out := opts.out
+	if out == "" {
+		out = filepath.Join(dir, "tables")
+	}
+	sum := tablesSummary{Dir: out, Format: opts.format}
+	a, err := dedupe.Open(dir, pack.Options{})
+	if err != nil {
+		return sum, err
+	}
+	defer a.Close()
+	w, err := columnar.NewWriter(out, columnar.WriterOptions{Format: opts.format})
+	if err != nil {
+		return sum, err
+	}
+	bopts := tables.Options{Workers: opts.workers, TempDir: opts.tempDir}
+	bar := newSpinner(stderr, "writing tables")
+	if bar != nil {
+		bopts.Progress = func(st tables.Stats) {
+			bar.Describe(fmt.Sprintf("writing tables: %d URLs, %d captures", st.URLs, st.Captures))
+			bar.Add(1)
+		}
+	}
+	st, err := tables.Build(ctx, a, bopts, w)
+	if bar != nil {
+		bar.Finish()
+	}
+	sum.Build = st
+	if err != nil {
+		w.Abort()
+		return sum, fmt.Errorf("write tables %s: %w", out, err)
+	}
+	sum.Tables = w.Stats()
+	return sum, nil
+}
+
+// printTablesSummary writes one line per table, and the count of captures
+// whose blocks could not be matched (a bug worth reporting) if any.
+func printTablesSummary(w io.Writer, prefix string, sum tablesSummary) {
+	fmt.Fprintf(w, "%s: wrote %s (%s)\n", prefix, sum.Dir, sum.Format)
+	for _, t := range sum.Tables {
+		fmt.Fprintf(w, "  %-15s %10d rows %4d part(s) %12d bytes\n", t.Name, t.Rows, t.Parts, t.Bytes)
+	}
+	if sum.Build.BlockMismatches > 0 {
+		fmt.Fprintf(w, "%s: warning: %d capture(s) did not re-partition into their stored blocks; they have no capture_blocks rows\n",
+			prefix, sum.Build.BlockMismatches)
+	}
+}
+
+// newSpinner returns a progress spinner on stderr when it is a terminal,
+// else nil: the table builder knows its count of URLs only at the end.
+func newSpinner(stderr io.Writer, what string) *progressbar.ProgressBar {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionClearOnFinish(),
+	)
+}

@@ -1,0 +1,220 @@
+package columnar
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Names of the sibling directories next to the target dir: ".tmp-" while
+// being written (or, after an exchange, the old tables on their way out),
+// ".old-" for the old tables moved aside where the two directories cannot
+// be exchanged in one step.
+const (
+	tmpInfix = ".tmp-"
+	oldInfix = ".old-"
+)
+
+// ErrLocked is returned by NewWriter when another writer is writing tables
+// next to the same target.
+var ErrLocked = errors.New("another tables writer is running")
+
+// lockParent takes an exclusive, non-waiting lock on dir's parent
+// directory (flock on the directory itself: no file is created). It keeps
+// a second writer from removing the first one's temporary directory as a
+// leftover. The kernel drops the lock when the process dies.
+func lockParent(dir string) (*os.File, error) {
+	parent := filepath.Dir(dir)
+	f, err := os.Open(parent)
+	if err != nil {
+		return nil, fmt.Errorf("open tables parent: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("write tables in %s: %w", parent, ErrLocked)
+		}
+		return nil, fmt.Errorf("lock %s: %w", parent, err)
+	}
+	return f, nil
+}
+
+func unlockParent(f *os.File) {
+	if f != nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+}
+
+// siblings returns the leftover sibling directories of dir with the given
+// infix.
+func siblings(dir, infix string) ([]string, error) {
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", parent, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), base+infix) {
+			out = append(out, filepath.Join(parent, e.Name()))
+		}
+	}
+	return out, nil
+}
+
+// recoverTarget repairs what an interrupted writer left (the caller holds
+// the lock): unfinished ".tmp-" directories are removed; old tables moved
+// aside are put back if the new ones never arrived, else removed.
+func recoverTarget(dir string) error {
+	tmps, err := siblings(dir, tmpInfix)
+	if err != nil {
+		return err
+	}
+	for _, d := range tmps {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("remove unfinished tables: %w", err)
+		}
+	}
+	olds, err := siblings(dir, oldInfix)
+	if err != nil {
+		return err
+	}
+	for _, d := range olds {
+		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+			if err := os.Rename(d, dir); err != nil {
+				return fmt.Errorf("restore old tables: %w", err)
+			}
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("remove old tables: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkReplaceable returns nil when dir does not exist or holds only what
+// a Writer writes: table directories of part files. Anything else (a
+// mistyped -o pointing at someone's files) is refused, never removed.
+func checkReplaceable(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check tables directory: %w", err)
+	}
+	refuse := func(what string) error {
+		return fmt.Errorf("refuse to replace %s: %s is not a table or part file of blockwarc", dir, what)
+	}
+	if !fi.IsDir() {
+		return refuse(dir)
+	}
+	known := make(map[string]bool)
+	for _, name := range Tables() {
+		known[name] = true
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("check tables directory: %w", err)
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if !e.IsDir() || !known[e.Name()] {
+			return refuse(p)
+		}
+		parts, err := os.ReadDir(p)
+		if err != nil {
+			return fmt.Errorf("check tables directory: %w", err)
+		}
+		for _, pe := range parts {
+			n := pe.Name()
+			if !pe.Type().IsRegular() || !strings.HasPrefix(n, "part-") ||
+				!(strings.HasSuffix(n, Parquet.Ext()) || strings.HasSuffix(n, Arrow.Ext())) {
+				return refuse(filepath.Join(p, n))
+			}
+		}
+	}
+	return nil
+}
+
+// syncDirs syncs the table directories under root and root itself, so the
+// part files' names are durable before root is published.
+func syncDirs(root string, names []string) error {
+	for _, n := range names {
+		if err := syncDir(filepath.Join(root, n)); err != nil {
+			return err
+		}
+	}
+	return syncDir(root)
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// publish makes tmp the target dir. Where the system can exchange two
+// directories in one rename (Linux renameat2 RENAME_EXCHANGE) the old
+// tables leave and the new arrive at once; elsewhere the old tables are
+// renamed aside first, and a crash between the two renames is repaired by
+// the next writer (recoverTarget puts the old tables back).
+func publish(tmp, dir string) error { return publishWith(tmp, dir, exchange) }
+
+// publishWith is publish with the exchange step given (tests pass one that
+// always fails, to take the fallback path).
+func publishWith(tmp, dir string, exchange func(a, b string) error) error {
+	parent := filepath.Dir(dir)
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(tmp, dir); err != nil {
+			return fmt.Errorf("publish tables: %w", err)
+		}
+		return syncDir(parent)
+	}
+	switch err := exchange(tmp, dir); {
+	case err == nil:
+		// tmp now holds the old tables; a crash before the removal leaves a
+		// ".tmp-" directory that the next writer removes.
+		if err := syncDir(parent); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(tmp); err != nil {
+			return fmt.Errorf("remove old tables: %w", err)
+		}
+		return nil
+	case !errors.Is(err, errNoExchange):
+		return fmt.Errorf("publish tables: %w", err)
+	}
+	old := filepath.Join(parent, filepath.Base(dir)+oldInfix+strings.TrimPrefix(filepath.Base(tmp), filepath.Base(dir)+tmpInfix))
+	if err := os.Rename(dir, old); err != nil {
+		return fmt.Errorf("move old tables aside: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if rerr := os.Rename(old, dir); rerr != nil {
+			return fmt.Errorf("publish tables: %w (and restore old tables: %v)", err, rerr)
+		}
+		return fmt.Errorf("publish tables: %w", err)
+	}
+	if err := syncDir(parent); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("remove old tables: %w", err)
+	}
+	return nil
+}
+
+// errNoExchange is returned by exchange where the system or file system
+// cannot swap two directories in one step.
+var errNoExchange = errors.New("atomic exchange not supported")

@@ -1,0 +1,527 @@
+package columnar
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet"
+	"github.com/apache/arrow/go/v17/parquet/compress"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+
+	"blockwarc/export/tables"
+)
+
+// Format is the file format of the tables.
+type Format string
+
+const (
+	// Parquet writes part-NNNNN.parquet files: zstd, row groups of at most
+	// RowGroupRows rows. The default.
+	Parquet Format = "parquet"
+	// Arrow writes Arrow IPC files (the "Feather v2" file format),
+	// part-NNNNN.arrow, one record batch per row group, uncompressed so
+	// that readers can map them.
+	Arrow Format = "arrow"
+)
+
+// ParseFormat reads a -format flag value.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case Parquet, Arrow:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("unknown table format %q: want parquet or arrow", s)
+}
+
+// Ext is the file name extension of the format's part files.
+func (f Format) Ext() string {
+	if f == Arrow {
+		return ".arrow"
+	}
+	return ".parquet"
+}
+
+// Limits and defaults of WriterOptions.
+const (
+	MaxRowGroupRows      = 65536
+	DefaultRowGroupBytes = 64 << 20
+	DefaultPartRows      = 1 << 20
+)
+
+// WriterOptions configure a Writer. The zero value writes Parquet with the
+// defaults below.
+type WriterOptions struct {
+	// Format is Parquet (default) or Arrow.
+	Format Format
+	// RowGroupRows is the most rows in a row group (record batch); 0 or
+	// more than MaxRowGroupRows means MaxRowGroupRows.
+	RowGroupRows int
+	// RowGroupBytes ends a row group early once its rows hold about this
+	// many bytes (0: DefaultRowGroupBytes). With the row limit it bounds
+	// the memory of a table's builders: one row group each.
+	RowGroupBytes int
+	// PartRows starts a new part file after this many rows (0:
+	// DefaultPartRows). It is rounded up to whole row groups.
+	PartRows int64
+	// Allocator holds the Arrow buffers (nil: memory.DefaultAllocator).
+	// Tests pass a checked allocator.
+	Allocator memory.Allocator
+}
+
+// TableStats count what was written to one table.
+type TableStats struct {
+	Name  string
+	Rows  int64
+	Parts int
+	Bytes int64 // bytes of its part files
+}
+
+// Writer writes the five tables into a directory. It implements
+// tables.Sink: rows are buffered per table one row group at a time and
+// encoded as each row group fills. Close publishes the directory; Abort
+// (after an error) discards it. A Writer is not safe for concurrent use.
+type Writer struct {
+	dir  string // the target directory
+	tmp  string // the directory being written, a sibling of dir
+	lock *os.File
+	opts WriterOptions
+
+	captures      *table[tables.Capture]
+	blocks        *table[tables.Block]
+	captureBlocks *table[tables.CaptureBlock]
+	changes       *table[tables.Change]
+	urls          *table[tables.URL]
+	all           []tableWriter
+
+	err  error // first error; sticky
+	done bool  // Close or Abort was called
+}
+
+var _ tables.Sink = (*Writer)(nil)
+
+// NewWriter starts writing tables that will replace dir when the Writer
+// closes. It writes into a fresh sibling directory (dir + ".tmp-*", so in
+// the archive directory for ARCHIVE/tables) and holds a lock on dir's
+// parent directory until Close or Abort, so two writers of the same
+// target do not interleave. Leftovers of an interrupted writer of the same
+// target are cleaned up first. An existing dir is replaced only if it
+// holds nothing but table directories of part files: NewWriter refuses to
+// replace any other directory.
+func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
+	if opts.Format == "" {
+		opts.Format = Parquet
+	}
+	if _, err := ParseFormat(string(opts.Format)); err != nil {
+		return nil, err
+	}
+	if opts.RowGroupRows <= 0 || opts.RowGroupRows > MaxRowGroupRows {
+		opts.RowGroupRows = MaxRowGroupRows
+	}
+	if opts.RowGroupBytes <= 0 {
+		opts.RowGroupBytes = DefaultRowGroupBytes
+	}
+	if opts.PartRows <= 0 {
+		opts.PartRows = DefaultPartRows
+	}
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	dir = filepath.Clean(dir)
+	lock, err := lockParent(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := recoverTarget(dir); err != nil {
+		unlockParent(lock)
+		return nil, err
+	}
+	if err := checkReplaceable(dir); err != nil {
+		unlockParent(lock)
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+tmpInfix+"*")
+	if err != nil {
+		unlockParent(lock)
+		return nil, fmt.Errorf("create tables directory: %w", err)
+	}
+	w := &Writer{dir: dir, tmp: tmp, lock: lock, opts: opts}
+	w.captures = newTable(w, Captures, captureCols, captureBytes)
+	w.blocks = newTable(w, Blocks, blockCols, blockBytes)
+	w.captureBlocks = newTable(w, CaptureBlocks, captureBlockCols, captureBlockBytes)
+	w.changes = newTable(w, Changes, changeCols, changeBytes)
+	w.urls = newTable(w, URLs, urlCols, urlBytes)
+	w.all = []tableWriter{w.captures, w.blocks, w.captureBlocks, w.changes, w.urls}
+	for _, name := range Tables() {
+		if err := os.Mkdir(filepath.Join(tmp, name), 0o755); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("create table directory: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// Capture adds a row to the captures table.
+func (w *Writer) Capture(r *tables.Capture) error { return addRow(w, w.captures, r) }
+
+// Block adds a row to the blocks table.
+func (w *Writer) Block(r *tables.Block) error { return addRow(w, w.blocks, r) }
+
+// CaptureBlock adds a row to the capture_blocks table.
+func (w *Writer) CaptureBlock(r *tables.CaptureBlock) error { return addRow(w, w.captureBlocks, r) }
+
+// Change adds a row to the changes table.
+func (w *Writer) Change(r *tables.Change) error { return addRow(w, w.changes, r) }
+
+// URL adds a row to the urls table.
+func (w *Writer) URL(r *tables.URL) error { return addRow(w, w.urls, r) }
+
+// addRow adds r to t unless an earlier error stopped the writer: the
+// first error is returned by every later call and by Close.
+func addRow[R any](w *Writer, t *table[R], r *R) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return fmt.Errorf("add %s row: writer closed", t.name)
+	}
+	if err := t.add(r); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// Stats returns the rows, parts and file bytes written per table, in the
+// order of Tables(). File bytes are final after Close.
+func (w *Writer) Stats() []TableStats {
+	out := make([]TableStats, len(w.all))
+	for i, t := range w.all {
+		out[i] = t.stats()
+	}
+	return out
+}
+
+// Close writes the last row groups, syncs every file and replaces the
+// target directory with the new tables in one step: a reader or a crash
+// sees the old tables or the new ones. After an error nothing is
+// replaced and the temporary directory is removed.
+func (w *Writer) Close() error {
+	if w.done {
+		return errors.New("close tables writer: already closed")
+	}
+	if w.err != nil {
+		w.Abort()
+		return w.err
+	}
+	for _, t := range w.all {
+		if err := t.finish(); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	w.release()
+	if err := syncDirs(w.tmp, Tables()); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := publish(w.tmp, w.dir); err != nil {
+		w.Abort()
+		return err
+	}
+	w.done = true
+	unlockParent(w.lock)
+	return nil
+}
+
+// Abort discards what was written: the target directory is left as it
+// was. It may be called after a failed Close, and more than once.
+func (w *Writer) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	var first error
+	for _, t := range w.all {
+		if err := t.abort(); err != nil && first == nil {
+			first = err
+		}
+	}
+	w.release()
+	if err := os.RemoveAll(w.tmp); err != nil && first == nil {
+		first = fmt.Errorf("remove unfinished tables: %w", err)
+	}
+	unlockParent(w.lock)
+	return first
+}
+
+func (w *Writer) release() {
+	for _, t := range w.all {
+		t.release()
+	}
+}
+
+// tableWriter is what the Writer does with each table whatever its rows.
+type tableWriter interface {
+	finish() error
+	abort() error
+	release()
+	stats() TableStats
+}
+
+// table buffers one table's rows in Arrow builders and writes each full
+// row group to the current part file.
+type table[R any] struct {
+	w    *Writer
+	name string
+	cols []column[R]
+	size func(*R) int
+
+	schema   *arrow.Schema
+	rb       *array.RecordBuilder
+	builders []array.Builder
+	rows     int // rows in the row group being built
+	bytes    int // their estimated bytes
+
+	part      partFile // open part file, or nil
+	parts     int      // part files started
+	partRows  int64    // rows in the open part
+	total     int64
+	fileBytes int64 // bytes of the closed part files
+}
+
+func newTable[R any](w *Writer, name string, cols []column[R], size func(*R) int) *table[R] {
+	t := &table[R]{w: w, name: name, cols: cols, size: size, schema: schemaOf(cols)}
+	t.rb = array.NewRecordBuilder(w.opts.Allocator, t.schema)
+	t.builders = t.rb.Fields()
+	return t
+}
+
+func (t *table[R]) add(r *R) error {
+	for i, c := range t.cols {
+		c.put(t.builders[i], r)
+	}
+	t.rows++
+	t.bytes += t.size(r)
+	if t.rows >= t.w.opts.RowGroupRows || t.bytes >= t.w.opts.RowGroupBytes {
+		return t.flush()
+	}
+	return nil
+}
+
+// flush encodes the buffered rows as one row group of the open part file,
+// starting a part file when none is open and ending it once full.
+func (t *table[R]) flush() error {
+	if t.rows == 0 {
+		return nil
+	}
+	rec := t.rb.NewRecord()
+	defer rec.Release()
+	n := int64(t.rows)
+	t.rows, t.bytes = 0, 0
+	if t.part == nil {
+		if err := t.openPart(); err != nil {
+			return err
+		}
+	}
+	if err := t.part.write(rec); err != nil {
+		return fmt.Errorf("write %s: %w", t.partName(), err)
+	}
+	t.partRows += n
+	t.total += n
+	if t.partRows >= t.w.opts.PartRows {
+		return t.closePart()
+	}
+	return nil
+}
+
+func (t *table[R]) partName() string {
+	return filepath.Join(t.name, fmt.Sprintf("part-%05d%s", t.parts-1, t.w.opts.Format.Ext()))
+}
+
+func (t *table[R]) openPart() error {
+	t.parts++
+	path := filepath.Join(t.w.tmp, t.partName())
+	p, err := createPart(path, t.schema, t.w.opts)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", t.partName(), err)
+	}
+	t.part, t.partRows = p, 0
+	return nil
+}
+
+func (t *table[R]) closePart() error {
+	p := t.part
+	t.part = nil
+	n, err := p.close()
+	if err != nil {
+		return fmt.Errorf("finish %s: %w", t.partName(), err)
+	}
+	t.fileBytes += n
+	return nil
+}
+
+// finish writes the last row group and closes the last part; a table with
+// no rows still gets one (empty) part, so its glob matches a file.
+func (t *table[R]) finish() error {
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if t.part == nil && t.parts == 0 {
+		if err := t.openPart(); err != nil {
+			return err
+		}
+	}
+	if t.part != nil {
+		return t.closePart()
+	}
+	return nil
+}
+
+func (t *table[R]) abort() error {
+	if t.part == nil {
+		return nil
+	}
+	p := t.part
+	t.part = nil
+	return p.discard()
+}
+
+func (t *table[R]) release() {
+	if t.rb != nil {
+		t.rb.Release()
+		t.rb, t.builders = nil, nil
+	}
+}
+
+func (t *table[R]) stats() TableStats {
+	return TableStats{Name: t.name, Rows: t.total, Parts: t.parts, Bytes: t.fileBytes}
+}
+
+// partFile is one open part file of either format.
+type partFile interface {
+	write(arrow.Record) error
+	// close ends the file, syncs it and returns its size.
+	close() (int64, error)
+	// discard releases the encoder and closes the file without syncing.
+	discard() error
+}
+
+// createPart creates the part file at path in the options' format.
+func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cw := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	if opts.Format == Arrow {
+		iw, err := ipc.NewFileWriter(cw, ipc.WithSchema(schema), ipc.WithAllocator(opts.Allocator))
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &ipcPart{f: f, cw: cw, w: iw}, nil
+	}
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(opts.Allocator),
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(int64(opts.RowGroupRows)),
+		// Long free text rarely repeats within a row group: a dictionary
+		// would be built and then abandoned.
+		parquet.WithDictionaryFor("main_text", false),
+		parquet.WithDictionaryFor("text", false),
+		parquet.WithCreatedBy("blockwarc"),
+	)
+	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(opts.Allocator), pqarrow.WithStoreSchema())
+	pw, err := pqarrow.NewFileWriter(schema, cw, props, aprops)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &parquetPart{f: f, cw: cw, w: pw}, nil
+}
+
+type parquetPart struct {
+	f  *os.File
+	cw *countWriter
+	w  *pqarrow.FileWriter
+}
+
+func (p *parquetPart) write(rec arrow.Record) error { return p.w.Write(rec) }
+
+func (p *parquetPart) close() (int64, error) {
+	if err := p.w.Close(); err != nil {
+		p.f.Close()
+		return 0, err
+	}
+	return finishFile(p.f, p.cw)
+}
+
+func (p *parquetPart) discard() error {
+	p.w.Close() // releases its buffers; the bytes go nowhere useful
+	return p.f.Close()
+}
+
+type ipcPart struct {
+	f  *os.File
+	cw *countWriter
+	w  *ipc.FileWriter
+}
+
+func (p *ipcPart) write(rec arrow.Record) error { return p.w.Write(rec) }
+
+func (p *ipcPart) close() (int64, error) {
+	if err := p.w.Close(); err != nil {
+		p.f.Close()
+		return 0, err
+	}
+	return finishFile(p.f, p.cw)
+}
+
+func (p *ipcPart) discard() error {
+	p.w.Close()
+	return p.f.Close()
+}
+
+// finishFile flushes the buffer, syncs and closes f, and returns its size.
+func finishFile(f *os.File, cw *countWriter) (int64, error) {
+	if err := cw.w.Flush(); err != nil {
+		f.Close()
+		return 0, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	return cw.n, nil
+}
+
+// countWriter counts the bytes written through a buffer. Its Seek reports
+// the position and supports nothing else: the Arrow IPC writer asks for
+// the position, and never moves it.
+type countWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countWriter) Seek(offset int64, whence int) (int64, error) {
+	if offset != 0 || whence != io.SeekCurrent {
+		return c.n, errors.New("seek in tables writer: only the position can be asked")
+	}
+	return c.n, nil
+}

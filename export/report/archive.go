@@ -1,0 +1,177 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+)
+
+// TablesDir is the archive subdirectory of the derived tables, left out of
+// the archive bytes: deleting it loses nothing.
+const TablesDir = "tables"
+
+// Report returns the report: the figures of the rows received so far plus
+// the archive-level ones of a, opened from dir — input files, archive
+// bytes, bytes by category and the records of the catalog.
+func (g *Aggregator) Report(dir string, a *dedupe.Archive) (*Report, error) {
+	r := &Report{Archive: dir}
+	g.fill(r)
+
+	known := true
+	var read, malformed int64
+	for _, f := range a.Files() {
+		r.InputFiles++
+		r.InputBytes += f.Size
+		if f.Records < 0 || f.Malformed < 0 {
+			known = false
+		}
+		read += f.Records
+		malformed += f.Malformed
+	}
+	if known {
+		r.Records.Read, r.Records.Malformed = &read, &malformed
+	}
+
+	size, err := archiveBytes(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.ArchiveBytes = size
+	r.SavedBytes = r.InputBytes - r.ArchiveBytes
+	r.Saving = saving(r.ArchiveBytes, r.InputBytes)
+	if r.ArchiveBytes > 0 {
+		f := float64(r.InputBytes) / float64(r.ArchiveBytes)
+		r.Ratio = &f
+	}
+
+	inline, err := walkCatalog(a, &r.Records)
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.Store().Stats()
+	if err != nil {
+		return nil, fmt.Errorf("read store stats: %w", err)
+	}
+	r.Categories = categories(st, inline, r.ArchiveBytes)
+	return r, nil
+}
+
+// archiveBytes sums the sizes of the regular files under dir except
+// tables/.
+func archiveBytes(dir string) (total int64, err error) {
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != dir && d.Name() == TablesDir && filepath.Dir(path) == filepath.Clean(dir) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while walking (a temp file)
+			}
+			return err
+		}
+		total += fi.Size()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("size archive %s: %w", dir, err)
+	}
+	return total, nil
+}
+
+// inlineBytes are the plaintext bytes the catalog holds inline: header
+// encodings (dedupe.Version.WARCHeader, HTTPHeader) and the small blocks
+// of records stored "inline".
+type inlineBytes struct{ warc, http, blocks int64 }
+
+// walkCatalog counts the records of the catalog by type and storage and
+// sums the bytes held inline.
+func walkCatalog(a *dedupe.Archive, rec *Records) (inlineBytes, error) {
+	var in inlineBytes
+	types := map[string]int64{}
+	storage := map[Storage]int64{}
+	err := a.Walk(func(u dedupe.URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			rec.Stored++
+			types[v.Type]++
+			how, why := v.Storage()
+			storage[Storage{StoredAs: how, StoredWhy: why}]++
+			in.warc += int64(len(v.WARCHeader))
+			in.http += int64(len(v.HTTPHeader))
+			in.blocks += int64(v.InlineLen())
+		}
+		return nil
+	})
+	if err != nil {
+		return in, fmt.Errorf("walk catalog: %w", err)
+	}
+	rec.ByType = countList(types)
+	rec.Storage = storageList(storage)
+	return in, nil
+}
+
+// categories splits the archive bytes. Objects are counted by kind from
+// the store's account. The catalog's stored bytes are split between what
+// it holds inline (header encodings, small blocks) and the rest (index and
+// metadata) by plaintext share — the catalog is compressed as a whole, so this is an
+// apportioning, not a measurement. Frame headers, index files and commits
+// are index and metadata; files that are none of those (a lock, an
+// uncommitted pack tail) are other_files.
+func categories(st pack.Stats, in inlineBytes, archive int64) []Category {
+	k := func(kind pack.Kind) pack.KindStats { return st.Kinds[kind] }
+	var sumStored int64
+	for _, ks := range st.Kinds {
+		sumStored += ks.Stored
+	}
+	cat := k(pack.KindVersionCatalog)
+	share := func(part int64) int64 {
+		if cat.Plain <= 0 || part <= 0 {
+			return 0
+		}
+		return int64(float64(cat.Stored) * float64(min(part, cat.Plain)) / float64(cat.Plain))
+	}
+	warcIn, httpIn, blocksIn := share(in.warc), share(in.http), share(in.blocks)
+	if warcIn+httpIn+blocksIn > cat.Stored { // rounding, or inline bytes over the catalog's plaintext
+		blocksIn = max(cat.Stored-warcIn-httpIn, 0)
+		httpIn = min(httpIn, cat.Stored-warcIn)
+	}
+	wh, hh, lay, blk := k(pack.KindWARCHeader), k(pack.KindHTTPHeader), k(pack.KindLayout), k(pack.KindBlock)
+	pay, rec, oth := k(pack.KindPayload), k(pack.KindRecord), k(pack.KindOther)
+	frameOverhead := max(st.PackBytes-sumStored, 0)
+	cs := []Category{
+		{Name: CatWARCHeaders, StoredBytes: wh.Stored + warcIn, PlainBytes: wh.Plain + in.warc, Objects: wh.Objects},
+		{Name: CatHTTPHeaders, StoredBytes: hh.Stored + httpIn, PlainBytes: hh.Plain + in.http, Objects: hh.Objects},
+		{Name: CatLayouts, StoredBytes: lay.Stored, PlainBytes: lay.Plain, Objects: lay.Objects},
+		{Name: CatBlocks, StoredBytes: blk.Stored - blk.DeltaStored, PlainBytes: blk.Plain - blk.DeltaPlain, Objects: blk.Objects - blk.DeltaObjects},
+		{Name: CatBlockDeltas, StoredBytes: blk.DeltaStored, PlainBytes: blk.DeltaPlain, Objects: blk.DeltaObjects},
+		{Name: CatOtherPayloads, StoredBytes: pay.Stored + rec.Stored + oth.Stored + blocksIn, PlainBytes: pay.Plain + rec.Plain + oth.Plain + in.blocks, Objects: pay.Objects + rec.Objects + oth.Objects},
+		{Name: CatIndexMetadata,
+			StoredBytes: cat.Stored - warcIn - httpIn - blocksIn + frameOverhead + st.IndexBytes + st.CommitBytes,
+			PlainBytes:  max(cat.Plain-in.warc-in.http-in.blocks, 0), Objects: cat.Objects},
+	}
+	var sum int64
+	for _, c := range cs {
+		sum += c.StoredBytes
+	}
+	cs = append(cs, Category{Name: CatOtherFiles, StoredBytes: max(archive-sum, 0)})
+	for i := range cs {
+		if archive > 0 {
+			cs[i].Share = float64(cs[i].StoredBytes) / float64(archive)
+		}
+	}
+	return cs
+}

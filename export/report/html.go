@@ -1,0 +1,535 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// The page is one file with everything inline: CSS in a <style> element,
+// charts as inline SVG, no scripts, no fonts, no images, no links to
+// anything outside — it opens the same offline, from a mail attachment or
+// years later. Charts carry class "chart" and an id naming what they show
+// (docs/REPORT.md lists them).
+
+// Colours of the charts.
+const (
+	colInput     = "#9aa5b1"
+	colArchive   = "#2b6cb0"
+	colChanged   = "#d9480f"
+	colUnchanged = "#adb5bd"
+	colNew       = "#2f9e44"
+	colAxis      = "#495057"
+)
+
+var categoryColours = map[string]string{
+	CatWARCHeaders:   "#5f3dc4",
+	CatHTTPHeaders:   "#9c36b5",
+	CatLayouts:       "#1971c2",
+	CatBlocks:        "#2f9e44",
+	CatBlockDeltas:   "#66a80f",
+	CatOtherPayloads: "#e67700",
+	CatIndexMetadata: "#868e96",
+	CatOtherFiles:    "#ced4da",
+}
+
+const pageStyle = `
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#212529;margin:2em auto;max-width:920px;padding:0 1em}
+h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin:1.8em 0 .4em;border-bottom:1px solid #dee2e6}
+.sub{color:#495057;margin-top:0}
+.big{display:flex;gap:2em;flex-wrap:wrap;margin:1em 0}
+.big div{min-width:9em}.big b{display:block;font-size:1.7em}
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:.15em .7em;text-align:right}
+td:first-child,th:first-child{text-align:left}th{font-weight:600;border-bottom:1px solid #adb5bd}
+figure{margin:.5em 0}figcaption{color:#495057;font-size:.9em}
+svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}
+.note{color:#495057;font-size:.9em}
+`
+
+// WriteHTML writes r as one self-contained HTML page with charts.
+func (r *Report) WriteHTML(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	e := html.EscapeString
+	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
+
+	p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	p("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	p("<title>Storage report: %s</title>\n<style>%s</style>\n</head>\n<body>\n", e(r.Archive), pageStyle)
+	p("<h1>Storage report</h1>\n<p class=\"sub\">Archive <code>%s</code>", e(r.Archive))
+	if c := r.Captures; c.FirstTime != nil {
+		p(": %s captures of %s URLs, %s", Thousands(c.Total), Thousands(c.URLs), e(period(c)))
+	}
+	p("</p>\n")
+
+	p("<div class=\"big\">")
+	p("<div>input (%s)<b>%s</b></div>", e(plural(r.InputFiles, "file")), e(HumanBytes(r.InputBytes)))
+	p("<div>archive<b>%s</b></div>", e(HumanBytes(r.ArchiveBytes)))
+	p("<div>saving<b>%s</b></div>", e(pct(r.Saving)))
+	if r.Ratio != nil {
+		p("<div>smaller by<b>%.1f×</b></div>", *r.Ratio)
+	}
+	p("</div>\n")
+
+	p("<h2>Where the bytes go</h2>\n")
+	writeBytesChart(bw, r)
+
+	p("<h2>How captures are stored</h2>\n")
+	writeStorageChart(bw, r)
+	c := r.Captures
+	p("<table><tr><th>figure</th><th>count</th></tr>")
+	for _, row := range [][2]string{
+		{"captures", Thousands(c.Total)}, {"URLs", Thousands(c.URLs)}, {"hosts", Thousands(c.Hosts)},
+		{"first capture of their URL", Thousands(c.First)}, {"changed", Thousands(c.Changed)},
+		{"unchanged", Thousands(c.Unchanged)}, {"revisit records", Thousands(c.Revisits)},
+		{"distinct blocks", Thousands(r.Blocks.Distinct)}, {"blocks shared across URLs", Thousands(r.Blocks.SharedAcrossURLs)},
+		{"records read", knownCount(r.Records.Read)}, {"malformed records skipped", knownCount(r.Records.Malformed)},
+		{"records stored", Thousands(r.Records.Stored)},
+	} {
+		p("<tr><td>%s</td><td>%s</td></tr>", e(row[0]), e(row[1]))
+	}
+	p("</table>\n")
+
+	p("<h2>Savings per host</h2>\n")
+	writeHostsChart(bw, r)
+
+	p("<h2>Captures and changes over time</h2>\n")
+	writeTimelineChart(bw, r)
+	writeURLsChart(bw, r)
+
+	p("<h2>Most volatile blocks</h2>\n")
+	writeVolatileChart(bw, r)
+
+	bt := r.Backtest
+	p("<h2>Change-rate model, back-tested</h2>\n")
+	p("<p class=\"note\">For each page (a URL with an HTTP capture) with at least %d captures, the Poisson change rate λ is fitted on the intervals between its first two thirds of captures; each interval of the last third, t days long, is predicted to hold a change when 1 − e<sup>−λt</sup> ≥ %g.", bt.MinCaptures, bt.Threshold)
+	if bt.NotPages > 0 {
+		p(" %s URLs with only non-HTTP records (a crawler's logs, say) are left out.", Thousands(bt.NotPages))
+	}
+	p("</p>\n")
+	p("<table><tr><th>figure</th><th>value</th><th></th></tr>")
+	for _, row := range [][3]string{
+		{"precision", pct(bt.Precision), fmt.Sprintf("%d of %d predicted changes happened", bt.CorrectChanges, bt.PredictedChanges)},
+		{"recall", pct(bt.Recall), fmt.Sprintf("%d of %d changes were predicted", bt.CorrectChanges, bt.ActualChanges)},
+		{"accuracy", pct(bt.Accuracy), fmt.Sprintf("of %d predicted intervals", bt.IntervalsTested)},
+		{"base rate", pct(bt.BaseRate), "share of predicted intervals that changed"},
+		{"expected changes", fmt.Sprintf("%.1f", bt.ExpectedChanges), fmt.Sprintf("the model's Σ P(change), against %d", bt.ActualChanges)},
+		{"coverage (pages)", pct(bt.CoverageURLs), fmt.Sprintf("%d of %d pages", bt.URLsTested, bt.URLs)},
+		{"coverage (intervals)", pct(bt.CoverageIntervals), fmt.Sprintf("%d of %d intervals", bt.IntervalsTested, bt.Intervals)},
+	} {
+		p("<tr><td>%s</td><td>%s</td><td style=\"text-align:left\">%s</td></tr>", e(row[0]), e(row[1]), e(row[2]))
+	}
+	p("</table>\n")
+	p("<p class=\"note\">Written by blockwarc report. Figures are defined in docs/REPORT.md.</p>\n")
+	p("</body>\n</html>\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// svg accumulates one chart.
+type svg struct {
+	b    strings.Builder
+	w, h float64
+}
+
+func (s *svg) f(format string, a ...any) { fmt.Fprintf(&s.b, format, a...) }
+
+func (s *svg) rect(x, y, w, h float64, fill, title string) {
+	if w < 0 {
+		w = 0
+	}
+	s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s">`, x, y, w, h, fill)
+	if title != "" {
+		s.f("<title>%s</title>", html.EscapeString(title))
+	}
+	s.f("</rect>\n")
+}
+
+func (s *svg) text(x, y float64, anchor, fill, t string) {
+	s.f(`<text x="%.1f" y="%.1f" text-anchor="%s" fill="%s">%s</text>`+"\n", x, y, anchor, fill, html.EscapeString(t))
+}
+
+func (s *svg) line(x1, y1, x2, y2 float64, stroke string) {
+	s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1"/>`+"\n", x1, y1, x2, y2, stroke)
+}
+
+// figure writes the chart as a <figure> with an accessible title.
+func (s *svg) figure(w io.Writer, id, title, caption string) {
+	e := html.EscapeString
+	fmt.Fprintf(w, "<figure class=\"chart\" id=\"%s\">\n<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s\">\n<title>%s</title>\n",
+		e(id), s.w, s.h, s.w, s.h, e(title), e(title))
+	io.WriteString(w, s.b.String())
+	fmt.Fprintf(w, "</svg>\n<figcaption>%s</figcaption>\n</figure>\n", e(caption))
+}
+
+func empty(w io.Writer, what string) {
+	fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", html.EscapeString(what))
+}
+
+const (
+	chartW = 860.0
+	labelW = 230.0
+	valueW = 150.0
+	barH   = 18.0
+	rowH   = 26.0
+)
+
+func scale(v, maxV, width float64) float64 {
+	if maxV <= 0 || v <= 0 {
+		return 0
+	}
+	return v / maxV * width
+}
+
+// writeBytesChart: input against archive, then the archive by category.
+func writeBytesChart(w io.Writer, r *Report) {
+	var cats []Category
+	for _, c := range r.Categories {
+		if c.Name == CatOtherFiles && c.StoredBytes == 0 {
+			continue
+		}
+		cats = append(cats, c)
+	}
+	s := &svg{w: chartW, h: rowH*float64(2+len(cats)) + 3*rowH}
+	barW := chartW - labelW - valueW
+	maxV := float64(max(r.InputBytes, r.ArchiveBytes, 1))
+	y := 10.0
+	for _, b := range []struct {
+		name string
+		n    int64
+		col  string
+	}{{"input files", r.InputBytes, colInput}, {"archive", r.ArchiveBytes, colArchive}} {
+		s.text(labelW-8, y+13, "end", colAxis, b.name)
+		s.rect(labelW, y, scale(float64(b.n), maxV, barW), barH, b.col, fmt.Sprintf("%s: %s bytes", b.name, Thousands(b.n)))
+		s.text(labelW+scale(float64(b.n), maxV, barW)+6, y+13, "start", colAxis, HumanBytes(b.n))
+		y += rowH
+	}
+	// The archive as one stacked bar (the whole width: shares), then
+	// each category on its own.
+	y += rowH / 2
+	s.text(labelW-8, y+13, "end", colAxis, "archive by category")
+	x := labelW
+	for _, c := range cats {
+		cw := scale(float64(c.StoredBytes), float64(max(r.ArchiveBytes, 1)), barW)
+		s.rect(x, y, cw, barH, categoryColours[c.Name], fmt.Sprintf("%s: %s (%s)", categoryTitle(c.Name), HumanBytes(c.StoredBytes), pct(&c.Share)))
+		x += cw
+	}
+	s.text(labelW+barW+6, y+13, "start", colAxis, "100 %")
+	y += rowH * 1.5
+	var maxC int64 = 1
+	for _, c := range cats {
+		maxC = max(maxC, c.StoredBytes)
+	}
+	for _, c := range cats {
+		s.text(labelW-8, y+13, "end", colAxis, categoryTitle(c.Name))
+		bw := scale(float64(c.StoredBytes), float64(maxC), barW)
+		s.rect(labelW, y, bw, barH, categoryColours[c.Name], fmt.Sprintf("%s: %s bytes stored, %s uncompressed, %s objects", categoryTitle(c.Name), Thousands(c.StoredBytes), HumanBytes(c.PlainBytes), Thousands(c.Objects)))
+		s.text(labelW+bw+6, y+13, "start", colAxis, HumanBytes(c.StoredBytes)+"  "+pct(&c.Share))
+		y += rowH
+	}
+	s.h = y + 6
+	s.figure(w, "chart-bytes", "Bytes by category",
+		"Input (the files as given) against the archive on one scale; the archive's bytes by category as shares of it, then each category on a scale the largest fills.")
+}
+
+// writeStorageChart: captures by how they are stored.
+func writeStorageChart(w io.Writer, r *Report) {
+	if len(r.Storage) == 0 {
+		empty(w, "No captures.")
+		return
+	}
+	s := &svg{w: chartW, h: rowH*float64(len(r.Storage)) + 16}
+	barW := chartW - labelW - valueW
+	maxV := float64(r.Storage[0].Count)
+	for i, st := range r.Storage {
+		y := 8 + rowH*float64(i)
+		col := colUnchanged
+		if st.StoredAs == "blocks" {
+			col = colNew
+		}
+		s.text(labelW-8, y+13, "end", colAxis, storageName(st))
+		bw := scale(float64(st.Count), maxV, barW)
+		s.rect(labelW, y, bw, barH, col, fmt.Sprintf("%s: %s captures", storageName(st), Thousands(st.Count)))
+		s.text(labelW+bw+6, y+13, "start", colAxis, Thousands(st.Count)+"  "+pctOf(st.Count, r.Captures.Total))
+	}
+	s.figure(w, "chart-storage", "Captures by storage",
+		"Captures stored as layout + blocks (green) and stored whole, with the reason.")
+}
+
+// writeHostsChart: per host, payload bytes against the new object bytes.
+func writeHostsChart(w io.Writer, r *Report) {
+	hs := r.Hosts
+	if r.OtherHosts != nil {
+		hs = append(hs[:len(hs):len(hs)], *r.OtherHosts)
+	}
+	if len(hs) == 0 {
+		empty(w, "No captures.")
+		return
+	}
+	var maxV int64 = 1
+	for _, h := range hs {
+		maxV = max(maxV, h.PayloadBytes, h.AddedBytes)
+	}
+	const hostRow = 2*barH/1.5 + 14
+	s := &svg{w: chartW, h: hostRow*float64(len(hs)) + 40}
+	barW := chartW - labelW - valueW
+	y := 8.0
+	for _, h := range hs {
+		s.text(labelW-8, y+12, "end", colAxis, truncate(h.Host, 32))
+		s.text(labelW-8, y+26, "end", colAxis, fmt.Sprintf("%s captures", Thousands(h.Captures)))
+		pw := scale(float64(h.PayloadBytes), float64(maxV), barW)
+		aw := scale(float64(h.AddedBytes), float64(maxV), barW)
+		s.rect(labelW, y, pw, barH/1.5, colInput, fmt.Sprintf("%s: %s payload bytes captured", h.Host, Thousands(h.PayloadBytes)))
+		s.rect(labelW, y+barH/1.5+1, aw, barH/1.5, colArchive, fmt.Sprintf("%s: %s bytes of new objects", h.Host, Thousands(h.AddedBytes)))
+		s.text(labelW+max(pw, aw)+6, y+17, "start", colAxis, "saving "+pct(h.Saving))
+		y += hostRow
+	}
+	y += 4
+	s.rect(labelW, y, 12, 12, colInput, "")
+	s.text(labelW+16, y+10, "start", colAxis, "payload bytes captured")
+	s.rect(labelW+200, y, 12, 12, colArchive, "")
+	s.text(labelW+216, y+10, "start", colAxis, "bytes of new objects the archive stored")
+	s.h = y + 20
+	s.figure(w, "chart-hosts", "Savings per host",
+		"Per host: the payload bytes of its captures against the bytes of the archive objects they added (both uncompressed); the saving is what the archive did not store again.")
+}
+
+// writeTimelineChart: captures per period, changed ones stacked on top.
+func writeTimelineChart(w io.Writer, r *Report) {
+	tl := r.Timeline
+	if len(tl) == 0 {
+		empty(w, "No dated captures.")
+		return
+	}
+	const left, top, plotH = 50.0, 10.0, 160.0
+	s := &svg{w: chartW, h: top + plotH + 50}
+	plotW := chartW - left - 10
+	var maxV int64 = 1
+	for _, p := range tl {
+		maxV = max(maxV, p.Captures)
+	}
+	bw := plotW / float64(len(tl))
+	s.line(left, top+plotH, left+plotW, top+plotH, colAxis)
+	s.text(left-6, top+10, "end", colAxis, Thousands(maxV))
+	s.text(left-6, top+plotH, "end", colAxis, "0")
+	for i, p := range tl {
+		x := left + bw*float64(i)
+		hAll := scale(float64(p.Captures), float64(maxV), plotH)
+		hCh := scale(float64(p.Changed), float64(maxV), plotH)
+		label := fmt.Sprintf("%s %s: %d captures, %d changed", r.TimelinePeriod, p.Start.Format("2006-01-02"), p.Captures, p.Changed)
+		s.rect(x+bw*0.1, top+plotH-hAll, bw*0.8, hAll-hCh, colUnchanged, label)
+		s.rect(x+bw*0.1, top+plotH-hCh, bw*0.8, hCh, colChanged, label)
+	}
+	ticks := tickIndexes(len(tl), 8)
+	for _, i := range ticks {
+		x := left + bw*float64(i) + bw/2
+		s.line(x, top+plotH, x, top+plotH+4, colAxis)
+		s.text(x, top+plotH+18, edgeAnchor(x, left, left+plotW), colAxis, periodLabel(tl[i].Start, r.TimelinePeriod))
+	}
+	y := top + plotH + 30
+	s.rect(left, y, 12, 12, colChanged, "")
+	s.text(left+16, y+10, "start", colAxis, "changed since the URL's previous capture")
+	s.rect(left+300, y, 12, 12, colUnchanged, "")
+	s.text(left+316, y+10, "start", colAxis, "unchanged or first capture")
+	s.figure(w, "chart-timeline", "Captures per "+r.TimelinePeriod,
+		"All captures per "+r.TimelinePeriod+", the changed ones in orange.")
+}
+
+// edgeAnchor centres a tick label, or aligns it inwards near an edge so
+// that it is not clipped.
+func edgeAnchor(x, lo, hi float64) string {
+	switch {
+	case x-lo < 30:
+		return "start"
+	case hi-x < 30:
+		return "end"
+	}
+	return "middle"
+}
+
+func tickIndexes(n, maxTicks int) []int {
+	step := max(1, int(math.Ceil(float64(n)/float64(maxTicks))))
+	var out []int
+	for i := 0; i < n; i += step {
+		out = append(out, i)
+	}
+	return out
+}
+
+func periodLabel(t time.Time, period string) string {
+	switch period {
+	case "year":
+		return t.Format("2006")
+	case "month":
+		return t.Format("2006-01")
+	}
+	return t.Format("2006-01-02")
+}
+
+// writeURLsChart: one row per URL, one dot per capture (or run of
+// captures), orange where it changed.
+func writeURLsChart(w io.Writer, r *Report) {
+	if len(r.URLSeries) == 0 {
+		return
+	}
+	var first, last time.Time
+	for _, u := range r.URLSeries {
+		for _, p := range u.Points {
+			if p.Time.IsZero() || p.Time.Year() < 1900 {
+				continue
+			}
+			if first.IsZero() || p.Time.Before(first) {
+				first = p.Time
+			}
+			if p.Time.After(last) {
+				last = p.Time
+			}
+		}
+	}
+	if first.IsZero() {
+		return
+	}
+	span := last.Sub(first).Seconds()
+	if span <= 0 {
+		span = 1
+	}
+	const left, top = 300.0, 10.0
+	plotW := chartW - left - 20
+	s := &svg{w: chartW, h: top + rowH*float64(len(r.URLSeries)) + 50}
+	xOf := func(t time.Time) float64 { return left + t.Sub(first).Seconds()/span*plotW }
+	for i, u := range r.URLSeries {
+		y := top + rowH*float64(i) + rowH/2
+		s.text(left-10, y+4, "end", colAxis, truncateMiddle(u.URL, 44))
+		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e9ecef" stroke-width="1"><title>%s</title></line>`+"\n",
+			left, y, left+plotW, y, html.EscapeString(fmt.Sprintf("%s: %d captures, %d changes", u.URL, u.Captures, u.Changes)))
+		for _, p := range u.Points {
+			if p.Time.IsZero() || p.Time.Year() < 1900 {
+				continue
+			}
+			col := colUnchanged
+			if p.Changes > 0 {
+				col = colChanged
+			}
+			rad := 3 + math.Min(4, math.Log2(float64(max(p.Captures, 1))))
+			s.f(`<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s" fill-opacity="0.8"><title>%s</title></circle>`+"\n",
+				xOf(p.Time), y, rad, col, html.EscapeString(pointTitle(p)))
+		}
+	}
+	y := top + rowH*float64(len(r.URLSeries))
+	s.line(left, y, left+plotW, y, colAxis)
+	for _, t := range timeTicks(first, last) {
+		x := xOf(t)
+		s.line(x, y, x, y+4, colAxis)
+		s.text(x, y+17, edgeAnchor(x, left, left+plotW), colAxis, tickLabel(t, last.Sub(first)))
+	}
+	s.rect(left, y+26, 12, 12, colChanged, "")
+	s.text(left+16, y+36, "start", colAxis, "changed")
+	s.rect(left+100, y+26, 12, 12, colUnchanged, "")
+	s.text(left+116, y+36, "start", colAxis, "unchanged or first")
+	s.figure(w, "chart-urls", "Captures and changes per URL",
+		fmt.Sprintf("The %d URLs with the most captures: one dot per capture (a larger dot is a run of captures), orange when the page changed since the previous capture.", len(r.URLSeries)))
+}
+
+func pointTitle(p Point) string {
+	if p.Captures == 1 {
+		if p.Changes > 0 {
+			return p.Time.Format(time.RFC3339) + ": changed"
+		}
+		return p.Time.Format(time.RFC3339)
+	}
+	return fmt.Sprintf("from %s: %d captures, %d changed", p.Time.Format(time.RFC3339), p.Captures, p.Changes)
+}
+
+// timeTicks returns round dates between first and last: years, months or
+// days, at most about eight.
+func timeTicks(first, last time.Time) []time.Time {
+	span := last.Sub(first)
+	var out []time.Time
+	switch {
+	case span > 3*365*24*time.Hour:
+		years := last.Year() - first.Year()
+		step := max(1, years/8)
+		for y := first.Year() + 1; y <= last.Year(); y += step {
+			out = append(out, time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC))
+		}
+	case span > 60*24*time.Hour:
+		months := int(span.Hours() / 24 / 30)
+		step := max(1, months/8)
+		t := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 0)
+		for ; !t.After(last); t = t.AddDate(0, step, 0) {
+			out = append(out, t)
+		}
+	default:
+		days := int(span.Hours() / 24)
+		step := max(1, days/8)
+		t := time.Date(first.Year(), first.Month(), first.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1)
+		for ; !t.After(last); t = t.AddDate(0, 0, step) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func tickLabel(t time.Time, span time.Duration) string {
+	switch {
+	case span > 3*365*24*time.Hour:
+		return t.Format("2006")
+	case span > 60*24*time.Hour:
+		return t.Format("2006-01")
+	}
+	return t.Format("01-02")
+}
+
+// writeVolatileChart: the block positions that changed most often.
+func writeVolatileChart(w io.Writer, r *Report) {
+	vs := r.VolatileBlocks
+	if len(vs) == 0 {
+		empty(w, "No block changed between captures.")
+		return
+	}
+	const left = 330.0
+	s := &svg{w: chartW, h: 8 + 32*float64(len(vs)) + 8}
+	barW := chartW - left - 110
+	for i, v := range vs {
+		y := 8 + 32*float64(i)
+		what := v.Path
+		if v.Label != "" {
+			what += " · " + v.Label
+		}
+		if v.Tag != "" {
+			what += " <" + v.Tag + ">"
+		}
+		title := fmt.Sprintf("%s block %s changed in %d of %d intervals", v.URL, v.Path, v.Changes, v.Intervals)
+		if v.Text != "" {
+			title += ": " + v.Text
+		}
+		s.text(left-10, y+11, "end", colAxis, truncate(what, 40))
+		s.text(left-10, y+25, "end", "#868e96", truncateMiddle(v.URL, 48))
+		bw := scale(v.Rate, 1, barW)
+		s.rect(left, y+4, barW, barH, "#f1f3f5", "")
+		s.rect(left, y+4, bw, barH, colChanged, title)
+		s.text(left+barW+6, y+17, "start", colAxis, fmt.Sprintf("%d/%d", v.Changes, v.Intervals))
+	}
+	s.figure(w, "chart-volatile", "Most volatile blocks",
+		"Block positions (URL and block path) by how many of the URL's intervals between captures changed them; the bar is the share of intervals.")
+}
+
+// truncate cuts s to n runes with "…".
+func truncate(s string, n int) string { return snippet(s, n) }
+
+// truncateMiddle keeps the start and the end of a long s (URLs differ at
+// their ends).
+func truncateMiddle(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	head := n / 2
+	tail := n - head - 1
+	return string(rs[:head]) + "…" + string(rs[len(rs)-tail:])
+}

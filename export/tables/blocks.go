@@ -1,0 +1,166 @@
+package tables
+
+import (
+	"bufio"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"blockwarc/dedupe/pack"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// blockCount is what Build keeps in memory for each distinct block: its
+// counts and the last capture and URL that counted it. With the 32-byte
+// id as map key that is 64 bytes of data, about 75 bytes per block with
+// the map's own overhead — 750 MB for ten million distinct blocks. The
+// block's attributes (text, topic, features) go to the spill file.
+type blockCount struct {
+	captures, urls   int64
+	lastCap, lastURL int64 // 1-based ordinals; 0 = none yet
+}
+
+// blockSpill holds the first-sight rows of the blocks table on disk,
+// zstd-compressed gob records in first-sight order. First sight is table
+// order (url_surtkey, then capture order, then page order), which is the
+// blocks table's order except among blocks first seen in captures of
+// the same URL and time: read sorts those runs by block_id.
+type blockSpill struct {
+	f    *os.File
+	zw   *zstd.Encoder
+	bw   *bufio.Writer
+	enc  *gob.Encoder
+	rows int64
+}
+
+func newBlockSpill(dir string) (*blockSpill, error) {
+	f, err := os.CreateTemp(dir, "blockwarc-blocks-*.gob.zst")
+	if err != nil {
+		return nil, fmt.Errorf("create block spill file: %w", err)
+	}
+	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("create block spill encoder: %w", err)
+	}
+	s := &blockSpill{f: f, zw: zw}
+	s.bw = bufio.NewWriterSize(zw, 64<<10)
+	s.enc = gob.NewEncoder(s.bw)
+	return s, nil
+}
+
+func (s *blockSpill) add(b *Block) error {
+	s.rows++
+	if err := s.enc.Encode(b); err != nil {
+		return fmt.Errorf("write block spill file: %w", err)
+	}
+	return nil
+}
+
+// size returns the bytes written to the spill file so far.
+func (s *blockSpill) size() int64 {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// emit reads the rows back in table order, fills in their counts and
+// passes them to fn.
+func (s *blockSpill) emit(counts map[pack.ID]blockCount, fn func(*Block) error) error {
+	if err := s.bw.Flush(); err != nil {
+		return fmt.Errorf("write block spill file: %w", err)
+	}
+	if err := s.zw.Close(); err != nil {
+		return fmt.Errorf("write block spill file: %w", err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("rewind block spill file: %w", err)
+	}
+	zr, err := zstd.NewReader(s.f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return fmt.Errorf("read block spill file: %w", err)
+	}
+	defer zr.Close()
+	dec := gob.NewDecoder(bufio.NewReaderSize(zr, 64<<10))
+	var run []*Block
+	flush := func() error {
+		slices.SortFunc(run, func(a, b *Block) int { return strings.Compare(a.BlockID, b.BlockID) })
+		for _, b := range run {
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+		run = run[:0]
+		return nil
+	}
+	for n := int64(0); n < s.rows; n++ {
+		b := new(Block)
+		if err := dec.Decode(b); err != nil {
+			return fmt.Errorf("read block spill file row %d: %w", n, err)
+		}
+		id, err := parseID(b.BlockID)
+		if err != nil {
+			return fmt.Errorf("read block spill file row %d: %w", n, err)
+		}
+		c := counts[id]
+		b.Captures, b.URLs = c.captures, c.urls
+		b.FirstFetchTime = b.FirstFetchTime.UTC()
+		if len(run) > 0 && (run[0].FirstURLSURTKey != b.FirstURLSURTKey || !run[0].FirstFetchTime.Equal(b.FirstFetchTime)) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		run = append(run, b)
+	}
+	return flush()
+}
+
+// close removes the spill file.
+func (s *blockSpill) close() error {
+	s.zw.Close()
+	err := s.f.Close()
+	if rerr := os.Remove(s.f.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+var errBadID = errors.New("malformed object id")
+
+func parseID(s string) (pack.ID, error) {
+	var id pack.ID
+	if len(s) != 2*len(id) {
+		return id, fmt.Errorf("%w: %q", errBadID, s)
+	}
+	for i := range id {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return id, fmt.Errorf("%w: %q", errBadID, s)
+		}
+		id[i] = hi<<4 | lo
+	}
+	return id, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// microUTC is the timestamp as the tables hold it: UTC, microseconds.
+func microUTC(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

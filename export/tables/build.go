@@ -1,0 +1,295 @@
+package tables
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/partition"
+)
+
+// Options configure Build. The zero value is usable.
+type Options struct {
+	// Workers is how many URLs are restored and partitioned in parallel
+	// (default 1). The rows do not depend on it; memory grows with it by
+	// a few URLs' pages and rows per worker.
+	Workers int
+	// TempDir holds the blocks table's spill file while the other tables
+	// are written ("" = os.TempDir()).
+	TempDir string
+	// Progress, when set, is called after each URL with the totals so far.
+	Progress func(Stats)
+}
+
+// Stats count what Build did.
+type Stats struct {
+	Records       int64 // catalog versions walked (captures and other records)
+	URLs          int64 // urls rows
+	Captures      int64 // captures rows
+	CaptureBlocks int64 // capture_blocks rows
+	Changes       int64 // changes rows
+	Blocks        int64 // blocks rows: distinct blocks
+	Partitioned   int64 // captures whose page is their own layout + blocks (re-partitioned, or a repeat of an earlier capture's)
+	TextOnly      int64 // HTML payloads kept whole, read for title and main text only
+	Revisits      int64 // revisits standing for the page they revisit
+	// RevisitsUnresolved counts identical-payload revisits whose original
+	// the archive does not hold: they have no page.
+	RevisitsUnresolved int64
+	// BlockMismatches counts captures whose re-partition did not give the
+	// block ids the archive stores: they get no capture_blocks (blocks_*
+	// 0). A non-zero count is a bug (partition no longer deterministic, or
+	// ingest and Build partitioning with different options).
+	BlockMismatches int64
+	AddedBytes      int64 // sum of captures.added_bytes
+	Objects         int64 // distinct objects referenced by captures
+	SpillBytes      int64 // compressed bytes of the blocks spill file
+}
+
+func (s *Stats) add(o *Stats) {
+	s.Records += o.Records
+	s.Partitioned += o.Partitioned
+	s.TextOnly += o.TextOnly
+	s.Revisits += o.Revisits
+	s.RevisitsUnresolved += o.RevisitsUnresolved
+	s.BlockMismatches += o.BlockMismatches
+}
+
+// Build walks the archive in table order (dedupe.Archive.WalkOrdered) and
+// hands every row of the five tables to sink, in the order Sink documents,
+// then closes sink. On error sink is not closed; the caller discards it.
+//
+// Memory: per worker, the URL's catalog entry (which WalkOrdered hands
+// over whole), a few of its partitioned pages, the rows of at most
+// jobBuffer captures and about 10 bytes per capture for the change rate,
+// whatever the length of the URL's history; plus, for the whole archive,
+// about 45 bytes per distinct object the captures reference (added_bytes
+// is charged to the first capture referencing an object) and 75 bytes per
+// distinct block (its counts, see blockCount). Block attributes are
+// spilled to a temporary file in Options.TempDir.
+func Build(ctx context.Context, a *dedupe.Archive, opts Options, sink Sink) (Stats, error) {
+	spill, err := newBlockSpill(opts.TempDir)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer spill.close()
+	b := &builder{
+		a:      a,
+		opts:   opts,
+		sink:   sink,
+		spill:  spill,
+		seen:   map[pack.ID]struct{}{},
+		blocks: map[pack.ID]blockCount{},
+	}
+	if err := b.run(ctx); err != nil {
+		return b.st, err
+	}
+	b.st.SpillBytes = spill.size()
+	if err := spill.emit(b.blocks, func(r *Block) error {
+		b.st.Blocks++
+		return sink.Block(r)
+	}); err != nil {
+		return b.st, err
+	}
+	if err := sink.Close(); err != nil {
+		return b.st, fmt.Errorf("close table sink: %w", err)
+	}
+	return b.st, nil
+}
+
+// builder applies the URLs' results in table order: it owns everything
+// that depends on earlier URLs (added_bytes, block counts, first sight).
+type builder struct {
+	a      *dedupe.Archive
+	opts   Options
+	sink   Sink
+	spill  *blockSpill
+	st     Stats
+	seen   map[pack.ID]struct{} // objects referenced by an earlier capture
+	blocks map[pack.ID]blockCount
+	nURL   int64
+	nCap   int64
+}
+
+// job is one URL on its way through a worker: its captures' rows stream
+// through caps (closed when the worker is done), then url, st and err
+// are set.
+type job struct {
+	caps chan *capOut
+	url  *URL
+	st   Stats
+	err  error
+}
+
+// jobBuffer is how many captures' rows a worker may run ahead of the
+// builder on a URL that is not the builder's current one.
+const jobBuffer = 64
+
+var errAborted = errors.New("build aborted")
+
+func (b *builder) run(ctx context.Context) error {
+	workers := max(b.opts.Workers, 1)
+	if workers == 1 {
+		w := newWorker(b.a)
+		return b.a.WalkOrdered(func(uv dedupe.URLVersions) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b.nURL++
+			u, st, err := w.url(uv, b.capture)
+			if err != nil {
+				return err
+			}
+			return b.endURL(u, &st)
+		})
+	}
+	pool := make(chan *worker, workers)
+	for range workers {
+		pool <- newWorker(b.a)
+	}
+	abort := make(chan struct{})
+	var running sync.WaitGroup
+	var queue []*job
+	// drainTo applies the queued URLs in order until at most n remain.
+	// Keeping fewer than workers queued guarantees a free worker, so the
+	// walk never waits for a worker that waits for the builder.
+	drainTo := func(n int) error {
+		for len(queue) > n {
+			j := queue[0]
+			queue = queue[1:]
+			b.nURL++
+			for c := range j.caps {
+				if err := b.capture(c); err != nil {
+					return err
+				}
+			}
+			if j.err != nil {
+				return j.err
+			}
+			if err := b.endURL(j.url, &j.st); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := b.a.WalkOrdered(func(uv dedupe.URLVersions) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := drainTo(workers - 1); err != nil {
+			return err
+		}
+		j := &job{caps: make(chan *capOut, jobBuffer)}
+		queue = append(queue, j)
+		w := <-pool
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer close(j.caps)
+			j.url, j.st, j.err = w.url(uv, func(c *capOut) error {
+				select {
+				case j.caps <- c:
+					return nil
+				case <-abort:
+					return errAborted
+				}
+			})
+			pool <- w
+		}()
+		return nil
+	})
+	if err == nil {
+		err = drainTo(0)
+	}
+	if err != nil {
+		close(abort) // workers blocked on a full buffer give up
+		running.Wait()
+	}
+	return err
+}
+
+// capture emits one capture's rows and charges its objects.
+func (b *builder) capture(c *capOut) error {
+	b.nCap++
+	added := int64(0)
+	for _, id := range c.refs {
+		if _, ok := b.seen[id]; ok {
+			continue
+		}
+		b.seen[id] = struct{}{}
+		_, n, err := b.a.Store().Stat(id)
+		if err != nil {
+			return fmt.Errorf("stat object %s of %s at %d: %w", id, c.row.WARCFilename, c.row.WARCRecordOffset, err)
+		}
+		added += int64(n)
+	}
+	c.row.AddedBytes = added
+	b.st.AddedBytes += added
+	if err := b.sink.Capture(c.row); err != nil {
+		return fmt.Errorf("write captures row: %w", err)
+	}
+	b.st.Captures++
+	for k, cb := range c.blocks {
+		id := c.ids[k]
+		cnt, ok := b.blocks[id]
+		if !ok {
+			first := c.first[id]
+			if first == nil {
+				return fmt.Errorf("build tables: block %s of %s has no first-sight row", id, c.row.URL)
+			}
+			if err := b.spill.add(first); err != nil {
+				return err
+			}
+		}
+		if cnt.lastCap != b.nCap {
+			cnt.captures++
+			cnt.lastCap = b.nCap
+		}
+		if cnt.lastURL != b.nURL {
+			cnt.urls++
+			cnt.lastURL = b.nURL
+		}
+		b.blocks[id] = cnt
+		if err := b.sink.CaptureBlock(cb); err != nil {
+			return fmt.Errorf("write capture_blocks row: %w", err)
+		}
+		b.st.CaptureBlocks++
+	}
+	if c.change != nil {
+		if err := b.sink.Change(c.change); err != nil {
+			return fmt.Errorf("write changes row: %w", err)
+		}
+		b.st.Changes++
+	}
+	return nil
+}
+
+// endURL emits a URL's urls row (nil: the key had no capture).
+func (b *builder) endURL(u *URL, st *Stats) error {
+	b.st.add(st)
+	if u == nil {
+		return nil
+	}
+	if err := b.sink.URL(u); err != nil {
+		return fmt.Errorf("write urls row: %w", err)
+	}
+	b.st.URLs++
+	b.st.Objects = int64(len(b.seen))
+	if b.opts.Progress != nil {
+		b.opts.Progress(b.st)
+	}
+	return nil
+}
+
+// worker turns one URL's versions into rows; it owns a Partitioner.
+type worker struct {
+	a     *dedupe.Archive
+	p     *partition.Partitioner
+	pages map[pageKey]*page // pages of the current URL, for reuse
+}
+
+func newWorker(a *dedupe.Archive) *worker {
+	return &worker{a: a, p: partition.NewPartitioner(), pages: map[pageKey]*page{}}
+}

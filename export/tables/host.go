@@ -1,0 +1,61 @@
+package tables
+
+import (
+	"net/netip"
+	"strings"
+
+	"golang.org/x/net/publicsuffix"
+)
+
+// hostName returns the host of a URI as recorded, lower-case, without
+// userinfo, port, brackets of an IPv6 literal or a trailing dot. It reads
+// the authority by hand rather than with net/url, which refuses the
+// spaces and stray characters real WARC-Target-URIs contain. A URI
+// without "scheme://" (dns:example.com, urn:...) has no host: "".
+func hostName(uri string) string {
+	i := strings.Index(uri, "://")
+	if i <= 0 || strings.ContainsAny(uri[:i], "/?#") {
+		return ""
+	}
+	rest := uri[i+3:]
+	if j := strings.IndexAny(rest, "/?#\\"); j >= 0 {
+		rest = rest[:j]
+	}
+	if j := strings.LastIndexByte(rest, '@'); j >= 0 {
+		rest = rest[j+1:]
+	}
+	if strings.HasPrefix(rest, "[") {
+		if j := strings.IndexByte(rest, ']'); j >= 0 {
+			return strings.ToLower(rest[1:j])
+		}
+		return strings.ToLower(rest[1:])
+	}
+	if j := strings.IndexByte(rest, ':'); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(rest), "."))
+}
+
+// registeredDomain returns the registered domain of host (the public
+// suffix plus one label, private suffixes included as x/net/publicsuffix
+// lists them), or nil for an IP address, a host that is itself a public
+// suffix, and a host whose suffix the list does not know (such as
+// "localhost" or "intranet.corp"): the implicit "*" rule would make any
+// last label a suffix, which is not a registration.
+func registeredDomain(host string) *string {
+	if host == "" {
+		return nil
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	suffix, icann := publicsuffix.PublicSuffix(host)
+	if !icann && !strings.Contains(suffix, ".") {
+		return nil // no rule matched: the default "*"
+	}
+	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil {
+		return nil
+	}
+	return &d
+}

@@ -1,0 +1,410 @@
+package tables
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"mime"
+	"slices"
+	"strings"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
+
+// record is what Build reads of one capture's restored record.
+type record struct {
+	status  *int16
+	mime    string // media type of the payload, "" when unknown
+	digest  string // "sha1:" + base32; "" until known
+	payload []byte // HTTP payload as stored, or the block of a non-HTTP record
+	// revisitIdentical: an identical-payload revisit, standing for the
+	// page it revisits; refersTo* name that page.
+	revisitIdentical         bool
+	refersTo, refersToTarget string
+	page                     *page // from this record's own bytes; nil when not HTML
+}
+
+// pageKey says which captures of a URL show the same page: the same
+// payload, read with the same options.
+type pageKey struct {
+	digest, contentType, uri, codings string
+	level                             int
+	blocks, chunked                   bool
+}
+
+// maxPages bounds the pages a worker keeps for reuse within one URL.
+const maxPages = 16
+
+// page is what a capture shows.
+type page struct {
+	res      *partition.Result // nil for a text-only page
+	ids      []pack.ID         // ids of res.Leaves, equal to the stored Version.Blocks
+	layout   pack.ID           // zero when not stored as layout + blocks
+	charset  string
+	title    *string
+	mainText string
+	text     bool // an HTML payload kept whole: title and main text only
+	mismatch bool // re-partitioning did not give the stored block ids
+}
+
+// hasBlocks says whether the page has capture_blocks rows.
+func (p *page) hasBlocks() bool { return p != nil && !p.text && !p.mismatch && p.res != nil }
+
+func isCapture(v *dedupe.Version) bool {
+	if v.TargetURI == "" {
+		return false
+	}
+	switch v.Type {
+	case "response", "revisit", "resource":
+		return true
+	}
+	return false
+}
+
+func isHTTPType(t string) bool {
+	switch t {
+	case "response", "request", "revisit":
+		return true
+	}
+	return false
+}
+
+// look restores v and reads what the rows need from it.
+func (w *worker) look(v *dedupe.Version) (*record, error) {
+	parts, err := w.a.Restore(v)
+	if err != nil {
+		return nil, err
+	}
+	how, _ := v.Storage()
+	hdr, block := parts.WARCHeader, parts.Block
+	if how == "record" { // the object holds header and block together
+		hdr, block = splitRecord(parts.WARCHeader)
+	}
+	r := &record{}
+	var m *warcio.HTTPMessage
+	switch {
+	case parts.HTTPHeader != nil:
+		if msg, err := warcio.ReadHTTP(bytes.NewReader(parts.HTTPHeader), 0); err == nil {
+			m = msg
+		}
+		r.payload = parts.Payload
+	case how == "record" && isHTTPType(v.Type):
+		// Parsed as ingest does (modelRecord), so a raw record reads
+		// the same as it would have modelled.
+		if msg, err := warcio.ReadHTTP(bytes.NewReader(block), 0); err == nil && !msg.Truncated && len(msg.Raw) <= len(block) && bytes.Equal(msg.Raw, block[:len(msg.Raw)]) {
+			m = msg
+			r.payload = block[len(msg.Raw):]
+		} else {
+			r.payload = block
+		}
+	default:
+		r.payload = block
+	}
+	isWARC := bytes.HasPrefix(hdr, []byte("WARC/"))
+	var contentType string
+	switch {
+	case m != nil:
+		contentType = m.ContentType()
+		r.mime = m.MediaType()
+		if !m.Request {
+			s := int16(min(max(m.StatusCode, -1<<15), 1<<15-1))
+			r.status = &s
+		}
+	case isWARC:
+		ct := headerField(hdr, "Content-Type")
+		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/http") {
+			contentType = ct
+			r.mime = mediaType(ct)
+		}
+	default:
+		contentType = arcMIME(hdr)
+		r.mime = mediaType(contentType)
+	}
+	decl := ""
+	if isWARC {
+		decl = headerField(hdr, "WARC-Payload-Digest")
+	}
+	if v.Type == "revisit" {
+		r.payload = nil // a revisit has no payload of its own
+		if isWARC && strings.Contains(headerField(hdr, "WARC-Profile"), "identical-payload-digest") {
+			r.revisitIdentical = true
+			r.refersTo = headerField(hdr, "WARC-Refers-To")
+			r.refersToTarget = strings.Trim(headerField(hdr, "WARC-Refers-To-Target-URI"), "<>")
+		}
+		r.digest = normSHA1(decl)
+		return r, nil
+	}
+	// content_digest is the SHA-1 of the payload as stored, which is what
+	// WARC writers put in WARC-Payload-Digest: wget, warcprox and
+	// webrecorder hash a chunked body with its chunking (interop files
+	// warcat--at, wac--IAH-urls-wget, warcio--example-iana.org-chunked),
+	// although WARC 1.1 describes the entity-body; on the corpus (no
+	// chunking) both are the manifest's payload_sha1. A declared digest
+	// is used only when ingest checked it against the bytes.
+	if d := normSHA1(decl); d != "" && v.PayloadDigestOK {
+		r.digest = d
+	} else {
+		r.digest = sha1Digest(r.payload)
+	}
+	if how != "blocks" && !(isHTML(r.mime) && len(r.payload) > 0) {
+		return r, nil
+	}
+	// The same payload read the same way is the same page: captures that
+	// repeat an earlier one of the URL reuse its partition.
+	k := pageKey{digest: r.digest, contentType: contentType, uri: v.TargetURI, level: v.Level, blocks: how == "blocks"}
+	if m != nil {
+		k.codings = strings.Join(m.Codings(), ",")
+		k.chunked = m.Chunked()
+	}
+	if pg, ok := w.pages[k]; ok && (!k.blocks || pg.layout == v.Layout && (pg.mismatch || slices.Equal(pg.ids, v.Blocks))) {
+		r.page = pg
+		return r, nil
+	}
+	if k.blocks {
+		r.page = w.blocksPage(v, m, r.payload)
+	} else {
+		r.page = w.textPage(v, m, contentType, r.payload)
+	}
+	if len(w.pages) >= maxPages {
+		clear(w.pages)
+	}
+	w.pages[k] = r.page
+	return r, nil
+}
+
+// blocksPage partitions a payload kept as layout + blocks the way ingest
+// did (dedupe's modelPayload: de-chunked, charset from DetectCharset,
+// the Version's level, the target URI as base), so its leaves are the
+// stored blocks.
+func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, payload []byte) *page {
+	doc := payload
+	if m != nil && m.Chunked() {
+		if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(payload))); err == nil {
+			doc = dc
+		}
+	}
+	ct := ""
+	if m != nil {
+		ct = m.ContentType()
+	}
+	cs, _ := warcio.DetectCharset(ct, doc[:min(len(doc), 1024)])
+	pg := &page{layout: v.Layout, charset: cs}
+	res, err := w.p.Partition(doc, partition.Options{Charset: cs, Level: v.Level, BaseURL: v.TargetURI})
+	if err != nil {
+		pg.mismatch = true
+		return pg
+	}
+	pg.title = pageTitle(doc, cs)
+	pg.mainText = partition.MainText(res)
+	ids := make([]pack.ID, len(res.Leaves))
+	for i, b := range res.Leaves {
+		ids[i] = pack.Sum(res.BlockBytes(b))
+	}
+	if len(ids) != len(v.Blocks) {
+		pg.mismatch = true
+		return pg
+	}
+	for i := range ids {
+		if ids[i] != v.Blocks[i] {
+			pg.mismatch = true
+			return pg
+		}
+	}
+	pg.res, pg.ids = res, ids
+	return pg
+}
+
+// textPage reads title and main text of an HTML payload kept whole
+// (compressed, not 200, chunking that did not rebuild, a resource record):
+// de-chunked and decoded, partitioned at the default level. Its blocks
+// are not archive objects, so they make no rows.
+func (w *worker) textPage(v *dedupe.Version, m *warcio.HTTPMessage, contentType string, payload []byte) *page {
+	doc := payload
+	if m != nil {
+		if m.Chunked() {
+			if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(doc))); err == nil {
+				doc = dc
+			}
+		}
+		if codings := m.Codings(); len(codings) > 0 {
+			cr, err := warcio.DecodeContent(bytes.NewReader(doc), codings, 0)
+			if err != nil {
+				return nil
+			}
+			if doc, err = io.ReadAll(cr); err != nil {
+				return nil
+			}
+		}
+	}
+	cs, _ := warcio.DetectCharset(contentType, doc[:min(len(doc), 1024)])
+	res, err := w.p.Partition(doc, partition.Options{Charset: cs, Level: dedupe.DefaultLevel, BaseURL: v.TargetURI})
+	if err != nil {
+		return nil
+	}
+	return &page{charset: cs, title: pageTitle(doc, cs), mainText: partition.MainText(res), text: true}
+}
+
+func isHTML(mediaType string) bool {
+	return mediaType == "text/html" || mediaType == "application/xhtml+xml"
+}
+
+// captureRow fills the captures row of v from what look found; blocks_*,
+// changed, layout_changed and added_bytes are filled later.
+func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, pg *page) *Capture {
+	host := hostName(v.TargetURI)
+	row := &Capture{
+		URL: v.TargetURI, URLSURTKey: key, URLHostName: host,
+		URLHostRegisteredDomain: registeredDomain(host),
+		FetchTime:               microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
+		FetchStatus: r.status, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
+		WARCFilename: v.File, WARCRecordOffset: v.Offset, WARCRecordLength: v.Length,
+	}
+	if r.mime != "" {
+		s := r.mime
+		row.ContentMIMEType = &s
+	}
+	how, why := v.Storage()
+	row.StoredAs = how
+	if why != "" {
+		row.StoredWhy = &why
+	}
+	if pg != nil {
+		cs, mt := pg.charset, pg.mainText
+		row.ContentCharset, row.MainText, row.Title = &cs, &mt, pg.title
+		if pg.layout != (pack.ID{}) {
+			s := pg.layout.String()
+			row.LayoutID = &s
+		}
+	}
+	return row
+}
+
+// refsOf lists the objects the archive keeps v as, the ones added_bytes
+// charges. Header encodings (inline in the catalog) and the anchor
+// objects they are encoded against are left out: which anchor a header
+// is encoded against, and so the encoding's size, depends on how many
+// ingests built the archive (a new ingest starts a URL's records from its
+// last anchor, without the previous record id), and the tables must not.
+// The report takes header costs from the archive's totals instead.
+func refsOf(v *dedupe.Version) []pack.ID {
+	var ids []pack.ID
+	switch how, _ := v.Storage(); how {
+	case "record":
+		ids = append(ids, v.Record)
+	case "block":
+		ids = append(ids, v.Block)
+	case "payload":
+		ids = append(ids, v.Payload)
+	case "blocks":
+		ids = append(append(ids, v.Layout), v.Blocks...)
+	}
+	return ids
+}
+
+// splitRecord cuts a raw record object (header ‖ block) after its header:
+// the blank line of a WARC header, the URL-record line of an ARC record.
+func splitRecord(rec []byte) (hdr, block []byte) {
+	if bytes.HasPrefix(rec, []byte("WARC/")) {
+		if i := bytes.Index(rec, []byte("\r\n\r\n")); i >= 0 {
+			return rec[:i+4], rec[i+4:]
+		}
+		if i := bytes.Index(rec, []byte("\n\n")); i >= 0 {
+			return rec[:i+2], rec[i+2:]
+		}
+		return rec, nil
+	}
+	if i := bytes.IndexByte(rec, '\n'); i >= 0 {
+		return rec[:i+1], rec[i+1:]
+	}
+	return rec, nil
+}
+
+// headerField returns the value of the first field called name in a raw
+// WARC header block, trimmed; "" when absent.
+func headerField(hdr []byte, name string) string {
+	for len(hdr) > 0 {
+		line := hdr
+		if i := bytes.IndexByte(hdr, '\n'); i >= 0 {
+			line, hdr = hdr[:i], hdr[i+1:]
+		} else {
+			hdr = nil
+		}
+		k, val, ok := bytes.Cut(line, []byte(":"))
+		if ok && strings.EqualFold(string(bytes.TrimSpace(k)), name) {
+			return string(bytes.TrimSpace(val))
+		}
+	}
+	return ""
+}
+
+// arcMIME returns the MIME field of an ARC URL-record line: the field
+// after the 14-digit date ("URL IP DATE MIME LENGTH" in version 1, more
+// fields after it in version 2), found by the date because recorded URLs
+// may contain spaces.
+func arcMIME(hdr []byte) string {
+	line, _, _ := bytes.Cut(hdr, []byte("\n"))
+	f := strings.Fields(string(line))
+	for i := 2; i+1 < len(f); i++ {
+		if len(f[i]) == 14 && strings.Trim(f[i], "0123456789") == "" {
+			return f[i+1]
+		}
+	}
+	return ""
+}
+
+func mediaType(ct string) string {
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt, _, _ = strings.Cut(ct, ";")
+		mt = strings.TrimSpace(mt)
+	}
+	return strings.ToLower(mt)
+}
+
+var b32 = base32.StdEncoding
+
+func sha1Digest(b []byte) string {
+	s := sha1.Sum(b)
+	return "sha1:" + b32.EncodeToString(s[:])
+}
+
+// normSHA1 returns a declared SHA-1 digest ("sha1:" + base32, hex or
+// base64, as writers spell it) as "sha1:" + upper-case base32; "" for
+// another algorithm or a malformed value.
+func normSHA1(decl string) string {
+	alg, val, ok := strings.Cut(strings.TrimSpace(decl), ":")
+	if !ok || !strings.EqualFold(strings.ReplaceAll(alg, "-", ""), "sha1") {
+		return ""
+	}
+	val = strings.TrimSpace(val)
+	var sum []byte
+	switch {
+	case len(val) == 32:
+		sum, _ = b32.DecodeString(strings.ToUpper(val))
+	case len(val) == 40:
+		sum, _ = hex.DecodeString(val)
+	default:
+		if s, err := base64.StdEncoding.DecodeString(val); err == nil {
+			sum = s
+		} else if s, err := base64.RawStdEncoding.DecodeString(val); err == nil {
+			sum = s
+		} else if s, err := base64.URLEncoding.DecodeString(val); err == nil {
+			sum = s
+		} else if s, err := base64.RawURLEncoding.DecodeString(val); err == nil {
+			sum = s
+		}
+	}
+	if len(sum) != sha1.Size {
+		return ""
+	}
+	return "sha1:" + b32.EncodeToString(sum)
+}
