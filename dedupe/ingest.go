@@ -474,7 +474,7 @@ func (g *ingester) capture(c *warcio.Capture) error {
 		}
 		g.cur = &job{key: c.Key, u: prev.u, prev: prev.done, done: make(chan struct{})}
 	}
-	block, err := readBody(c.Body, c.ContentLen)
+	block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
 	if err != nil {
 		return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
 	}
@@ -492,26 +492,6 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	j.caps = append(j.caps, capData{v: v, rawHeader: bytes.Clone(c.RawHeader), block: block})
 	j.bytes += int64(len(c.RawHeader) + len(block) + len(c.Trailer))
 	return nil
-}
-
-// readBody reads a record block into memory. The declared length sizes
-// the first allocation (it may lie), so that a block is not copied again
-// and again as io.ReadAll grows its buffer.
-func readBody(r io.Reader, declared int64) ([]byte, error) {
-	b := make([]byte, 0, min(max(declared, 0), maxJobBytes)+1)
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
 
 // endURL hands the current URL's last job to the pipeline.

@@ -381,7 +381,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			it.body, berr = readHTTPHeader(rec.Body, rec.ContentLen)
 			it.bodyLen = int64(len(it.body))
 		case keep >= 0 && keep < rec.ContentLen:
-			it.body, berr = readBlock(io.LimitReader(rec.Body, keep), keep)
+			it.body, berr = ReadBlock(io.LimitReader(rec.Body, keep), keep, 1<<20)
 			it.bodyLen = int64(len(it.body))
 		case rec.ContentLen > s.bigRecord():
 			w, err := newRunWriter(s.dir)
@@ -391,7 +391,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			pendingRun = w
 			it.bodyLen, berr = io.Copy(w.bw, rec.Body)
 		default:
-			it.body, berr = readBlock(rec.Body, rec.ContentLen)
+			it.body, berr = ReadBlock(rec.Body, rec.ContentLen, 1<<20)
 			it.bodyLen = int64(len(it.body))
 		}
 		if berr != nil && !isFormatErr(berr) {
@@ -414,10 +414,12 @@ func isFormatErr(err error) bool {
 	return errors.As(err, &fe)
 }
 
-// readBlock reads a record block into memory; the declared length only
-// sizes the first allocation (it may lie).
-func readBlock(r io.Reader, declared int64) ([]byte, error) {
-	b := make([]byte, 0, min(max(declared, 0), 1<<20)+1)
+// ReadBlock reads a record block into memory. declared, the block's
+// Content-Length, only sizes the first allocation, capped at maxAlloc: it
+// may lie, and a block that is as long as declared is then read without
+// being copied again and again as io.ReadAll would grow its buffer.
+func ReadBlock(r io.Reader, declared, maxAlloc int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(declared, 0), maxAlloc)+1)
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
