@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 )
 
@@ -41,14 +42,17 @@ const (
 // later calls.
 type Partitioner struct {
 	sheets sheetCache
+	joined joinCache
 	stems  stemCache
 
 	// Per-page scratch that no Result keeps, reused by the next page
 	// (and emptied after use, so it keeps no page alive).
-	styleKeys []elemKey
-	styleNone []bool
-	index     *docIndex // tables of the last text index
-	topic     *topicer  // tables of the last topicer
+	styleKeys    []elemKey
+	styleClasses []string // backing of styleKeys' class lists
+	styleNone    []bool
+	tree         treeBuilder // scratch of the tree builder
+	index        *docIndex   // tables of the last text index
+	topic        *topicer    // tables of the last topicer
 }
 
 // NewPartitioner returns a Partitioner with empty caches.
@@ -160,12 +164,50 @@ func (p *Partitioner) Partition(doc []byte, opts Options) (res *Result, err erro
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("partition document of %d bytes: internal error: %v", len(doc), r)
 			// The scratch tables may be half-filled: start afresh.
-			p.styleKeys, p.styleNone, p.index, p.topic = nil, nil, nil, nil
+			p.styleKeys, p.styleClasses, p.styleNone, p.index, p.topic = nil, nil, nil, nil, nil
+			p.tree = treeBuilder{}
 		}
 	}()
 	res = p.partition(doc, opts)
 	if len(doc) > maxScratchDoc {
-		p.styleKeys, p.styleNone, p.index, p.topic = nil, nil, nil, nil
+		p.styleKeys, p.styleClasses, p.styleNone, p.index, p.topic = nil, nil, nil, nil, nil
+		p.tree = treeBuilder{}
 	}
 	return res, nil
+}
+
+// maxJoinCacheEntries bounds joinCache: the pages of one site share a few
+// sets of sheets.
+const maxJoinCacheEntries = 4
+
+// joinCache keeps the last few page rule sets (joinSheets), keyed by the
+// parsed sheets they join, in order: pages of a site repeat the same
+// sheets, and indexing tens of thousands of rules costs more than many a
+// page. Parsed sheets are never changed once parsed, and neither is a
+// joined set after joinSheets, so a hit gives what joinSheets would.
+type joinCache struct {
+	entries []joinEntry // most recently used last
+}
+
+type joinEntry struct {
+	key []*parsedSheet
+	ss  *styleSheets
+}
+
+// get returns joinSheets(parsed), from the cache when it holds it.
+func (c *joinCache) get(parsed []*parsedSheet) *styleSheets {
+	for i, e := range c.entries {
+		if slices.Equal(e.key, parsed) {
+			copy(c.entries[i:], c.entries[i+1:])
+			c.entries[len(c.entries)-1] = e
+			return e.ss
+		}
+	}
+	ss := joinSheets(parsed)
+	if len(c.entries) == maxJoinCacheEntries {
+		copy(c.entries, c.entries[1:])
+		c.entries = c.entries[:len(c.entries)-1]
+	}
+	c.entries = append(c.entries, joinEntry{key: parsed, ss: ss})
+	return ss
 }

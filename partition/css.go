@@ -62,6 +62,45 @@ type compound struct {
 	tag     string
 	id      string
 	classes []string
+	sig     featureSig // of tag (unless "*"), id and classes: set once parsed
+}
+
+// featureSig is a 128-bit Bloom signature of element features (tag, id,
+// classes), one bit each: an element set's signature is the union of
+// its elements'. When a compound's bits are not all in the signature of
+// an element's ancestors, no ancestor can match it.
+type featureSig [2]uint64
+
+// featureBit returns the signature bit of feature s of kind ('t' tag,
+// '#' id, '.' class): FNV-1a of kind and s.
+func featureBit(kind byte, s string) featureSig {
+	h := (uint64(14695981039346656037) ^ uint64(kind)) * 1099511628211
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	var sig featureSig
+	sig[h>>6&1] = 1 << (h & 63)
+	return sig
+}
+
+func (a *featureSig) add(b featureSig) { a[0] |= b[0]; a[1] |= b[1] }
+
+// covers reports whether every bit of b is in a.
+func (a featureSig) covers(b featureSig) bool { return a[0]&b[0] == b[0] && a[1]&b[1] == b[1] }
+
+// featuresOf returns the signature of a tag, id and classes.
+func featuresOf(tag, id string, classes []string) featureSig {
+	var sig featureSig
+	if tag != "" && tag != "*" {
+		sig.add(featureBit('t', tag))
+	}
+	if id != "" {
+		sig.add(featureBit('#', id))
+	}
+	for _, c := range classes {
+		sig.add(featureBit('.', c))
+	}
+	return sig
 }
 
 // cssRule is one selector of a rule with the rule's declarations;
@@ -361,6 +400,10 @@ func parseSelector(sel string) (*cssRule, bool) {
 	if pending != 0 || len(r.parts) == 0 || len(r.parts) > 32 {
 		return nil, false
 	}
+	for i := range r.parts {
+		p := &r.parts[i]
+		p.sig = featuresOf(p.tag, p.id, p.classes)
+	}
 	ids, classes, tags := 0, 0, 0
 	for _, p := range r.parts {
 		if p.id != "" {
@@ -380,6 +423,8 @@ type elemKey struct {
 	tag     string
 	id      string
 	classes []string
+	self    featureSig // of tag, id and classes
+	above   featureSig // union of the element ancestors' self
 }
 
 func (c *compound) matches(e *elemKey) bool {
@@ -424,6 +469,14 @@ func (m *cssMatcher) match(r *cssRule, n *Node) bool {
 	cur := n
 	for i := last - 1; i >= 0; i-- {
 		comb := r.combs[i]
+		if comb == ' ' && !m.keys[cur.id].above.covers(r.parts[i].sig) {
+			// No ancestor can match: the walk below would visit every
+			// element ancestor of cur (depth-1 of them: all but the
+			// document node) and fail. Counted all the same, so that
+			// the step budget runs out where it always did.
+			m.steps += int(cur.depth) - 1
+			return false
+		}
 		p := cur.Parent
 		found := false
 		for p != nil && p.Kind == ElementNode {
@@ -443,6 +496,34 @@ func (m *cssMatcher) match(r *cssRule, n *Node) bool {
 		cur = p
 	}
 	return true
+}
+
+// setKeys fills m.keys (len(nodes) long) for every element of nodes, in
+// pre-order, appending their class lists to classes, which it returns.
+func (m *cssMatcher) setKeys(nodes []*Node, classes []string) []string {
+	for _, n := range nodes {
+		if n.Kind != ElementNode {
+			continue
+		}
+		k := elemKey{tag: n.Tag, id: n.Attr("id")}
+		if c := n.Attr("class"); c != "" {
+			at := len(classes)
+			for f := range strings.FieldsSeq(c) {
+				classes = append(classes, f)
+			}
+			if len(classes) > at {
+				k.classes = classes[at:len(classes):len(classes)]
+			}
+		}
+		k.self = featuresOf(k.tag, k.id, k.classes)
+		if p := n.Parent; p != nil && p.Kind == ElementNode {
+			pk := &m.keys[p.id]
+			k.above = pk.above
+			k.above.add(pk.self)
+		}
+		m.keys[n.id] = k
+	}
+	return classes
 }
 
 // winner is the best declaration seen so far for one property.
@@ -560,14 +641,6 @@ func fontSizeAttr(v string) (float64, bool) {
 	return sizes[k-1], true
 }
 
-// classList splits a class attribute.
-func classList(v string) []string {
-	if v == "" {
-		return nil
-	}
-	return strings.Fields(v)
-}
-
 // joinSheets indexes the rules of parsed sheets, in order, as one
 // page's rules: source order runs across sheets and at most maxRules are
 // kept, as if the sheets' texts were parsed one after another.
@@ -615,11 +688,10 @@ func (pp *Partitioner) computeStyles(nodes []*Node, ss *styleSheets) styleTable 
 		}
 		m.keys = pp.styleKeys[:len(nodes)] // every element's entry is set below
 		defer clear(m.keys)
-		for _, n := range nodes {
-			if n.Kind == ElementNode {
-				m.keys[n.id] = elemKey{tag: n.Tag, id: n.Attr("id"), classes: classList(n.Attr("class"))}
-			}
-		}
+		// The class lists share one backing array, kept for the next page.
+		classes := m.setKeys(nodes, pp.styleClasses[:0])
+		pp.styleClasses = classes
+		defer clear(classes)
 	} else {
 		m.ss = nil
 	}

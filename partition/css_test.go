@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -185,4 +186,110 @@ func TestMediaQueries(t *testing.T) {
 			t.Errorf("mediaMatches(%q) = %v, want %v", q, got, want)
 		}
 	}
+}
+
+// refMatch is cssMatcher.match without the ancestor signatures: it walks
+// every candidate ancestor. It returns the match and the steps taken.
+func refMatch(m *cssMatcher, r *cssRule, n *Node) (bool, int) {
+	steps := 1
+	last := len(r.parts) - 1
+	if !r.parts[last].matches(&m.keys[n.id]) {
+		return false, steps
+	}
+	cur := n
+	for i := last - 1; i >= 0; i-- {
+		p := cur.Parent
+		found := false
+		for p != nil && p.Kind == ElementNode {
+			steps++
+			if r.parts[i].matches(&m.keys[p.id]) {
+				found = true
+				break
+			}
+			if r.combs[i] == '>' {
+				break
+			}
+			p = p.Parent
+		}
+		if !found {
+			return false, steps
+		}
+		cur = p
+	}
+	return true, steps
+}
+
+// TestMatchSignatures checks that the ancestor signatures change nothing
+// the matcher decides: on every test page and on a deep synthetic page,
+// every rule matches every element as the full walk does, counting the
+// same steps (the step budget must run out where it always did).
+func TestMatchSignatures(t *testing.T) {
+	type page struct {
+		doc    []byte
+		sheets []string
+	}
+	var deep strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&deep, "<div id=d%d class='c%d x'><section class=s%d>", i, i%7, i%3)
+	}
+	deep.WriteString("<p class=leaf>text</p>")
+	pages := []page{{doc: []byte(deep.String()), sheets: []string{
+		"div p, #d3 .leaf, .c5 > section p, .c1.x .s2 > p, article p, #nope p, .c6 div .leaf, div > div > p, section > p { color: red }\n" +
+			"* .leaf, .x section .s0, body .c2, .missing .x, #d39 > section > p, span * p { color: blue }",
+	}}}
+	for _, name := range testPageNames(t) {
+		pages = append(pages, page{doc: testPage(t, name)})
+	}
+	pairs, rejected := 0, 0
+	for _, pg := range pages {
+		pp := NewPartitioner()
+		_, nodes := buildTree(pg.doc)
+		ss := pp.styleSheets(pg.doc, nodes, pg.sheets)
+		if ss == nil || ss.n == 0 {
+			continue
+		}
+		var rules []*cssRule
+		seen := map[*cssRule]bool{}
+		add := func(rs []*cssRule) {
+			for _, r := range rs {
+				if !seen[r] {
+					seen[r] = true
+					rules = append(rules, r)
+				}
+			}
+		}
+		for _, rs := range ss.byID {
+			add(rs)
+		}
+		for _, rs := range ss.byClass {
+			add(rs)
+		}
+		for _, rs := range ss.byTag {
+			add(rs)
+		}
+		add(ss.any)
+		m := &cssMatcher{ss: ss, keys: make([]elemKey, len(nodes))}
+		m.setKeys(nodes, nil)
+		for _, n := range nodes {
+			if n.Kind != ElementNode {
+				continue
+			}
+			for _, r := range rules {
+				before := m.steps
+				got := m.match(r, n)
+				want, steps := refMatch(m, r, n)
+				if got != want || m.steps-before != steps {
+					t.Fatalf("rule %+v on <%s> at %d: match %v in %d steps, full walk %v in %d", r.parts, n.Tag, n.Start, got, m.steps-before, want, steps)
+				}
+				if steps > 1 && !want {
+					rejected++
+				}
+				pairs++
+			}
+		}
+	}
+	if pairs < 50000 || rejected < 1000 {
+		t.Fatalf("only %d rule-element pairs compared, %d failing after a walk", pairs, rejected)
+	}
+	t.Logf("%d pairs, %d failing after a walk", pairs, rejected)
 }

@@ -34,7 +34,7 @@
 //
 // Blocks are found by ExtractBlock with the eleven ordered IsBlock rules
 // (rules.go; docs/PARTITION.md) over an offset-keeping tree built from
-// golang.org/x/net/html's tokenizer and over what is knowable of
+// golang.org/x/net/html's tokenizer (its Raw spans) and over what is knowable of
 // rendering without a layout engine: tag classes, HTML attributes,
 // inline styles and style sheets (StyleOf).
 //

@@ -3,6 +3,7 @@ package partition
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Labels follow the block classes of Wang & Zhu 2012, decided by ordered
@@ -63,9 +64,33 @@ func hasCue(tokens []string, set cueSet) bool {
 	return false
 }
 
+// mayHaveCopyright is a one-pass filter for hasCopyright: false only
+// when no cue can match. Every cue contains '©', '&', "righ", "rech" or
+// "roit"; for ASCII text those are sought in any letter case (the
+// lower-case forms of ASCII text are its ASCII lower-case forms); text
+// with other bytes always passes.
+func mayHaveCopyright(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf || c == '&' {
+			return true
+		}
+		if c|0x20 == 'r' && i+3 < len(text) {
+			a, b, d := text[i+1]|0x20, text[i+2]|0x20, text[i+3]|0x20
+			if a == 'i' && b == 'g' && d == 'h' || a == 'e' && b == 'c' && d == 'h' || a == 'o' && b == 'i' && d == 't' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 var copyrightCues = []string{"©", "&copy", "copyright", "all rights reserved", "alle rechte vorbehalten", "tous droits réservés", "todos los derechos reservados"}
 
 func hasCopyright(text string) bool {
+	if !mayHaveCopyright(text) {
+		return false
+	}
 	low := strings.ToLower(text)
 	for _, c := range copyrightCues {
 		if strings.Contains(low, c) {

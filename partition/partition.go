@@ -37,7 +37,7 @@ func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 	}
 	level = min(level, maxLevel)
 
-	root, nodes := buildTree(doc)
+	root, nodes := pp.tree.build(doc)
 	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
 	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes}
 	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth}
@@ -202,7 +202,7 @@ func (p *partitioner) sectionNode(n *Node, start, end int, from *int) *Node {
 
 // childDepth is the DOM depth of n's children (a fragment's children
 // are its parent's children).
-func childDepth(n *Node) int32 {
+func childDepth(n *Node) int16 {
 	if n.Kind == FragmentNode {
 		return n.depth
 	}
@@ -269,12 +269,14 @@ func (p *partitioner) segments(n *Node) []*Node {
 // newBlocks wraps the nodes found under parent at level lv.
 func (p *partitioner) newBlocks(parent *Block, nodes []*Node, lv int) []*Block {
 	out := make([]*Block, 0, len(nodes))
+	slab := make([]Block, len(nodes)) // one allocation for the siblings
 	prefix := ""
 	if parent != nil {
 		prefix = parent.Path + "."
 	}
 	for i, n := range nodes {
-		b := &Block{Path: prefix + strconv.Itoa(i+1), Depth: int(n.depth), Level: lv, Node: n,
+		b := &slab[i]
+		*b = Block{Path: prefix + strconv.Itoa(i+1), Depth: int(n.depth), Level: lv, Node: n,
 			Start: n.Start, End: n.End, Tag: n.Tag, Parent: parent}
 		if n.Kind == ElementNode {
 			b.ID, b.Class = n.Attr("id"), n.Attr("class")
@@ -325,7 +327,7 @@ func (pp *Partitioner) styleSheets(doc []byte, nodes []*Node, extra []string) *s
 	if len(parsed) == 0 {
 		return nil
 	}
-	return joinSheets(parsed)
+	return pp.joined.get(parsed)
 }
 
 // namesRegion reports whether n names the region it wraps.

@@ -60,8 +60,8 @@ func testTree(t testing.TB, doc string, leafSel func(*Node) bool) *Result {
 		off += n
 	}
 	res := &Result{Doc: []byte(doc), Root: root}
-	var number func(*Node, int32)
-	number = func(n *Node, depth int32) {
+	var number func(*Node, int16)
+	number = func(n *Node, depth int16) {
 		n.id, n.depth = int32(len(res.nodes)), depth
 		res.nodes = append(res.nodes, n)
 		for _, c := range n.Children {

@@ -2,13 +2,13 @@ package partition
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
 	"golang.org/x/net/html"
 )
 
@@ -132,6 +132,7 @@ func checkRawAttrs(t *testing.T, doc []byte) (fast, tags int) {
 		}
 		fast++
 		got := b.attrs()
+		b.finishAttrs()
 		var want []Attr
 		for k, v, more := z2.TagAttr(); k != nil; k, v, more = z2.TagAttr() {
 			want = append(want, Attr{Key: string(k), Val: string(v)})

@@ -1,5 +1,7 @@
 package partition
 
+import "slices"
+
 // TagClass is the role a tag plays in the page-block rules (Song et al.
 // 2008 sort tags into three classes; see docs/PARTITION.md for the table
 // and every departure from the paper's 2008 lists).
@@ -28,6 +30,7 @@ type tagInfo struct {
 	media     bool  // visible without text: counts toward a node's extent
 	void      bool  // has no end tag
 	text      uint8 // text* flags of text.go, set at init
+	idx       uint8 // 1 + the tag's index in knownTags, set at init; 0 for unknown tags
 }
 
 var tagTable = map[string]tagInfo{
@@ -118,17 +121,66 @@ type tagEntry struct {
 	info tagInfo
 }
 
-// tagEntries holds every tag of tagTable; built at init, read only.
-var tagEntries = make(map[string]tagEntry, len(tagTable))
+// tagSlots is an open-addressing hash table of every tag of tagTable,
+// built at init and read only: the tree builder looks up every tag name
+// it meets, and this costs a fraction of a map lookup (no general string
+// hash, one probe for nearly every name).
+var tagSlots [512]tagEntry
+
+// knownTags are the names of tagTable in sorted order; tagInfo.idx
+// numbers them from 1.
+var knownTags []string
+
+// Indices (tagInfo.idx) of the tags the tree builder counts by name.
+var idxHead, idxA, idxP uint8
+
+// tagSlot returns where the probe for a name of length n with bytes
+// first, mid (at n/2) and last starts.
+func tagSlot(n int, first, mid, last byte) uint32 {
+	h := (uint32(first)*31+uint32(mid))*31 + uint32(last) + uint32(n)*0x2F
+	return (h * 0x9E3779B1) >> 23 // 9 bits: an index into tagSlots
+}
+
+// lookupTag returns the entry of the lower-case tag name, or nil.
+func lookupTag[T string | []byte](name T) *tagEntry {
+	n := len(name)
+	if n == 0 {
+		return nil
+	}
+	for i := tagSlot(n, name[0], name[n/2], name[n-1]); ; i = (i + 1) % uint32(len(tagSlots)) {
+		e := &tagSlots[i]
+		if e.name == "" {
+			return nil
+		}
+		if e.name == string(name) {
+			return e
+		}
+	}
+}
 
 func init() {
 	// Every tag that the text walk asks about is in tagTable (skipText,
 	// breakTags and the counted tags), so its text flags live there too.
-	for tag, info := range tagTable {
-		info.text = textFlagsOf(tag)
-		tagTable[tag] = info
-		tagEntries[tag] = tagEntry{name: tag, info: info}
+	for tag := range tagTable {
+		knownTags = append(knownTags, tag)
 	}
+	slices.Sort(knownTags)
+	if len(knownTags) >= 255 {
+		panic("partition: tagTable too large for tagInfo.idx")
+	}
+	for i, tag := range knownTags {
+		info := tagTable[tag]
+		info.text = textFlagsOf(tag)
+		info.idx = uint8(i + 1)
+		tagTable[tag] = info
+		n := len(tag)
+		j := tagSlot(n, tag[0], tag[n/2], tag[n-1])
+		for tagSlots[j].name != "" {
+			j = (j + 1) % uint32(len(tagSlots))
+		}
+		tagSlots[j] = tagEntry{name: tag, info: info}
+	}
+	idxHead, idxA, idxP = tagTable["head"].idx, tagTable["a"].idx, tagTable["p"].idx
 }
 
 // ClassOf returns the tag class of an element name (lower-case).

@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"bytes"
 	"sort"
 	"strings"
 	"unicode"
@@ -180,7 +179,30 @@ func (x *docIndex) attrText(n *Node, key string) string {
 	if x.dec != nil || !utf8.ValidString(v) {
 		v = x.decodeString([]byte(v), false)
 	}
-	return strings.Join(strings.Fields(v), " ")
+	return joinFields(v)
+}
+
+// joinFields is strings.Join(strings.Fields(v), " "), returning v itself
+// when it is ASCII already in that form (the common case).
+func joinFields(v string) string {
+	prevSpace := true // a leading space needs the general case
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= utf8.RuneSelf || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return strings.Join(strings.Fields(v), " ")
+		case c == ' ':
+			if prevSpace {
+				return strings.Join(strings.Fields(v), " ")
+			}
+			prevSpace = true
+		default:
+			prevSpace = false
+		}
+	}
+	if prevSpace && v != "" {
+		return strings.Join(strings.Fields(v), " ")
+	}
+	return v
 }
 
 // isHidden reports whether n is not rendered: the hidden attribute, an
@@ -237,6 +259,15 @@ func (w *textWriter) lineBreak() { w.pending = '\n'; w.inWord = false }
 func (w *textWriter) write(s string) int { return writeText(w, s) }
 
 func writeText[T string | []byte](w *textWriter, s T) int {
+	n, _ := writeTextChecked(w, s, false)
+	return n
+}
+
+// writeTextChecked is writeText; with check, it stops and reports false
+// at the first '&' or invalid UTF-8 byte of s, having written part of s
+// (the caller restores w): text that needs decoding first. One pass
+// instead of a search for '&', a validation pass and the copy.
+func writeTextChecked[T string | []byte](w *textWriter, s T, check bool) (int, bool) {
 	runes := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -249,9 +280,26 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 				w.inWord = false
 				continue
 			}
-			// A run of ASCII non-space bytes is copied at once.
+			if c == '&' {
+				// Ends the ASCII runs below (its class is classStop), so
+				// that check sees it; otherwise it is punctuation.
+				if check {
+					return runes, false
+				}
+				w.flush()
+				w.buf = append(w.buf, '&')
+				runes++
+				w.inWord = false
+				i++
+				continue
+			}
+			// A run of ASCII non-space bytes is copied at once, with the
+			// single spaces between them: a ' ' followed by such a byte is
+			// the separator flush would write there (the run has written a
+			// byte before it), so the run goes on through it.
 			w.flush()
 			j := i
+			spaces := 0
 			inWord, words := w.inWord, w.words
 		run:
 			for ; j < len(s); j++ {
@@ -264,12 +312,17 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 				case classApos:
 				case classOther:
 					inWord = false
-				default: // white space or a non-ASCII byte
+				default: // white space, '&' or a non-ASCII byte
+					if s[j] == ' ' && j+1 < len(s) && byteClass[s[j+1]] != classStop {
+						spaces++
+						inWord = false
+						continue
+					}
 					break run
 				}
 			}
 			w.buf = append(w.buf, s[i:j]...)
-			runes += j - i
+			runes += j - i - spaces
 			w.inWord, w.words = inWord, words
 			i = j
 			continue
@@ -281,6 +334,9 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 			r, size = utf8.DecodeRuneInString(v[i:])
 		case []byte:
 			r, size = utf8.DecodeRune(v[i:])
+		}
+		if check && size == 1 && r == utf8.RuneError {
+			return runes, false
 		}
 		i += size
 		if unicode.IsSpace(r) {
@@ -308,7 +364,7 @@ func writeText[T string | []byte](w *textWriter, s T) int {
 			w.inWord = false
 		}
 	}
-	return runes
+	return runes, true
 }
 
 // Byte classes of writeText's ASCII run loop.
@@ -316,13 +372,13 @@ const (
 	classOther = iota // ASCII punctuation: ends a word
 	classWord         // ASCII letter or digit
 	classApos         // '\'': inside a word, keeps it going
-	classStop         // white space or a non-ASCII byte: ends the run
+	classStop         // white space, '&' or a non-ASCII byte: ends the run
 )
 
 var byteClass = func() (t [256]uint8) {
 	for c := range t {
 		switch {
-		case c >= utf8.RuneSelf || isASCIISpace(byte(c)):
+		case c >= utf8.RuneSelf || isASCIISpace(byte(c)) || c == '&':
 			t[c] = classStop
 		case asciiWord[c]:
 			t[c] = classWord
@@ -431,9 +487,19 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 		if n.Kind == TextNode && !hidden && n.Start >= 0 && n.End <= len(x.doc) && n.Start < n.End {
 			raw := x.doc[n.Start:n.End]
 			var k int32
-			if x.dec == nil && bytes.IndexByte(raw, '&') < 0 && utf8.Valid(raw) {
-				k = int32(writeText(w, raw)) // common case: no copy
-			} else {
+			ok := false
+			if x.dec == nil {
+				// Common case: UTF-8 without character references, written
+				// as it stands (no copy).
+				save := *w
+				var n int
+				if n, ok = writeTextChecked(w, raw, true); ok {
+					k = int32(n)
+				} else {
+					*w = save
+				}
+			}
+			if !ok {
 				k = int32(w.write(x.decodeString(raw, true)))
 			}
 			runes += k

@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -210,6 +212,7 @@ type topicer struct {
 	first    []int32
 	surface  []string
 	touched  []int32
+	kept     []int32 // scratch of frequent
 	cands    []headCand
 	hasStyle bool
 }
@@ -239,7 +242,7 @@ var landmarkTags = map[string]bool{"nav": true, "main": true, "aside": true, "se
 func newTopicer(x *docIndex, res *Result, opts Options, shared *stemCache, spare *topicer) *topicer {
 	t := &topicer{x: x, res: res, theta: opts.TopicWords, delta: opts.HeadingDelta, eps: opts.MinTermFreq, stems: make(map[string]string), shared: shared, spare: spare}
 	if spare != nil {
-		t.cands, t.touched, t.scratch = spare.cands[:0], spare.touched[:0], spare.scratch[:0]
+		t.cands, t.touched, t.scratch, t.kept = spare.cands[:0], spare.touched[:0], spare.scratch[:0], spare.kept[:0]
 	}
 	if t.theta <= 0 {
 		t.theta = defaultTopicWords
@@ -455,25 +458,30 @@ func (t *topicer) frequent(s span) []string {
 			total++
 		}
 	}
-	var kept []int32
+	kept := t.kept[:0]
 	for _, id := range touched {
 		if float64(t.count[id])/float64(total) > t.eps {
 			kept = append(kept, id)
 		}
 	}
-	sort.Slice(kept, func(i, j int) bool {
-		ci, cj := t.count[kept[i]], t.count[kept[j]]
-		if ci != cj {
-			return ci > cj
+	t.kept = kept
+	// A total order (first occurrences are distinct), so any sort gives
+	// the same result.
+	slices.SortFunc(kept, func(a, b int32) int {
+		if ca, cb := t.count[a], t.count[b]; ca != cb {
+			return cmp.Compare(cb, ca)
 		}
-		return t.first[kept[i]] < t.first[kept[j]]
+		return cmp.Compare(t.first[a], t.first[b])
 	})
 	if len(kept) > t.theta {
 		kept = kept[:t.theta]
 	}
 	var out []string
-	for _, id := range kept {
-		out = append(out, t.surface[id])
+	if len(kept) > 0 {
+		out = make([]string, len(kept))
+		for i, id := range kept {
+			out[i] = t.surface[id]
+		}
 	}
 	for _, id := range touched {
 		t.count[id] = 0
@@ -710,7 +718,7 @@ func (t *topicer) spareTables() *topicer {
 	clear(src.surface)
 	clear(t.cands)
 	return &topicer{ids: src.ids, words: src.words[:0], termIDs: src.termIDs, count: src.count[:0], first: src.first[:0],
-		surface: src.surface[:0], chunks: src.chunks, touched: t.touched[:0], cands: t.cands[:0], scratch: t.scratch[:0]}
+		surface: src.surface[:0], chunks: src.chunks, touched: t.touched[:0], kept: t.kept[:0], cands: t.cands[:0], scratch: t.scratch[:0]}
 }
 
 // resolve stop-lists and stems a word on first use.

@@ -24,21 +24,27 @@ const maxScopeSearch = 64
 // element ends: implied end tags, void elements, stray end tags, the end
 // of <head>. Nothing is re-serialised; nodes only record byte spans.
 type treeBuilder struct {
-	doc     []byte
-	nodes   []*Node // pre-order
-	stack   []*Node // open elements; stack[0] is the document node
-	open    map[string]int
-	foreign int // open <svg> and <math> elements
+	doc   []byte
+	nodes []*Node // pre-order
+	kids  []int32 // number of children of nodes[i], counted as they come
+	stack []*Node // open elements; stack[0] is the document node
+	// Open elements by name: known tags by tagInfo.idx, others by name.
+	openKnown [256]int32
+	openOther map[string]int
+	foreign   int // open <svg> and <math> elements
 
 	// Allocation arenas: nodes and attribute slices come from slabs; the
-	// attribute values of one tag share one string.
+	// attribute values (and keys that are not atoms) are gathered in
+	// arena and become one string per arenaChunk bytes (finishAttrs), so
+	// attributes cost no allocation of their own.
 	slab     []Node
 	attrSlab []Attr
-	attrBuf  []Attr
-	valBuf   []byte
-	valEnds  []int
-	last     []*Node // last child of each open element (parallel to stack)
-	nameBuf  []byte  // scratch for tagName
+	attrBuf  []Attr     // attributes of the current tag
+	spanBuf  []attrText // their text in arena
+	arena    []byte
+	pending  []pendingAttr // attributes whose text finishAttrs fills in
+	last     []*Node       // last child of each open element (parallel to stack)
+	nameBuf  []byte        // scratch for tagName
 	// scratch for rawAttrs
 	attrSpans []attrSpan
 	keyBuf    []byte
@@ -47,15 +53,38 @@ type treeBuilder struct {
 // lastChild returns the last child appended to the top element.
 func (b *treeBuilder) lastChild() *Node { return b.last[len(b.last)-1] }
 
-// addAttr collects one attribute of the current tag.
+// attrText locates an attribute's key (keyStart < 0: the key is set
+// already) and value in the arena.
+type attrText struct {
+	keyStart, keyEnd, valStart, valEnd int32
+}
+
+// pendingAttr is an attribute in a node's Attrs waiting for its text.
+type pendingAttr struct {
+	a *Attr
+	attrText
+}
+
+// addAttr collects one attribute of the current tag: key is lower-case.
 func (b *treeBuilder) addAttr(key, val []byte) {
-	b.attrBuf = append(b.attrBuf, Attr{Key: intern(key)})
-	b.valBuf = append(b.valBuf, val...)
-	b.valEnds = append(b.valEnds, len(b.valBuf))
+	t := attrText{keyStart: -1}
+	a := Attr{}
+	if at := atom.Lookup(key); at != 0 {
+		a.Key = at.String()
+	} else {
+		t.keyStart = int32(len(b.arena))
+		b.arena = append(b.arena, key...)
+		t.keyEnd = int32(len(b.arena))
+	}
+	t.valStart = int32(len(b.arena))
+	b.arena = append(b.arena, val...)
+	t.valEnd = int32(len(b.arena))
+	b.attrBuf = append(b.attrBuf, a)
+	b.spanBuf = append(b.spanBuf, t)
 }
 
 // attrs moves the collected attributes into a slab-backed slice of
-// exactly their length, their values slicing one string.
+// exactly their length; their text is filled in by finishAttrs.
 func (b *treeBuilder) attrs() []Attr {
 	k := len(b.attrBuf)
 	if k == 0 {
@@ -67,14 +96,37 @@ func (b *treeBuilder) attrs() []Attr {
 	out := b.attrSlab[:k:k]
 	b.attrSlab = b.attrSlab[k:]
 	copy(out, b.attrBuf)
-	vals := string(b.valBuf)
-	at := 0
-	for i, end := range b.valEnds {
-		out[i].Val = vals[at:end]
-		at = end
+	for i, t := range b.spanBuf {
+		b.pending = append(b.pending, pendingAttr{a: &out[i], attrText: t})
 	}
-	b.attrBuf, b.valBuf, b.valEnds = b.attrBuf[:0], b.valBuf[:0], b.valEnds[:0]
+	b.attrBuf, b.spanBuf = b.attrBuf[:0], b.spanBuf[:0]
+	if len(b.arena) >= arenaChunk {
+		b.finishAttrs()
+	}
 	return out
+}
+
+// arenaChunk is the size of text at which finishAttrs turns the arena
+// into a string: one allocation per 8 KiB of attribute text, and
+// nothing wasted (the arena's buffer is reused; strings are exact).
+const arenaChunk = 8 << 10
+
+// finishAttrs gives every attribute returned by attrs so far its key
+// and value, slices of one string holding the arena, and empties the
+// arena.
+func (b *treeBuilder) finishAttrs() {
+	if len(b.pending) == 0 {
+		return
+	}
+	text := string(b.arena)
+	for _, p := range b.pending {
+		if p.keyStart >= 0 {
+			p.a.Key = text[p.keyStart:p.keyEnd]
+		}
+		p.a.Val = text[p.valStart:p.valEnd]
+	}
+	clear(b.pending)
+	b.pending, b.arena = b.pending[:0], b.arena[:0]
 }
 
 func (b *treeBuilder) newNode() *Node {
@@ -87,11 +139,25 @@ func (b *treeBuilder) newNode() *Node {
 }
 
 func buildTree(doc []byte) (*Node, []*Node) {
+	return new(treeBuilder).build(doc)
+}
+
+// build builds the tree of doc. The builder's scratch memory (attribute
+// arena, stacks, counts) serves the next document; nothing of the
+// returned tree lives in it, and build empties it of doc before
+// returning, so a builder kept for reuse keeps no page alive.
+func (b *treeBuilder) build(doc []byte) (*Node, []*Node) {
 	root := &Node{Kind: DocumentNode, Start: 0, End: len(doc)}
-	b := &treeBuilder{doc: doc, open: make(map[string]int), nodes: make([]*Node, 0, 64+len(doc)/40)}
+	b.doc = doc
+	b.nodes = make([]*Node, 0, 64+len(doc)/40)
+	if b.arena == nil {
+		b.arena = make([]byte, 0, min(arenaChunk+arenaChunk/2, 64+len(doc)/4))
+		b.pending = make([]pendingAttr, 0, min(1024, 8+len(doc)/64))
+	}
+	b.kids = append(b.kids[:0], 0)
 	b.nodes = append(b.nodes, root)
-	b.stack = append(b.stack, root)
-	b.last = append(b.last, nil)
+	b.stack = append(b.stack[:0], root)
+	b.last = append(b.last[:0], nil)
 
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	off := 0
@@ -128,10 +194,9 @@ func buildTree(doc []byte) (*Node, []*Node) {
 			}
 			selfClosing := tt == html.SelfClosingTagToken && (info.void || b.foreign > 0)
 			b.start(tag, info, b.attrs(), start, off, selfClosing)
-			if tag == "plaintext" {
-				// Everything to EOF is text; the tokenizer knows, and so
-				// must the tree: nothing after it can close anything.
-			}
+			// <plaintext>: everything to EOF is text; the tokenizer
+			// knows, and so does the tree, since nothing after it can
+			// close anything.
 			if e, ok := rawTextEnd(doc, off, tag); ok && e-off >= minRawSkip {
 				// The tokenizer would read this raw text byte by byte;
 				// its end is found here, and a fresh tokenizer resumes
@@ -152,8 +217,26 @@ func buildTree(doc []byte) (*Node, []*Node) {
 	for len(b.stack) > 1 {
 		b.pop()
 	}
+	b.finishAttrs()
 	b.linkChildren()
-	return root, b.nodes
+	nodes := b.nodes
+	b.reset()
+	return root, nodes
+}
+
+// reset drops every reference to the last document: the nodes and
+// slabs belong to its tree, and the stacks' backing arrays still point
+// into it.
+func (b *treeBuilder) reset() {
+	b.doc, b.nodes, b.slab, b.attrSlab = nil, nil, nil, nil
+	clear(b.stack[:cap(b.stack)])
+	clear(b.last[:cap(b.last)])
+	b.openKnown = [len(b.openKnown)]int32{}
+	clear(b.openOther)
+	b.foreign = 0
+	if cap(b.arena) > 4*arenaChunk {
+		b.arena = nil // grown by a tag with huge attributes: not for keeps
+	}
 }
 
 // minRawSkip is the shortest raw text that rawTextEnd finds itself: a
@@ -206,6 +289,35 @@ func asciiEqualFold(b []byte, s string) bool {
 	return true
 }
 
+// Byte classes of tag syntax (tagClass), as the tokenizer's readTag,
+// readTagName, readTagAttrKey and readTagAttrVal tell them apart.
+const (
+	clSpace   = 1 << iota // ' ', '\n', '\r', '\t', '\f'
+	clNameEnd             // white space, '/', '>': ends a tag name
+	clKeyEnd              // white space, '/', '>', '=': ends an attribute key
+	clUnqEnd              // white space, '>': ends an unquoted value
+	clUpper               // 'A'-'Z': TagName and TagAttr lower-case it
+	clNUL                 // TagName and TagAttr replace it
+	clValue               // NUL, '&', '\r': TagAttr changes the value
+)
+
+// tagClass holds the classes of every byte; built at init, read only.
+var tagClass = func() (t [256]uint8) {
+	for _, c := range []byte(" \n\r\t\f") {
+		t[c] |= clSpace | clNameEnd | clKeyEnd | clUnqEnd
+	}
+	t['/'] |= clNameEnd | clKeyEnd
+	t['>'] |= clNameEnd | clKeyEnd | clUnqEnd
+	t['='] |= clKeyEnd
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] |= clUpper
+	}
+	t[0] |= clNUL | clValue
+	t['&'] |= clValue
+	t['\r'] |= clValue
+	return t
+}()
+
 // tagName returns the interned name of the current tag token, and its
 // tagTable entry (zero for unknown tags), whose name
 // starts at Raw()[skip] ("<" or "</" before it). It reads the name from
@@ -215,40 +327,42 @@ func asciiEqualFold(b []byte, s string) bool {
 // TagName itself.
 func (b *treeBuilder) tagName(z *html.Tokenizer, skip int) (string, tagInfo) {
 	raw := z.Raw()
-	buf := b.nameBuf[:0]
-	for i := skip; i < len(raw); i++ {
-		c := raw[i]
-		switch c {
-		case ' ', '\n', '\r', '\t', '\f', '/', '>':
-			i = len(raw)
-			continue
-		case 0:
-			name, _ := z.TagName()
-			tag := intern(name)
-			return tag, infoOf(tag)
+	i, seen := skip, uint8(0)
+	for ; i < len(raw); i++ {
+		c := tagClass[raw[i]]
+		if c&clNameEnd != 0 {
+			break
 		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf = append(buf, c)
+		seen |= c
 	}
-	b.nameBuf = buf
-	if e, ok := tagEntries[string(buf)]; ok {
+	name := raw[skip:i]
+	if seen&clNUL != 0 {
+		n, _ := z.TagName()
+		tag := intern(n)
+		return tag, infoOf(tag)
+	}
+	if seen&clUpper != 0 {
+		buf := b.nameBuf[:0]
+		for _, c := range name {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf = append(buf, c)
+		}
+		b.nameBuf, name = buf, buf
+	}
+	if e := lookupTag(name); e != nil {
 		return e.name, e.info
 	}
-	return intern(buf), tagInfo{}
+	return intern(name), tagInfo{}
 }
 
 // maxRawAttrs bounds the attributes rawAttrs handles (it finds duplicate
 // keys by a linear search); tags with more go through TagAttr.
 const maxRawAttrs = 16
 
-func isTagSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f'
-}
-
 func skipTagSpace(raw []byte, i int) int {
-	for i < len(raw) && isTagSpace(raw[i]) {
+	for i < len(raw) && tagClass[raw[i]]&clSpace != 0 {
 		i++
 	}
 	return i
@@ -263,15 +377,15 @@ func skipTagSpace(raw []byte, i int) int {
 // unescapes and converts those). Anything else — or a tag that does not
 // end as the tokenizer ended it — makes it return false having added
 // nothing, and the caller asks TagAttr, which is exact. TagAttr
-// allocated two slices per attribute; this allocates nothing.
+// allocates two slices per attribute; this allocates nothing.
 func (b *treeBuilder) rawAttrs(raw []byte, skip int) bool {
 	spans := b.attrSpans[:0]
 	keys := b.keyBuf[:0]
 	i := skip
-	for i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+	for i < len(raw) && tagClass[raw[i]]&clNameEnd == 0 {
 		i++ // the tag name
 	}
-	if i < len(raw) && isTagSpace(raw[i]) {
+	if i < len(raw) && tagClass[raw[i]]&clSpace != 0 {
 		i++
 	}
 	i = skipTagSpace(raw, i)
@@ -285,19 +399,19 @@ func (b *treeBuilder) rawAttrs(raw []byte, skip int) bool {
 		// readTagAttrKey: up to white space, '/', '>' or a '=' that is
 		// not the key's first byte.
 		ks := i
-		for {
-			if i >= len(raw) {
-				return false
-			}
-			c := raw[i]
+		seen := uint8(0)
+		if raw[i] == '=' {
 			i++
-			if c == '=' && i == ks+1 {
-				continue
-			}
-			if c == '=' || c == '/' || c == '>' || isTagSpace(c) {
-				i--
+		}
+		for ; i < len(raw); i++ {
+			c := tagClass[raw[i]]
+			if c&clKeyEnd != 0 {
 				break
 			}
+			seen |= c
+		}
+		if i >= len(raw) || seen&clNUL != 0 {
+			return false
 		}
 		ke := i
 		// readTagAttrVal.
@@ -328,7 +442,7 @@ func (b *treeBuilder) rawAttrs(raw []byte, skip int) bool {
 				i = ve + 1
 			default:
 				k := j + 1
-				for k < len(raw) && !isTagSpace(raw[k]) && raw[k] != '>' {
+				for k < len(raw) && tagClass[raw[k]]&clUnqEnd == 0 {
 					k++
 				}
 				if k >= len(raw) {
@@ -336,28 +450,28 @@ func (b *treeBuilder) rawAttrs(raw []byte, skip int) bool {
 				}
 				vs, ve = j, k
 				i = k
-				if isTagSpace(raw[k]) {
+				if tagClass[raw[k]]&clSpace != 0 {
 					i++
 				}
 			}
 		}
-		val := raw[vs:ve]
-		if bytes.IndexByte(val, 0) >= 0 || bytes.IndexByte(val, '&') >= 0 || bytes.IndexByte(val, '\r') >= 0 {
-			return false
+		for _, c := range raw[vs:ve] {
+			if tagClass[c]&clValue != 0 {
+				return false
+			}
 		}
 		if ke > ks {
 			// The lower-cased key, checked against the keys kept so far.
 			start := len(keys)
-			for _, c := range raw[ks:ke] {
-				if c == 0 {
-					return false
-				}
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				keys = append(keys, c)
-			}
+			keys = append(keys, raw[ks:ke]...)
 			key := keys[start:]
+			if seen&clUpper != 0 {
+				for k, c := range key {
+					if 'A' <= c && c <= 'Z' {
+						key[k] = c + 'a' - 'A'
+					}
+				}
+			}
 			dup := false
 			for _, sp := range spans {
 				if string(keys[sp.keyStart:sp.keyEnd]) == string(key) {
@@ -401,6 +515,26 @@ func intern(name []byte) string {
 	return string(name)
 }
 
+// addOpen adds d to the count of open elements named tag.
+func (b *treeBuilder) addOpen(tag string, info tagInfo, d int) {
+	if info.idx != 0 {
+		b.openKnown[info.idx] += int32(d)
+		return
+	}
+	if b.openOther == nil {
+		b.openOther = make(map[string]int)
+	}
+	b.openOther[tag] += d
+}
+
+// openCount returns the number of open elements named tag.
+func (b *treeBuilder) openCount(tag string) int {
+	if e := lookupTag(tag); e != nil {
+		return int(b.openKnown[e.info.idx])
+	}
+	return b.openOther[tag]
+}
+
 func (b *treeBuilder) top() *Node { return b.stack[len(b.stack)-1] }
 
 // appendChild makes n the next child of the top element. Children
@@ -412,16 +546,15 @@ func (b *treeBuilder) appendChild(n *Node) {
 	n.depth = p.depth + 1
 	n.id = int32(len(b.nodes))
 	b.nodes = append(b.nodes, n)
+	b.kids = append(b.kids, 0)
+	b.kids[p.id]++
 	b.last[len(b.last)-1] = n
 }
 
 // linkChildren fills every node's Children from the Parent links: nodes
 // are in pre-order, so each parent's children come in document order.
 func (b *treeBuilder) linkChildren() {
-	count := make([]int32, len(b.nodes))
-	for _, n := range b.nodes[1:] {
-		count[n.Parent.id]++
-	}
+	count := b.kids
 	backing := make([]*Node, len(b.nodes)-1)
 	at := 0
 	for i, n := range b.nodes {
@@ -466,7 +599,7 @@ func (b *treeBuilder) start(tag string, info tagInfo, attrs []Attr, start, end i
 	}
 	b.stack = append(b.stack, n)
 	b.last = append(b.last, nil)
-	b.open[tag]++
+	b.addOpen(tag, info, 1)
 	if tag == "svg" || tag == "math" {
 		b.foreign++
 	}
@@ -478,7 +611,7 @@ func (b *treeBuilder) implyEnds(tag string) {
 	if b.foreign > 0 {
 		return
 	}
-	if b.open["head"] > 0 && !headTag(tag) {
+	if b.openKnown[idxHead] > 0 && !headTag(tag) {
 		b.closeTo("head")
 	}
 	switch tag {
@@ -509,11 +642,11 @@ func (b *treeBuilder) implyEnds(tag string) {
 			b.pop()
 		}
 	case "a":
-		if b.open["a"] > 0 {
+		if b.openKnown[idxA] > 0 {
 			b.closeInScope("a")
 		}
 	}
-	if closesP(tag) && b.open["p"] > 0 {
+	if closesP(tag) && b.openKnown[idxP] > 0 {
 		b.closeInScope("p")
 	}
 }
@@ -557,7 +690,7 @@ func isSection(t string) bool { return t == "thead" || t == "tbody" || t == "tfo
 // closeInScope closes the nearest open tag unless a scope barrier comes
 // first; it reports whether it closed anything.
 func (b *treeBuilder) closeInScope(tag string) bool {
-	if b.open[tag] == 0 {
+	if b.openCount(tag) == 0 {
 		return false
 	}
 	tableTag := false
@@ -597,7 +730,7 @@ func (b *treeBuilder) closeTo(tag string) {
 // element is closed with everything opened inside it; a stray end tag is
 // ignored (its bytes stay in its parent's span, between children).
 func (b *treeBuilder) end(tag string, end int) {
-	if b.open[tag] == 0 {
+	if b.openCount(tag) == 0 {
 		if tag == "p" || tag == "br" {
 			// HTML5 turns a stray </p> into <p></p> and </br> into <br>;
 			// both are still bytes between nodes here, which is all that
@@ -674,7 +807,7 @@ func (b *treeBuilder) pop() {
 	}
 	b.stack = b.stack[:len(b.stack)-1]
 	b.last = b.last[:len(b.last)-1]
-	b.open[n.Tag]--
+	b.addOpen(n.Tag, n.info, -1)
 	if n.Tag == "svg" || n.Tag == "math" {
 		b.foreign--
 	}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -184,7 +185,7 @@ func TestTreeDeepNesting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		maxDepth := int32(0)
+		maxDepth := int16(0)
 		for _, n := range res.nodes {
 			maxDepth = max(maxDepth, n.depth)
 		}
@@ -223,5 +224,46 @@ func TestTreeUnfinishedTagAtEOF(t *testing.T) {
 	ptCheckInvariants(t, doc, res)
 	if !bytes.HasSuffix(res.Layout.Gaps[len(res.Layout.Gaps)-1], []byte("<a href='x")) {
 		t.Fatalf("unfinished tag should end the layout, got gaps %q", res.Layout.Gaps)
+	}
+}
+
+// TestTreeBuilderReuse checks that a builder kept for the next page (as
+// a Partitioner keeps one) builds the same tree as a fresh one, and
+// that between pages it holds nothing of the last one: no document, no
+// node in its stacks' backing arrays, no open-element counts.
+func TestTreeBuilderReuse(t *testing.T) {
+	docs := [][]byte{
+		[]byte("<html><head><title>t</title></head><body><div class=a id=b><p>x<p>y</div><svg><g/></svg><custom-el k=v>z"),
+		[]byte("<ul><li>a<li>b</ul><table><tr><td>1<td>2</table><a href=x>l</a><x-y><x-y>deep"),
+	}
+	for _, name := range testPageNames(t) {
+		docs = append(docs, testPage(t, name))
+	}
+	var b treeBuilder
+	for _, doc := range docs {
+		_, got := b.build(doc)
+		_, want := buildTree(doc)
+		if len(got) != len(want) {
+			t.Fatalf("reused builder: %d nodes, fresh: %d", len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.Kind != w.Kind || g.Tag != w.Tag || g.Start != w.Start || g.End != w.End || g.depth != w.depth ||
+				len(g.Children) != len(w.Children) || fmt.Sprint(g.Attrs) != fmt.Sprint(w.Attrs) ||
+				(g.Parent == nil) != (w.Parent == nil) || g.Parent != nil && g.Parent.id != w.Parent.id {
+				t.Fatalf("node %d: reused builder %+v, fresh %+v", i, g, w)
+			}
+		}
+		if b.doc != nil || b.nodes != nil || b.slab != nil || b.attrSlab != nil || len(b.pending) != 0 || len(b.openOther) != 0 {
+			t.Fatal("builder keeps the last page")
+		}
+		for _, n := range append(b.stack[:cap(b.stack)], b.last[:cap(b.last)]...) {
+			if n != nil {
+				t.Fatal("builder's stacks keep a node of the last page")
+			}
+		}
+		if b.openKnown != [len(b.openKnown)]int32{} || b.foreign != 0 {
+			t.Fatal("builder keeps open-element counts")
+		}
 	}
 }

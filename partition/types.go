@@ -29,19 +29,22 @@ type Attr struct {
 // byte of its start tag to the last byte of its end tag, or of its last
 // descendant when the end tag is implied or missing. Spans of siblings never
 // overlap and children lie inside their parent.
+//
+// Kind sits with the unexported fields, in one word of padding, so a Node
+// takes 104 bytes rather than 112 (depth is bounded by maxTreeDepth): a page has a node per 30-40 bytes.
 type Node struct {
-	Kind     NodeKind
 	Tag      string // lower-case element name; "" for non-elements
 	Attrs    []Attr
 	Start    int
 	End      int
 	Parent   *Node
 	Children []*Node
+	Kind     NodeKind
 
-	info    tagInfo // the tag's entry in tagTable, looked up once
 	section bool    // FragmentNode: a heading and the siblings up to the next heading of its rank
+	info    tagInfo // the tag's entry in tagTable, looked up once
+	depth   int16   // DOM depth: the document node is 0; at most maxTreeDepth+2
 	id      int32   // pre-order index into the partition's per-node tables; -1 for fragments
-	depth   int32   // DOM depth: the document node is 0
 }
 
 // Attr returns the value of attribute key (lower-case), or "".
