@@ -211,6 +211,15 @@ func appendString(b []byte, s string) []byte {
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.
+// commonSuffix returns the length of the longest common suffix of a and b.
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}
+
 func commonPrefix(a, b string) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
@@ -224,14 +233,20 @@ func (r *root) encode() []byte {
 	b = binary.AppendUvarint(b, catalogVersion)
 	b = binary.AppendUvarint(b, uint64(len(r.Files)))
 	prev := ""
+	var prevSize int64
 	for _, f := range r.Files {
-		// Names are front-coded: dumps of one crawl share long prefixes
-		// ("site-2022…"), and the table has a row per input file.
+		// Names are front- and back-coded: dumps of one crawl share long
+		// prefixes ("site-2022…") and suffixes (".warc.gz"), and the table
+		// (not compressed) has a row per input file. Sizes are differences
+		// from the previous row's: dumps of one crawl have similar sizes.
 		n := commonPrefix(prev, f.Name)
+		q := commonSuffix(prev[n:], f.Name[n:])
 		b = binary.AppendUvarint(b, uint64(n))
-		b = appendString(b, f.Name[n:])
+		b = binary.AppendUvarint(b, uint64(q))
+		b = appendString(b, f.Name[n:len(f.Name)-q])
 		prev = f.Name
-		b = binary.AppendUvarint(b, uint64(f.Size))
+		b = binary.AppendVarint(b, f.Size-prevSize)
+		prevSize = f.Size
 		b = append(b, f.SHA256[:]...)
 		b = appendCount(b, f.Records)
 		b = appendCount(b, f.Malformed)
@@ -281,6 +296,10 @@ type dec struct {
 	skip    bool
 	// cols are a version 3 segment's column parts (colWARC...).
 	cols [numCols][]byte
+	// segFiles holds, by file index, what version 3 offsets and dates
+	// are differences from; fileIdx is the file of the version being read.
+	segFiles []segFile
+	fileIdx  int
 }
 
 // Column parts of a version 3 segment: the header encodings and inline
@@ -401,17 +420,31 @@ func decodeRoot(b []byte) (*root, error) {
 	}
 	nf := d.count("file count", 35)
 	prev := ""
+	var prevSize int64
 	for range nf {
 		n := d.uvarint("file name prefix")
-		if n > uint64(len(prev)) {
+		var q uint64
+		if d.ver >= 3 {
+			q = d.uvarint("file name suffix")
+		}
+		if n > uint64(len(prev)) || q > uint64(len(prev))-min(n, uint64(len(prev))) {
 			d.fail("file name prefix")
 		}
 		if d.err != nil {
 			break
 		}
-		name := prev[:n] + d.str("file name")
+		name := prev[:n] + d.str("file name") + prev[uint64(len(prev))-q:]
 		prev = name
-		f := InputFile{Name: name, Size: int64(d.uvarint("file size")), Records: -1, Malformed: -1}
+		f := InputFile{Name: name, Records: -1, Malformed: -1}
+		if d.ver >= 3 {
+			f.Size = prevSize + d.varint("file size")
+			if f.Size < 0 {
+				d.fail("file size")
+			}
+		} else {
+			f.Size = int64(d.uvarint("file size"))
+		}
+		prevSize = f.Size
 		copy(f.SHA256[:], d.bytes(32, "file digest"))
 		if d.ver >= 3 {
 			f.Records, f.Malformed = d.count64("file records"), d.count64("file malformed records")
@@ -439,8 +472,15 @@ func appendVersion(b []byte, r *[]byte, cols *[numCols][]byte, v *Version, files
 	if t.err != nil {
 		return b
 	}
-	b = binary.AppendUvarint(b, uint64(files[v.File]))
-	b = binary.AppendUvarint(b, uint64(v.Offset))
+	fi := files[v.File]
+	b = binary.AppendUvarint(b, uint64(fi))
+	// Version 3: the offset is written as a difference from the end of the
+	// record of the same file written before in the segment (0 for the
+	// first): a response follows its request in the file, and a URL's
+	// record of a file mostly follows the previous URL's, so the
+	// difference is mostly 0 or small where the offset itself is not.
+	b = binary.AppendVarint(b, v.Offset-t.files[fi].end)
+	t.files[fi].end = v.Offset + v.Length
 	b = binary.AppendUvarint(b, uint64(v.Length))
 	b = binary.AppendUvarint(b, uint64(v.Skip))
 	var flags uint64
@@ -455,9 +495,18 @@ func appendVersion(b []byte, r *[]byte, cols *[numCols][]byte, v *Version, files
 	if v.PayloadDigestOK {
 		flags |= 4
 	}
-	b = binary.AppendVarint(b, sec-t.sec)
+	// Version 3: the date is a difference from the date of the record of
+	// the same file written before in the segment, when there is one (one
+	// crawl wrote the file within seconds), else from the URL's previous
+	// version.
+	ref := t.sec
+	if f := &t.files[fi]; f.dated {
+		ref = f.sec
+	}
+	b = binary.AppendVarint(b, sec-ref)
 	b = binary.AppendUvarint(b, uint64(nsec))
 	t.sec = sec
+	t.files[fi].sec, t.files[fi].dated = sec, true
 	b = binary.AppendUvarint(b, flags)
 	b = appendString(b, v.Type)
 	b = appendRecordID(b, r, v.RecordID)
@@ -507,17 +556,43 @@ func appendVersion(b []byte, r *[]byte, cols *[numCols][]byte, v *Version, files
 
 func (d *dec) version(files []string, t *idTable) Version {
 	var v Version
+	d.fileIdx = -1
 	if i := d.uvarint("file"); i < uint64(len(files)) {
-		v.File = files[i]
+		v.File, d.fileIdx = files[i], int(i)
 	} else {
 		d.fail("file index")
 	}
-	v.Offset = int64(d.uvarint("offset"))
-	v.Length = int64(d.uvarint("length"))
+	fi := d.fileIdx
+	if d.ver >= 3 {
+		if fi < 0 || fi >= len(d.segFiles) {
+			fi = -1
+		}
+		var end int64
+		if fi >= 0 {
+			end = d.segFiles[fi].end
+		}
+		v.Offset = end + d.varint("offset")
+		v.Length = int64(d.uvarint("length"))
+		if v.Offset < 0 || v.Length < 0 {
+			d.fail("offset")
+		} else if fi >= 0 {
+			d.segFiles[fi].end = v.Offset + v.Length
+		}
+	} else {
+		v.Offset = int64(d.uvarint("offset"))
+		v.Length = int64(d.uvarint("length"))
+	}
 	v.Skip = int64(d.uvarint("skip"))
-	sec := t.sec + d.varint("date")
+	ref := t.sec
+	if fi := d.fileIdx; d.ver >= 3 && fi >= 0 && fi < len(d.segFiles) && d.segFiles[fi].dated {
+		ref = d.segFiles[fi].sec
+	}
+	sec := ref + d.varint("date")
 	nsec := d.uvarint("date nanoseconds")
 	t.sec = sec
+	if fi := d.fileIdx; d.ver >= 3 && fi >= 0 && fi < len(d.segFiles) {
+		d.segFiles[fi].sec, d.segFiles[fi].dated = sec, true
+	}
 	flags := d.uvarint("flags")
 	if flags&1 != 0 {
 		if nsec >= 1e9 {
@@ -627,11 +702,12 @@ func encodeSegment(urls []URLVersions, unique func(pack.ID) (bool, error)) ([]by
 	b = binary.AppendUvarint(b, uint64(len(urls)))
 	var r []byte
 	var cols [numCols][]byte
+	segFiles := make([]segFile, len(names))
 	for i := range urls {
 		b = appendString(b, urls[i].Key)
 		b = binary.AppendUvarint(b, uint64(len(urls[i].Versions)))
 		t := newIDTable()
-		t.unique = unique
+		t.unique, t.files = unique, segFiles
 		for j := range urls[i].Versions {
 			b = appendVersion(b, &r, &cols, &urls[i].Versions[j], files, t)
 		}
@@ -704,6 +780,7 @@ func findInSegment(b []byte, key string, resolve resolver) ([]Version, error) {
 		return nil, err
 	}
 	files := d.files()
+	d.segFiles = make([]segFile, len(files))
 	n := d.count("url count", 2)
 	for range n {
 		k := d.str("key")
@@ -741,6 +818,7 @@ func decodeSegment(b []byte, resolve resolver) ([]URLVersions, error) {
 		return nil, err
 	}
 	files := d.files()
+	d.segFiles = make([]segFile, len(files))
 	n := d.count("url count", 2)
 	out := make([]URLVersions, 0, n)
 	for range n {
@@ -797,9 +875,10 @@ func sortVersions(vs []Version) []Version {
 type idTable struct {
 	ids    []pack.ID
 	pos    map[pack.ID]int
-	sec    int64  // date of the previous version, Unix seconds (dates are written as differences)
-	uri    string // target URI of the previous version
-	n      int    // versions written or read so far
+	files  []segFile // the segment's, shared by its URLs' tables
+	sec    int64     // date of the previous version, Unix seconds (dates are written as differences)
+	uri    string    // target URI of the previous version
+	n      int       // versions written or read so far
 	unique func(pack.ID) (bool, error)
 	err    error
 }
@@ -811,6 +890,15 @@ const (
 	refFull  = 1 // a new id: its 32 bytes (random part)
 	refTable = 2
 )
+
+// segFile is what a segment's encoder and decoder remember of an input
+// file: the end (offset + length) and date of its record written last in
+// the segment (version 3 offsets and dates are differences from them).
+type segFile struct {
+	end   int64
+	sec   int64
+	dated bool
+}
 
 func newIDTable() *idTable { return &idTable{pos: map[pack.ID]int{}} }
 

@@ -73,6 +73,11 @@ func TestSegmentRoundTrip(t *testing.T) {
 			{File: "b.warc", Offset: 20, Type: "response", TargetURI: "http://example.com/", Mode: modeHTTP, Form: formWhole, Payload: id(3), Trailer: []byte("\r\n\r\n"), PayloadDigestOK: true, reason: reasonContentEncoding},
 			{File: "b.warc", Offset: 30, Type: "request", Mode: modeRaw, Record: id(9)},
 			{File: "b.warc", Offset: 40, Type: "request", Mode: modeRaw, Record: twin},
+			// Offsets and dates are written as differences from the same
+			// file's previous record: one going backwards, and lengths.
+			{File: "b.warc", Offset: 45, Length: 900, Date: time.Unix(1e9, 0).UTC(), Type: "request", Mode: modeRaw, Record: twin},
+			{File: "a.warc", Offset: 3, Length: 7, Date: time.Unix(4, 0).UTC(), Type: "request", Mode: modeRaw, Record: twin},
+			{File: "b.warc", Offset: 945, Length: 1, Date: time.Unix(1e9-3, 0).UTC(), Type: "request", Mode: modeRaw, Record: twin},
 		}},
 	}
 	b, err := encodeSegment(urls, refs.unique)
@@ -85,6 +90,14 @@ func TestSegmentRoundTrip(t *testing.T) {
 	}
 	if again, err := encodeSegment(got, refs.unique); err != nil || !bytes.Equal(again, b) {
 		t.Fatalf("segment does not round-trip:\n%+v\n%+v", urls, got)
+	}
+	for i, u := range urls {
+		for j, v := range u.Versions {
+			g := got[i].Versions[j]
+			if g.File != v.File || g.Offset != v.Offset || g.Length != v.Length || !g.Date.Equal(v.Date) {
+				t.Errorf("version %d/%d: got %s %d+%d %v, want %s %d+%d %v", i, j, g.File, g.Offset, g.Length, g.Date, v.File, v.Offset, v.Length, v.Date)
+			}
+		}
 	}
 	if string(got[0].Versions[1].inline) != "software: wget\r\n" {
 		t.Fatalf("inline block decoded as %q", got[0].Versions[1].inline)
@@ -109,7 +122,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if how, why := vs[1].Storage(); how != "payload" || why != "content-encoding" {
 		t.Errorf("whole payload: Storage() = %q, %q", how, why)
 	}
-	if err != nil || len(vs) != 4 || vs[0].Blocks[2] != id(3) || vs[1].Payload != id(3) || vs[2].Record != id(9) ||
+	if err != nil || len(vs) != 7 || vs[0].Blocks[2] != id(3) || vs[1].Payload != id(3) || vs[2].Record != id(9) ||
 		vs[1].TargetURI != "http://example.com/" || vs[2].TargetURI != "" {
 		t.Errorf("findInSegment: %+v, %v", vs, err)
 	}
@@ -125,7 +138,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 }
 
 // TestRootRoundTrip checks the commit payload, whose input-file names are
-// front-coded, including names that share nothing, share all of the
+// front- and back-coded, including names that share nothing, share all of the
 // previous one, or are empty, and that truncations are reported.
 func TestRootRoundTrip(t *testing.T) {
 	r := &root{
@@ -152,13 +165,18 @@ func TestRootRoundTrip(t *testing.T) {
 			t.Errorf("file %d: got %+v, want %+v", i, got.Files[i], r.Files[i])
 		}
 	}
-	// A row repeating the previous name costs prefix, empty suffix, size,
-	// digest and the two counts: 1 + 1 + 1 + 32 + 2 bytes, whatever the
-	// name's length.
+	// A row repeating the previous name costs prefix length, suffix
+	// length (0), empty middle, size difference, digest and the two
+	// counts: 1 + 1 + 1 + 1 + 32 + 2 bytes, whatever the name's length;
+	// one differing from it in the middle only pays for the middle.
 	r2 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: r.Files[1].Name, Size: 1}), Runs: r.Runs}
 	r1 := &root{Files: r.Files[:2], Runs: r.Runs}
-	if d := len(r2.encode()) - len(r1.encode()); d != 37 {
-		t.Errorf("a row repeating the previous name costs %d bytes, want 37 (names not front-coded?)", d)
+	if d := len(r2.encode()) - len(r1.encode()); d != 38 {
+		t.Errorf("a row repeating the previous name costs %d bytes, want 38 (names not front-coded?)", d)
+	}
+	r3 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: "ota-tinder-20220108063099.warc.gz", Size: 1}), Runs: r.Runs}
+	if d := len(r3.encode()) - len(r1.encode()); d != 40 {
+		t.Errorf("a row differing from the previous name in 2 middle bytes costs %d bytes, want 40 (names not back-coded?)", d)
 	}
 	for i := len(rootMagic); i < len(b); i++ {
 		if _, err := decodeRoot(b[:i]); err == nil {

@@ -266,3 +266,60 @@ func TestDeltaBaseChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestAddNear checks that AddNear takes a base only when readers of the
+// frame need no frame more for it: never into a frame without bases, yes
+// beside a base of the same frame, never for an object of the frame
+// itself (already its context); and that everything reads back.
+func TestAddNear(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s, _ := mustCreate(t, Options{noSync: true})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	a1, a2 := randBytes(r, 5000), randBytes(r, 5000)
+	objs := [][]byte{a1, a2}
+	for _, o := range objs {
+		if _, _, err := w.Add(KindBlock, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	add := func(near bool, data []byte, base []byte, wantBases int) {
+		t.Helper()
+		var err error
+		if near {
+			_, _, err = w.AddNear(KindBlock, data, Sum(base))
+		} else {
+			_, _, err = w.AddDelta(KindBlock, data, Sum(base))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, data)
+		if len(w.bases) != wantBases {
+			t.Fatalf("frame has %d bases, want %d", len(w.bases), wantBases)
+		}
+	}
+	add(true, mutate(r, a1), a1, 0)  // a1's frame would be a new dependency
+	add(false, mutate(r, a1), a1, 1) // now the frame depends on it
+	add(true, mutate(r, a2), a2, 2)  // a2 shares a1's frame: free
+	b := objs[len(objs)-1]
+	add(true, mutate(r, b), b, 2) // b is in this frame: no base needed
+	if _, _, err := w.AddNear(KindBlock, []byte("x"), Sum([]byte("missing"))); err != nil {
+		t.Fatalf("AddNear with a missing base: %v", err)
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range objs {
+		got, _, err := s.Get(Sum(o))
+		if err != nil || !bytes.Equal(got, o) {
+			t.Fatalf("object %d: %v", i, err)
+		}
+	}
+}

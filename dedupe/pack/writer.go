@@ -179,7 +179,7 @@ func (w *Writer) fail(err error) error {
 // already holds the same bytes, in which case nothing is stored (and the
 // kind given first stays the object's kind).
 func (w *Writer) Add(kind Kind, data []byte) (id ID, isNew bool, err error) {
-	return w.add(kind, data, nil)
+	return w.add(kind, data, nil, false)
 }
 
 // AddDelta is Add with a hint: base (an object already stored, committed or
@@ -188,10 +188,20 @@ func (w *Writer) Add(kind Kind, data []byte) (id ID, isNew bool, err error) {
 // in the current frame already, or its chain is at Options.MaxChain, the
 // object is stored without the dictionary. A missing base is ErrNotFound.
 func (w *Writer) AddDelta(kind Kind, data []byte, base ID) (id ID, isNew bool, err error) {
-	return w.add(kind, data, &base)
+	return w.add(kind, data, &base, false)
 }
 
-func (w *Writer) add(kind Kind, data []byte, base *ID) (ID, bool, error) {
+// AddNear is AddDelta for a base that is worth having only when it costs
+// readers nothing: base is used only when it is in the frame the object
+// goes into, or in the frame of one of that frame's bases already (so
+// reading the frame needs no more frames than before), and fits its
+// dictionary; else the object is added as by Add. A missing base is not
+// an error.
+func (w *Writer) AddNear(kind Kind, data []byte, base ID) (id ID, isNew bool, err error) {
+	return w.add(kind, data, &base, true)
+}
+
+func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool, error) {
 	if err := w.usable(); err != nil {
 		return ID{}, false, err
 	}
@@ -213,6 +223,13 @@ func (w *Writer) add(kind Kind, data []byte, base *ID) (ID, bool, error) {
 	if len(w.cur) > 0 && w.curSize+len(data) > w.opts.FrameSize {
 		if err := w.Flush(); err != nil {
 			return id, false, err
+		}
+	}
+	if base != nil && nearOnly {
+		if ok, err := w.near(*base); err != nil {
+			return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
+		} else if !ok {
+			base = nil
 		}
 	}
 	var bdata []byte
@@ -579,6 +596,38 @@ func (w *Writer) Unique(id ID) (bool, error) {
 	}
 	return others == 0, nil
 }
+
+// near reports whether id can serve as a delta base of the frame being
+// built at no cost to readers: it is in that frame, or in the frame of one
+// of its bases already, so reading the frame needs no frame more than it
+// does now; and adding it does not close the frame for lack of room
+// (Options.MaxBases, MaxDict).
+func (w *Writer) near(id ID) (bool, error) {
+	if p, ok := w.pending[id]; ok && p.frame < 0 || w.inDict(id) {
+		return true, nil
+	}
+	l, ok, err := w.locate(id)
+	if err != nil || !ok {
+		return false, err
+	}
+	if len(w.bases) >= w.opts.MaxBases || w.dictSize+int(l.objLen) > w.opts.MaxDict {
+		return false, nil
+	}
+	for _, b := range w.bases {
+		bl, ok, err := w.locate(b.id)
+		if err != nil {
+			return false, err
+		}
+		if ok && bl.pack == l.pack && bl.off == l.off {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// FrameBytes returns the plaintext bytes of the objects in the frame
+// being built (0 right after Flush).
+func (w *Writer) FrameBytes() int { return w.curSize }
 
 // Has reports whether id is stored, committed or not.
 func (w *Writer) Has(id ID) (bool, error) {
