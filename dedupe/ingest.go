@@ -381,7 +381,11 @@ type ingester struct {
 	cur     *job             // the job receiving captures
 	records map[string]int64 // records read, by input path (walk callback)
 
-	sem      chan struct{} // model slots; nil with one worker
+	// Model slots, each with its Partitioner (cached style sheets and
+	// stems; identical output to partition.Partition). With one worker
+	// slots is nil and part serves the caller's goroutine.
+	slots    chan *partition.Partitioner
+	part     *partition.Partitioner
 	applyq   chan *job     // jobs in walk order, to the applier
 	applied  chan struct{} // closed when the applier has returned
 	applyErr error         // the applier's first error, read after applied
@@ -449,11 +453,12 @@ type urlState struct {
 	level    int
 	warcAnch map[string]*anchor // by WARC-Type
 	httpAnch map[string]*anchor
-	prevObj  map[string]pack.ID // last block/record object by WARC-Type
-	prevPay  pack.ID            // last whole payload
-	prevLay  pack.ID            // last layout
-	prevRes  *partition.Result  // last partition (this ingest only)
-	prevBlk  []pack.ID          // its block ids
+	prevObj  map[string]pack.ID     // last block/record object by WARC-Type
+	prevPay  pack.ID                // last whole payload
+	prevLay  pack.ID                // last layout
+	prevRes  *partition.Result      // last partition (this ingest only)
+	prevBlk  []pack.ID              // its block ids
+	part     *partition.Partitioner // of the job being modelled
 }
 
 func identity(file string, off, skip int64) [3]any { return [3]any{file, off, skip} }
@@ -512,9 +517,13 @@ func (g *ingester) start() {
 	g.room.L = &g.mu
 	workers := g.opts.Workers
 	if workers <= 1 {
+		g.part = partition.NewPartitioner()
 		return
 	}
-	g.sem = make(chan struct{}, workers)
+	g.slots = make(chan *partition.Partitioner, workers)
+	for range workers {
+		g.slots <- partition.NewPartitioner()
+	}
 	// Bytes bound what is in flight (submit); the count only bounds the
 	// per-job overhead. A count as low as a few jobs per worker idles the
 	// workers behind one long URL history.
@@ -528,8 +537,8 @@ func (g *ingester) start() {
 // and applied by the applier, and submit waits only while the jobs handed
 // out hold too many bytes.
 func (g *ingester) submit(j *job) error {
-	if g.sem == nil {
-		g.model(j)
+	if g.slots == nil {
+		g.model(j, g.part)
 		return g.apply(j)
 	}
 	mem := g.opts.MemLimit
@@ -552,9 +561,9 @@ func (g *ingester) submit(j *job) error {
 		if j.prev != nil {
 			<-j.prev // before taking a slot: waiting jobs hold none
 		}
-		g.sem <- struct{}{}
-		g.model(j)
-		<-g.sem
+		part := <-g.slots
+		g.model(j, part)
+		g.slots <- part
 	}()
 	g.applyq <- j // the applier drains the queue until finish, even after a failure
 	return nil
@@ -595,9 +604,10 @@ func (g *ingester) finish() error {
 
 // model runs in a worker: it turns the job's captures into versions and
 // object plans. It touches only the job and its URL state.
-func (g *ingester) model(j *job) {
+func (g *ingester) model(j *job, part *partition.Partitioner) {
 	defer close(j.done)
 	u := j.u
+	u.part = part // the URL's jobs are modelled one after the other
 	if j.first {
 		if err := g.loadHistory(u); err != nil {
 			j.err = err
@@ -1037,7 +1047,7 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 		doc, framing = dc, fb
 	}
 	cs, _ := warcio.DetectCharset(m.ContentType(), doc[:min(len(doc), 1024)])
-	r, err := partition.Partition(doc, partition.Options{Charset: cs, Level: u.level, BaseURL: v.TargetURI})
+	r, err := u.part.Partition(doc, partition.Options{Charset: cs, Level: u.level, BaseURL: v.TargetURI})
 	if err != nil {
 		whole(reasonPartition)
 		return
