@@ -72,20 +72,20 @@ type Options struct {
 
 // Stats count what Ingest did.
 type Stats struct {
-	Files        int   // input files ingested
-	FilesSkipped int   // input files already in the archive (same name, size, SHA-256)
-	Records      int64 // records read
-	Repeats      int64 // records already in the catalog (a resumed ingest)
-	Malformed    int64 // malformed records skipped by the readers
-	InputBytes   int64 // uncompressed bytes of the records ingested
-	NewObjects   int64 // new objects of records (catalog segments not counted)
-	NewBytes     int64 // plaintext bytes of the new objects
-	Partitioned  int64 // HTML payloads stored as layout + blocks
-	EncodedWhole int64 // HTML payloads with Content-Encoding, stored whole
-	WholePayload int64 // other HTTP payloads, stored whole
-	NonHTTP      int64 // records stored as header + block
-	RawRecords   int64 // records stored whole because the model did not reproduce them
-	Commits      int
+	Files        int   `json:"files"`         // input files ingested
+	FilesSkipped int   `json:"files_skipped"` // input files already in the archive (same name, size, SHA-256)
+	Records      int64 `json:"records"`       // records read
+	Repeats      int64 `json:"repeats"`       // records already in the catalog (a resumed ingest)
+	Malformed    int64 `json:"malformed"`     // malformed records skipped by the readers
+	InputBytes   int64 `json:"input_bytes"`   // uncompressed bytes of the records ingested
+	NewObjects   int64 `json:"new_objects"`   // new objects of records (catalog segments not counted)
+	NewBytes     int64 `json:"new_bytes"`     // plaintext bytes of the new objects
+	Partitioned  int64 `json:"partitioned"`   // HTML payloads stored as layout + blocks
+	EncodedWhole int64 `json:"encoded_whole"` // HTML payloads with Content-Encoding, stored whole
+	WholePayload int64 `json:"whole_payload"` // other HTTP payloads, stored whole
+	NonHTTP      int64 `json:"non_http"`      // records stored as header + block
+	RawRecords   int64 `json:"raw_records"`   // records stored whole because the model did not reproduce them
+	Commits      int   `json:"commits"`
 }
 
 // inputPattern is the name pattern of inputs found in directories (as

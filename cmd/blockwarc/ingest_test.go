@@ -62,7 +62,7 @@ func TestIngestCatVerify(t *testing.T) {
 	}
 	// Re-ingesting adds nothing.
 	code, out, errOut = runCmd(t, "ingest", "-json", arch, site)
-	if code != exitOK || !strings.Contains(out, `"Records":0`) {
+	if code != exitOK || !strings.Contains(out, `"records":0`) {
 		t.Errorf("re-ingest: exit %d, %s %s", code, out, errOut)
 	}
 

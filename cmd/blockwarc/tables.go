@@ -36,13 +36,13 @@ type tablesOptions struct {
 	tempDir string
 }
 
-// tablesSummary is what writeTables did: the -json line (field names as
-// in ingest -json) and the stderr summary.
+// tablesSummary is what writeTables did: the -json line (snake_case
+// names, as ingest -json and report -json) and the stderr summary.
 type tablesSummary struct {
-	Dir    string
-	Format columnar.Format
-	Build  tables.Stats
-	Tables []columnar.TableStats
+	Dir    string                `json:"dir"`
+	Format columnar.Format       `json:"format"`
+	Build  tables.Stats          `json:"build"`
+	Tables []columnar.TableStats `json:"tables"`
 }
 
 func runTables(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -78,10 +78,10 @@ type WriterOptions struct {
 
 // TableStats count what was written to one table.
 type TableStats struct {
-	Name  string
-	Rows  int64
-	Parts int
-	Bytes int64 // bytes of its part files
+	Name  string `json:"name"`
+	Rows  int64  `json:"rows"`
+	Parts int    `json:"parts"`
+	Bytes int64  `json:"bytes"` // bytes of its part files
 }
 
 // Writer writes the five tables into a directory. It implements

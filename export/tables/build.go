@@ -26,26 +26,26 @@ type Options struct {
 
 // Stats count what Build did.
 type Stats struct {
-	Records       int64 // catalog versions walked (captures and other records)
-	URLs          int64 // urls rows
-	Captures      int64 // captures rows
-	CaptureBlocks int64 // capture_blocks rows
-	Changes       int64 // changes rows
-	Blocks        int64 // blocks rows: distinct blocks
-	Partitioned   int64 // captures whose page is their own layout + blocks (re-partitioned, or a repeat of an earlier capture's)
-	TextOnly      int64 // HTML payloads kept whole, read for title and main text only
-	Revisits      int64 // revisits standing for the page they revisit
+	Records       int64 `json:"records"`        // catalog versions walked (captures and other records)
+	URLs          int64 `json:"urls"`           // urls rows
+	Captures      int64 `json:"captures"`       // captures rows
+	CaptureBlocks int64 `json:"capture_blocks"` // capture_blocks rows
+	Changes       int64 `json:"changes"`        // changes rows
+	Blocks        int64 `json:"blocks"`         // blocks rows: distinct blocks
+	Partitioned   int64 `json:"partitioned"`    // captures whose page is their own layout + blocks (re-partitioned, or a repeat of an earlier capture's)
+	TextOnly      int64 `json:"text_only"`      // HTML payloads kept whole, read for title and main text only
+	Revisits      int64 `json:"revisits"`       // revisits standing for the page they revisit
 	// RevisitsUnresolved counts identical-payload revisits whose original
 	// the archive does not hold: they have no page.
-	RevisitsUnresolved int64
+	RevisitsUnresolved int64 `json:"revisits_unresolved"`
 	// BlockMismatches counts captures whose re-partition did not give the
 	// block ids the archive stores: they get no capture_blocks (blocks_*
 	// 0). A non-zero count is a bug (partition no longer deterministic, or
 	// ingest and Build partitioning with different options).
-	BlockMismatches int64
-	AddedBytes      int64 // sum of captures.added_bytes
-	Objects         int64 // distinct objects referenced by captures
-	SpillBytes      int64 // compressed bytes of the blocks spill file
+	BlockMismatches int64 `json:"block_mismatches"`
+	AddedBytes      int64 `json:"added_bytes"` // sum of captures.added_bytes
+	Objects         int64 `json:"objects"`     // distinct objects referenced by captures
+	SpillBytes      int64 `json:"spill_bytes"` // compressed bytes of the blocks spill file
 }
 
 func (s *Stats) add(o *Stats) {
