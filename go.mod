@@ -3,6 +3,7 @@ module blockwarc
 go 1.26.8
 
 require (
+	github.com/DataDog/zstd v1.5.7
 	github.com/andybalholm/brotli v1.2.8
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/klauspost/compress v1.20.3

@@ -10,6 +10,7 @@ import (
 
 	"blockwarc/dedupe/hdrcodec"
 	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/reencode"
 	"blockwarc/partition"
 	"blockwarc/warcio"
 )
@@ -265,6 +266,17 @@ func restorePayload(v *Version, get getter) ([]byte, error) {
 	doc, err := partition.Reassemble(l, blocks)
 	if err != nil {
 		return nil, fmt.Errorf("reassemble payload: %w", err)
+	}
+	// A content-coded payload was partitioned decoded: encode it again
+	// with the settings ingest found to reproduce it, then re-chunk.
+	if v.Coding != nil {
+		var p reencode.Params
+		if err := p.UnmarshalBinary(v.Coding); err != nil {
+			return nil, fmt.Errorf("decode content coding: %w", err)
+		}
+		if doc, err = reencode.Encode(nil, p, doc); err != nil {
+			return nil, fmt.Errorf("re-encode payload: %w", err)
+		}
 	}
 	if v.Framing == nil {
 		return doc, nil

@@ -72,6 +72,12 @@ type Version struct {
 	Layout       pack.ID   // formBlocks
 	Blocks       []pack.ID // formBlocks, in layout order
 	Framing      []byte    // formBlocks: warcio.Framing encoding, inline; nil when not chunked
+	// Coding is, for formBlocks, the reencode.Params encoding
+	// (MarshalBinary) of a content-coded payload kept as the blocks of
+	// its decoded document; nil when the payload was not content-coded.
+	// The restore re-encodes the reassembled document with it (catalog
+	// version 4, flags bit 3).
+	Coding []byte
 }
 
 // Why a payload is stored whole (formWhole): the catalog's reason byte
@@ -93,7 +99,10 @@ var reasonNames = [numReasons]string{"unknown", "request", "not-200", "not-html"
 // Storage says how the record of v is stored and why, for reports and
 // tables. how is
 //
-//   - "blocks": a 200 text/html payload as layout + blocks (why is "");
+//   - "blocks": a 200 text/html payload as layout + blocks; why is ""
+//     or, when the payload was content-coded (gzip, br…) and is kept
+//     as the blocks of its decoded document, re-encoded on restore,
+//     "content-encoding";
 //   - "payload": an HTTP payload stored whole; why is "request",
 //     "not-200", "not-html", "empty", "content-encoding", "chunking"
 //     (chunked framing that does not rebuild exactly), "partition" (the
@@ -115,6 +124,9 @@ func (v *Version) Storage() (how, why string) {
 	switch v.Mode {
 	case modeHTTP:
 		if v.Form == formBlocks {
+			if v.Coding != nil {
+				return "blocks", "content-encoding"
+			}
 			return "blocks", ""
 		}
 		r := int(v.reason)
@@ -171,11 +183,16 @@ type URLVersions struct {
 	Versions []Version
 }
 
+// flagCoded is bit 3 of a version's flags (catalog version 4): the
+// payload is content-coded and stored as its decoded document's blocks;
+// Version.Coding follows the framing.
+const flagCoded = 8
+
 // segment and payload magics.
 const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
-	catalogVersion = 3
+	catalogVersion = 4
 	// oldestCatalog is the oldest catalog version this reader knows.
 	oldestCatalog = 2
 )
@@ -495,6 +512,13 @@ func appendVersion(b []byte, r *[]byte, cols *[numCols][]byte, v *Version, files
 	if v.PayloadDigestOK {
 		flags |= 4
 	}
+	// Version 4: bit 3 says a form-blocks payload was content-coded and
+	// its re-encoding params follow the framing. Unflagged versions are
+	// written as in version 3, byte for byte.
+	coded := v.Mode == modeHTTP && v.Form == formBlocks && len(v.Coding) > 0
+	if coded {
+		flags |= flagCoded
+	}
 	// Version 3: the date is a difference from the date of the record of
 	// the same file written before in the segment, when there is one (one
 	// crawl wrote the file within seconds), else from the URL's previous
@@ -549,6 +573,9 @@ func appendVersion(b []byte, r *[]byte, cols *[numCols][]byte, v *Version, files
 				b = t.append(b, r, id)
 			}
 			b = appendString(b, string(v.Framing))
+			if coded {
+				b = appendString(b, string(v.Coding))
+			}
 		}
 	}
 	return b
@@ -601,6 +628,10 @@ func (d *dec) version(files []string, t *idTable) Version {
 		v.Date = time.Unix(sec, int64(nsec)).UTC()
 	}
 	v.BlockDigestOK, v.PayloadDigestOK = flags&2 != 0, flags&4 != 0
+	coded := flags&flagCoded != 0
+	if coded && d.ver < 4 {
+		d.fail("flags")
+	}
 	v.Type = d.str("type")
 	v.RecordID = d.recordID()
 	switch n := d.uvarint("target URI"); {
@@ -659,11 +690,20 @@ func (d *dec) version(files []string, t *idTable) Version {
 			if v.Framing = d.blob("framing"); len(v.Framing) == 0 {
 				v.Framing = nil
 			}
+			if coded {
+				if v.Coding = d.blob("content coding"); len(v.Coding) == 0 {
+					d.fail("content coding")
+				}
+				coded = false
+			}
 		default:
 			d.fail("payload form")
 		}
 	default:
 		d.fail("mode")
+	}
+	if coded { // flagged, but not a form-blocks payload
+		d.fail("flags")
 	}
 	return v
 }

@@ -19,6 +19,7 @@ import (
 
 	"blockwarc/dedupe/hdrcodec"
 	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/reencode"
 	"blockwarc/partition"
 	"blockwarc/warcio"
 )
@@ -68,6 +69,12 @@ type Options struct {
 	Progress func(Stats)
 	// InputProgress, when set, receives the stored input bytes read.
 	InputProgress func(int64)
+	// Reencode bounds the search for encoder settings that reproduce a
+	// content-coded HTML payload (reencode.Find; zero: its defaults,
+	// among them at most 10 ms to re-encode on restore). The search
+	// depends on the bytes and these limits only, not on timing, so the
+	// archive stays deterministic.
+	Reencode reencode.Limits
 }
 
 // Stats count what Ingest did.
@@ -80,12 +87,17 @@ type Stats struct {
 	InputBytes   int64 `json:"input_bytes"`   // uncompressed bytes of the records ingested
 	NewObjects   int64 `json:"new_objects"`   // new objects of records (catalog segments not counted)
 	NewBytes     int64 `json:"new_bytes"`     // plaintext bytes of the new objects
-	Partitioned  int64 `json:"partitioned"`   // HTML payloads stored as layout + blocks
-	EncodedWhole int64 `json:"encoded_whole"` // HTML payloads with Content-Encoding, stored whole
-	WholePayload int64 `json:"whole_payload"` // other HTTP payloads, stored whole
-	NonHTTP      int64 `json:"non_http"`      // records stored as header + block
-	RawRecords   int64 `json:"raw_records"`   // records stored whole because the model did not reproduce them
-	Commits      int   `json:"commits"`
+	Partitioned  int64 `json:"partitioned"`   // HTML payloads without Content-Encoding stored as layout + blocks
+	// EncodedBlocks are HTML payloads with a Content-Encoding whose
+	// encoding Find reproduces, stored as the layout + blocks of the
+	// decoded document and re-encoded on restore; EncodedWhole the
+	// other ones, stored whole.
+	EncodedBlocks int64 `json:"encoded_blocks"`
+	EncodedWhole  int64 `json:"encoded_whole"`
+	WholePayload  int64 `json:"whole_payload"` // other HTTP payloads, stored whole
+	NonHTTP       int64 `json:"non_http"`      // records stored as header + block
+	RawRecords    int64 `json:"raw_records"`   // records stored whole because the model did not reproduce them
+	Commits       int   `json:"commits"`
 }
 
 // inputPattern is the name pattern of inputs found in directories (as
@@ -799,6 +811,7 @@ func (s *Stats) add(o *Stats) {
 	s.Repeats += o.Repeats
 	s.InputBytes += o.InputBytes
 	s.Partitioned += o.Partitioned
+	s.EncodedBlocks += o.EncodedBlocks
 	s.EncodedWhole += o.EncodedWhole
 	s.WholePayload += o.WholePayload
 	s.NonHTTP += o.NonHTTP
@@ -942,7 +955,11 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 			u.prevPay = v.Payload
 		} else {
 			u.prevLay, u.prevRes, u.prevBlk = v.Layout, res, blockIDs
-			st.Partitioned++
+			if v.Coding != nil {
+				st.EncodedBlocks++
+			} else {
+				st.Partitioned++
+			}
 		}
 	}
 	inlineBlock(v, p) // a small block goes into the catalog entry
@@ -997,9 +1014,18 @@ func (g *ingester) header(p *plan, anchors map[string]*anchor, typ string, kind 
 }
 
 // modelPayload stores a 200 text/html payload as layout + blocks, any
-// other payload whole.
+// other payload whole. A payload with one content coding is stored as
+// the blocks of its decoded document when reencode.Find finds encoder
+// settings that reproduce it byte for byte (the restore re-encodes);
+// otherwise whole, with reason content-encoding.
 func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTPMessage, payload []byte, res **partition.Result, blockIDs *[]pack.ID, st *Stats) {
+	codings := m.ContentEncodings()
 	whole := func(reason uint8) {
+		// Whatever stops a content-coded page from becoming blocks, the
+		// report counts it as content-encoding, as before re-encoding.
+		if len(codings) > 0 && reason >= reasonChunking {
+			reason = reasonContentEncoding
+		}
 		v.Form, v.reason = formWhole, reason
 		v.Payload = p.add(pack.KindPayload, payload, u.prevPay)
 		if reason == reasonContentEncoding {
@@ -1021,7 +1047,9 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	case len(payload) == 0:
 		whole(reasonEmpty)
 		return
-	case len(m.ContentEncodings()) > 0:
+	case len(codings) > 1 || len(codings) == 1 && len(m.Codings()) != 1:
+		// Two codings, or a transfer coding besides chunked: not
+		// attempted.
 		whole(reasonContentEncoding)
 		return
 	}
@@ -1045,6 +1073,20 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 			return
 		}
 		doc, framing = dc, fb
+	}
+	var coding []byte
+	if len(codings) == 1 {
+		dec, params, ok, _ := reencode.Find(codings[0], doc, g.opts.Reencode)
+		if !ok {
+			whole(reasonContentEncoding)
+			return
+		}
+		b, err := params.MarshalBinary()
+		if err != nil {
+			whole(reasonContentEncoding)
+			return
+		}
+		doc, coding = dec, b
 	}
 	cs, _ := warcio.DetectCharset(m.ContentType(), doc[:min(len(doc), 1024)])
 	r, err := u.part.Partition(doc, partition.Options{Charset: cs, Level: u.level, BaseURL: v.TargetURI})
@@ -1073,6 +1115,6 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	if u.prevRes == nil {
 		p.res = r
 	}
-	v.Framing = framing
+	v.Framing, v.Coding = framing, coding
 	*res, *blockIDs = r, ids
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"blockwarc/dedupe/pack"
@@ -234,7 +236,26 @@ func FuzzStore(f *testing.F) {
 				ctype = "text/plain"
 			}
 			date := time.Date(2020, 1, 1+int(next()%3), 0, 0, 0, 0, time.UTC)
-			rec := warcRecord("response", urls[next()%uint32(len(urls))], date, i, httpResponse(ctype, body, next()%2 == 0))
+			var resp []byte
+			// Content-coded pages made by Go encoders, which ingest keeps
+			// as the blocks of the decoded page and re-encodes.
+			switch chunked := next()%2 == 0; next() % 6 {
+			case 0:
+				var gz bytes.Buffer
+				w, _ := gzip.NewWriterLevel(&gz, 1+int(seed%9))
+				w.Write(body)
+				w.Close()
+				resp = codedResponse("gzip", gz.Bytes(), chunked)
+			case 1:
+				var br bytes.Buffer
+				w := brotli.NewWriterOptions(&br, brotli.WriterOptions{Quality: int(seed % 10), LGWin: 10 + int(seed%15)})
+				w.Write(body)
+				w.Close()
+				resp = codedResponse("br", br.Bytes(), chunked)
+			default:
+				resp = httpResponse(ctype, body, chunked)
+			}
+			rec := warcRecord("response", urls[next()%uint32(len(urls))], date, i, resp)
 			if next()%7 == 0 {
 				rec = warcRecord("metadata", urls[next()%uint32(len(urls))], date, i, body)
 			}

@@ -15,6 +15,11 @@ type decodedFrame struct {
 	plain []byte
 	spans []objSpan
 	depth uint8
+	// reach bounds the plaintext bytes decoding this frame takes from
+	// nothing: its own plus, per distinct base frame, that frame's reach
+	// (frames shared further down are counted again, so it errs high).
+	reach int64
+	key   frameKey
 }
 
 func (d *decodedFrame) cost() int64 { return int64(len(d.plain) + 12*len(d.spans) + 64) }

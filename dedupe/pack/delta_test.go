@@ -273,7 +273,7 @@ func TestDeltaBaseChecks(t *testing.T) {
 // itself (already its context); and that everything reads back.
 func TestAddNear(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	s, _ := mustCreate(t, Options{noSync: true})
+	s, _ := mustCreate(t, Options{noSync: true, NearReach: -1})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -321,5 +321,73 @@ func TestAddNear(t *testing.T) {
 		if err != nil || !bytes.Equal(got, o) {
 			t.Fatalf("object %d: %v", i, err)
 		}
+	}
+}
+
+// TestAddNearReach checks Options.NearReach: a base that is not free is
+// taken when a full frame plus the frames the bases need stay within the
+// reach, and refused once another base frame would pass it. Frames'
+// reach is what readers decode, so the test measures it with
+// DecodedBytes on a fresh store.
+func TestAddNearReach(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const frame = 16 << 10
+	s, dir := mustCreate(t, Options{noSync: true, FrameSize: frame, NearReach: 3 * frame})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// Three frames of about 12 KiB each, no bases: reach = own size.
+	var heads [][]byte
+	for range 3 {
+		for j := range 3 {
+			o := randBytes(r, 4000)
+			if j == 0 {
+				heads = append(heads, o)
+			}
+			if _, _, err := w.Add(KindBlock, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A full frame (16 KiB) + frame 0 (12 KiB) = 28 KiB ≤ 48 KiB: taken.
+	if _, _, err := w.AddNear(KindBlock, mutate(r, heads[0]), Sum(heads[0])); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.bases) != 1 {
+		t.Fatalf("first base: frame has %d bases, want 1", len(w.bases))
+	}
+	// + frame 1 = 40 KiB: taken. + frame 2 = 52 KiB > 48 KiB: refused.
+	if _, _, err := w.AddNear(KindBlock, mutate(r, heads[1]), Sum(heads[1])); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.AddNear(KindBlock, mutate(r, heads[2]), Sum(heads[2])); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.bases) != 2 {
+		t.Fatalf("frame has %d bases, want 2 (the third base frame is beyond reach)", len(w.bases))
+	}
+	last := mutate(r, heads[2])
+	if _, _, err := w.Add(KindBlock, last); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if _, _, err := s2.Get(Sum(last)); err != nil {
+		t.Fatal(err)
+	}
+	// The last frame and the two base frames, nothing else.
+	if got, max := s2.DecodedBytes(), int64(3*frame); got > max || got < int64(3*12000) {
+		t.Fatalf("reading the last frame decoded %d bytes, want within (36000, %d]", got, max)
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"testing"
 )
 
-// goldenFiles returns the committed golden archive's files, the fuzz seeds.
+// goldenFiles returns the files of this build's committed golden archive,
+// the fuzz seeds.
 func goldenFiles(f *testing.F) map[string][]byte {
+	goldenDir, _ := goldenDirs()
 	files := map[string][]byte{}
 	ents, err := os.ReadDir(goldenDir)
 	if err != nil {

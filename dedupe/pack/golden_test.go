@@ -8,9 +8,23 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden.bwa")
+var update = flag.Bool("update", false, "rewrite this build's golden archive in testdata")
 
-const goldenDir = "testdata/golden.bwa"
+// The golden archives hold the same objects, written by a cgo build
+// (frames compressed by the reference zstd library) and by a pure-Go
+// build (klauspost/compress alone). Each build must reproduce its own
+// byte for byte and read both.
+const (
+	goldenC      = "testdata/golden.bwa"
+	goldenPureGo = "testdata/golden-purego.bwa"
+)
+
+func goldenDirs() (own, other string) {
+	if haveLibzstd {
+		return goldenC, goldenPureGo
+	}
+	return goldenPureGo, goldenC
+}
 
 // buildGolden writes the small archive kept in testdata: two commits,
 // several frames, two packs, deltas.
@@ -45,6 +59,7 @@ func buildGolden(t testing.TB, dir string) []obj {
 func TestGolden(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "g.bwa")
 	objs := buildGolden(t, dir)
+	goldenDir, otherDir := goldenDirs()
 	if *update {
 		os.RemoveAll(goldenDir)
 		copyDir(t, dir, goldenDir)
@@ -57,6 +72,13 @@ func TestGolden(t *testing.T) {
 	defer s.Close()
 	checkAll(t, s, objs)
 	verifyClean(t, s)
+	other, err := Open(otherDir, Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", otherDir, err)
+	}
+	defer other.Close()
+	checkAll(t, other, objs)
+	verifyClean(t, other)
 	ents, err := os.ReadDir(goldenDir)
 	if err != nil || len(ents) < 5 {
 		t.Fatalf("golden archive has %d files (%v)", len(ents), err)

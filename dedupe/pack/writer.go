@@ -53,6 +53,10 @@ type building struct {
 	baseData [][]byte
 	dictSize int
 	curDepth uint8
+	// baseReach sums the reach of the distinct frames the bases are in
+	// (baseFrames): what a reader decodes for the frame besides itself.
+	baseFrames map[frameKey]bool
+	baseReach  int64
 }
 
 // pend is where an uncommitted object is: in frames[frame], or in the
@@ -226,7 +230,11 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 		}
 	}
 	if base != nil && nearOnly {
-		if ok, err := w.near(*base); err != nil {
+		ok, err := w.near(*base)
+		if err == nil && !ok {
+			ok, err = w.withinReach(*base)
+		}
+		if err != nil {
 			return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
 		} else if !ok {
 			base = nil
@@ -257,6 +265,13 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 		w.baseData = append(w.baseData, bdata)
 		w.dictSize += len(bdata)
 		w.curDepth = max(w.curDepth, bframe.depth+1)
+		if !w.baseFrames[bframe.key] {
+			if w.baseFrames == nil {
+				w.baseFrames = make(map[frameKey]bool)
+			}
+			w.baseFrames[bframe.key] = true
+			w.baseReach += bframe.reach
+		}
 	}
 	w.pending[id] = pend{frame: -1, idx: int32(len(w.cur)), kind: kind}
 	w.refs[[RefLen]byte(id[:RefLen])]++
@@ -309,6 +324,7 @@ func (w *Writer) Flush() error {
 	w.cur = w.cur[:0]
 	w.curSize, w.dictSize, w.curDepth = 0, 0, 0
 	w.bases, w.baseData = nil, nil
+	w.baseFrames, w.baseReach = nil, 0
 	if len(w.queue) >= w.opts.Workers {
 		return w.drain()
 	}
@@ -333,6 +349,9 @@ type encSlot struct {
 }
 
 func (w *Writer) compress(j *frameJob, sl *encSlot) {
+	if haveLibzstd && w.opts.Level == zstd.SpeedBestCompression && w.compressC(j, sl) {
+		return
+	}
 	enc := &sl.plain
 	if j.dict != nil {
 		enc = &sl.dict
@@ -350,6 +369,31 @@ func (w *Writer) compress(j *frameJob, sl *encSlot) {
 	}
 	j.enc = (*enc).EncodeAll(j.plain, sl.buf[:0])
 	sl.buf = j.enc
+}
+
+// compressC compresses j with the reference zstd library and reports
+// whether it did. The frame is decoded again by the reader's decoder
+// before it is used: the two libraries must agree on every frame, and a
+// frame they would not agree on is left to the pure-Go encoder.
+func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
+	enc, err := libzstdCompress(sl.buf[:0], j.plain, j.dict)
+	if err != nil {
+		return false
+	}
+	sl.buf = enc
+	if j.dict != nil {
+		// The library writes no dictionary id for a raw-content
+		// dictionary; the format's frames name id 1.
+		if enc, err = nameDict(enc, dictID); err != nil {
+			return false
+		}
+	}
+	back, err := w.s.decode(enc, j.dict, len(j.plain))
+	if err != nil || !bytes.Equal(back, j.plain) {
+		return false
+	}
+	j.enc = enc
+	return true
 }
 
 // drain compresses the queued frames, one goroutine per frame when there
@@ -623,6 +667,28 @@ func (w *Writer) near(id ID) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// withinReach reports whether base, not free (near), may still serve
+// AddNear: with it, a full frame and the frames its bases need stay
+// within Options.NearReach bytes of plaintext to decode.
+func (w *Writer) withinReach(base ID) (bool, error) {
+	if w.opts.NearReach <= 0 || len(w.bases) >= w.opts.MaxBases {
+		return false, nil
+	}
+	budget := maxDecodes
+	b, _, fr, err := w.s.object(w, base, w.opts.MaxChain, &budget, true)
+	if err != nil {
+		return false, err
+	}
+	if w.dictSize+len(b) > w.opts.MaxDict || int(fr.depth) >= w.opts.MaxChain {
+		return false, nil
+	}
+	reach := int64(w.opts.FrameSize) + w.baseReach
+	if !w.baseFrames[fr.key] {
+		reach += fr.reach
+	}
+	return reach <= w.opts.NearReach, nil
 }
 
 // FrameBytes returns the plaintext bytes of the objects in the frame

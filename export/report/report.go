@@ -118,7 +118,7 @@ type Captures struct {
 // Storage counts captures (or records) stored one way for one reason.
 type Storage struct {
 	StoredAs  string `json:"stored_as"`
-	StoredWhy string `json:"stored_why"` // "" when stored as blocks
+	StoredWhy string `json:"stored_why"` // "" when stored as blocks, or "content-encoding" when re-encoded from blocks
 	Count     int64  `json:"count"`
 }
 

@@ -179,14 +179,24 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 }
 
 // blocksPage partitions a payload kept as layout + blocks the way ingest
-// did (dedupe's modelPayload: de-chunked, charset from DetectCharset,
-// the Version's level, the target URI as base), so its leaves are the
-// stored blocks.
+// did (dedupe's modelPayload: de-chunked, decoded when the archive
+// re-encodes it (Storage says "content-encoding"), charset from
+// DetectCharset, the Version's level, the target URI as base), so its
+// leaves are the stored blocks.
 func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, payload []byte) *page {
 	doc := payload
 	if m != nil && m.Chunked() {
 		if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(payload))); err == nil {
 			doc = dc
+		}
+	}
+	if _, why := v.Storage(); why == "content-encoding" && m != nil {
+		cr, err := warcio.DecodeContent(bytes.NewReader(doc), m.ContentEncodings(), 0)
+		if err == nil {
+			doc, err = io.ReadAll(cr)
+		}
+		if err != nil {
+			return &page{layout: v.Layout, mismatch: true}
 		}
 	}
 	ct := ""
