@@ -179,7 +179,10 @@ func TestRootRoundTrip(t *testing.T) {
 		},
 		Runs: [][]segRef{{{First: "", Last: "com,a)/", ID: pack.Sum([]byte("s"))}}},
 	}
-	b := r.encode()
+	b, err := r.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := decodeRoot(b)
 	if err != nil {
 		t.Fatal(err)
@@ -198,11 +201,11 @@ func TestRootRoundTrip(t *testing.T) {
 	// one differing from it in the middle only pays for the middle.
 	r2 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: r.Files[1].Name, Size: 1}), Runs: r.Runs}
 	r1 := &root{Files: r.Files[:2], Runs: r.Runs}
-	if d := len(r2.encode()) - len(r1.encode()); d != 38 {
+	if d := len(r2.body()) - len(r1.body()); d != 38 {
 		t.Errorf("a row repeating the previous name costs %d bytes, want 38 (names not front-coded?)", d)
 	}
 	r3 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: "ota-tinder-20220108063099.warc.gz", Size: 1}), Runs: r.Runs}
-	if d := len(r3.encode()) - len(r1.encode()); d != 40 {
+	if d := len(r3.body()) - len(r1.body()); d != 40 {
 		t.Errorf("a row differing from the previous name in 2 middle bytes costs %d bytes, want 40 (names not back-coded?)", d)
 	}
 	for i := len(rootMagic); i < len(b); i++ {
@@ -211,11 +214,31 @@ func TestRootRoundTrip(t *testing.T) {
 		}
 	}
 	// A prefix longer than the previous name is refused.
-	bad := append([]byte(rootMagic), catalogVersion, 1, 5, 1, 'x', 0)
-	bad = append(bad, make([]byte, 32)...)
-	bad = append(bad, 0)
+	badBody := append([]byte{1, 5, 1, 'x', 0}, make([]byte, 32)...)
+	badBody = append(badBody, 0)
+	bad, err := wrapRoot(badBody)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := decodeRoot(bad); err == nil {
 		t.Error("a file name prefix longer than the previous name was accepted")
+	}
+	// The body is compressed: names, sizes and counts shrink, the
+	// digests (32 of a row's ~45 bytes) stay.
+	big := &root{Runs: r.Runs}
+	for i := range 1000 {
+		big.Files = append(big.Files, InputFile{Name: fmt.Sprintf("crawl-2022%06d.warc.gz", i*37), Size: int64(1e9 + i*1000), SHA256: pack.Sum([]byte{byte(i), byte(i >> 8)}), Records: 5000})
+	}
+	bb, err := big.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bb) > len(big.body())*85/100 {
+		t.Errorf("root of 1,000 files: %d bytes compressed, %d plain", len(bb), len(big.body()))
+	}
+	back, err := decodeRoot(bb)
+	if err != nil || !slices.Equal(back.Files, big.Files) {
+		t.Fatalf("large root does not round-trip: %v", err)
 	}
 }
 

@@ -872,7 +872,10 @@ func (g *ingester) commit() error {
 	if len(runs[g.run]) == 0 {
 		g.r.Runs = runs[:g.run]
 	}
-	err := g.w.Commit(g.r.encode())
+	payload, err := g.r.encode()
+	if err == nil {
+		err = g.w.Commit(payload)
+	}
 	g.r.Runs = runs
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)

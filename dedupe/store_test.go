@@ -157,7 +157,11 @@ func TestResumeIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(r.encode()); err != nil {
+	payload, err := r.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(payload); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

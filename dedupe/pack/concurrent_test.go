@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"sync"
 	"testing"
 )
@@ -58,3 +59,80 @@ var errBadBytes = bytesError("Get returned other bytes")
 type bytesError string
 
 func (e bytesError) Error() string { return string(e) }
+
+// TestHeldFrameKeepsBytes checks the frame buffers' recycling: a frame
+// held by a reader keeps its plaintext however many other frames are
+// decoded meanwhile (the cache holds one frame here), and its buffer is
+// recycled for later decodes only once released; concurrent readers of
+// delta frames then still get exact bytes (run with -race).
+func TestHeldFrameKeepsBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	s, _ := mustCreate(t, Options{noSync: true, FrameSize: 8 << 10, CacheBytes: 1})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var objs [][]byte
+	prev := randBytes(r, 3000)
+	for i := range 40 {
+		o := mutate(r, prev)
+		if i%5 == 0 {
+			o = randBytes(r, 3000)
+		}
+		if _, _, err := w.AddDelta(KindBlock, o, Sum(prev)); err != nil && i > 0 {
+			t.Fatal(err)
+		} else if i == 0 {
+			if _, _, err := w.Add(KindBlock, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		objs = append(objs, o)
+		prev = o
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	budget := maxDecodes
+	held, _, fr, err := s.object(s, Sum(objs[0]), s.opts.MaxChain, &budget, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Clone(held)
+	for _, o := range objs[10:] {
+		if got, _, err := s.Get(Sum(o)); err != nil || !bytes.Equal(got, o) {
+			t.Fatalf("get: %v", err)
+		}
+	}
+	if !bytes.Equal(held, want) {
+		t.Fatal("a held frame's plaintext changed while other frames were decoded")
+	}
+	s.cache.release(fr)
+	if s.cache.freeUsed == 0 {
+		t.Fatal("no frame buffer was recycled")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				o := objs[(i*13+g*7)%len(objs)]
+				got, _, err := s.Get(Sum(o))
+				if err == nil && !bytes.Equal(got, o) {
+					err = errBadBytes
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

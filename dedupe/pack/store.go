@@ -37,14 +37,15 @@ type Options struct {
 	// a cgo build means the reference library's level 19).
 	Level zstd.EncoderLevel
 	// CacheBytes bounds the cache of decoded frames (default 32 MiB); it
-	// always keeps the frame decoded last, even a larger one.
+	// always keeps the frame decoded last, even a larger one. Buffers of
+	// frames gone from the cache are kept for later decodes, up to as
+	// many bytes again (at least 16, at most 64 MiB).
 	CacheBytes int64
 	// NearReach lets Writer.AddNear take a base that is not free when a
 	// full frame plus the frames its bases need stay within this many
-	// plaintext bytes to decode (default 2 × FrameSize; negative: free
-	// bases only). It trades restore work for cross-URL context: on the
-	// corpus 2 × FrameSize made tinder's archive 4 % smaller for 10 % more
-	// decoded bytes at the p99 restore (dedupe's BenchmarkRestore).
+	// plaintext bytes to decode (default 4 × FrameSize; negative: free
+	// bases only). It trades restore work for cross-URL context; see
+	// docs/FORMAT.md "Free bases" for what it does on the corpus.
 	NearReach int64
 
 	// Workers is how many frames the writer compresses in parallel
@@ -89,7 +90,7 @@ func (o Options) withDefaults() Options {
 		o.Level = zstd.SpeedBestCompression
 	}
 	if o.NearReach == 0 {
-		o.NearReach = 2 * int64(o.FrameSize)
+		o.NearReach = 4 * int64(o.FrameSize)
 	}
 	if o.Workers <= 0 {
 		o.Workers = 1
@@ -505,15 +506,18 @@ func (s *Store) Get(id ID) ([]byte, Kind, error) {
 
 func (s *Store) get(r locator, id ID) ([]byte, Kind, error) {
 	budget := maxDecodes
-	b, k, _, err := s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
+	b, k, fr, err := s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
 	if err != nil {
 		return nil, 0, fmt.Errorf("get %s: %w", id, err)
 	}
-	return bytes.Clone(b), k, nil
+	b = bytes.Clone(b)
+	s.cache.release(fr)
+	return b, k, nil
 }
 
 // object returns the object's plaintext inside its cached frame (do not
-// modify) and that frame. chain is how many more base levels may be
+// modify) and that frame, held: the caller must s.cache.release it, and
+// not use the plaintext after. chain is how many more base levels may be
 // followed.
 func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([]byte, Kind, *decodedFrame, error) {
 	l, ok, err := r.locate(id)
@@ -535,10 +539,12 @@ func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([
 		i++
 	}
 	if i == len(fr.spans) || fr.spans[i] != want {
+		s.cache.release(fr)
 		return nil, 0, nil, corrupt(file, l.off, "index entry for %s (offset %d, length %d, kind %s) matches no object of the frame", id, l.objOff, l.objLen, l.kind)
 	}
 	b := fr.plain[l.objOff : l.objOff+l.objLen]
 	if verify && Sum(b) != id {
+		s.cache.release(fr)
 		return nil, 0, nil, corrupt(file, l.off, "object %s: plaintext does not match its id", id)
 	}
 	return b, l.kind, fr, nil
@@ -568,12 +574,13 @@ func (s *Store) packFile(num uint32) (*os.File, error) {
 	return f, nil
 }
 
-// frame returns the decoded frame at row, reading, checking and
-// decompressing it (and its bases) if it is not cached.
+// frame returns the decoded frame at row, held (release it), reading,
+// checking and decompressing it (and its bases) if it is not cached.
 func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *int) (*decodedFrame, error) {
 	key := frameKey{row.pack, row.off}
 	if fr := s.cache.get(key); fr != nil {
 		if int(fr.depth) > chain {
+			s.cache.release(fr)
 			return nil, ErrChainTooLong
 		}
 		return fr, nil
@@ -629,14 +636,15 @@ func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *i
 				return nil, fmt.Errorf("read base %s of frame at %s:%d: %w", b.id, file, row.off, err)
 			}
 			if uint32(len(bl)) != b.size {
+				s.cache.release(bf)
 				return nil, corrupt(file, row.off, "frame base %s is %d bytes, frame recorded %d", b.id, len(bl), b.size)
 			}
-
 			dict = append(dict, bl...)
 			if !seen[bf.key] {
 				seen[bf.key] = true
 				reach += bf.reach
 			}
+			s.cache.release(bf)
 		}
 	}
 	plain, err := s.decode(data, dict, int(h.ulen))
@@ -645,11 +653,11 @@ func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *i
 	}
 	spans, err := parseTable(plain, h.count, file, row.off)
 	if err != nil {
+		s.cache.give(plain)
 		return nil, err
 	}
 	fr := &decodedFrame{plain: plain, spans: spans, depth: h.depth, reach: reach, key: key}
-	s.cache.put(key, fr)
-	return fr, nil
+	return s.cache.put(key, fr), nil
 }
 
 func (s *Store) decode(data, dict []byte, ulen int) ([]byte, error) {
@@ -682,13 +690,18 @@ func (s *Store) decode(data, dict []byte, ulen int) ([]byte, error) {
 		}
 		d.hasDict = false
 	}
-	out, err := d.d.DecodeAll(data, make([]byte, 0, ulen))
-	s.decoded.Add(int64(len(out)))
-	if err != nil {
-		return nil, err
+	buf := s.cache.take(ulen)
+	if buf == nil {
+		buf = make([]byte, 0, ulen)
 	}
-	if len(out) != ulen {
-		return nil, fmt.Errorf("frame decompressed to %d bytes, header says %d", len(out), ulen)
+	out, err := d.d.DecodeAll(data, buf[:0])
+	s.decoded.Add(int64(len(out)))
+	if err == nil && len(out) != ulen {
+		err = fmt.Errorf("frame decompressed to %d bytes, header says %d", len(out), ulen)
+	}
+	if err != nil {
+		s.cache.give(buf)
+		return nil, err
 	}
 	return out, nil
 }

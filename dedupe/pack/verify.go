@@ -87,6 +87,7 @@ func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 					report(id, nil)
 				}
 			}
+			s.cache.release(fr)
 		}
 		if matched != ix.n {
 			problem(ID{}, corrupt(ix.path, indexHeaderSize+fanoutSize, "%d of %d entries match no object", ix.n-matched, ix.n))

@@ -251,8 +251,10 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 				return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
 			}
 			if int(fr.depth) < w.opts.MaxChain && len(b) <= w.opts.MaxDict {
-				useBase, bdata, bframe = true, b, fr
+				// The frame's fields stay valid, its plaintext only while held.
+				useBase, bdata, bframe = true, bytes.Clone(b), fr
 			}
+			w.s.cache.release(fr)
 		}
 	}
 	if useBase && len(w.cur) > 0 && (len(w.bases) >= w.opts.MaxBases || w.dictSize+len(bdata) > w.opts.MaxDict) {
@@ -389,7 +391,12 @@ func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
 		}
 	}
 	back, err := w.s.decode(enc, j.dict, len(j.plain))
-	if err != nil || !bytes.Equal(back, j.plain) {
+	if err != nil {
+		return false
+	}
+	same := bytes.Equal(back, j.plain)
+	w.s.cache.give(back)
+	if !same {
 		return false
 	}
 	j.enc = enc
@@ -681,6 +688,7 @@ func (w *Writer) withinReach(base ID) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	w.s.cache.release(fr) // only sizes are used below
 	if w.dictSize+len(b) > w.opts.MaxDict || int(fr.depth) >= w.opts.MaxChain {
 		return false, nil
 	}
