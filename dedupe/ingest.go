@@ -55,10 +55,9 @@ type Options struct {
 	// Workers is how many URLs are modelled (partitioned, matched,
 	// encoded, checked) in parallel (default 1). The archive written does
 	// not depend on it. With 1, everything runs in the caller's goroutine;
-	// with more, one more goroutine stores the modelled objects and
-	// compresses frames beside the modelling. Pack.Workers sets the
-	// compression workers: on 2 cores 1 is fastest with Workers 2
-	// (each more costs two ~100 MB zstd encoders; BenchmarkIngestWorkers).
+	// with more, one more goroutine stores the modelled objects. Frames
+	// compress in the background when Pack.Workers > 1 (the CLI sets it
+	// to Workers; each frame compressing holds Pack.NativeMemory's share).
 	Workers int
 	// CommitBytes is how many bytes of input records are ingested between
 	// commits (default 64 MiB); commits fall between URLs.

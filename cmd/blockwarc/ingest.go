@@ -59,17 +59,18 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "blockwarc ingest: -level and -workers must be at least 1")
 		return exitUsage
 	}
-	// One zstd compressor per two model workers: each best-level encoder
-	// holds ~100 MB of tables, and on two cores a second one made ingest
-	// slower, not faster (BenchmarkIngestWorkers).
+	// As many frames compress in the background as there are model
+	// workers (with one, everything runs on one goroutine).
+	popts := pack.Options{Workers: *workers}
 	opts := dedupe.Options{
-		Level: *level, Workers: *workers, Pack: pack.Options{Workers: max(1, *workers/2)},
+		Level: *level, Workers: *workers, Pack: popts,
 		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
 	}
 	// -mem bounds the sort and the records in flight; the soft limit makes
 	// the collector hold the whole process near it (plus the encoders)
-	// instead of letting garbage double the heap.
-	debug.SetMemoryLimit(mem + 256<<20)
+	// instead of letting garbage double the heap. The reference zstd
+	// library's state is not Go memory: the Go heap gets that much less.
+	debug.SetMemoryLimit(mem + 256<<20 - popts.NativeMemory())
 	var ok bool
 	if opts.Reader.Policy, ok = parsePolicy(*policyFlag); !ok {
 		fmt.Fprintf(stderr, "blockwarc ingest: bad -policy %q: want skip, warn or fail\n", *policyFlag)

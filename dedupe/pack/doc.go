@@ -32,12 +32,16 @@
 // one object alone, so a caller may store RefLen bytes instead of 32.
 //
 // Memory: a Store keeps 1 KiB per index file plus a bounded cache of
-// decoded frames (Options.CacheBytes, but always the frame decoded last);
-// lookups read index entries in place. GetMany reads objects grouped by
-// frame, so that a small cache decodes each frame once.
-// A Writer keeps the current frame, Options.Workers flushed frames waiting
-// for compression, and about 100 bytes per object added since the last
-// commit, so a long ingest should commit periodically.
+// decoded frames (Options.CacheBytes, but always the frame decoded last)
+// and up to as many bytes of buffers of frames that left it, reused for
+// the next decodes (a held frame's buffer is never reused: object bytes
+// stay valid while their frame is held); lookups read index entries in
+// place. GetMany reads objects grouped by frame, so that a small cache
+// decodes each frame once.
+// A Writer keeps the current frame, Options.Workers flushed frames
+// compressing (with the reference zstd library's state outside the Go
+// heap: Options.NativeMemory), and about 100 bytes per object added since
+// the last commit, so a long ingest should commit periodically.
 //
 // Objects are verified on the way out (frame CRC-32C, SHA-256 of the
 // plaintext against the id); damage is reported as a *CorruptError that

@@ -31,12 +31,28 @@ var errFormattedDict = errors.New("dictionary starts with the zstd dictionary ma
 
 // libzstdCompress compresses plain into one zstd frame, with dict as raw
 // content dictionary when non-nil. The frame names no dictionary id.
+//
+// A dictionary is digested (ZSTD_createCDict, then the frame compressed
+// at its known size) when it is small next to the frame; a large one is
+// loaded into a streaming context, which costs less for the same size.
 func libzstdCompress(dst, plain, dict []byte) ([]byte, error) {
 	if dict == nil {
 		return czstd.CompressLevel(dst, plain, libzstdLevel)
 	}
 	if bytes.HasPrefix(dict, dictMagic) {
 		return nil, errFormattedDict
+	}
+	if len(dict) >= len(plain)/8 {
+		buf := bytes.NewBuffer(dst[:0])
+		w := czstd.NewWriterLevelDict(buf, libzstdLevel, dict)
+		if _, err := w.Write(plain); err != nil {
+			w.Close()
+			return nil, err
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
 	}
 	p, err := czstd.NewBulkProcessor(dict, libzstdLevel)
 	if err != nil {

@@ -48,8 +48,9 @@ type Options struct {
 	// docs/FORMAT.md "Free bases" for what it does on the corpus.
 	NearReach int64
 
-	// Workers is how many frames the writer compresses in parallel
-	// (default 1). Output bytes do not depend on it. At the default level
+	// Workers is how many frames the writer compresses at once (default
+	// 1: in Flush, on the caller's goroutine; more: in the background while
+	// the caller goes on). Output bytes do not depend on it. At the default level
 	// each worker holds about 60–90 MB of reference-library state while it
 	// compresses a frame (outside the Go heap), else up to two pure-Go
 	// encoders of about 70 MB each.
@@ -59,6 +60,19 @@ type Options struct {
 	SkipVerify bool
 
 	noSync bool // tests only: skip fsync
+}
+
+// NativeMemory is how much memory outside the Go heap a Writer with
+// these options may hold at once: the reference zstd library's state for
+// each frame compressing (about 90 MiB at level 19 with a dictionary), 0
+// in a build without cgo. Callers that bound the Go heap
+// (debug.SetMemoryLimit) leave this much room.
+func (o Options) NativeMemory() int64 {
+	o = o.withDefaults()
+	if !haveLibzstd || o.Level != zstd.SpeedBestCompression {
+		return 0
+	}
+	return int64(o.Workers) * 96 << 20
 }
 
 func (o Options) withDefaults() Options {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -34,11 +33,12 @@ type Writer struct {
 	packLen   int64
 	dirty     map[uint32]int64 // packs written since the last commit
 
-	pending map[ID]pend
-	refs    map[[RefLen]byte]int // pending objects by short reference, for Unique
-	frames  []frameRow           // flushed frames since the last commit
-	queue   []*frameJob          // flushed, not yet written: the last len(queue) frames
-	slots   []*encSlot
+	pending   map[ID]pend
+	refs      map[[RefLen]byte]int // pending objects by short reference, for Unique
+	frames    []frameRow           // flushed frames since the last commit
+	queue     []*frameJob          // flushed, not yet written: the last len(queue) frames
+	slots     []*encSlot
+	freeSlots []*encSlot // slots no background compression is using
 
 	building // the frame being built
 
@@ -293,8 +293,9 @@ func (w *Writer) inDict(id ID) bool {
 
 // Flush closes the current frame: the next object starts a new one. The
 // frame is compressed and appended to the pack now, or, with
-// Options.Workers > 1, together with the next frames, in parallel, and
-// always in Flush order. Flushed objects are still uncommitted.
+// Options.Workers > 1, compressed in the background (at most Workers
+// frames at a time) while the caller goes on, and appended in Flush
+// order. Flushed objects are still uncommitted.
 func (w *Writer) Flush() error {
 	if err := w.usable(); err != nil {
 		return err
@@ -327,14 +328,66 @@ func (w *Writer) Flush() error {
 	w.curSize, w.dictSize, w.curDepth = 0, 0, 0
 	w.bases, w.baseData = nil, nil
 	w.baseFrames, w.baseReach = nil, 0
-	if len(w.queue) >= w.opts.Workers {
+	if w.opts.Workers == 1 {
 		return w.drain()
+	}
+	// Several workers: the frame is compressed in the background while
+	// the caller goes on building the next ones; at most Workers frames
+	// are in flight, and they are written in Flush order.
+	w.start(job)
+	for len(w.queue) > w.opts.Workers {
+		if err := w.writeOldest(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// start compresses j on a goroutine of its own with a free encoder slot.
+func (w *Writer) start(j *frameJob) {
+	if n := len(w.freeSlots); n > 0 {
+		j.slot, w.freeSlots = w.freeSlots[n-1], w.freeSlots[:n-1]
+	} else {
+		j.slot = &encSlot{}
+		w.slots = append(w.slots, j.slot)
+	}
+	j.done = make(chan struct{})
+	go func() {
+		defer close(j.done)
+		w.compress(j, j.slot)
+	}()
+}
+
+// writeOldest waits for the oldest queued frame's compression and
+// appends it to the pack.
+func (w *Writer) writeOldest() error {
+	j := w.queue[0]
+	<-j.done
+	w.freeSlots = append(w.freeSlots, j.slot)
+	if j.err != nil {
+		return w.fail(j.err)
+	}
+	if err := w.write(j, len(w.frames)-len(w.queue)); err != nil {
+		return err
+	}
+	w.queue[0] = nil
+	w.queue = w.queue[1:]
+	return nil
+}
+
+// wait waits for every frame compressing in the background.
+func (w *Writer) wait() {
+	for _, j := range w.queue {
+		if j.done != nil {
+			<-j.done
+		}
+	}
+}
+
 // frameJob is a flushed frame waiting to be compressed and written.
 type frameJob struct {
+	done        chan struct{} // closed when compressed, if compressed in the background
+	slot        *encSlot
 	plain, dict []byte
 	count       uint32
 	depth       uint8
@@ -403,56 +456,57 @@ func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
 	return true
 }
 
-// drain compresses the queued frames, one goroutine per frame when there
-// are several, and appends them to the pack in Flush order.
+// drain compresses the queued frames (with one worker, here; else they
+// are compressing already) and appends them to the pack in Flush order.
 func (w *Writer) drain() error {
-	q := w.queue
-	if len(q) == 0 {
+	if w.opts.Workers > 1 {
+		for len(w.queue) > 0 {
+			if err := w.writeOldest(); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	for len(w.slots) < len(q) {
+	if len(w.slots) == 0 {
 		w.slots = append(w.slots, &encSlot{})
 	}
-	if len(q) == 1 {
-		w.compress(q[0], w.slots[0])
-	} else {
-		var wg sync.WaitGroup
-		for i, j := range q {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.compress(j, w.slots[i])
-			}()
-		}
-		wg.Wait()
-	}
-	seq := len(w.frames) - len(q)
-	for _, j := range q {
+	seq := len(w.frames) - len(w.queue)
+	for _, j := range w.queue {
+		w.compress(j, w.slots[0])
 		if j.err != nil {
 			return w.fail(j.err)
 		}
-		h := frameHeader{depth: j.depth, clen: uint32(len(j.enc)), ulen: uint32(len(j.plain)),
-			count: j.count, dcrc: crc(j.enc), bases: j.bases}
-		hdr := h.appendTo(w.hdrBuf[:0])
-		w.hdrBuf = hdr
-		flen := int64(len(hdr) + len(j.enc))
-		if err := w.ensurePack(flen); err != nil {
-			return w.fail(err)
+		if err := w.write(j, seq); err != nil {
+			return err
 		}
-		off := w.packLen
-		if _, err := w.pack.WriteAt(hdr, off); err != nil {
-			return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
-		}
-		if _, err := w.pack.WriteAt(j.enc, off+int64(len(hdr))); err != nil {
-			return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
-		}
-		w.packLen += flen
-		w.dirty[w.packNum] = w.packLen
-		w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
 		seq++
 	}
 	clear(w.queue)
 	w.queue = w.queue[:0]
+	return nil
+}
+
+// write appends the compressed frame j, number seq of this writer, to
+// the pack.
+func (w *Writer) write(j *frameJob, seq int) error {
+	h := frameHeader{depth: j.depth, clen: uint32(len(j.enc)), ulen: uint32(len(j.plain)),
+		count: j.count, dcrc: crc(j.enc), bases: j.bases}
+	hdr := h.appendTo(w.hdrBuf[:0])
+	w.hdrBuf = hdr
+	flen := int64(len(hdr) + len(j.enc))
+	if err := w.ensurePack(flen); err != nil {
+		return w.fail(err)
+	}
+	off := w.packLen
+	if _, err := w.pack.WriteAt(hdr, off); err != nil {
+		return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
+	}
+	if _, err := w.pack.WriteAt(j.enc, off+int64(len(hdr))); err != nil {
+		return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
+	}
+	w.packLen += flen
+	w.dirty[w.packNum] = w.packLen
+	w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
 	return nil
 }
 
@@ -746,6 +800,7 @@ func (w *Writer) Close() error {
 	if w.lock == nil {
 		return nil
 	}
+	w.wait() // background compressions use the slots and the store
 	if len(w.pending) > 0 || len(w.frames) > 0 {
 		w.s.cache.purge()
 	}
