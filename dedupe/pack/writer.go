@@ -241,20 +241,17 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 		}
 	}
 	var bdata []byte
-	var bframe *decodedFrame
+	var bframe baseFrame
 	useBase := false
 	if base != nil && *base != id && !w.inDict(*base) {
 		if p, ok := w.pending[*base]; !ok || p.frame >= 0 {
-			budget := maxDecodes
-			b, _, fr, err := w.s.object(w, *base, w.opts.MaxChain, &budget, true)
+			b, bf, err := w.baseObject(*base)
 			if err != nil {
 				return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
 			}
-			if int(fr.depth) < w.opts.MaxChain && len(b) <= w.opts.MaxDict {
-				// The frame's fields stay valid, its plaintext only while held.
-				useBase, bdata, bframe = true, bytes.Clone(b), fr
+			if int(bf.depth) < w.opts.MaxChain && len(b) <= w.opts.MaxDict {
+				useBase, bdata, bframe = true, b, bf
 			}
-			w.s.cache.release(fr)
 		}
 	}
 	if useBase && len(w.cur) > 0 && (len(w.bases) >= w.opts.MaxBases || w.dictSize+len(bdata) > w.opts.MaxDict) {
@@ -314,7 +311,8 @@ func (w *Writer) Flush() error {
 		w.pending[o.id] = pend{frame: seq, off: uint32(len(plain)), len: uint32(len(o.data)), kind: o.kind}
 		plain = append(plain, o.data...)
 	}
-	job := &frameJob{plain: plain, count: uint32(len(w.cur)), depth: w.curDepth, bases: w.bases}
+	job := &frameJob{plain: plain, count: uint32(len(w.cur)), depth: w.curDepth, bases: w.bases,
+		reach: int64(len(plain)) + w.baseReach}
 	if len(w.bases) > 0 {
 		job.dict = make([]byte, 0, w.dictSize)
 		for _, b := range w.baseData {
@@ -391,6 +389,7 @@ type frameJob struct {
 	plain, dict []byte
 	count       uint32
 	depth       uint8
+	reach       int64 // as decodedFrame.reach
 	bases       []baseRef
 	enc         []byte
 	err         error
@@ -711,23 +710,71 @@ func (w *Writer) near(id ID) (bool, error) {
 	if p, ok := w.pending[id]; ok && p.frame < 0 || w.inDict(id) {
 		return true, nil
 	}
-	l, ok, err := w.locate(id)
+	key, size, ok, err := w.frameOf(id)
 	if err != nil || !ok {
 		return false, err
 	}
-	if len(w.bases) >= w.opts.MaxBases || w.dictSize+int(l.objLen) > w.opts.MaxDict {
+	if len(w.bases) >= w.opts.MaxBases || w.dictSize+int(size) > w.opts.MaxDict {
 		return false, nil
 	}
-	for _, b := range w.bases {
-		bl, ok, err := w.locate(b.id)
-		if err != nil {
-			return false, err
+	return w.baseFrames[key], nil
+}
+
+// pendingPack marks the frame keys frameOf gives this writer's own
+// frames: their sequence number stands for the offset, so that a frame
+// has the same key before and after it is written.
+const pendingPack = ^uint32(0)
+
+// frameOf names the frame id is in and gives the object's size, without
+// waiting for frames compressing in the background.
+func (w *Writer) frameOf(id ID) (key frameKey, size uint32, ok bool, err error) {
+	if p, ok := w.pending[id]; ok {
+		if p.frame < 0 {
+			return frameKey{}, 0, false, errors.New("object is in the unflushed frame")
 		}
-		if ok && bl.pack == l.pack && bl.off == l.off {
-			return true, nil
+		return frameKey{pendingPack, int64(p.frame)}, p.len, true, nil
+	}
+	l, ok, err := w.s.locate(id)
+	if err != nil || !ok {
+		return frameKey{}, 0, ok, err
+	}
+	return frameKey{l.pack, l.off}, l.objLen, true, nil
+}
+
+// baseFrame is what the writer needs of a base's frame.
+type baseFrame struct {
+	depth uint8
+	key   frameKey // as frameOf gives it
+	reach int64
+}
+
+// baseObject returns a copy of a flushed or committed object and its
+// frame's depth, key and reach. An object of a frame still compressing
+// is taken from the frame's plaintext, without waiting for it.
+func (w *Writer) baseObject(id ID) ([]byte, baseFrame, error) {
+	if p, ok := w.pending[id]; ok && p.frame >= 0 {
+		if q := int(p.frame) - (len(w.frames) - len(w.queue)); q >= 0 {
+			j := w.queue[q]
+			b := bytes.Clone(j.plain[p.off : p.off+p.len])
+			return b, baseFrame{depth: j.depth, key: frameKey{pendingPack, int64(p.frame)}, reach: j.reach}, nil
 		}
 	}
-	return false, nil
+	key, _, ok, err := w.frameOf(id)
+	if err == nil && !ok {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return nil, baseFrame{}, err
+	}
+	budget := maxDecodes
+	b, _, fr, err := w.s.object(w, id, w.opts.MaxChain, &budget, true)
+	if err != nil {
+		return nil, baseFrame{}, err
+	}
+	b = bytes.Clone(b)
+	bf := baseFrame{depth: fr.depth, key: key, reach: fr.reach}
+	w.s.cache.release(fr)
+	return b, bf, nil
 }
 
 // withinReach reports whether base, not free (near), may still serve
@@ -737,12 +784,10 @@ func (w *Writer) withinReach(base ID) (bool, error) {
 	if w.opts.NearReach <= 0 || len(w.bases) >= w.opts.MaxBases {
 		return false, nil
 	}
-	budget := maxDecodes
-	b, _, fr, err := w.s.object(w, base, w.opts.MaxChain, &budget, true)
+	b, fr, err := w.baseObject(base)
 	if err != nil {
 		return false, err
 	}
-	w.s.cache.release(fr) // only sizes are used below
 	if w.dictSize+len(b) > w.opts.MaxDict || int(fr.depth) >= w.opts.MaxChain {
 		return false, nil
 	}
