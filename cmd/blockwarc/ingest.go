@@ -61,9 +61,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// Frames compress in the background, as many at once as there are
 	// model workers (with one, everything runs on one goroutine), but at
-	// most 2 plus one per 512MiB of -mem above 1GiB: each holds about
-	// 96MiB of reference-library state.
-	popts := pack.Options{Workers: max(1, min(*workers, 2+int(max(0, mem-1<<30)/(512<<20))))}
+	// most one per 256MiB of -mem: each holds up to pack.NativeMemory's
+	// share of reference-library state, and the frames and bases in flight.
+	popts := pack.Options{Workers: max(1, min(*workers, int(mem/(256<<20))))}
 	opts := dedupe.Options{
 		Level: *level, Workers: *workers, Pack: popts,
 		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,

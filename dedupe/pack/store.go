@@ -64,15 +64,17 @@ type Options struct {
 
 // NativeMemory is how much memory outside the Go heap a Writer with
 // these options may hold at once: the reference zstd library's state for
-// each frame compressing (about 90 MiB at level 19 with a dictionary), 0
-// in a build without cgo. Callers that bound the Go heap
-// (debug.SetMemoryLimit) leave this much room.
+// each frame compressing (a context of about 90 MiB at level 19, plus a
+// digested dictionary that the library frees only when the Go collector
+// finalizes it: 160 MiB is what keeps ingest's peak RSS within -mem +
+// 256 MiB, BenchmarkIngestRSS), 0 in a build without cgo. Callers that
+// bound the Go heap (debug.SetMemoryLimit) leave this much room.
 func (o Options) NativeMemory() int64 {
 	o = o.withDefaults()
 	if !haveLibzstd || o.Level != zstd.SpeedBestCompression {
 		return 0
 	}
-	return int64(o.Workers) * 96 << 20
+	return int64(o.Workers) * 160 << 20
 }
 
 func (o Options) withDefaults() Options {
