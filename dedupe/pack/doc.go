@@ -38,7 +38,7 @@
 // stay valid while their frame is held); lookups read index entries in
 // place. GetMany reads objects grouped by frame, so that a small cache
 // decodes each frame once.
-// A Writer keeps the current frame, Options.Workers flushed frames
+// A Writer keeps the current frame, up to Options.Workers + 1 flushed frames
 // compressing (with the reference zstd library's state outside the Go
 // heap: Options.NativeMemory), and about 100 bytes per object added since
 // the last commit, so a long ingest should commit periodically.

@@ -48,9 +48,10 @@ type Options struct {
 	// docs/FORMAT.md "Free bases" for what it does on the corpus.
 	NearReach int64
 
-	// Workers is how many frames the writer compresses at once (default
+	// Workers sets how many frames the writer compresses at once (default
 	// 1: in Flush, on the caller's goroutine; more: in the background while
-	// the caller goes on). Output bytes do not depend on it. At the default level
+	// the caller goes on, Workers + 1 at most). Output bytes do not depend
+	// on it. At the default level
 	// each worker holds about 60–90 MB of reference-library state while it
 	// compresses a frame (outside the Go heap), else up to two pure-Go
 	// encoders of about 70 MB each.
@@ -74,7 +75,11 @@ func (o Options) NativeMemory() int64 {
 	if !haveLibzstd || o.Level != zstd.SpeedBestCompression {
 		return 0
 	}
-	return int64(o.Workers) * 160 << 20
+	n := int64(o.Workers)
+	if n > 1 {
+		n++ // Writer.Flush lets Workers + 1 frames compress
+	}
+	return n * 160 << 20
 }
 
 func (o Options) withDefaults() Options {

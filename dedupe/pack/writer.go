@@ -290,7 +290,7 @@ func (w *Writer) inDict(id ID) bool {
 
 // Flush closes the current frame: the next object starts a new one. The
 // frame is compressed and appended to the pack now, or, with
-// Options.Workers > 1, compressed in the background (at most Workers
+// Options.Workers > 1, compressed in the background (at most Workers + 1
 // frames at a time) while the caller goes on, and appended in Flush
 // order. Flushed objects are still uncommitted.
 func (w *Writer) Flush() error {
@@ -330,10 +330,12 @@ func (w *Writer) Flush() error {
 		return w.drain()
 	}
 	// Several workers: the frame is compressed in the background while
-	// the caller goes on building the next ones; at most Workers frames
-	// are in flight, and they are written in Flush order.
+	// the caller goes on building the next ones, and they are written in
+	// Flush order. Up to Workers + 1 frames are in flight: a catalog
+	// segment flushed right after a data frame then need not wait for
+	// the frames before them.
 	w.start(job)
-	for len(w.queue) > w.opts.Workers {
+	for len(w.queue) > w.opts.Workers+1 {
 		if err := w.writeOldest(); err != nil {
 			return err
 		}
