@@ -59,9 +59,10 @@ unit:
 test: vet npm unit
 
 # Benchmarks print their figures as ratios against a baseline measured in
-# the same run (custom metrics named x-<baseline>).
+# the same run (custom metrics named x-<baseline>). -p 1: one package at a
+# time, so that no package's benchmarks share the cores with another's.
 bench: npm
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
+	$(GO) test -p 1 -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
 
 # Each fuzz target briefly (FUZZTIME per target).
 fuzz:
