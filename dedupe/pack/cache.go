@@ -83,8 +83,12 @@ func (c *frameCache) release(f *decodedFrame) {
 // recycle keeps f's buffer for a later decode; f must be unreachable
 // from the cache and unheld. c.mu held.
 func (c *frameCache) recycle(f *decodedFrame) {
-	b := f.plain
+	c.keep(f.plain)
 	f.plain, f.spans = nil, nil
+}
+
+// keep adds b to the free buffers if they have room. c.mu held.
+func (c *frameCache) keep(b []byte) {
 	if cap(b) == 0 || c.freeUsed+int64(cap(b)) > c.maxFree {
 		return
 	}
@@ -118,7 +122,7 @@ func (c *frameCache) take(n int) []byte {
 func (c *frameCache) give(b []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.recycle(&decodedFrame{plain: b})
+	c.keep(b)
 }
 
 // put adds f. A frame larger than the whole cache replaces everything:

@@ -371,6 +371,10 @@ func TestAddNearReach(t *testing.T) {
 	if len(w.bases) != 2 {
 		t.Fatalf("frame has %d bases, want 2 (the third base frame is beyond reach)", len(w.bases))
 	}
+	// A missing base is no error with a reach either.
+	if _, _, err := w.AddNear(KindBlock, []byte("y"), Sum([]byte("missing"))); err != nil {
+		t.Fatalf("AddNear with a missing base: %v", err)
+	}
 	last := mutate(r, heads[2])
 	if _, _, err := w.Add(KindBlock, last); err != nil {
 		t.Fatal(err)

@@ -229,29 +229,32 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 			return id, false, err
 		}
 	}
+	var bdata []byte
+	var bframe baseFrame
 	if base != nil && nearOnly {
-		ok, err := w.near(*base)
-		if err == nil && !ok {
-			ok, err = w.withinReach(*base)
+		free, err := w.near(*base)
+		if err == nil && !free {
+			// Not free: taken only within reach; fetched once here.
+			bdata, bframe, err = w.withinReach(*base)
+			if bdata == nil {
+				base = nil
+			}
 		}
 		if err != nil {
 			return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
-		} else if !ok {
-			base = nil
 		}
 	}
-	var bdata []byte
-	var bframe baseFrame
 	useBase := false
 	if base != nil && *base != id && !w.inDict(*base) {
 		if p, ok := w.pending[*base]; !ok || p.frame >= 0 {
-			b, bf, err := w.baseObject(*base)
-			if err != nil {
-				return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
+			if bdata == nil {
+				b, bf, err := w.baseObject(*base)
+				if err != nil {
+					return id, false, fmt.Errorf("add delta: base %s: %w", *base, err)
+				}
+				bdata, bframe = b, bf
 			}
-			if int(bf.depth) < w.opts.MaxChain && len(b) <= w.opts.MaxDict {
-				useBase, bdata, bframe = true, b, bf
-			}
+			useBase = int(bframe.depth) < w.opts.MaxChain && len(bdata) <= w.opts.MaxDict
 		}
 	}
 	if useBase && len(w.cur) > 0 && (len(w.bases) >= w.opts.MaxBases || w.dictSize+len(bdata) > w.opts.MaxDict) {
@@ -782,22 +785,31 @@ func (w *Writer) baseObject(id ID) ([]byte, baseFrame, error) {
 // withinReach reports whether base, not free (near), may still serve
 // AddNear: with it, a full frame and the frames its bases need stay
 // within Options.NearReach bytes of plaintext to decode.
-func (w *Writer) withinReach(base ID) (bool, error) {
+//
+// It returns the base's bytes and frame when it may, nil bytes when not
+// (a missing base included).
+func (w *Writer) withinReach(base ID) ([]byte, baseFrame, error) {
 	if w.opts.NearReach <= 0 || len(w.bases) >= w.opts.MaxBases {
-		return false, nil
+		return nil, baseFrame{}, nil
+	}
+	if _, _, ok, err := w.frameOf(base); err != nil || !ok {
+		return nil, baseFrame{}, err
 	}
 	b, fr, err := w.baseObject(base)
 	if err != nil {
-		return false, err
+		return nil, baseFrame{}, err
 	}
 	if w.dictSize+len(b) > w.opts.MaxDict || int(fr.depth) >= w.opts.MaxChain {
-		return false, nil
+		return nil, baseFrame{}, nil
 	}
 	reach := int64(w.opts.FrameSize) + w.baseReach
 	if !w.baseFrames[fr.key] {
 		reach += fr.reach
 	}
-	return reach <= w.opts.NearReach, nil
+	if reach > w.opts.NearReach {
+		return nil, baseFrame{}, nil
+	}
+	return b, fr, nil
 }
 
 // FrameBytes returns the plaintext bytes of the objects in the frame
