@@ -1090,8 +1090,7 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 		}
 		doc, coding = dec, b
 	}
-	cs, _ := warcio.DetectCharset(m.ContentType(), doc[:min(len(doc), 1024)])
-	r, err := u.part.Partition(doc, partition.Options{Charset: cs, Level: u.level, BaseURL: v.TargetURI})
+	r, err := u.part.Partition(doc, PageOptions(m.ContentType(), u.level, v.TargetURI))
 	if err != nil {
 		whole(reasonPartition)
 		return

@@ -11,6 +11,12 @@ const maxDocBytes = 1 << 30
 // maxLevel bounds Options.Level.
 const maxLevel = 64
 
+// DefaultLevel is the partition level kept when Options.Level is 0. It is
+// the one default of the product: ingest, the tables and the blocks
+// command all use it (a URL with history keeps the level it was archived
+// at, which the archive records).
+const DefaultLevel = 3
+
 // partitioner holds the per-document tables ExtractBlock reads.
 type partitioner struct {
 	doc      []byte
@@ -33,13 +39,14 @@ func Partition(doc []byte, opts Options) (*Result, error) {
 func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 	level := opts.Level
 	if level <= 0 {
-		level = 3
+		level = DefaultLevel
 	}
 	level = min(level, maxLevel)
 
 	root, nodes := pp.tree.build(doc)
 	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
 	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes}
+	res.Charset = resolveCharset(doc, opts.Charset, opts.ContentType)
 	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth}
 	res.facts = p.facts
 	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 )
 
@@ -120,31 +119,6 @@ type docIndex struct {
 
 	dec  *encoding.Decoder // nil when the document is UTF-8
 	lang string            // page language, see detectLanguage
-}
-
-// newDecoder returns the decoder for the document's charset, or nil when
-// it is UTF-8 (the common case, which then needs no conversion). An
-// unknown label falls back to sniffing, as browsers do.
-func newDecoder(doc []byte, label string) *encoding.Decoder {
-	var enc encoding.Encoding
-	var name string
-	if label != "" {
-		enc, name = charset.Lookup(label)
-	}
-	if enc == nil {
-		// Sniffing: bytes that are valid UTF-8 are UTF-8, whatever a
-		// <meta> says. Genuine single-byte text with non-ASCII characters
-		// is almost never valid UTF-8, while pages re-saved as UTF-8 with
-		// their old <meta charset> left in place are common in archives.
-		if utf8.Valid(doc) {
-			return nil
-		}
-		enc, name, _ = charset.DetermineEncoding(doc, "text/html")
-	}
-	if enc == nil || name == "utf-8" {
-		return nil
-	}
-	return enc.NewDecoder()
 }
 
 // decodeString converts raw bytes of the document to valid UTF-8 and
@@ -414,7 +388,7 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 		spare = &docIndex{}
 	}
 	x := &docIndex{doc: res.Doc}
-	x.dec = newDecoder(res.Doc, opts.Charset)
+	x.dec = newDecoder(res.Charset)
 	if res.Root == nil {
 		x.textOff = []int32{0}
 		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords, &x.cumCont} {

@@ -127,9 +127,10 @@ type Style struct {
 // Options control Partition. The zero value is usable: every field has a
 // documented default.
 type Options struct {
-	Charset     string   // charset the caller detected ("" = sniff from the bytes)
+	ContentType string   // HTTP Content-Type of the page, for its charset parameter ("" = none)
+	Charset     string   // charset to read the page in, overriding detection ("" = DetectCharset)
 	BaseURL     string   // for resolving links and style sheets
-	Level       int      // partition level to keep; default 3
+	Level       int      // partition level to keep; default DefaultLevel
 	MaxDepth    int      // deepest DOM depth ExtractBlock descends to; default 0 = no limit
 	StyleSheets []string // texts of linked style sheets the caller found
 
@@ -146,6 +147,9 @@ type Result struct {
 	Blocks []*Block // level-1 blocks in document order; deeper levels are their Children
 	Leaves []*Block // the kept blocks at the requested level: disjoint, in document order
 	Layout Layout   // Doc with every leaf replaced by a placeholder
+	// Charset names the encoding the page's text was read in (Options.Charset
+	// when a browser knows it, else DetectCharset of the document).
+	Charset string
 
 	styles styleTable
 	nodes  []*Node // every node of Root in pre-order (Node.id is the index)

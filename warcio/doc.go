@@ -86,8 +86,8 @@
 //     deflate, br and zstd for analysis, capped at limit against
 //     decompression bombs.
 //
-// DetectCharset names the charset (HTTP header, BOM, <meta>); the stored
-// bytes are never rewritten.
+// The charset a page is read in is the partition package's decision
+// (partition.DetectCharset); the stored bytes are never rewritten.
 //
 // # Capture order
 //

@@ -12,7 +12,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
-	"golang.org/x/net/html/charset"
 )
 
 // Content decoding is for analysis only: the archive keeps the entity as
@@ -275,17 +274,4 @@ func zstdLayer(r io.Reader) (io.Reader, bool, error) {
 		return nil, false, err
 	}
 	return &ceLayer{r: zr.IOReadCloser(), coding: "zstd"}, true, nil
-}
-
-// DetectCharset names the character encoding of an entity from its
-// Content-Type value and its first bytes (head; 1024 are enough), the way
-// browsers do: byte-order mark, then the HTTP charset parameter, then a
-// <meta> charset in the head, then UTF-8 if the head is valid non-ASCII
-// UTF-8, else windows-1252. Names are the WHATWG canonical ones, so
-// "iso-8859-1" comes back as "windows-1252" and "gb2312" as "gbk". certain
-// is true only for a BOM or a charset the Content-Type names. The stored
-// bytes are never rewritten; this only tells analysis how to read them.
-func DetectCharset(contentType string, head []byte) (name string, certain bool) {
-	_, name, certain = charset.DetermineEncoding(head, contentType)
-	return name, certain
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/net/html/charset"
+
+	"blockwarc/partition"
 )
 
 // httpEntity is a response entity of a sample: de-chunked when it was
@@ -299,7 +301,8 @@ func TestDetectCharsetSamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name, certain := DetectCharset(page.m.ContentType(), body[:min(len(body), 1024)])
+			// The charset decision is partition's; the samples live here.
+			name, certain := partition.DetectCharset(page.m.ContentType(), body)
 			if name != tc.want || certain != tc.certain {
 				t.Errorf("DetectCharset = %q %v, want %q %v", name, certain, tc.want, tc.certain)
 			}
@@ -330,25 +333,6 @@ func invalidRunes(t *testing.T, body []byte, name string) int {
 	}
 	text = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	return strings.Count(string(text), "\uFFFD") - strings.Count(string(body), "\uFFFD")
-}
-
-func TestDetectCharsetSynthetic(t *testing.T) {
-	for _, tc := range []struct {
-		ct, head, want string
-		certain        bool
-	}{
-		{"text/html; charset=Shift_JIS", "<html>", "shift_jis", true},
-		{"text/html", "\xef\xbb\xbf<html>", "utf-8", true},
-		{"text/html; charset=utf-8", "\xff\xfe<\x00h\x00", "utf-16le", true}, // BOM wins
-		{"text/html", `<meta charset="koi8-r">`, "koi8-r", false},
-		{"text/html; charset=bogus", `<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-2">`, "iso-8859-2", false},
-		{"", "plain ascii", "windows-1252", false},
-	} {
-		name, certain := DetectCharset(tc.ct, []byte(tc.head))
-		if name != tc.want || certain != tc.certain {
-			t.Errorf("DetectCharset(%q, %q) = %q %v, want %q %v", tc.ct, tc.head, name, certain, tc.want, tc.certain)
-		}
-	}
 }
 
 func FuzzDecodeContent(f *testing.F) {

@@ -14,6 +14,8 @@ import (
 	"testing/iotest"
 
 	"github.com/klauspost/compress/gzip"
+
+	"blockwarc/partition"
 )
 
 // httpSample is one record block of an interop sample, split out by the
@@ -603,7 +605,7 @@ func ExampleReadHTTP() {
 
 	c, _ := DecodeContent(bytes.NewReader(entity), m.Codings(), 0) // 3. decoded
 	text, _ := io.ReadAll(c)
-	name, certain := DetectCharset(m.ContentType(), text)
+	name, certain := partition.DetectCharset(m.ContentType(), text)
 	fmt.Println(c.Applied(), len(text) > len(entity), name, certain)
 	// Output:
 	// 200 text/javascript true [gzip]

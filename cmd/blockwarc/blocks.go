@@ -17,6 +17,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"blockwarc/dedupe"
 	"blockwarc/partition"
 )
 
@@ -109,7 +110,7 @@ func blocks(ctx context.Context, name string, o blocksOptions, stdout io.Writer)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res, err := partition.Partition(doc, partition.Options{Level: o.level})
+	res, err := partition.Partition(doc, dedupe.PageOptions("", o.level, ""))
 	if err != nil {
 		return fmt.Errorf("partition %s: %w", name, err)
 	}

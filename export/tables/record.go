@@ -203,14 +203,14 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, payload []
 	if m != nil {
 		ct = m.ContentType()
 	}
-	cs, _ := warcio.DetectCharset(ct, doc[:min(len(doc), 1024)])
-	pg := &page{layout: v.Layout, charset: cs}
-	res, err := w.p.Partition(doc, partition.Options{Charset: cs, Level: v.Level, BaseURL: v.TargetURI})
+	pg := &page{layout: v.Layout}
+	res, err := w.p.Partition(doc, dedupe.PageOptions(ct, v.Level, v.TargetURI))
 	if err != nil {
 		pg.mismatch = true
 		return pg
 	}
-	pg.title = pageTitle(doc, cs)
+	pg.charset = res.Charset
+	pg.title = pageTitle(doc, res.Charset)
 	pg.mainText = partition.MainText(res)
 	ids := make([]pack.ID, len(res.Leaves))
 	for i, b := range res.Leaves {
@@ -252,12 +252,11 @@ func (w *worker) textPage(v *dedupe.Version, m *warcio.HTTPMessage, contentType 
 			}
 		}
 	}
-	cs, _ := warcio.DetectCharset(contentType, doc[:min(len(doc), 1024)])
-	res, err := w.p.Partition(doc, partition.Options{Charset: cs, Level: dedupe.DefaultLevel, BaseURL: v.TargetURI})
+	res, err := w.p.Partition(doc, dedupe.PageOptions(contentType, dedupe.DefaultLevel, v.TargetURI))
 	if err != nil {
 		return nil
 	}
-	return &page{charset: cs, title: pageTitle(doc, cs), mainText: partition.MainText(res), text: true}
+	return &page{charset: res.Charset, title: pageTitle(doc, res.Charset), mainText: partition.MainText(res), text: true}
 }
 
 func isHTML(mediaType string) bool {
