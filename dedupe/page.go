@@ -1,6 +1,17 @@
 package dedupe
 
-import "blockwarc/partition"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"strings"
+	"time"
+
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
 
 // PageOptions are the partition options of an HTML payload, the one
 // payload → page decision that ingest, the tables and the blocks command
@@ -11,4 +22,126 @@ import "blockwarc/partition"
 // base for links. doc must be the de-chunked, content-decoded entity.
 func PageOptions(contentType string, level int, baseURL string) partition.Options {
 	return partition.Options{ContentType: contentType, Level: level, BaseURL: baseURL}
+}
+
+// Page is one capture read as the document a browser shows: what diff
+// and blocks -at look at.
+type Page struct {
+	Version     Version
+	ContentType string // of the payload: the HTTP header's, or the record's for a resource
+	MediaType   string // ContentType's media type, lower case
+	// Doc is the payload de-chunked and content-decoded (gzip, br, ...;
+	// at most warcio.DefaultMaxDecoded bytes): the bytes partitioned.
+	Doc []byte
+}
+
+// ErrNoPayload says a capture has no document of its own: a request,
+// a revisit (its page is the capture it revisits), a metadata record.
+var ErrNoPayload = errors.New("capture has no payload of its own")
+
+// ReadPage restores v (one capture; restore cost as cat) and returns its
+// document as analysis reads it. Partition it with
+// PageOptions(p.ContentType, level, v.TargetURI).
+func (a *Archive) ReadPage(v *Version) (*Page, error) {
+	switch v.Type {
+	case "response", "resource":
+	case "":
+		// ARC records have no type; their block is the document.
+	default:
+		return nil, fmt.Errorf("%s at %s: %s record: %w", v.TargetURI, v.Date.Format(time.RFC3339), v.Type, ErrNoPayload)
+	}
+	parts, err := a.Restore(v)
+	if err != nil {
+		return nil, err
+	}
+	pg := &Page{Version: *v}
+	var m *warcio.HTTPMessage
+	payload := parts.Payload
+	switch {
+	case parts.HTTPHeader != nil:
+		m, err = warcio.ReadHTTP(bytes.NewReader(parts.HTTPHeader), 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: HTTP header: %w", v.TargetURI, v.Date.Format(time.RFC3339), err)
+		}
+	case v.Type == "response":
+		// Kept as a block (unparseable or odd HTTP): read it as ingest
+		// would have if it could.
+		block := parts.Block
+		if how, _ := v.Storage(); how == "record" {
+			_, block = splitHeader(parts.WARCHeader)
+		}
+		if msg, err := warcio.ReadHTTP(bytes.NewReader(block), 0); err == nil && !msg.Truncated && len(msg.Raw) <= len(block) {
+			m, payload = msg, block[len(msg.Raw):]
+		} else {
+			payload = block
+		}
+	default:
+		payload = parts.Block
+		hdr := parts.WARCHeader
+		if how, _ := v.Storage(); how == "record" {
+			hdr, payload = splitHeader(parts.WARCHeader)
+		}
+		pg.ContentType = warcField(hdr, "Content-Type")
+	}
+	doc := payload
+	if m != nil {
+		pg.ContentType = m.ContentType()
+		if m.Chunked() {
+			if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(doc))); err == nil {
+				doc = dc
+			}
+		}
+		if codings := m.Codings(); len(codings) > 0 {
+			cr, err := warcio.DecodeContent(bytes.NewReader(doc), codings, 0)
+			if err != nil {
+				return nil, fmt.Errorf("%s at %s: content-encoding: %w", v.TargetURI, v.Date.Format(time.RFC3339), err)
+			}
+			if doc, err = io.ReadAll(cr); err != nil {
+				return nil, fmt.Errorf("%s at %s: content-encoding: %w", v.TargetURI, v.Date.Format(time.RFC3339), err)
+			}
+		}
+	}
+	pg.Doc = doc
+	if mt, _, err := mime.ParseMediaType(pg.ContentType); err == nil {
+		pg.MediaType = mt
+	} else {
+		pg.MediaType = strings.ToLower(strings.TrimSpace(strings.SplitN(pg.ContentType, ";", 2)[0]))
+	}
+	return pg, nil
+}
+
+// IsHTML tells whether the page is HTML (or XHTML), or has no media type
+// and looks like HTML, as browsers sniff.
+func (p *Page) IsHTML() bool {
+	switch p.MediaType {
+	case "text/html", "application/xhtml+xml":
+		return true
+	case "", "unknown/unknown", "application/unknown", "*/*":
+		head := bytes.ToLower(bytes.TrimLeft(p.Doc[:min(len(p.Doc), 512)], " \t\r\n\ufeff"))
+		return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
+	}
+	return false
+}
+
+// splitHeader splits a stored record into its header (through the blank
+// line) and its block.
+func splitHeader(rec []byte) (hdr, block []byte) {
+	if i := bytes.Index(rec, []byte("\r\n\r\n")); i >= 0 {
+		return rec[:i+4], rec[i+4:]
+	}
+	if i := bytes.Index(rec, []byte("\n\n")); i >= 0 {
+		return rec[:i+2], rec[i+2:]
+	}
+	return rec, nil
+}
+
+// warcField returns the first value of a header field, "" when absent.
+func warcField(hdr []byte, name string) string {
+	for _, line := range bytes.Split(hdr, []byte("\n")) {
+		k, val, ok := bytes.Cut(line, []byte(":"))
+		if ok && strings.EqualFold(string(bytes.TrimSpace(k)), name) {
+			return string(bytes.TrimSpace(val))
+		}
+	}
+	return ""
 }

@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"blocks": {"show the block partition of one HTML page", runBlocks},
 		"ingest": {"create or extend a block-level delta archive", runIngest},
 		"cat":    {"write one capture from an archive, byte for byte", runCat},
+		"diff":   {"show what changed on a page between two captures, block by block", runDiff},
 		"verify": {"check every object and record of an archive", runVerify},
 		"tables": {"write an archive's Parquet/Arrow tables (ingest does it too)", runTables},
 		"report": {"print the storage report of an archive (-html: with charts)", runReport},

@@ -1,0 +1,556 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/export"
+	"blockwarc/export/diff"
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
+
+const diffAbout = `Show what changed on a page between two of its captures in ARCHIVE, block
+by block: which blocks changed as a reader sees them (their visible text)
+and which changed only in their markup (a nonce in a script, a token in a
+link, &nbsp; for a space).
+
+-from and -to take T as cat -at does (14 digits YYYYMMDDhhmmss, a prefix
+of them, or RFC 3339) and choose the capture nearest to it: the latest
+capture inside the period T names, else the closest one before or after.
+Defaults: the last two captures of URL. A revisit stands for the capture
+whose payload it repeats. Both captures are partitioned at the same level
+(-level, default: the level the later one was archived at).
+
+Text output: a summary, one line per block
+  STATUS PATH LABEL <TAG> BYTES [TOPIC]
+with STATUS one of unchanged, text-changed, markup-only, added, removed,
+moved, then a word diff of the visible text of every block whose words
+changed: [-deleted-] {+inserted+}, with a few words of context.
+
+-json prints one object instead (docs/DIFF.md): url, level, from, to
+(date, record_id, file, offset), summary (counts by status, words
+deleted and inserted, visible_change) and blocks, every block of both
+captures once with status, path, old_path, label, tag, old_bytes,
+new_bytes, topic and, for blocks whose words changed, words: a list of
+{"op": "=" | "-" | "+", "text": words}.
+
+-html OUT writes one self-contained page (no network): the later capture
+rendered with its changed blocks outlined and deleted/inserted words
+marked, a side panel listing the changes, and a button to switch to the
+earlier capture. The captured pages' scripts do not run.
+
+-history lists every capture of URL instead, each compared with the one
+before: when the page changed, and whether as a reader sees it (text) or
+only in its markup. With -json, one object with a captures list.`
+
+type diffOptions struct {
+	from, to string
+	level    int
+	json     bool
+	htmlOut  string
+	history  bool
+	context  int
+}
+
+func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("diff", "ARCHIVE URL", diffAbout, stderr)
+	var o diffOptions
+	fs.StringVar(&o.from, "from", "", "the earlier capture: the one nearest `T` (default: the one before -to)")
+	fs.StringVar(&o.to, "to", "", "the later capture: the one nearest `T` (default: the latest)")
+	fs.IntVar(&o.level, "level", 0, "partition `LEVEL` for both captures (0: the level the later one was archived at)")
+	fs.BoolVar(&o.json, "json", false, "print JSON (fields in docs/DIFF.md)")
+	fs.StringVar(&o.htmlOut, "html", "", "also write a self-contained page showing the changes to `OUT`")
+	fs.BoolVar(&o.history, "history", false, "list every capture of URL with what changed since the one before")
+	fs.IntVar(&o.context, "context", 6, "`WORDS` of unchanged text shown around each change in the text output")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() != 2:
+		fmt.Fprintln(stderr, "blockwarc diff: want ARCHIVE and URL")
+		fs.Usage()
+		return exitUsage
+	case o.level < 0:
+		fmt.Fprintln(stderr, "blockwarc diff: -level must be 0 or more")
+		return exitUsage
+	case o.context < 0:
+		fmt.Fprintln(stderr, "blockwarc diff: -context must be 0 or more")
+		return exitUsage
+	case o.history && (o.from != "" || o.to != "" || o.htmlOut != ""):
+		fmt.Fprintln(stderr, "blockwarc diff: -history takes no -from, -to or -html")
+		return exitUsage
+	}
+	for _, t := range []string{o.from, o.to} {
+		if t == "" {
+			continue
+		}
+		if _, _, err := export.ParsePeriod(t); err != nil {
+			fmt.Fprintf(stderr, "blockwarc diff: bad time %q: %v\n", t, err)
+			return exitUsage
+		}
+	}
+	if o.htmlOut != "" {
+		if fi, err := os.Stat(o.htmlOut); err == nil && fi.IsDir() {
+			fmt.Fprintf(stderr, "blockwarc diff: write %s: is a directory\n", o.htmlOut)
+			return exitUsage
+		}
+	}
+	a, err := dedupe.Open(fs.Arg(0), pack.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc diff: %v\n", err)
+		return exitFailure
+	}
+	defer a.Close()
+	w := bufio.NewWriter(stdout)
+	if o.history {
+		err = diffHistory(ctx, a, fs.Arg(1), o, w)
+	} else {
+		err = diffTwo(ctx, a, fs.Arg(1), o, w)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc diff: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// pageVersions returns the captures of url that stand for a page (the
+// response, resource and revisit records), in capture order.
+func pageVersions(a *dedupe.Archive, url string) ([]dedupe.Version, error) {
+	vs, err := a.Versions(warcio.SURT(url))
+	if err != nil {
+		return nil, err
+	}
+	out := vs[:0]
+	for _, v := range vs {
+		switch v.Type {
+		case "response", "resource", "revisit", "":
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %w", url, dedupe.ErrNoCapture)
+	}
+	return out, nil
+}
+
+// nearest returns the index of the capture nearest to the period t
+// names: the latest inside [start, end), else the closest outside; ties
+// go to the earlier. limit bounds the search to vs[:limit].
+func nearest(vs []dedupe.Version, t string, limit int) int {
+	start, end, _ := export.ParsePeriod(t)
+	best, bestGap := -1, time.Duration(0)
+	for i := range vs[:limit] {
+		d := vs[i].Date
+		var gap time.Duration
+		switch {
+		case d.Before(start):
+			gap = start.Sub(d)
+		case !d.Before(end):
+			gap = d.Sub(end) + time.Nanosecond
+		default:
+			gap = 0
+		}
+		if best < 0 || gap < bestGap || gap == 0 && bestGap == 0 {
+			best, bestGap = i, gap
+		}
+	}
+	return best
+}
+
+// loaded is one side of a comparison: the capture asked for, the capture
+// its payload comes from (itself, or the one a revisit repeats), and its
+// partition.
+type loaded struct {
+	asked, source dedupe.Version
+	page          *dedupe.Page
+	res           *partition.Result
+}
+
+// payloadSource returns the index of the capture whose payload vs[i]
+// shows: itself, or for a revisit the latest earlier non-revisit.
+func payloadSource(vs []dedupe.Version, i int) (int, error) {
+	for j := i; j >= 0; j-- {
+		if vs[j].Type != "revisit" {
+			return j, nil
+		}
+	}
+	return -1, fmt.Errorf("revisit at %s: the capture it repeats is not in the archive", vs[i].Date.Format(time.RFC3339))
+}
+
+func loadPage(a *dedupe.Archive, pp *partition.Partitioner, vs []dedupe.Version, i, level int) (*loaded, error) {
+	j, err := payloadSource(vs, i)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := a.ReadPage(&vs[j])
+	if err != nil {
+		return nil, err
+	}
+	if !pg.IsHTML() {
+		return nil, fmt.Errorf("capture at %s is %s, not HTML", vs[j].Date.Format(time.RFC3339), orUnknown(pg.MediaType))
+	}
+	res, err := pp.Partition(pg.Doc, dedupe.PageOptions(pg.ContentType, level, vs[j].TargetURI))
+	if err != nil {
+		return nil, fmt.Errorf("partition capture at %s: %w", vs[j].Date.Format(time.RFC3339), err)
+	}
+	return &loaded{asked: vs[i], source: vs[j], page: pg, res: res}, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "of unknown type"
+	}
+	return s
+}
+
+// diffLevel is the level both captures are partitioned at.
+func diffLevel(o diffOptions, later dedupe.Version) int {
+	switch {
+	case o.level > 0:
+		return o.level
+	case later.Level > 0:
+		return later.Level
+	}
+	return dedupe.DefaultLevel
+}
+
+func diffTwo(ctx context.Context, a *dedupe.Archive, url string, o diffOptions, w io.Writer) error {
+	vs, err := pageVersions(a, url)
+	if err != nil {
+		return err
+	}
+	to := len(vs) - 1
+	if o.to != "" {
+		to = nearest(vs, o.to, len(vs))
+	}
+	from := to - 1
+	if o.from != "" {
+		from = nearest(vs, o.from, len(vs))
+	}
+	if from < 0 {
+		return fmt.Errorf("%s has one capture (%s): nothing to compare it with", url, vs[to].Date.Format(time.RFC3339))
+	}
+	if from == to {
+		return fmt.Errorf("-from and -to both name the capture at %s", vs[to].Date.Format(time.RFC3339))
+	}
+	if from > to {
+		from, to = to, from
+	}
+	level := diffLevel(o, vs[to])
+	pp := partition.NewPartitioner()
+	oldP, err := loadPage(a, pp, vs, from, level)
+	if err != nil {
+		return err
+	}
+	// The partitioner reuses its tables, not its results: a second
+	// Partitioner keeps both results independent.
+	newP, err := loadPage(a, partition.NewPartitioner(), vs, to, level)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	blocks, sum := diff.Compare(oldP.res, newP.res)
+	rep := newDiffReport(url, level, oldP, newP, blocks, sum)
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		err = writeDiffText(w, rep, blocks, o.context)
+	}
+	if err != nil {
+		return err
+	}
+	if o.htmlOut != "" {
+		page, err := diffHTML(rep, oldP, newP, blocks)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(o.htmlOut, func(w io.Writer) error {
+			_, err := w.Write(page)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// diffReport is the -json form of a comparison (docs/DIFF.md). Field
+// names and meanings are stable.
+type diffReport struct {
+	URL     string        `json:"url"`
+	Level   int           `json:"level"`
+	From    captureRef    `json:"from"`
+	To      captureRef    `json:"to"`
+	Summary diff.Summary  `json:"summary"`
+	Blocks  []blockChange `json:"blocks"`
+}
+
+type captureRef struct {
+	Date     string `json:"date"`
+	Type     string `json:"type"`
+	RecordID string `json:"record_id"`
+	File     string `json:"file"`
+	Offset   int64  `json:"offset"`
+	// PayloadFrom is the date of the capture a revisit repeats, whose
+	// payload was compared; absent when the capture has its own.
+	PayloadFrom string `json:"payload_from,omitempty"`
+	Charset     string `json:"charset"`
+}
+
+type blockChange struct {
+	Status   diff.Status `json:"status"`
+	Path     string      `json:"path"`               // in the later capture; the earlier's for removed
+	OldPath  string      `json:"old_path,omitempty"` // in the earlier capture; absent for added
+	Label    string      `json:"label"`
+	Tag      string      `json:"tag"`
+	OldBytes int         `json:"old_bytes"`
+	NewBytes int         `json:"new_bytes"`
+	Topic    []string    `json:"topic"`
+	Words    []wordEdit  `json:"words,omitempty"`
+}
+
+type wordEdit struct {
+	Op   string `json:"op"`
+	Text string `json:"text"`
+}
+
+func refOf(l *loaded) captureRef {
+	r := captureRef{
+		Date: l.asked.Date.UTC().Format(time.RFC3339Nano), Type: l.asked.Type, RecordID: l.asked.RecordID,
+		File: l.asked.File, Offset: l.asked.Offset, Charset: l.res.Charset,
+	}
+	if l.source.RecordID != l.asked.RecordID || !l.source.Date.Equal(l.asked.Date) {
+		r.PayloadFrom = l.source.Date.UTC().Format(time.RFC3339Nano)
+	}
+	return r
+}
+
+func newDiffReport(url string, level int, oldP, newP *loaded, blocks []diff.Block, sum diff.Summary) *diffReport {
+	rep := &diffReport{URL: url, Level: level, From: refOf(oldP), To: refOf(newP), Summary: sum, Blocks: []blockChange{}}
+	for _, b := range blocks {
+		rep.Blocks = append(rep.Blocks, changeOf(b))
+	}
+	return rep
+}
+
+func changeOf(b diff.Block) blockChange {
+	c := blockChange{Status: b.Status, Topic: []string{}}
+	main := b.New
+	if main == nil {
+		main = b.Old
+	}
+	c.Path, c.Label, c.Tag, c.Topic = main.Path, string(main.Label), blockTag(main), append(c.Topic, main.Topic...)
+	if b.Old != nil {
+		c.OldPath, c.OldBytes = b.Old.Path, b.Old.End-b.Old.Start
+	}
+	if b.New != nil {
+		c.NewBytes = b.New.End - b.New.Start
+	}
+	for _, e := range b.Words {
+		c.Words = append(c.Words, wordEdit{Op: string(e.Op), Text: strings.Join(e.Words, " ")})
+	}
+	return c
+}
+
+func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context int) error {
+	fmt.Fprintf(w, "url   %s\n", rep.URL)
+	for _, side := range []struct {
+		name string
+		r    captureRef
+	}{{"from", rep.From}, {"to  ", rep.To}} {
+		fmt.Fprintf(w, "%s  %s %s", side.name, side.r.Date, side.r.Type)
+		if side.r.PayloadFrom != "" {
+			fmt.Fprintf(w, " (payload of %s)", side.r.PayloadFrom)
+		}
+		fmt.Fprintf(w, "  %s@%d\n", side.r.File, side.r.Offset)
+	}
+	s := rep.Summary
+	verdict := "no change"
+	switch {
+	case s.VisibleChange:
+		verdict = "visible change"
+	case s.Changed():
+		verdict = "markup change only"
+	}
+	fmt.Fprintf(w, "level %d: %s; %d unchanged, %d text-changed, %d markup-only, %d added, %d removed, %d moved; %d words deleted, %d inserted\n\n",
+		rep.Level, verdict, s.Unchanged, s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
+	for _, c := range rep.Blocks {
+		path := c.Path
+		if c.Status == diff.Moved && c.OldPath != c.Path {
+			path = c.OldPath + "→" + c.Path
+		}
+		bytes := fmt.Sprint(c.NewBytes)
+		switch c.Status {
+		case diff.Removed:
+			bytes = fmt.Sprint(c.OldBytes)
+		case diff.TextChanged, diff.MarkupOnly:
+			bytes = fmt.Sprintf("%d→%d", c.OldBytes, c.NewBytes)
+		}
+		line := fmt.Sprintf("%-12s  %-10s %-14s %s %s", c.Status, path, orDash(c.Label), c.Tag, bytes)
+		if len(c.Topic) > 0 {
+			line += "  " + oneLine(strings.Join(c.Topic, " "), 60)
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	first := true
+	for i, b := range blocks {
+		if len(b.Words) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		c := rep.Blocks[i]
+		fmt.Fprintf(w, "%s %s %s %s\n", c.Status, c.Path, orDash(c.Label), c.Tag)
+		fmt.Fprintf(w, "  %s\n", wordDiffText(b.Words, context))
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// maxShownWords bounds one inserted or deleted run in the text output
+// (the JSON has every word).
+const maxShownWords = 120
+
+// wordDiffText renders an edit script as git's --word-diff=plain does,
+// keeping context words of unchanged text around each change.
+func wordDiffText(es []diff.Edit, context int) string {
+	var parts []string
+	for i, e := range es {
+		switch e.Op {
+		case diff.Equal:
+			parts = append(parts, elide(e.Words, i > 0, i < len(es)-1, context))
+		case diff.Delete, diff.Insert:
+			open, close := "[-", "-]"
+			if e.Op == diff.Insert {
+				open, close = "{+", "+}"
+			}
+			ws := e.Words
+			more := ""
+			if len(ws) > maxShownWords {
+				more = fmt.Sprintf(" … (%d more words)", len(ws)-maxShownWords)
+				ws = ws[:maxShownWords]
+			}
+			parts = append(parts, open+strings.Join(ws, " ")+more+close)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// historyEntry is one capture of a -history listing.
+type historyEntry struct {
+	Date     string `json:"date"`
+	Type     string `json:"type"`
+	RecordID string `json:"record_id"`
+	// Status: "first", "unchanged", "markup-only", "text-changed", or
+	// "unreadable" (Error says why: not HTML, a restore failure).
+	Status  string        `json:"status"`
+	Summary *diff.Summary `json:"summary,omitempty"`
+	Error   string        `json:"error,omitempty"`
+}
+
+type historyReport struct {
+	URL      string         `json:"url"`
+	Captures []historyEntry `json:"captures"`
+}
+
+func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptions, w io.Writer) error {
+	vs, err := pageVersions(a, url)
+	if err != nil {
+		return err
+	}
+	rep := historyReport{URL: url, Captures: []historyEntry{}}
+	pps := [2]*partition.Partitioner{partition.NewPartitioner(), partition.NewPartitioner()}
+	var prev *loaded
+	for i := range vs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		v := vs[i]
+		e := historyEntry{Date: v.Date.UTC().Format(time.RFC3339Nano), Type: v.Type, RecordID: v.RecordID}
+		// Both sides of a comparison must be partitioned at one level;
+		// history uses the latest capture's, or -level.
+		cur, err := loadPage(a, pps[i%2], vs, i, diffLevel(o, vs[len(vs)-1]))
+		switch {
+		case err != nil && errors.Is(err, context.Canceled):
+			return err
+		case err != nil:
+			e.Status, e.Error = "unreadable", err.Error()
+			cur = nil
+		case prev == nil:
+			e.Status = "first"
+		default:
+			_, sum := diff.Compare(prev.res, cur.res)
+			e.Summary = &sum
+			switch {
+			case sum.VisibleChange:
+				e.Status = "text-changed"
+			case sum.Changed():
+				e.Status = "markup-only"
+			default:
+				e.Status = "unchanged"
+			}
+		}
+		if cur != nil {
+			prev = cur
+		}
+		rep.Captures = append(rep.Captures, e)
+	}
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(w, "url %s: %d captures\n", url, len(rep.Captures))
+	for _, e := range rep.Captures {
+		line := fmt.Sprintf("%-30s %-8s %-12s", e.Date, e.Type, e.Status)
+		if s := e.Summary; s != nil && s.Changed() {
+			line += fmt.Sprintf(" %d text-changed, %d markup-only, %d added, %d removed, %d moved; -%d +%d words",
+				s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
+		}
+		if e.Error != "" {
+			line += " " + e.Error
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	return nil
+}
+
+// elide shortens a run of unchanged words to the context words next to
+// the changes before it (lead) and after it (trail).
+func elide(ws []string, lead, trail bool, context int) string {
+	switch {
+	case lead && trail && len(ws) > 2*context+1:
+		return strings.Join(ws[:context], " ") + " … " + strings.Join(ws[len(ws)-context:], " ")
+	case lead && !trail && len(ws) > context:
+		return strings.Join(ws[:context], " ") + " …"
+	case !lead && trail && len(ws) > context:
+		return "… " + strings.Join(ws[len(ws)-context:], " ")
+	}
+	return strings.Join(ws, " ")
+}

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const tinderPrivacy = "http://127.0.0.1:8102/Tinder/Privacy%20Policy.html"
+
+var (
+	tinderOnce sync.Once
+	tinderBWA  string
+	tinderErr  string
+)
+
+// tinderArchive ingests five real crawls of a site from ../shared/corpus
+// (once per test binary) into an archive: the privacy policy changes
+// only in its markup between the first two, in its language picker's text
+// by the third, only in markup again by the fourth, and gains a sentence
+// by the fifth.
+func tinderArchive(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(sharedDir(t), "corpus", "ota-tinder")
+	tinderOnce.Do(func() {
+		var files []string
+		for _, d := range []string{"20220108063013", "20220111003013", "20220120003014", "20220331003237", "20220411183236"} {
+			files = append(files, filepath.Join(dir, "ota-tinder-"+d+".warc.gz"))
+		}
+		tmp, err := os.MkdirTemp("", "blockwarc-diff-test-")
+		if err != nil {
+			tinderErr = err.Error()
+			return
+		}
+		tinderBWA = filepath.Join(tmp, "tinder.bwa")
+		code, _, stderr := runCmd(t, append([]string{"ingest", "-level", "2", "-tables=false", tinderBWA}, files...)...)
+		if code != exitOK {
+			tinderErr = fmt.Sprintf("ingest exit %d: %s", code, stderr)
+		}
+	})
+	if tinderErr != "" {
+		t.Fatal(tinderErr)
+	}
+	return tinderBWA
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tinderBWA != "" {
+		os.RemoveAll(filepath.Dir(tinderBWA))
+	}
+	os.Exit(code)
+}
+
+func diffJSON(t *testing.T, args ...string) diffReport {
+	t.Helper()
+	code, out, stderr := runCmd(t, append([]string{"diff", "-json"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("diff exit %d: %s", code, stderr)
+	}
+	var rep diffReport
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("diff -json output does not parse: %v\n%s", err, out)
+	}
+	return rep
+}
+
+func byStatus(rep diffReport, s string) []blockChange {
+	var out []blockChange
+	for _, b := range rep.Blocks {
+		if string(b.Status) == s {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// TestDiffTextEdit: a real wording change (a language renamed in the
+// language picker) shows as that block text-changed with the right words,
+// and the head, whose bytes changed too, as markup-only.
+func TestDiffTextEdit(t *testing.T) {
+	bwa := tinderArchive(t)
+	rep := diffJSON(t, "-from", "20220111", "-to", "20220120", bwa, tinderPrivacy)
+	if !strings.HasPrefix(rep.From.Date, "2022-01-11") || !strings.HasPrefix(rep.To.Date, "2022-01-20") {
+		t.Fatalf("compared %s with %s", rep.From.Date, rep.To.Date)
+	}
+	tc := byStatus(rep, "text-changed")
+	if len(tc) != 1 || tc[0].Label != "navigation" {
+		t.Fatalf("text-changed blocks %+v, want the language picker", tc)
+	}
+	var del, ins []string
+	for _, w := range tc[0].Words {
+		switch w.Op {
+		case "-":
+			del = append(del, w.Text)
+		case "+":
+			ins = append(ins, w.Text)
+		}
+	}
+	if !slices.Equal(del, []string{"Vlaams"}) || !slices.Equal(ins, []string{"Nederlands"}) {
+		t.Errorf("words: deleted %q, inserted %q", del, ins)
+	}
+	if mo := byStatus(rep, "markup-only"); len(mo) != 1 || mo[0].Tag != "head" {
+		t.Errorf("markup-only blocks %+v, want the head", mo)
+	}
+	s := rep.Summary
+	if !s.VisibleChange || s.TextChanged != 1 || s.WordsDeleted != 1 || s.WordsInserted != 1 || s.Unchanged+2 != len(rep.Blocks) {
+		t.Errorf("summary %+v over %d blocks", s, len(rep.Blocks))
+	}
+	// The text output says the same, with a word diff.
+	code, out, stderr := runCmd(t, "diff", "-from", "20220111", "-to", "20220120", bwa, tinderPrivacy)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"visible change", "[-Vlaams-] {+Nederlands+}", "markup-only   1 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestDiffMarkupOnly: between two crawls whose page differs only in
+// tokens of its <head>, nothing visible changed.
+func TestDiffMarkupOnly(t *testing.T) {
+	bwa := tinderArchive(t)
+	rep := diffJSON(t, "-from", "20220108", "-to", "20220111", bwa, tinderPrivacy)
+	s := rep.Summary
+	if s.VisibleChange || s.MarkupOnly == 0 || s.TextChanged+s.Added+s.Removed+s.Moved != 0 || s.WordsDeleted+s.WordsInserted != 0 {
+		t.Errorf("summary %+v, want markup-only", s)
+	}
+}
+
+// TestDiffDefaultsAndErrors: without -from/-to the last two captures are
+// compared; a URL never captured and a bad time are clear errors.
+func TestDiffDefaultsAndErrors(t *testing.T) {
+	bwa := tinderArchive(t)
+	rep := diffJSON(t, bwa, tinderPrivacy)
+	if !strings.HasPrefix(rep.From.Date, "2022-03-31") || !strings.HasPrefix(rep.To.Date, "2022-04-11") {
+		t.Errorf("default compares %s with %s, want the last two", rep.From.Date, rep.To.Date)
+	}
+	found := false
+	for _, b := range byStatus(rep, "text-changed") {
+		for _, w := range b.Words {
+			if w.Op == "+" && strings.Contains(w.Text, "how to contact the data protection officer") {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the added sentence is not in the diff: %+v", byStatus(rep, "text-changed"))
+	}
+	// Nearest capture: a time between crawls picks the closer one.
+	rep = diffJSON(t, "-from", "2022-01-09T00:00:00Z", "-to", "2022-04-10T00:00:00Z", bwa, tinderPrivacy)
+	if !strings.HasPrefix(rep.From.Date, "2022-01-08") || !strings.HasPrefix(rep.To.Date, "2022-04-11") {
+		t.Errorf("nearest: %s → %s", rep.From.Date, rep.To.Date)
+	}
+	if code, _, stderr := runCmd(t, "diff", bwa, "http://127.0.0.1:8102/never"); code != exitFailure || !strings.Contains(stderr, "no capture") {
+		t.Errorf("unknown URL: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "diff", "-from", "yesterday", bwa, tinderPrivacy); code != exitUsage || !strings.Contains(stderr, "bad time") {
+		t.Errorf("bad time: exit %d, %q", code, stderr)
+	}
+}
+
+// TestDiffHistory: every capture listed with what changed since the one
+// before, as the pairwise diffs say.
+func TestDiffHistory(t *testing.T) {
+	bwa := tinderArchive(t)
+	code, out, stderr := runCmd(t, "diff", "-history", "-json", bwa, tinderPrivacy)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var h historyReport
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range h.Captures {
+		got = append(got, c.Status)
+	}
+	want := []string{"first", "markup-only", "text-changed", "markup-only", "text-changed"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	if s := h.Captures[2].Summary; s == nil || s.WordsInserted != 1 || s.WordsDeleted != 1 {
+		t.Errorf("third capture summary %+v", s)
+	}
+	code, out, _ = runCmd(t, "diff", "-history", bwa, tinderPrivacy)
+	if code != exitOK || strings.Count(out, "\n") != 6 || !strings.Contains(out, "2022-01-20T00:30:14Z") {
+		t.Errorf("history text:\n%s", out)
+	}
+}
+
+// chromium returns the headless browser; under CI=true it must be there
+// (.ci/run installs it), elsewhere its absence skips.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium missing (CI=true): .ci/run installs Debian's chromium")
+	}
+	t.Skip("chromium not installed: apt-get install chromium to run this test")
+	return ""
+}
+
+func chromiumArgs(t *testing.T, extra ...string) []string {
+	return append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir()}, extra...)
+}
+
+// TestDiffHTMLChromium opens the -html page in headless Chromium with no
+// network: the page loads, its script finds the later capture's changed
+// blocks drawn outlined (counted from computed styles in the sandboxed
+// frame), inserted words are marked, and a screenshot is written for
+// people to look at ($BLOCKWARC_SCREENSHOTS, else the test's temp dir).
+func TestDiffHTMLChromium(t *testing.T) {
+	bin := chromium(t)
+	bwa := tinderArchive(t)
+	page := filepath.Join(t.TempDir(), "diff.html")
+	code, _, stderr := runCmd(t, "diff", "-from", "20220331", "-to", "20220411", "-html", page, bwa, tinderPrivacy)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Self-contained: no fetch is allowed, and the page names no script
+	// or style sheet to load.
+	if !strings.Contains(string(b), `default-src 'none'`) || regexp.MustCompile(`<(script|link)[^>]+(src|href)=`).Match(b) {
+		t.Error("the page is not self-contained")
+	}
+	dom, err := exec.Command(bin, chromiumArgs(t, "--virtual-time-budget=5000", "--dump-dom", "file://"+page)...).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	m := regexp.MustCompile(`<body data-changed="(\d+)" data-outlined="(\d+)"`).FindSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the page's script did not run or found no frame:\n%.600s", dom)
+	}
+	if string(m[1]) == "0" || string(m[1]) != string(m[2]) {
+		t.Errorf("%s changed blocks, %s drawn outlined", m[1], m[2])
+	}
+	if !strings.Contains(string(dom), `<li class="text-changed"`) || !strings.Contains(string(dom), "<ins>For more information on how to contact") {
+		t.Error("the side panel does not list the text change with its inserted words")
+	}
+	shots := os.Getenv("BLOCKWARC_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(shots, "diff-tinder-privacy.png")
+	if out, err := exec.Command(bin, chromiumArgs(t, "--window-size=1400,1000", "--virtual-time-budget=5000", "--screenshot="+png, "file://"+page)...).CombinedOutput(); err != nil {
+		t.Fatalf("screenshot: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() < 10000 {
+		t.Fatalf("screenshot %s missing or blank: %v", png, err)
+	}
+	t.Logf("screenshot: %s", png)
+}

@@ -1,0 +1,253 @@
+// Package diff compares two captures of a page block by block and says,
+// for each block, whether the text a reader sees changed or only the
+// markup did: the split web-monitoring tools make between "the page's
+// wording changed" and "its bytes changed" (a nonce in an inline script, a
+// token in a link, &nbsp; for a space), done per block.
+//
+// Blocks are aligned by partition.Match (identical bytes first, then DVS
+// or text similarity); a block whose bytes differ is text-changed when its
+// visible words differ (VisibleWords), else markup-only. A block that left
+// one place and reappears unchanged at another is moved, not removed and
+// added. Text-changed blocks carry a word-level edit script (Words).
+package diff
+
+import (
+	"bytes"
+	"strings"
+
+	"blockwarc/partition"
+)
+
+// Status says how a block of the newer capture relates to the older one.
+type Status string
+
+const (
+	Unchanged   Status = "unchanged"    // same bytes
+	TextChanged Status = "text-changed" // the visible words differ
+	MarkupOnly  Status = "markup-only"  // bytes differ, visible words do not
+	Added       Status = "added"        // only in the newer capture
+	Removed     Status = "removed"      // only in the older capture
+	Moved       Status = "moved"        // same bytes, another place among the blocks
+)
+
+// Block is one step of a comparison. Old is nil for Added, New for
+// Removed.
+type Block struct {
+	Status   Status
+	Old, New *partition.Block
+	// Words is the word diff of the block's visible text: for
+	// TextChanged, and for Added and Removed blocks that have text (all
+	// inserted or all deleted); nil otherwise.
+	Words []Edit
+}
+
+// Visible tells whether a reader sees this block change: its words
+// changed, it appeared or vanished with words of its own, or it moved.
+func (b *Block) Visible() bool {
+	switch b.Status {
+	case TextChanged, Moved:
+		return true
+	case Added, Removed:
+		return len(b.Words) > 0
+	}
+	return false
+}
+
+// Summary counts a comparison's blocks by status, and the words deleted
+// and inserted over all of them.
+type Summary struct {
+	Unchanged     int `json:"unchanged"`
+	TextChanged   int `json:"text_changed"`
+	MarkupOnly    int `json:"markup_only"`
+	Added         int `json:"added"`
+	Removed       int `json:"removed"`
+	Moved         int `json:"moved"`
+	WordsDeleted  int `json:"words_deleted"`
+	WordsInserted int `json:"words_inserted"`
+	// VisibleChange is true when any block changed as a reader sees it
+	// (Block.Visible); a comparison with changed blocks and no visible
+	// change is markup churn only.
+	VisibleChange bool `json:"visible_change"`
+}
+
+// Changed tells whether the two captures differ at all (any block not
+// unchanged).
+func (s Summary) Changed() bool {
+	return s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0
+}
+
+// Compare aligns the kept blocks (leaves) of old and new, either of which
+// may be nil (a first capture: every block added), and classifies each.
+// The result lists every leaf of both once, in document order as
+// partition.Match gives it (moved blocks at their new place). Partition
+// both captures at the same level so that like is compared with like.
+func Compare(old, new *partition.Result) ([]Block, Summary) {
+	pairs := partition.Match(old, new, partition.SimOptions{})
+	// Match aligns in order and by similarity only. A block removed at
+	// one place and added with the same bytes elsewhere has moved; a
+	// removed and an added block with the same visible words are the same
+	// text re-marked-up (a <br> that split a fragment, a changed tag)
+	// when they sit in one unmatched run, and moved when they do not.
+	run := make([]int, len(pairs)) // unmatched runs are split by aligned pairs
+	for i, p := range pairs {
+		if i > 0 {
+			run[i] = run[i-1]
+		}
+		if p.Kind == partition.Identical || p.Kind == partition.Modified {
+			run[i]++
+		}
+	}
+	type key struct {
+		bytes bool
+		s     string
+	}
+	removed := map[key][]int{} // → indexes of Removed pairs, in order
+	for i, p := range pairs {
+		if p.Kind == partition.Removed {
+			k := key{true, string(old.BlockBytes(p.Old))}
+			removed[k] = append(removed[k], i)
+			if w := VisibleWords(p.Old.Text); len(w) > 0 {
+				k := key{false, strings.Join(w, " ")}
+				removed[k] = append(removed[k], i)
+			}
+		}
+	}
+	take := func(k key, gone map[int]bool) int {
+		for len(removed[k]) > 0 {
+			j := removed[k][0]
+			removed[k] = removed[k][1:]
+			if !gone[j] {
+				return j
+			}
+		}
+		return -1
+	}
+	from := map[int]int{} // Added pair index → Removed pair index
+	gone := map[int]bool{}
+	for _, byBytes := range []bool{true, false} {
+		for i, p := range pairs {
+			if p.Kind != partition.Added {
+				continue
+			}
+			if _, ok := from[i]; ok {
+				continue
+			}
+			k := key{true, string(new.BlockBytes(p.New))}
+			if !byBytes {
+				w := VisibleWords(p.New.Text)
+				if len(w) == 0 {
+					continue
+				}
+				k = key{false, strings.Join(w, " ")}
+			}
+			if j := take(k, gone); j >= 0 {
+				from[i] = j
+				gone[j] = true
+			}
+		}
+	}
+	// When the page as a whole reads the same, word for word, no block
+	// changed as a reader sees it: text that only crossed a block boundary
+	// (the partition cut a changed page elsewhere) is markup churn.
+	sameText := equalWords(pageWords(old), pageWords(new))
+	var out []Block
+	var sum Summary
+	for i, p := range pairs {
+		if gone[i] {
+			continue
+		}
+		b := Block{Old: p.Old, New: p.New}
+		switch p.Kind {
+		case partition.Identical:
+			b.Status = Unchanged
+		case partition.Modified:
+			ow, nw := VisibleWords(p.Old.Text), VisibleWords(p.New.Text)
+			if equalWords(ow, nw) {
+				b.Status = MarkupOnly
+			} else {
+				b.Status = TextChanged
+				b.Words = Words(ow, nw)
+			}
+		case partition.Added:
+			if j, ok := from[i]; ok {
+				b.Status, b.Old = Moved, pairs[j].Old
+				if run[i] == run[j] && !bytesEqual(old.BlockBytes(b.Old), new.BlockBytes(b.New)) {
+					b.Status = MarkupOnly
+				}
+				break
+			}
+			b.Status = Added
+			if w := VisibleWords(p.New.Text); len(w) > 0 {
+				b.Words = []Edit{{Op: Insert, Words: w}}
+			}
+		case partition.Removed:
+			b.Status = Removed
+			if w := VisibleWords(p.Old.Text); len(w) > 0 {
+				b.Words = []Edit{{Op: Delete, Words: w}}
+			}
+		}
+		if sameText && b.Status == TextChanged {
+			b.Status, b.Words = MarkupOnly, nil
+		}
+		if sameText && (b.Status == Added || b.Status == Removed) {
+			b.Words = nil
+		}
+		sum.add(&b)
+		out = append(out, b)
+	}
+	return out, sum
+}
+
+func (s *Summary) add(b *Block) {
+	switch b.Status {
+	case Unchanged:
+		s.Unchanged++
+	case TextChanged:
+		s.TextChanged++
+	case MarkupOnly:
+		s.MarkupOnly++
+	case Added:
+		s.Added++
+	case Removed:
+		s.Removed++
+	case Moved:
+		s.Moved++
+	}
+	for _, e := range b.Words {
+		switch e.Op {
+		case Delete:
+			s.WordsDeleted += len(e.Words)
+		case Insert:
+			s.WordsInserted += len(e.Words)
+		}
+	}
+	if b.Visible() {
+		s.VisibleChange = true
+	}
+}
+
+var bytesEqual = bytes.Equal
+
+// pageWords is the visible words of all of a page's kept blocks, in order.
+func pageWords(r *partition.Result) []string {
+	if r == nil {
+		return nil
+	}
+	var w []string
+	for _, b := range r.Leaves {
+		w = append(w, VisibleWords(b.Text)...)
+	}
+	return w
+}
+
+func equalWords(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

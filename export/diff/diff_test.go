@@ -1,0 +1,230 @@
+package diff
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"blockwarc/partition"
+)
+
+// apply rebuilds both texts from an edit script.
+func apply(es []Edit) (a, b []string) {
+	for _, e := range es {
+		if e.Op != Insert {
+			a = append(a, e.Words...)
+		}
+		if e.Op != Delete {
+			b = append(b, e.Words...)
+		}
+	}
+	return a, b
+}
+
+func edits(es []Edit) (n int) {
+	for _, e := range es {
+		if e.Op != Equal {
+			n += len(e.Words)
+		}
+	}
+	return n
+}
+
+func TestWords(t *testing.T) {
+	for _, tc := range []struct {
+		a, b  string
+		want  string // rendered script
+		edits int
+	}{
+		{"the quick brown fox", "the quick brown fox", "=[the quick brown fox]", 0},
+		{"the quick brown fox", "the slow brown fox", "=[the] -[quick] +[slow] =[brown fox]", 2},
+		{"a b c", "", "-[a b c]", 3},
+		{"", "a b c", "+[a b c]", 3},
+		{"valid until 1 March 2024", "valid until 1 June 2024 only", "=[valid until 1] -[March] +[June] =[2024] +[only]", 3},
+		{"a b c d e", "a c d e b", "=[a] -[b] =[c d e] +[b]", 2},
+	} {
+		got := Words(strings.Fields(tc.a), strings.Fields(tc.b))
+		var s []string
+		for _, e := range got {
+			s = append(s, string(e.Op)+"["+strings.Join(e.Words, " ")+"]")
+		}
+		if r := strings.Join(s, " "); r != tc.want || edits(got) != tc.edits {
+			t.Errorf("Words(%q, %q) = %s (%d edits), want %s (%d)", tc.a, tc.b, r, edits(got), tc.want, tc.edits)
+		}
+	}
+}
+
+// TestWordsRandom checks on random texts that every script rebuilds both
+// sides and is no longer than an LCS dynamic programme says is shortest.
+func TestWordsRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	vocab := []string{"a", "b", "c", "d", "e"}
+	for i := 0; i < 500; i++ {
+		a := make([]string, rng.Intn(30))
+		b := make([]string, rng.Intn(30))
+		for j := range a {
+			a[j] = vocab[rng.Intn(len(vocab))]
+		}
+		for j := range b {
+			b[j] = vocab[rng.Intn(len(vocab))]
+		}
+		es := Words(a, b)
+		ga, gb := apply(es)
+		if !slices.Equal(ga, a) || !slices.Equal(gb, b) {
+			t.Fatalf("script %v does not rebuild %v → %v", es, a, b)
+		}
+		if want := len(a) + len(b) - 2*lcs(a, b); edits(es) != want {
+			t.Fatalf("%v → %v: %d edits, shortest is %d", a, b, edits(es), want)
+		}
+	}
+}
+
+func lcs(a, b []string) int {
+	dp := make([][]int, len(a)+1)
+	for i := range dp {
+		dp[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	return dp[0][0]
+}
+
+// TestWordsBounded: two unrelated long texts exceed the exact search's
+// bound and still get a true (replace-all) script.
+func TestWordsBounded(t *testing.T) {
+	var a, b []string
+	for i := 0; i < 5000; i++ {
+		a = append(a, "x"+strings.Repeat("a", i%7))
+		b = append(b, "y"+strings.Repeat("b", i%5))
+	}
+	es := Words(a, b)
+	ga, gb := apply(es)
+	if !slices.Equal(ga, a) || !slices.Equal(gb, b) || edits(es) != 10000 {
+		t.Fatalf("bounded script wrong: %d edits", edits(es))
+	}
+}
+
+func TestVisibleWords(t *testing.T) {
+	want := []string{"Preis:", "10", "€"}
+	for _, s := range []string{"Preis: 10 €", "Preis:\u00a010\u00a0€", " Preis:\n10\t€ ", "Preis:\u200b 10 €\u00ad", "Pre\x00is:\u200e 10 €"} {
+		if got := VisibleWords(s); !slices.Equal(got, want) {
+			t.Errorf("VisibleWords(%q) = %q", s, got)
+		}
+	}
+}
+
+func page(t *testing.T, html string) *partition.Result {
+	t.Helper()
+	res, err := partition.Partition([]byte(html), partition.Options{Level: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+const pageTmpl = `<html><head><title>Policy</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About us</a> <a href="/contact">Contact</a></nav>
+<main>
+<article><h1>Privacy policy</h1><p>We keep your data for %s and never sell it to anyone, whatever they offer.</p>
+<script>window.__nonce = "%s";</script></article>
+<aside><h2>Related</h2><p>Read our cookie statement and the terms of use before you sign up.</p></aside>
+</main>
+<footer><p>Copyright Example Ltd, all rights reserved, %s.</p></footer>
+</body></html>`
+
+func statuses(bs []Block) map[Status]int {
+	m := map[Status]int{}
+	for _, b := range bs {
+		m[b.Status]++
+	}
+	return m
+}
+
+func TestCompare(t *testing.T) {
+	base := page(t, sprintf(pageTmpl, "two years", "abc123", "2024"))
+	t.Run("same", func(t *testing.T) {
+		bs, sum := Compare(base, page(t, sprintf(pageTmpl, "two years", "abc123", "2024")))
+		if sum.Changed() || sum.VisibleChange || sum.Unchanged != len(bs) || len(bs) < 3 {
+			t.Errorf("identical pages: %+v over %d blocks", sum, len(bs))
+		}
+	})
+	t.Run("nonce in script is markup only", func(t *testing.T) {
+		bs, sum := Compare(base, page(t, sprintf(pageTmpl, "two years", "zz9999", "2024")))
+		if sum.MarkupOnly != 1 || sum.TextChanged != 0 || sum.VisibleChange {
+			t.Errorf("nonce: %+v (%v)", sum, statuses(bs))
+		}
+	})
+	t.Run("nbsp and br are markup only", func(t *testing.T) {
+		p := strings.Replace(sprintf(pageTmpl, "two years", "abc123", "2024"), "never sell it", "never&nbsp;sell<br>it", 1)
+		_, sum := Compare(base, page(t, p))
+		if sum.MarkupOnly != 1 || sum.VisibleChange {
+			t.Errorf("nbsp/br: %+v", sum)
+		}
+	})
+	t.Run("text edit", func(t *testing.T) {
+		bs, sum := Compare(base, page(t, sprintf(pageTmpl, "five years", "abc123", "2024")))
+		if sum.TextChanged != 1 || sum.MarkupOnly != 0 || !sum.VisibleChange || sum.WordsDeleted != 1 || sum.WordsInserted != 1 {
+			t.Fatalf("text edit: %+v", sum)
+		}
+		for _, b := range bs {
+			if b.Status != TextChanged {
+				continue
+			}
+			var del, ins []string
+			for _, e := range b.Words {
+				switch e.Op {
+				case Delete:
+					del = append(del, e.Words...)
+				case Insert:
+					ins = append(ins, e.Words...)
+				}
+			}
+			if !slices.Equal(del, []string{"two"}) || !slices.Equal(ins, []string{"five"}) {
+				t.Errorf("words: -%q +%q", del, ins)
+			}
+			if !strings.Contains(b.New.Text, "five years") {
+				t.Errorf("text-changed block is %s %q", b.New.Path, b.New.Text)
+			}
+		}
+	})
+	t.Run("moved", func(t *testing.T) {
+		// The aside goes before the article.
+		p := sprintf(pageTmpl, "two years", "abc123", "2024")
+		i, j := strings.Index(p, "<article>"), strings.Index(p, "<aside>")
+		k := strings.Index(p, "</aside>") + len("</aside>")
+		moved := p[:i] + p[j:k] + p[i:j] + p[k:]
+		bs, sum := Compare(base, page(t, moved))
+		if sum.Moved != 1 || sum.Removed != 0 || sum.Added != 0 {
+			t.Errorf("moved: %+v (%v)", sum, statuses(bs))
+		}
+	})
+	t.Run("added and removed", func(t *testing.T) {
+		p := sprintf(pageTmpl, "two years", "abc123", "2024")
+		p = strings.Replace(p, "<footer>", `<section><h2>New notice</h2><p>From May we also store the IP address of each visit.</p></section><footer>`, 1)
+		_, sum := Compare(base, page(t, p))
+		if sum.Added < 1 || sum.Removed != 0 || sum.WordsInserted != 13 || !sum.VisibleChange {
+			t.Errorf("added: %+v", sum)
+		}
+		_, sum = Compare(page(t, p), base)
+		if sum.Removed < 1 || sum.Added != 0 || sum.WordsDeleted != 13 {
+			t.Errorf("removed: %+v", sum)
+		}
+	})
+	t.Run("first capture", func(t *testing.T) {
+		bs, sum := Compare(nil, base)
+		if sum.Added != len(bs) || len(bs) != len(base.Leaves) {
+			t.Errorf("first: %+v", sum)
+		}
+	})
+}
+
+var sprintf = fmt.Sprintf
