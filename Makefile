@@ -53,8 +53,10 @@ $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 vet:
 	$(GO) vet ./...
 
+# Tests that render pages in headless Chromium leave their screenshots
+# in out/screenshots for people to look at.
 unit:
-	$(GO) test -count=1 -timeout 25m ./...
+	BLOCKWARC_SCREENSHOTS=$(CURDIR)/out/screenshots $(GO) test -count=1 -timeout 25m ./...
 
 test: vet npm unit
 

@@ -18,11 +18,16 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/export"
 	"blockwarc/partition"
 )
 
 const blocksAbout = `Show the block partition of one HTML page (FILE, or - for standard input;
-plain or gzip-compressed, told apart by the gzip magic bytes).
+plain or gzip-compressed, told apart by the gzip magic bytes), or of one
+capture of URL in ARCHIVE: the capture nearest to -at T (T as cat -at
+takes it; default the latest), read as ingest and diff read it and
+partitioned at the level it was archived at unless -level says otherwise.
 
 By default one line per block of the block tree, indented by block depth:
   PATH <TAG#ID.CLASS> LABEL BYTES [TOPIC]
@@ -51,6 +56,7 @@ input page.`
 
 // blocksOptions are the flags of the blocks command.
 type blocksOptions struct {
+	at      string
 	level   int
 	json    bool
 	main    bool
@@ -59,9 +65,10 @@ type blocksOptions struct {
 }
 
 func runBlocks(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("blocks", "FILE|-", blocksAbout, stderr)
+	fs := newFlagSet("blocks", "FILE|- | ARCHIVE URL", blocksAbout, stderr)
 	o := blocksOptions{max: 64 << 20}
-	fs.IntVar(&o.level, "level", 0, "partition level to keep (1 = coarsest; 0 = the partition's default, 3)")
+	fs.StringVar(&o.at, "at", "", "with ARCHIVE URL: the capture nearest `T` (default: the latest)")
+	fs.IntVar(&o.level, "level", 0, "partition level to keep (1 = coarsest; 0 = the partition's default, 3, or for a capture the level it was archived at)")
 	fs.BoolVar(&o.json, "json", false, "print the block tree as JSON (fields listed above)")
 	fs.BoolVar(&o.main, "main", false, "print only the page's main text")
 	fs.StringVar(&o.htmlOut, "html", "", "also write the page with its kept blocks outlined to `OUT`")
@@ -70,9 +77,12 @@ func runBlocks(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return code
 	}
 	switch {
-	case fs.NArg() != 1:
-		fmt.Fprintln(stderr, "blockwarc blocks: want exactly one FILE (or - for standard input)")
+	case fs.NArg() != 1 && fs.NArg() != 2:
+		fmt.Fprintln(stderr, "blockwarc blocks: want one FILE (or - for standard input), or ARCHIVE and URL")
 		fs.Usage()
+		return exitUsage
+	case o.at != "" && fs.NArg() != 2:
+		fmt.Fprintln(stderr, "blockwarc blocks: -at needs ARCHIVE and URL")
 		return exitUsage
 	case o.json && o.main:
 		fmt.Fprintln(stderr, "blockwarc blocks: -json and -main exclude each other")
@@ -84,14 +94,21 @@ func runBlocks(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "blockwarc blocks: -max must be positive")
 		return exitUsage
 	}
-	if err := blocks(ctx, fs.Arg(0), o, stdout); err != nil {
+	if o.at != "" {
+		if _, _, err := export.ParsePeriod(o.at); err != nil {
+			fmt.Fprintf(stderr, "blockwarc blocks: bad -at %q: %v\n", o.at, err)
+			return exitUsage
+		}
+	}
+	if err := blocks(ctx, fs.Args(), o, stdout); err != nil {
 		fmt.Fprintf(stderr, "blockwarc blocks: %v\n", err)
 		return exitFailure
 	}
 	return exitOK
 }
 
-func blocks(ctx context.Context, name string, o blocksOptions, stdout io.Writer) error {
+func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Writer) error {
+	name := args[0]
 	if o.htmlOut != "" {
 		// Refuse before the work, not after it.
 		if fi, err := os.Stat(o.htmlOut); err == nil {
@@ -103,17 +120,26 @@ func blocks(ctx context.Context, name string, o blocksOptions, stdout io.Writer)
 			}
 		}
 	}
-	doc, err := readPage(name, int64(o.max))
-	if err != nil {
-		return err
+	var res *partition.Result
+	if len(args) == 2 {
+		l, err := archivedPage(args[0], args[1], o)
+		if err != nil {
+			return err
+		}
+		res = l.res
+	} else {
+		doc, err := readPage(name, int64(o.max))
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if res, err = partition.Partition(doc, dedupe.PageOptions("", o.level, "")); err != nil {
+			return fmt.Errorf("partition %s: %w", name, err)
+		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	res, err := partition.Partition(doc, dedupe.PageOptions("", o.level, ""))
-	if err != nil {
-		return fmt.Errorf("partition %s: %w", name, err)
-	}
+	var err error
 	w := bufio.NewWriter(stdout)
 	switch {
 	case o.main:
@@ -137,6 +163,25 @@ func blocks(ctx context.Context, name string, o blocksOptions, stdout io.Writer)
 		}
 	}
 	return nil
+}
+
+// archivedPage reads the capture of url nearest to o.at (the latest when
+// empty) from the archive at dir, partitioned as diff does.
+func archivedPage(dir, url string, o blocksOptions) (*loaded, error) {
+	a, err := dedupe.Open(dir, pack.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	vs, err := pageVersions(a, url)
+	if err != nil {
+		return nil, err
+	}
+	i := len(vs) - 1
+	if o.at != "" {
+		i = nearest(vs, o.at, len(vs))
+	}
+	return loadPage(a, partition.NewPartitioner(), vs, i, diffLevel(diffOptions{level: o.level}, vs[i]))
 }
 
 // readPage reads at most max bytes of page (after gzip decompression when

@@ -320,8 +320,9 @@ func TestBlocksUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"blocks"}, exitUsage, "exactly one FILE"},
-		{[]string{"blocks", "a", "b"}, exitUsage, "exactly one FILE"},
+		{[]string{"blocks"}, exitUsage, "want one FILE"},
+		{[]string{"blocks", "a", "b", "c"}, exitUsage, "want one FILE"},
+		{[]string{"blocks", "a", "b"}, exitFailure, "not a blockwarc archive"},
 		{[]string{"blocks", "-json", "-main", blocksPage}, exitUsage, "exclude each other"},
 		{[]string{"blocks", "-max", "lots", blocksPage}, exitUsage, "bad size"},
 		{[]string{"blocks", "-level", "-1", blocksPage}, exitUsage, "-level"},

@@ -274,3 +274,50 @@ func TestDiffHTMLChromium(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", png)
 }
+
+// TestBlocksAt: blocks reads a capture straight from an archive — the
+// same bytes cat writes, partitioned at the archived level — and -at
+// without an archive is a usage error.
+func TestBlocksAt(t *testing.T) {
+	bwa := tinderArchive(t)
+	code, payload, stderr := runCmd(t, "cat", "-at", "20220120", bwa, tinderPrivacy)
+	if code != exitOK {
+		t.Fatalf("cat: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := runCmd(t, "blocks", "-json", "-at", "20220120", bwa, tinderPrivacy)
+	if code != exitOK {
+		t.Fatalf("blocks -at: exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Bytes  int `json:"bytes"`
+		Kept   int `json:"kept"`
+		Blocks []struct {
+			Level int  `json:"level"`
+			Kept  bool `json:"kept"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Bytes != len(payload) || got.Kept < 5 {
+		t.Errorf("blocks -at read %d bytes (%d kept blocks), cat wrote %d", got.Bytes, got.Kept, len(payload))
+	}
+	deepest := 0
+	for _, b := range got.Blocks {
+		deepest = max(deepest, b.Level)
+	}
+	if deepest != 2 {
+		t.Errorf("deepest block level %d, want the archived level 2", deepest)
+	}
+	// The same capture as a file gives the same partition at that level.
+	f := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(f, []byte(payload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, fromFile, _ := runCmd(t, "blocks", "-json", "-level", "2", f); code != exitOK || fromFile != out {
+		t.Errorf("blocks of the same bytes from a file differ (exit %d)", code)
+	}
+	if code, _, _ := runCmd(t, "blocks", "-at", "2022", f); code != exitUsage {
+		t.Errorf("-at with one FILE: exit %d, want usage", code)
+	}
+}
