@@ -82,7 +82,13 @@ func (s Summary) Changed() bool {
 // partition.Match gives it (moved blocks at their new place). Partition
 // both captures at the same level so that like is compared with like.
 func Compare(old, new *partition.Result) ([]Block, Summary) {
-	pairs := partition.Match(old, new, partition.SimOptions{})
+	return Classify(old, new, partition.Match(old, new, partition.SimOptions{}))
+}
+
+// Classify is Compare for an alignment already made: pairs must be
+// partition.Match(old, new, ...) (or every leaf paired with itself when
+// old is new).
+func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summary) {
 	// Match aligns in order and by similarity only. A block removed at
 	// one place and added with the same bytes elsewhere has moved; a
 	// removed and an added block with the same visible words are the same
