@@ -240,7 +240,7 @@ func checkManifest(t *testing.T, r *recorder, man []manifestLine) {
 	for _, m := range man {
 		sum, _ := hex.DecodeString(m.sha1)
 		k := key{m.url, m.time}
-		want[k] = append(want[k], "sha1:"+b32.EncodeToString(sum))
+		want[k] = append(want[k], b32.EncodeToString(sum))
 	}
 	for k, w := range want {
 		got := html[k]

@@ -49,7 +49,7 @@ func TestRegisteredDomain(t *testing.T) {
 }
 
 func TestNormSHA1(t *testing.T) {
-	const want = "sha1:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"
+	const want = "WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"
 	for _, decl := range []string{
 		"sha1:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N",
 		"SHA1:wh4utnesbr3t7woimndzv2nhrc4urr5n",
@@ -61,7 +61,7 @@ func TestNormSHA1(t *testing.T) {
 			t.Errorf("normSHA1(%q) = %q, want %q", decl, got, want)
 		}
 	}
-	for _, decl := range []string{"", "sha256:abcd", "sha1:", "sha1:XYZ", "md5:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"} {
+	for _, decl := range []string{"", "sha256:abcd", "sha1:", "sha1:XYZ", "WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N", "md5:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"} {
 		if got := normSHA1(decl); got != "" {
 			t.Errorf("normSHA1(%q) = %q, want \"\"", decl, got)
 		}

@@ -21,7 +21,7 @@ import (
 type record struct {
 	status  *int16
 	mime    string // media type of the payload, "" when unknown
-	digest  string // "sha1:" + base32; "" until known
+	digest  string // base32 SHA-1, no "sha1:" (as CDXJ and Common Crawl write it); "" until known
 	payload []byte // HTTP payload as stored, or the block of a non-HTTP record
 	// revisitIdentical: an identical-payload revisit, standing for the
 	// page it revisits; refersTo* name that page.
@@ -382,14 +382,17 @@ func mediaType(ct string) string {
 
 var b32 = base32.StdEncoding
 
+// sha1Digest is content_digest's form: upper-case base32 SHA-1 without
+// the "sha1:" of WARC-Payload-Digest, as our CDXJ and Common Crawl's
+// indexes write it, so that joins on the digest match.
 func sha1Digest(b []byte) string {
 	s := sha1.Sum(b)
-	return "sha1:" + b32.EncodeToString(s[:])
+	return b32.EncodeToString(s[:])
 }
 
 // normSHA1 returns a declared SHA-1 digest ("sha1:" + base32, hex or
-// base64, as writers spell it) as "sha1:" + upper-case base32; "" for
-// another algorithm or a malformed value.
+// base64, as writers spell it) as upper-case base32 without "sha1:"
+// (sha1Digest's form); "" for another algorithm or a malformed value.
 func normSHA1(decl string) string {
 	alg, val, ok := strings.Cut(strings.TrimSpace(decl), ":")
 	if !ok || !strings.EqualFold(strings.ReplaceAll(alg, "-", ""), "sha1") {
@@ -416,5 +419,5 @@ func normSHA1(decl string) string {
 	if len(sum) != sha1.Size {
 		return ""
 	}
-	return "sha1:" + b32.EncodeToString(sum)
+	return b32.EncodeToString(sum)
 }
