@@ -503,7 +503,7 @@ func findVersion(t *testing.T, a *dedupe.Archive, c *Capture) dedupe.Version {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		if v.File == c.WARCFilename && v.Offset == c.WARCRecordOffset {
+		if filepath.Base(v.File) == c.WARCFilename && v.Offset == c.WARCRecordOffset {
 			return v
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"io"
 	"mime"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -273,7 +274,9 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 		URLHostRegisteredDomain: registeredDomain(host),
 		FetchTime:               microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
 		FetchStatus: r.status, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
-		WARCFilename: v.File, WARCRecordOffset: v.Offset, WARCRecordLength: v.Length,
+		// The base name, as CDXJ and Common Crawl write filename: the path
+		// given to ingest is the ingesting machine's, and breaks joins.
+		WARCFilename: filepath.Base(v.File), WARCRecordOffset: v.Offset, WARCRecordLength: v.Length,
 	}
 	if r.mime != "" {
 		s := r.mime
