@@ -190,6 +190,7 @@ var captureCols = []column[tables.Capture]{
 	str("warc_type", func(r *tables.Capture) string { return r.WARCType }),
 	str("warc_record_id", func(r *tables.Capture) string { return r.WARCRecordID }),
 	i16opt("fetch_status", func(r *tables.Capture) *int16 { return r.FetchStatus }),
+	optStr("fetch_redirect", func(r *tables.Capture) *string { return r.FetchRedirect }),
 	optStr("content_mime_type", func(r *tables.Capture) *string { return r.ContentMIMEType }),
 	optStr("content_charset", func(r *tables.Capture) *string { return r.ContentCharset }),
 	str("content_digest", func(r *tables.Capture) string { return r.ContentDigest }),
@@ -296,7 +297,7 @@ var urlCols = []column[tables.URL]{
 func captureBytes(r *tables.Capture) int {
 	n := len(r.URL) + len(r.URLSURTKey) + len(r.URLHostName) + len(r.WARCRecordID) +
 		len(r.ContentDigest) + len(r.WARCFilename) + 160
-	for _, s := range []*string{r.URLHostRegisteredDomain, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText} {
+	for _, s := range []*string{r.URLHostRegisteredDomain, r.FetchRedirect, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText} {
 		if s != nil {
 			n += len(*s)
 		}

@@ -24,6 +24,8 @@ type record struct {
 	mime    string // media type of the payload, "" when unknown
 	digest  string // base32 SHA-1, no "sha1:" (as CDXJ and Common Crawl write it); "" until known
 	payload []byte // HTTP payload as stored, or the block of a non-HTTP record
+	// redirect is fetch_redirect: a 3xx response's Location, absolute.
+	redirect *string
 	// revisitIdentical: an identical-payload revisit, standing for the
 	// page it revisits; refersTo* name that page.
 	revisitIdentical         bool
@@ -116,6 +118,9 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 		if !m.Request {
 			s := int16(min(max(m.StatusCode, -1<<15), 1<<15-1))
 			r.status = &s
+			if m.StatusCode >= 300 && m.StatusCode <= 399 {
+				r.redirect = redirectTarget(v.TargetURI, m.Header.Get("Location"))
+			}
 		}
 	case isWARC:
 		ct := headerField(hdr, "Content-Type")
@@ -273,7 +278,7 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 		URL: v.TargetURI, URLSURTKey: key, URLHostName: host,
 		URLHostRegisteredDomain: registeredDomain(host),
 		FetchTime:               microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
-		FetchStatus: r.status, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
+		FetchStatus: r.status, FetchRedirect: r.redirect, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
 		// The base name, as CDXJ and Common Crawl write filename: the path
 		// given to ingest is the ingesting machine's, and breaks joins.
 		WARCFilename: filepath.Base(v.File), WARCRecordOffset: v.Offset, WARCRecordLength: v.Length,

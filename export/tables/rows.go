@@ -19,6 +19,7 @@ type Capture struct {
 	WARCType                string
 	WARCRecordID            string
 	FetchStatus             *int16
+	FetchRedirect           *string
 	ContentMIMEType         *string
 	ContentCharset          *string
 	ContentDigest           string
