@@ -110,3 +110,42 @@ func TestARCMIME(t *testing.T) {
 		}
 	}
 }
+
+func TestHostTLD(t *testing.T) {
+	for host, want := range map[string]string{
+		"www.example.com": "com", "example.co.uk": "uk", "localhost": "localhost",
+		"xn--80ak6aa92e.xn--p1ai": "xn--p1ai", "пример.рф": "xn--p1ai",
+		"": "", "192.168.0.1": "", "::1": "", "2130706433": "", "10.1": "",
+	} {
+		if got := hostTLD(host); (got == nil) != (want == "") || got != nil && *got != want {
+			t.Errorf("hostTLD(%q) = %v, want %q", host, deref(got), want)
+		}
+	}
+}
+
+func TestURLParts(t *testing.T) {
+	const null = "<null>"
+	for _, c := range []struct{ uri, path, query string }{
+		{"https://example.com/a/b.html?x=1&y=2#top", "/a/b.html", "x=1&y=2"},
+		{"https://example.com/a/b.html", "/a/b.html", null},
+		{"https://example.com", "", null},
+		{"https://example.com?q", "", "q"},
+		{"https://example.com/?", "/", ""},
+		{"https://example.com/p#frag?notquery", "/p", null},
+		{"http://user:pw@example.com:8080/x y?a b", "/x y", "a b"}, // spaces kept as recorded
+		{"https://example.com/q?a?b", "/q", "a?b"},
+		{"dns:example.com", null, null},
+		{"urn:x-wget:log", null, null},
+	} {
+		p, q := urlParts(c.uri)
+		str := func(s *string) string {
+			if s == nil {
+				return null
+			}
+			return *s
+		}
+		if str(p) != c.path || str(q) != c.query {
+			t.Errorf("urlParts(%q) = %q, %q; want %q, %q", c.uri, str(p), str(q), c.path, c.query)
+		}
+	}
+}

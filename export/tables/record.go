@@ -274,10 +274,11 @@ func isHTML(mediaType string) bool {
 // changed, layout_changed and added_bytes are filled later.
 func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, pg *page) *Capture {
 	host := hostName(v.TargetURI)
+	path, query := urlParts(v.TargetURI)
 	row := &Capture{
-		URL: v.TargetURI, URLSURTKey: key, URLHostName: host,
-		URLHostRegisteredDomain: registeredDomain(host),
-		FetchTime:               microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
+		URL: v.TargetURI, URLSURTKey: key, URLHostName: host, URLHostTLD: hostTLD(host),
+		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query,
+		FetchTime: microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
 		FetchStatus: r.status, FetchRedirect: r.redirect, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
 		// The base name, as CDXJ and Common Crawl write filename: the path
 		// given to ingest is the ingesting machine's, and breaks joins.
