@@ -129,7 +129,7 @@ func TestTablesCommand(t *testing.T) {
 type manifestEntry struct {
 	url    string
 	at     time.Time
-	digest string // as WARC writes it: sha1:BASE32
+	digest string // as content_digest and CDXJ write it: BASE32, no "sha1:"
 }
 
 // readManifest reads url, capture_time, payload_sha1 (hex) lines.
@@ -155,7 +155,7 @@ func readManifest(t *testing.T, path string) []manifestEntry {
 		if err != nil || len(sum) != 20 {
 			t.Fatalf("%s: bad sha1 %q", path, fs[2])
 		}
-		out = append(out, manifestEntry{fs[0], at.UTC(), "sha1:" + base32.StdEncoding.EncodeToString(sum)})
+		out = append(out, manifestEntry{fs[0], at.UTC(), base32.StdEncoding.EncodeToString(sum)})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)

@@ -184,12 +184,16 @@ var captureCols = []column[tables.Capture]{
 	str("url", func(r *tables.Capture) string { return r.URL }),
 	str("url_surtkey", func(r *tables.Capture) string { return r.URLSURTKey }),
 	str("url_host_name", func(r *tables.Capture) string { return r.URLHostName }),
+	optStr("url_host_tld", func(r *tables.Capture) *string { return r.URLHostTLD }),
 	optStr("url_host_registered_domain", func(r *tables.Capture) *string { return r.URLHostRegisteredDomain }),
+	optStr("url_path", func(r *tables.Capture) *string { return r.URLPath }),
+	optStr("url_query", func(r *tables.Capture) *string { return r.URLQuery }),
 	ts("fetch_time", func(r *tables.Capture) time.Time { return r.FetchTime }),
 	i32("version", func(r *tables.Capture) int32 { return r.Version }),
 	str("warc_type", func(r *tables.Capture) string { return r.WARCType }),
 	str("warc_record_id", func(r *tables.Capture) string { return r.WARCRecordID }),
 	i16opt("fetch_status", func(r *tables.Capture) *int16 { return r.FetchStatus }),
+	optStr("fetch_redirect", func(r *tables.Capture) *string { return r.FetchRedirect }),
 	optStr("content_mime_type", func(r *tables.Capture) *string { return r.ContentMIMEType }),
 	optStr("content_charset", func(r *tables.Capture) *string { return r.ContentCharset }),
 	str("content_digest", func(r *tables.Capture) string { return r.ContentDigest }),
@@ -273,7 +277,10 @@ var urlCols = []column[tables.URL]{
 	str("url", func(r *tables.URL) string { return r.URL }),
 	str("url_surtkey", func(r *tables.URL) string { return r.URLSURTKey }),
 	str("url_host_name", func(r *tables.URL) string { return r.URLHostName }),
+	optStr("url_host_tld", func(r *tables.URL) *string { return r.URLHostTLD }),
 	optStr("url_host_registered_domain", func(r *tables.URL) *string { return r.URLHostRegisteredDomain }),
+	optStr("url_path", func(r *tables.URL) *string { return r.URLPath }),
+	optStr("url_query", func(r *tables.URL) *string { return r.URLQuery }),
 	i64("captures", func(r *tables.URL) int64 { return r.Captures }),
 	i64("versions", func(r *tables.URL) int64 { return r.Versions }),
 	ts("first_capture", func(r *tables.URL) time.Time { return r.FirstCapture }),
@@ -296,7 +303,7 @@ var urlCols = []column[tables.URL]{
 func captureBytes(r *tables.Capture) int {
 	n := len(r.URL) + len(r.URLSURTKey) + len(r.URLHostName) + len(r.WARCRecordID) +
 		len(r.ContentDigest) + len(r.WARCFilename) + 160
-	for _, s := range []*string{r.URLHostRegisteredDomain, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText} {
+	for _, s := range []*string{r.URLHostTLD, r.URLHostRegisteredDomain, r.URLPath, r.URLQuery, r.FetchRedirect, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText} {
 		if s != nil {
 			n += len(*s)
 		}
@@ -336,8 +343,10 @@ func changeBytes(r *tables.Change) int {
 
 func urlBytes(r *tables.URL) int {
 	n := len(r.URL) + len(r.URLSURTKey) + len(r.URLHostName) + 120
-	if r.URLHostRegisteredDomain != nil {
-		n += len(*r.URLHostRegisteredDomain)
+	for _, s := range []*string{r.URLHostTLD, r.URLHostRegisteredDomain, r.URLPath, r.URLQuery} {
+		if s != nil {
+			n += len(*s)
+		}
 	}
 	if r.ChangeRateMethod != nil {
 		n += len(*r.ChangeRateMethod)

@@ -80,7 +80,7 @@ func synth(n int, seed uint64) *synthRows {
 			FetchTime:               at(i), Version: int32(i%9 + 1), WARCType: "response",
 			WARCRecordID: fmt.Sprintf("<urn:uuid:%08x-0000-4000-8000-000000000000>", i),
 			FetchStatus:  status, ContentMIMEType: optS(i+1, "text/html"), ContentCharset: optS(i+2, "utf-8"),
-			ContentDigest: fmt.Sprintf("sha1:%032d", i), PayloadLength: rng.Int64N(1 << 40),
+			ContentDigest: fmt.Sprintf("%032d", i), PayloadLength: rng.Int64N(1 << 40),
 			WARCFilename: "crawl-1.warc.gz", WARCRecordOffset: int64(i) * 1000, WARCRecordLength: int64(i%100 + 1),
 			Changed: optB(i, i%2 == 0), LayoutID: optS(i, fmt.Sprintf("%064x", i)), LayoutChanged: optB(i+1, i%3 == 0),
 			BlocksTotal: int32(i % 11), BlocksAdded: int32(i % 2), BlocksRemoved: int32(i % 3), BlocksModified: int32(i % 4),

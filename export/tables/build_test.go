@@ -240,7 +240,7 @@ func checkManifest(t *testing.T, r *recorder, man []manifestLine) {
 	for _, m := range man {
 		sum, _ := hex.DecodeString(m.sha1)
 		k := key{m.url, m.time}
-		want[k] = append(want[k], "sha1:"+b32.EncodeToString(sum))
+		want[k] = append(want[k], b32.EncodeToString(sum))
 	}
 	for k, w := range want {
 		got := html[k]
@@ -503,7 +503,7 @@ func findVersion(t *testing.T, a *dedupe.Archive, c *Capture) dedupe.Version {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		if v.File == c.WARCFilename && v.Offset == c.WARCRecordOffset {
+		if filepath.Base(v.File) == c.WARCFilename && v.Offset == c.WARCRecordOffset {
 			return v
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -58,4 +59,48 @@ func registeredDomain(host string) *string {
 		return nil
 	}
 	return &d
+}
+
+// hostTLD is url_host_tld as Common Crawl computes it: the last label of
+// the host, in ASCII (an IDN label as punycode); nil without a host and
+// for an IP address, whose last label is a number, not a domain.
+func hostTLD(host string) *string {
+	if host == "" {
+		return nil
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	tld := host[strings.LastIndexByte(host, '.')+1:]
+	if tld == "" || strings.Trim(tld, "0123456789") == "" {
+		return nil // "1.2.3.4." style or decimal IPv4 variants
+	}
+	if a, err := idna.ToASCII(tld); err == nil {
+		tld = a
+	}
+	return &tld
+}
+
+// urlParts returns url_path and url_query as java.net.URL's getPath and
+// getQuery give them to Common Crawl's index: the path as recorded ("" when
+// the URL has none), the query after '?' without it (null when there is
+// no '?'), both without the fragment. A URI without a host (see hostName)
+// has neither. The URI is cut by hand as hostName does, so spaces and
+// stray characters stay as recorded.
+func urlParts(uri string) (path, query *string) {
+	i := strings.Index(uri, "://")
+	if i <= 0 || strings.ContainsAny(uri[:i], "/?#") {
+		return nil, nil
+	}
+	rest, _, _ := strings.Cut(uri[i+3:], "#")
+	j := strings.IndexAny(rest, "/?\\")
+	if j < 0 {
+		p := ""
+		return &p, nil
+	}
+	p, q, ok := strings.Cut(rest[j:], "?")
+	if ok {
+		query = &q
+	}
+	return &p, query
 }

@@ -49,7 +49,7 @@ func TestRegisteredDomain(t *testing.T) {
 }
 
 func TestNormSHA1(t *testing.T) {
-	const want = "sha1:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"
+	const want = "WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"
 	for _, decl := range []string{
 		"sha1:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N",
 		"SHA1:wh4utnesbr3t7woimndzv2nhrc4urr5n",
@@ -61,7 +61,7 @@ func TestNormSHA1(t *testing.T) {
 			t.Errorf("normSHA1(%q) = %q, want %q", decl, got, want)
 		}
 	}
-	for _, decl := range []string{"", "sha256:abcd", "sha1:", "sha1:XYZ", "md5:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"} {
+	for _, decl := range []string{"", "sha256:abcd", "sha1:", "sha1:XYZ", "WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N", "md5:WH4UTNESBR3T7WOIMNDZV2NHRC4URR5N"} {
 		if got := normSHA1(decl); got != "" {
 			t.Errorf("normSHA1(%q) = %q, want \"\"", decl, got)
 		}
@@ -107,6 +107,45 @@ func TestARCMIME(t *testing.T) {
 	} {
 		if got := arcMIME([]byte(tc.line)); got != tc.want {
 			t.Errorf("arcMIME(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestHostTLD(t *testing.T) {
+	for host, want := range map[string]string{
+		"www.example.com": "com", "example.co.uk": "uk", "localhost": "localhost",
+		"xn--80ak6aa92e.xn--p1ai": "xn--p1ai", "пример.рф": "xn--p1ai",
+		"": "", "192.168.0.1": "", "::1": "", "2130706433": "", "10.1": "",
+	} {
+		if got := hostTLD(host); (got == nil) != (want == "") || got != nil && *got != want {
+			t.Errorf("hostTLD(%q) = %v, want %q", host, deref(got), want)
+		}
+	}
+}
+
+func TestURLParts(t *testing.T) {
+	const null = "<null>"
+	for _, c := range []struct{ uri, path, query string }{
+		{"https://example.com/a/b.html?x=1&y=2#top", "/a/b.html", "x=1&y=2"},
+		{"https://example.com/a/b.html", "/a/b.html", null},
+		{"https://example.com", "", null},
+		{"https://example.com?q", "", "q"},
+		{"https://example.com/?", "/", ""},
+		{"https://example.com/p#frag?notquery", "/p", null},
+		{"http://user:pw@example.com:8080/x y?a b", "/x y", "a b"}, // spaces kept as recorded
+		{"https://example.com/q?a?b", "/q", "a?b"},
+		{"dns:example.com", null, null},
+		{"urn:x-wget:log", null, null},
+	} {
+		p, q := urlParts(c.uri)
+		str := func(s *string) string {
+			if s == nil {
+				return null
+			}
+			return *s
+		}
+		if str(p) != c.path || str(q) != c.query {
+			t.Errorf("urlParts(%q) = %q, %q; want %q, %q", c.uri, str(p), str(q), c.path, c.query)
 		}
 	}
 }

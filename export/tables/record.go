@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"io"
 	"mime"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,8 +22,10 @@ import (
 type record struct {
 	status  *int16
 	mime    string // media type of the payload, "" when unknown
-	digest  string // "sha1:" + base32; "" until known
+	digest  string // base32 SHA-1, no "sha1:" (as CDXJ and Common Crawl write it); "" until known
 	payload []byte // HTTP payload as stored, or the block of a non-HTTP record
+	// redirect is fetch_redirect: a 3xx response's Location, absolute.
+	redirect *string
 	// revisitIdentical: an identical-payload revisit, standing for the
 	// page it revisits; refersTo* name that page.
 	revisitIdentical         bool
@@ -115,6 +118,9 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 		if !m.Request {
 			s := int16(min(max(m.StatusCode, -1<<15), 1<<15-1))
 			r.status = &s
+			if m.StatusCode >= 300 && m.StatusCode <= 399 {
+				r.redirect = redirectTarget(v.TargetURI, m.Header.Get("Location"))
+			}
 		}
 	case isWARC:
 		ct := headerField(hdr, "Content-Type")
@@ -267,12 +273,15 @@ func isHTML(mediaType string) bool {
 // changed, layout_changed and added_bytes are filled later.
 func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, pg *page) *Capture {
 	host := hostName(v.TargetURI)
+	path, query := urlParts(v.TargetURI)
 	row := &Capture{
-		URL: v.TargetURI, URLSURTKey: key, URLHostName: host,
-		URLHostRegisteredDomain: registeredDomain(host),
-		FetchTime:               microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
-		FetchStatus: r.status, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
-		WARCFilename: v.File, WARCRecordOffset: v.Offset, WARCRecordLength: v.Length,
+		URL: v.TargetURI, URLSURTKey: key, URLHostName: host, URLHostTLD: hostTLD(host),
+		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query,
+		FetchTime: microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
+		FetchStatus: r.status, FetchRedirect: r.redirect, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
+		// The base name, as CDXJ and Common Crawl write filename: the path
+		// given to ingest is the ingesting machine's, and breaks joins.
+		WARCFilename: filepath.Base(v.File), WARCRecordOffset: v.Offset, WARCRecordLength: v.Length,
 	}
 	if r.mime != "" {
 		s := r.mime
@@ -381,14 +390,17 @@ func mediaType(ct string) string {
 
 var b32 = base32.StdEncoding
 
+// sha1Digest is content_digest's form: upper-case base32 SHA-1 without
+// the "sha1:" of WARC-Payload-Digest, as our CDXJ and Common Crawl's
+// indexes write it, so that joins on the digest match.
 func sha1Digest(b []byte) string {
 	s := sha1.Sum(b)
-	return "sha1:" + b32.EncodeToString(s[:])
+	return b32.EncodeToString(s[:])
 }
 
 // normSHA1 returns a declared SHA-1 digest ("sha1:" + base32, hex or
-// base64, as writers spell it) as "sha1:" + upper-case base32; "" for
-// another algorithm or a malformed value.
+// base64, as writers spell it) as upper-case base32 without "sha1:"
+// (sha1Digest's form); "" for another algorithm or a malformed value.
 func normSHA1(decl string) string {
 	alg, val, ok := strings.Cut(strings.TrimSpace(decl), ":")
 	if !ok || !strings.EqualFold(strings.ReplaceAll(alg, "-", ""), "sha1") {
@@ -415,5 +427,5 @@ func normSHA1(decl string) string {
 	if len(sum) != sha1.Size {
 		return ""
 	}
-	return "sha1:" + b32.EncodeToString(sum)
+	return b32.EncodeToString(sum)
 }

@@ -13,12 +13,16 @@ type Capture struct {
 	URL                     string
 	URLSURTKey              string
 	URLHostName             string
+	URLHostTLD              *string
 	URLHostRegisteredDomain *string
+	URLPath                 *string
+	URLQuery                *string
 	FetchTime               time.Time
 	Version                 int32
 	WARCType                string
 	WARCRecordID            string
 	FetchStatus             *int16
+	FetchRedirect           *string
 	ContentMIMEType         *string
 	ContentCharset          *string
 	ContentDigest           string
@@ -106,7 +110,10 @@ type URL struct {
 	URL                     string
 	URLSURTKey              string
 	URLHostName             string
+	URLHostTLD              *string
 	URLHostRegisteredDomain *string
+	URLPath                 *string
+	URLQuery                *string
 	Captures                int64
 	Versions                int64
 	FirstCapture            time.Time

@@ -293,10 +293,11 @@ const maxVolatile = 5
 // urlRow is the urls row of the URL's captures.
 func (h *history) urlRow() *URL {
 	u := &URL{
-		URL: h.url, URLSURTKey: h.key, URLHostName: h.host, URLHostRegisteredDomain: h.domain,
+		URL: h.url, URLSURTKey: h.key, URLHostName: h.host, URLHostTLD: hostTLD(h.host), URLHostRegisteredDomain: h.domain,
 		Captures: h.n, Versions: int64(len(h.digests)),
 		FirstCapture: h.first, LastCapture: h.last, ObservedChanges: h.observed,
 	}
+	u.URLPath, u.URLQuery = urlParts(h.url)
 	if len(h.intervals) > 0 {
 		mean := days(h.last.Sub(h.first)) / float64(len(h.intervals))
 		u.MeanIntervalDays = &mean
