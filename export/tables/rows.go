@@ -31,6 +31,7 @@ type Capture struct {
 	WARCRecordOffset        int64
 	WARCRecordLength        int64
 	Changed                 *bool
+	TextChanged             *bool
 	LayoutID                *string
 	LayoutChanged           *bool
 	BlocksTotal             int32
@@ -38,6 +39,7 @@ type Capture struct {
 	BlocksRemoved           int32
 	BlocksModified          int32
 	BlocksUnchanged         int32
+	BlocksTextChanged       int32
 	StoredAs                string
 	StoredWhy               *string
 	AddedBytes              int64
@@ -82,27 +84,30 @@ type CaptureBlock struct {
 	Path               string
 	BlockID            string
 	Status             string
+	TextChanged        bool
 	PredecessorBlockID *string
 	Similarity         *float64
 }
 
 // Change is a row of the changes table.
 type Change struct {
-	URL             string
-	URLSURTKey      string
-	FromVersion     int32
-	ToVersion       int32
-	FromTime        time.Time
-	ToTime          time.Time
-	IntervalDays    float64
-	Changed         bool
-	LayoutChanged   *bool
-	BlocksAdded     int32
-	BlocksRemoved   int32
-	BlocksModified  int32
-	BlocksUnchanged int32
-	ChangedBytes    int64
-	ChangedPaths    []string
+	URL               string
+	URLSURTKey        string
+	FromVersion       int32
+	ToVersion         int32
+	FromTime          time.Time
+	ToTime            time.Time
+	IntervalDays      float64
+	Changed           bool
+	TextChanged       *bool
+	LayoutChanged     *bool
+	BlocksAdded       int32
+	BlocksRemoved     int32
+	BlocksModified    int32
+	BlocksUnchanged   int32
+	BlocksTextChanged int32
+	ChangedBytes      int64
+	ChangedPaths      []string
 }
 
 // URL is a row of the urls table.

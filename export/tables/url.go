@@ -9,6 +9,7 @@ import (
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
 	"blockwarc/export/changerate"
+	"blockwarc/export/diff"
 	"blockwarc/partition"
 )
 
@@ -110,6 +111,9 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		if prev != nil {
 			ch := prev.digest != row.ContentDigest
 			row.Changed = &ch
+			if !ch { // same payload: nothing a reader sees changed either
+				row.TextChanged = new(bool)
+			}
 		}
 
 		// Blocks against the previous capture with blocks.
@@ -177,6 +181,20 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 	} else {
 		pairs = partition.Match(old, pg.res, partition.SimOptions{})
 	}
+	// The visible verdicts are the diff command's (export/diff), from the
+	// same alignment: a block whose bytes changed but whose words a reader
+	// sees did not is markup churn.
+	verdicts, sum := diff.Classify(old, pg.res, pairs)
+	textChanged := make(map[*partition.Block]bool, len(verdicts))
+	for i := range verdicts {
+		if v := &verdicts[i]; v.New != nil && (v.Status == diff.TextChanged || v.Status == diff.Added && len(v.Words) > 0) {
+			textChanged[v.New] = true
+		}
+	}
+	if row.Changed != nil {
+		tc := *row.Changed && sum.VisibleChange
+		row.TextChanged = &tc
+	}
 	row.BlocksTotal = int32(len(pg.res.Leaves))
 	c.blocks = make([]*CaptureBlock, 0, len(pg.res.Leaves))
 	c.ids = make([]pack.ID, 0, len(pg.res.Leaves))
@@ -206,6 +224,10 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 		cb := &CaptureBlock{
 			URLSURTKey: row.URLSURTKey, FetchTime: row.FetchTime, Version: row.Version,
 			Ordinal: int32(ni), Path: b.Path, BlockID: id.String(),
+			TextChanged: textChanged[b],
+		}
+		if cb.TextChanged {
+			row.BlocksTextChanged++
 		}
 		switch pr.Kind {
 		case partition.Identical:
@@ -268,9 +290,13 @@ func changeRow(prev *prevCap, row *Capture, partitioned bool, changedBytes int64
 		FromVersion: prev.version, ToVersion: row.Version,
 		FromTime: prev.time, ToTime: row.FetchTime,
 		IntervalDays: days(row.FetchTime.Sub(prev.time)),
-		Changed:      *row.Changed,
-		BlocksAdded:  row.BlocksAdded, BlocksRemoved: row.BlocksRemoved,
+		Changed:      *row.Changed, BlocksTextChanged: row.BlocksTextChanged,
+		BlocksAdded: row.BlocksAdded, BlocksRemoved: row.BlocksRemoved,
 		BlocksModified: row.BlocksModified, BlocksUnchanged: row.BlocksUnchanged,
+	}
+	if row.TextChanged != nil {
+		tc := *row.TextChanged // rows handed on belong to the sink: no shared pointers
+		ch.TextChanged = &tc
 	}
 	if prev.layoutID != nil && row.LayoutID != nil {
 		lc := *prev.layoutID != *row.LayoutID
