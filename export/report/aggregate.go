@@ -137,6 +137,13 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 		k.First++
 	case *c.Changed:
 		k.Changed++
+		if c.TextChanged != nil {
+			if *c.TextChanged {
+				k.TextChanged++
+			} else {
+				k.MarkupOnly++
+			}
+		}
 	default:
 		k.Unchanged++
 	}
@@ -167,9 +174,16 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 	h.PayloadBytes += c.PayloadLength
 	h.AddedBytes += c.AddedBytes
 
-	var ch int64
+	var ch, tx, mo int64
 	if changed {
 		ch = 1
+		switch {
+		case c.TextChanged == nil:
+		case *c.TextChanged:
+			tx = 1
+		default:
+			mo = 1
+		}
 	}
 	if !c.FetchTime.IsZero() {
 		t := c.FetchTime.UTC()
@@ -187,8 +201,10 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 		}
 		p.Captures++
 		p.Changed += ch
+		p.TextChanged += tx
+		p.MarkupOnly += mo
 	}
-	g.cur.points = append(g.cur.points, Point{Time: c.FetchTime.UTC(), Captures: 1, Changes: ch})
+	g.cur.points = append(g.cur.points, Point{Time: c.FetchTime.UTC(), Captures: 1, Changes: ch, TextChanges: tx, MarkupOnly: mo})
 	return nil
 }
 
@@ -375,6 +391,8 @@ func mergePoints(ps []Point, max int) []Point {
 		for _, q := range run {
 			p.Captures += q.Captures
 			p.Changes += q.Changes
+			p.TextChanges += q.TextChanges
+			p.MarkupOnly += q.MarkupOnly
 		}
 		out = append(out, p)
 	}
@@ -603,6 +621,8 @@ func timeline(days map[int64]*Period) ([]Period, string) {
 			j := idx[u.start(p.Start)]
 			out[j].Captures += p.Captures
 			out[j].Changed += p.Changed
+			out[j].TextChanged += p.TextChanged
+			out[j].MarkupOnly += p.MarkupOnly
 		}
 		return out, u.name
 	}

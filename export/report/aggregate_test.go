@@ -51,6 +51,10 @@ func feed(t *testing.T, g *Aggregator, hs []history) {
 				c.AddedBytes = 1000
 			} else {
 				c.Changed = ptr(h.changed[i-1])
+				if !strings.HasSuffix(h.url, ".pdf") {
+					// Every third capture's change is markup only.
+					c.TextChanged = ptr(h.changed[i-1] && i%3 != 0)
+				}
 			}
 			if strings.HasSuffix(h.url, ".pdf") {
 				c.StoredAs, c.StoredWhy = "payload", ptr("not-html")
@@ -167,17 +171,27 @@ func TestAggregateCaptures(t *testing.T) {
 	g.fill(&r)
 	c := r.Captures
 	// Count independently from the histories.
-	var total, first, changed, unchanged int64
+	var total, first, changed, unchanged, textChanged, markupOnly int64
 	for _, h := range hs {
 		total += int64(len(h.intervals) + 1)
 		first++
-		for _, ch := range h.changed {
+		for i, ch := range h.changed {
 			if ch {
 				changed++
+				switch {
+				case strings.HasSuffix(h.url, ".pdf"):
+				case (i+1)%3 == 0:
+					markupOnly++
+				default:
+					textChanged++
+				}
 			} else {
 				unchanged++
 			}
 		}
+	}
+	if c.TextChanged != textChanged || c.MarkupOnly != markupOnly || markupOnly == 0 || textChanged == 0 {
+		t.Errorf("text changed %d, markup only %d; want %d, %d", c.TextChanged, c.MarkupOnly, textChanged, markupOnly)
 	}
 	if c.Total != total || c.First != first || c.Changed != changed || c.Unchanged != unchanged || c.URLs != int64(len(hs)) {
 		t.Errorf("captures %+v; want total %d first %d changed %d unchanged %d urls %d", c, total, first, changed, unchanged, len(hs))
@@ -214,10 +228,14 @@ func TestAggregateCaptures(t *testing.T) {
 		t.Errorf("always: %d points", n)
 	}
 	// Timeline: every capture counted once, changes too.
-	var tc, tch int64
+	var tc, tch, tmo int64
 	for _, p := range r.Timeline {
 		tc += p.Captures
 		tch += p.Changed
+		tmo += p.MarkupOnly
+	}
+	if tmo != markupOnly {
+		t.Errorf("timeline: %d markup-only changes, want %d", tmo, markupOnly)
 	}
 	if tc != total || tch != changed || r.TimelinePeriod != "day" {
 		t.Errorf("timeline %d captures %d changed (%s), want %d %d", tc, tch, r.TimelinePeriod, total, changed)

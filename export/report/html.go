@@ -18,12 +18,14 @@ import (
 
 // Colours of the charts.
 const (
-	colInput     = "#9aa5b1"
-	colArchive   = "#2b6cb0"
-	colChanged   = "#d9480f"
-	colUnchanged = "#adb5bd"
-	colNew       = "#2f9e44"
-	colAxis      = "#495057"
+	colInput       = "#9aa5b1"
+	colArchive     = "#2b6cb0"
+	colChanged     = "#d9480f"
+	colMarkup      = "#f7b68b" // a change of markup only: the changed hue, faded
+	colOtherChange = "#8e7cc3" // a change not compared block by block (not HTML, kept whole)
+	colUnchanged   = "#adb5bd"
+	colNew         = "#2f9e44"
+	colAxis        = "#495057"
 )
 
 var categoryColours = map[string]string{
@@ -84,6 +86,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, row := range [][2]string{
 		{"captures", Thousands(c.Total)}, {"URLs", Thousands(c.URLs)}, {"hosts", Thousands(c.Hosts)},
 		{"first capture of their URL", Thousands(c.First)}, {"changed", Thousands(c.Changed)},
+		{"… visible text changed", Thousands(c.TextChanged) + " (" + pctOf(c.TextChanged, c.Changed) + ")"},
+		{"… markup only (no word a reader sees changed)", Thousands(c.MarkupOnly) + " (" + pctOf(c.MarkupOnly, c.Changed) + ")"},
+		{"… other (not HTML, or kept whole: not compared by blocks)", Thousands(c.Changed - c.TextChanged - c.MarkupOnly)},
 		{"unchanged", Thousands(c.Unchanged)}, {"revisit records", Thousands(c.Revisits)},
 		{"distinct blocks", Thousands(r.Blocks.Distinct)}, {"blocks shared across URLs", Thousands(r.Blocks.SharedAcrossURLs)},
 		{"records read", knownCount(r.Records.Read)}, {"malformed records skipped", knownCount(r.Records.Malformed)},
@@ -320,10 +325,16 @@ func writeTimelineChart(w io.Writer, r *Report) {
 	for i, p := range tl {
 		x := left + bw*float64(i)
 		hAll := scale(float64(p.Captures), float64(maxV), plotH)
+		// Stacked from the axis: markup only, visible text, other changes
+		// (not compared block by block), unchanged.
 		hCh := scale(float64(p.Changed), float64(maxV), plotH)
-		label := fmt.Sprintf("%s %s: %d captures, %d changed", r.TimelinePeriod, p.Start.Format("2006-01-02"), p.Captures, p.Changed)
+		hTx := scale(float64(p.TextChanged+p.MarkupOnly), float64(maxV), plotH)
+		hMo := scale(float64(p.MarkupOnly), float64(maxV), plotH)
+		label := fmt.Sprintf("%s %s: %d captures, %d changed (%d visible text, %d markup only)", r.TimelinePeriod, p.Start.Format("2006-01-02"), p.Captures, p.Changed, p.TextChanged, p.MarkupOnly)
 		s.rect(x+bw*0.1, top+plotH-hAll, bw*0.8, hAll-hCh, colUnchanged, label)
-		s.rect(x+bw*0.1, top+plotH-hCh, bw*0.8, hCh, colChanged, label)
+		s.rect(x+bw*0.1, top+plotH-hCh, bw*0.8, hCh-hTx, colOtherChange, label)
+		s.rect(x+bw*0.1, top+plotH-hTx, bw*0.8, hTx-hMo, colChanged, label)
+		s.rect(x+bw*0.1, top+plotH-hMo, bw*0.8, hMo, colMarkup, label)
 	}
 	ticks := tickIndexes(len(tl), 8)
 	for _, i := range ticks {
@@ -332,12 +343,9 @@ func writeTimelineChart(w io.Writer, r *Report) {
 		s.text(x, top+plotH+18, edgeAnchor(x, left, left+plotW), colAxis, periodLabel(tl[i].Start, r.TimelinePeriod))
 	}
 	y := top + plotH + 30
-	s.rect(left, y, 12, 12, colChanged, "")
-	s.text(left+16, y+10, "start", colAxis, "changed since the URL's previous capture")
-	s.rect(left+300, y, 12, 12, colUnchanged, "")
-	s.text(left+316, y+10, "start", colAxis, "unchanged or first capture")
+	changeLegend(s, left, y)
 	s.figure(w, "chart-timeline", "Captures per "+r.TimelinePeriod,
-		"All captures per "+r.TimelinePeriod+", the changed ones in orange.")
+		"All captures per "+r.TimelinePeriod+": orange when the page changed as a reader sees it since the URL's previous capture, light orange when only its markup changed, purple for other changes (not HTML, or HTML kept whole: not compared block by block).")
 }
 
 // edgeAnchor centres a tick label, or aligns it inwards near an edge so
@@ -412,8 +420,13 @@ func writeURLsChart(w io.Writer, r *Report) {
 				continue
 			}
 			col := colUnchanged
-			if p.Changes > 0 {
+			switch {
+			case p.TextChanges > 0:
 				col = colChanged
+			case p.Changes > p.MarkupOnly:
+				col = colOtherChange
+			case p.Changes > 0:
+				col = colMarkup
 			}
 			rad := 3 + math.Min(4, math.Log2(float64(max(p.Captures, 1))))
 			s.f(`<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s" fill-opacity="0.8"><title>%s</title></circle>`+"\n",
@@ -427,22 +440,22 @@ func writeURLsChart(w io.Writer, r *Report) {
 		s.line(x, y, x, y+4, colAxis)
 		s.text(x, y+17, edgeAnchor(x, left, left+plotW), colAxis, tickLabel(t, last.Sub(first)))
 	}
-	s.rect(left, y+26, 12, 12, colChanged, "")
-	s.text(left+16, y+36, "start", colAxis, "changed")
-	s.rect(left+100, y+26, 12, 12, colUnchanged, "")
-	s.text(left+116, y+36, "start", colAxis, "unchanged or first")
+	changeLegend(s, left, y+26)
 	s.figure(w, "chart-urls", "Captures and changes per URL",
-		fmt.Sprintf("The %d URLs with the most captures: one dot per capture (a larger dot is a run of captures), orange when the page changed since the previous capture.", len(r.URLSeries)))
+		fmt.Sprintf("The %d URLs with the most captures: one dot per capture (a larger dot is a run of captures), orange when the page changed as a reader sees it since the previous capture, light orange when only its markup changed, purple for other changes (not compared block by block).", len(r.URLSeries)))
 }
 
 func pointTitle(p Point) string {
 	if p.Captures == 1 {
-		if p.Changes > 0 {
+		switch {
+		case p.MarkupOnly > 0:
+			return p.Time.Format(time.RFC3339) + ": markup changed, no visible text"
+		case p.Changes > 0:
 			return p.Time.Format(time.RFC3339) + ": changed"
 		}
 		return p.Time.Format(time.RFC3339)
 	}
-	return fmt.Sprintf("from %s: %d captures, %d changed", p.Time.Format(time.RFC3339), p.Captures, p.Changes)
+	return fmt.Sprintf("from %s: %d captures, %d changed (%d markup only)", p.Time.Format(time.RFC3339), p.Captures, p.Changes, p.MarkupOnly)
 }
 
 // timeTicks returns round dates between first and last: years, months or
@@ -532,4 +545,17 @@ func truncateMiddle(s string, n int) string {
 	head := n / 2
 	tail := n - head - 1
 	return string(rs[:head]) + "…" + string(rs[len(rs)-tail:])
+}
+
+// changeLegend draws the legend of the change colours at (left, y).
+func changeLegend(s *svg, left, y float64) {
+	x := left
+	for _, it := range []struct{ col, text string }{
+		{colChanged, "visible change"}, {colMarkup, "markup-only change"},
+		{colOtherChange, "other change (not compared by blocks)"}, {colUnchanged, "unchanged or first capture"},
+	} {
+		s.rect(x, y, 12, 12, it.col, "")
+		s.text(x+16, y+10, "start", colAxis, it.text)
+		x += 30 + 6.5*float64(len(it.text))
+	}
 }

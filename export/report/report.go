@@ -102,9 +102,15 @@ type Captures struct {
 	First     int64 `json:"first"`     // first captures of their URL (changed is null)
 	Changed   int64 `json:"changed"`   // content differs from the previous capture
 	Unchanged int64 `json:"unchanged"` // content equals the previous capture
-	Revisits  int64 `json:"revisits"`  // warc_type revisit
-	AsBlocks  int64 `json:"as_blocks"` // stored_as blocks
-	Whole     int64 `json:"whole"`     // stored otherwise (payload, block, record)
+	// TextChanged and MarkupOnly split the changed captures compared block
+	// by block (captures.text_changed not null): the page's visible text
+	// changed, or only its markup did (a nonce, a token, &nbsp;). Changed
+	// captures not compared that way (not HTML, kept whole) are in neither.
+	TextChanged int64 `json:"text_changed"`
+	MarkupOnly  int64 `json:"markup_only"`
+	Revisits    int64 `json:"revisits"`  // warc_type revisit
+	AsBlocks    int64 `json:"as_blocks"` // stored_as blocks
+	Whole       int64 `json:"whole"`     // stored otherwise (payload, block, record)
 	// PayloadBytes sums payload_length (uncompressed), AddedBytes sums
 	// added_bytes (uncompressed bytes of the objects first referenced),
 	// RecordBytes sums warc_record_length (input, compressed as stored).
@@ -202,6 +208,10 @@ type Period struct {
 	Start    time.Time `json:"start"`
 	Captures int64     `json:"captures"`
 	Changed  int64     `json:"changed"`
+	// TextChanged and MarkupOnly split the changed captures compared block
+	// by block, as Captures does.
+	TextChanged int64 `json:"text_changed"`
+	MarkupOnly  int64 `json:"markup_only"`
 }
 
 // URLSeries is the capture history of one URL, for the charts.
@@ -220,6 +230,10 @@ type Point struct {
 	Time     time.Time `json:"time"`
 	Captures int64     `json:"captures"`
 	Changes  int64     `json:"changes"` // of them, captures that changed
+	// TextChanges and MarkupOnly split the changes compared block by
+	// block: visible text changed, or markup only.
+	TextChanges int64 `json:"text_changes"`
+	MarkupOnly  int64 `json:"markup_only"`
 }
 
 // WriteJSON writes r as indented JSON followed by a newline.
