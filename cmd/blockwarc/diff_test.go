@@ -21,17 +21,20 @@ var (
 	tinderErr  string
 )
 
-// tinderArchive ingests five real crawls of a site from ../shared/corpus
+// tinderArchive ingests eight real crawls of a site from ../shared/corpus
 // (once per test binary) into an archive: the privacy policy changes
 // only in its markup between the first two, in its language picker's text
 // by the third, only in markup again by the fourth, and gains a sentence
-// by the fifth.
+// by the fifth; in the last three (December 2023 to January 2024) it
+// reverts to an older version (a block removed, the heading moved, the
+// footer replaced by navigation) and back.
 func tinderArchive(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(sharedDir(t), "corpus", "ota-tinder")
 	tinderOnce.Do(func() {
 		var files []string
-		for _, d := range []string{"20220108063013", "20220111003013", "20220120003014", "20220331003237", "20220411183236"} {
+		for _, d := range []string{"20220108063013", "20220111003013", "20220120003014", "20220331003237", "20220411183236",
+			"20231217183331", "20240112003332", "20240119003326"} {
 			files = append(files, filepath.Join(dir, "ota-tinder-"+d+".warc.gz"))
 		}
 		tmp, err := os.MkdirTemp("", "blockwarc-diff-test-")
@@ -144,8 +147,12 @@ func TestDiffMarkupOnly(t *testing.T) {
 func TestDiffDefaultsAndErrors(t *testing.T) {
 	bwa := tinderArchive(t)
 	rep := diffJSON(t, bwa, tinderPrivacy)
-	if !strings.HasPrefix(rep.From.Date, "2022-03-31") || !strings.HasPrefix(rep.To.Date, "2022-04-11") {
+	if !strings.HasPrefix(rep.From.Date, "2024-01-12") || !strings.HasPrefix(rep.To.Date, "2024-01-19") {
 		t.Errorf("default compares %s with %s, want the last two", rep.From.Date, rep.To.Date)
+	}
+	rep = diffJSON(t, "-to", "202204", bwa, tinderPrivacy)
+	if !strings.HasPrefix(rep.From.Date, "2022-03-31") || !strings.HasPrefix(rep.To.Date, "2022-04-11") {
+		t.Errorf("-to alone compares %s with %s, want the April capture and the one before", rep.From.Date, rep.To.Date)
 	}
 	found := false
 	for _, b := range byStatus(rep, "text-changed") {
@@ -187,7 +194,7 @@ func TestDiffHistory(t *testing.T) {
 	for _, c := range h.Captures {
 		got = append(got, c.Status)
 	}
-	want := []string{"first", "markup-only", "text-changed", "markup-only", "text-changed"}
+	want := []string{"first", "markup-only", "text-changed", "markup-only", "text-changed", "text-changed", "text-changed", "text-changed"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("history %q, want %q", got, want)
 	}
@@ -195,8 +202,52 @@ func TestDiffHistory(t *testing.T) {
 		t.Errorf("third capture summary %+v", s)
 	}
 	code, out, _ = runCmd(t, "diff", "-history", bwa, tinderPrivacy)
-	if code != exitOK || strings.Count(out, "\n") != 6 || !strings.Contains(out, "2022-01-20T00:30:14Z") {
+	if code != exitOK || strings.Count(out, "\n") != 9 || !strings.Contains(out, "2022-01-20T00:30:14Z") {
 		t.Errorf("history text:\n%s", out)
+	}
+}
+
+// TestDiffMovedAddedRemoved: a real policy that reverted to an older
+// version and back. Going back, the "California consumers" block is
+// removed and the heading moves below the introduction; coming back, the
+// block is added again (its words inserted) and the heading moves back up.
+func TestDiffMovedAddedRemoved(t *testing.T) {
+	bwa := tinderArchive(t)
+	find := func(rep diffReport, status, word string) *blockChange {
+		for i, b := range rep.Blocks {
+			if string(b.Status) != status {
+				continue
+			}
+			for _, w := range b.Words {
+				if strings.Contains(w.Text, word) {
+					return &rep.Blocks[i]
+				}
+			}
+			if word == "" {
+				return &rep.Blocks[i]
+			}
+		}
+		return nil
+	}
+	back := diffJSON(t, "-from", "20231217", "-to", "20240112", bwa, tinderPrivacy)
+	if b := find(back, "removed", "California Privacy Statement"); b == nil || b.Words[0].Op != "-" {
+		t.Errorf("going back: no removed block with the California statement: %+v", back.Summary)
+	}
+	if b := find(back, "moved", ""); b == nil || b.Tag != "h1" || b.OldPath == b.Path {
+		t.Errorf("going back: the heading did not move: %+v", b)
+	}
+	if b := find(back, "text-changed", "February"); b == nil {
+		t.Errorf("going back: the effective date did not change back to February")
+	}
+	fwd := diffJSON(t, "-from", "20240112", "-to", "20240119", bwa, tinderPrivacy)
+	if b := find(fwd, "added", "California Privacy Statement"); b == nil || b.Words[0].Op != "+" || b.OldPath != "" {
+		t.Errorf("coming back: no added block with the California statement: %+v", fwd.Summary)
+	}
+	if b := find(fwd, "moved", ""); b == nil || b.Tag[:2] != "h1" {
+		t.Errorf("coming back: the heading did not move: %+v", b)
+	}
+	if s := fwd.Summary; s.Moved != 1 || s.Added < 1 || !s.VisibleChange || s.MarkupOnly == 0 {
+		t.Errorf("coming back: summary %+v", s)
 	}
 }
 
@@ -230,49 +281,60 @@ func chromiumArgs(t *testing.T, extra ...string) []string {
 func TestDiffHTMLChromium(t *testing.T) {
 	bin := chromium(t)
 	bwa := tinderArchive(t)
-	page := filepath.Join(t.TempDir(), "diff.html")
-	code, _, stderr := runCmd(t, "diff", "-from", "20220331", "-to", "20220411", "-html", page, bwa, tinderPrivacy)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+	for _, tc := range []struct {
+		from, to, name, panel string
+	}{
+		// A sentence added inside one block.
+		{"20220331", "20220411", "diff-tinder-privacy.png", "<ins>For more information on how to contact"},
+		// Moved, added, text-changed and many markup-only blocks.
+		{"20240112", "20240119", "diff-tinder-privacy-revert.png", "<ins>For California Consumers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := filepath.Join(t.TempDir(), "diff.html")
+			code, _, stderr := runCmd(t, "diff", "-from", tc.from, "-to", tc.to, "-html", page, bwa, tinderPrivacy)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, err := os.ReadFile(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Self-contained: no fetch is allowed, and the page names no
+			// script or style sheet to load.
+			if !strings.Contains(string(b), `default-src 'none'`) || regexp.MustCompile(`<(script|link)[^>]+(src|href)=`).Match(b) {
+				t.Error("the page is not self-contained")
+			}
+			dom, err := exec.Command(bin, chromiumArgs(t, "--virtual-time-budget=5000", "--dump-dom", "file://"+page)...).Output()
+			if err != nil {
+				t.Fatalf("chromium: %v", err)
+			}
+			m := regexp.MustCompile(`<body data-changed="(\d+)" data-outlined="(\d+)"`).FindSubmatch(dom)
+			if m == nil {
+				t.Fatalf("the page's script did not run or found no frame:\n%.600s", dom)
+			}
+			if string(m[1]) == "0" || string(m[1]) != string(m[2]) {
+				t.Errorf("%s changed blocks, %s drawn outlined", m[1], m[2])
+			}
+			if !strings.Contains(string(dom), `<li class="text-changed"`) || !strings.Contains(string(dom), tc.panel) {
+				t.Errorf("the side panel lacks the text change %q", tc.panel)
+			}
+			shots := os.Getenv("BLOCKWARC_SCREENSHOTS")
+			if shots == "" {
+				shots = t.TempDir()
+			}
+			if err := os.MkdirAll(shots, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			png := filepath.Join(shots, tc.name)
+			if out, err := exec.Command(bin, chromiumArgs(t, "--window-size=1400,1000", "--virtual-time-budget=5000", "--screenshot="+png, "file://"+page)...).CombinedOutput(); err != nil {
+				t.Fatalf("screenshot: %v\n%s", err, out)
+			}
+			if fi, err := os.Stat(png); err != nil || fi.Size() < 10000 {
+				t.Fatalf("screenshot %s missing or blank: %v", png, err)
+			}
+			t.Logf("screenshot: %s", png)
+		})
 	}
-	b, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Self-contained: no fetch is allowed, and the page names no script
-	// or style sheet to load.
-	if !strings.Contains(string(b), `default-src 'none'`) || regexp.MustCompile(`<(script|link)[^>]+(src|href)=`).Match(b) {
-		t.Error("the page is not self-contained")
-	}
-	dom, err := exec.Command(bin, chromiumArgs(t, "--virtual-time-budget=5000", "--dump-dom", "file://"+page)...).Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	m := regexp.MustCompile(`<body data-changed="(\d+)" data-outlined="(\d+)"`).FindSubmatch(dom)
-	if m == nil {
-		t.Fatalf("the page's script did not run or found no frame:\n%.600s", dom)
-	}
-	if string(m[1]) == "0" || string(m[1]) != string(m[2]) {
-		t.Errorf("%s changed blocks, %s drawn outlined", m[1], m[2])
-	}
-	if !strings.Contains(string(dom), `<li class="text-changed"`) || !strings.Contains(string(dom), "<ins>For more information on how to contact") {
-		t.Error("the side panel does not list the text change with its inserted words")
-	}
-	shots := os.Getenv("BLOCKWARC_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	png := filepath.Join(shots, "diff-tinder-privacy.png")
-	if out, err := exec.Command(bin, chromiumArgs(t, "--window-size=1400,1000", "--virtual-time-budget=5000", "--screenshot="+png, "file://"+page)...).CombinedOutput(); err != nil {
-		t.Fatalf("screenshot: %v\n%s", err, out)
-	}
-	if fi, err := os.Stat(png); err != nil || fi.Size() < 10000 {
-		t.Fatalf("screenshot %s missing or blank: %v", png, err)
-	}
-	t.Logf("screenshot: %s", png)
 }
 
 // TestBlocksAt: blocks reads a capture straight from an archive — the

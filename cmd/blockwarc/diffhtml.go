@@ -213,7 +213,7 @@ func wordMarks(res *partition.Result, b *partition.Block, es []diff.Edit, newSid
 		if !mine {
 			if newSide { // deleted words, shown where they were
 				lastRun = -2
-				marks = append(marks, mark{here(), 3, `<del class="bw-del">` + textEscape(strings.Join(e.Words, " ")) + `</del> `})
+				marks = append(marks, mark{here(), 3, ` <del class="bw-del">` + textEscape(strings.Join(e.Words, " ")) + `</del> `})
 			}
 			continue
 		}
