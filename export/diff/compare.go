@@ -152,6 +152,26 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 			}
 		}
 	}
+	// A block rewritten beyond the similarity threshold (a reworked
+	// article) comes out of Match as removed and added; when both are the
+	// same element (tag, id and class) in one unmatched run, it is one
+	// block whose text changed, and its word diff says how.
+	rewritten := map[int]bool{}
+	for i, p := range pairs {
+		if p.Kind != partition.Added {
+			continue
+		}
+		if _, ok := from[i]; ok {
+			continue
+		}
+		for j := i - 1; j >= 0 && run[j] == run[i]; j-- {
+			q := pairs[j]
+			if q.Kind == partition.Removed && !gone[j] && q.Old.Tag == p.New.Tag && q.Old.ID == p.New.ID && q.Old.Class == p.New.Class {
+				from[i], gone[j], rewritten[i] = j, true, true
+				break
+			}
+		}
+	}
 	// When the page as a whole reads the same, word for word, no block
 	// changed as a reader sees it: text that only crossed a block boundary
 	// (the partition cut a changed page elsewhere) is markup churn.
@@ -175,6 +195,16 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 				b.Words = Words(ow, nw)
 			}
 		case partition.Added:
+			if j, ok := from[i]; ok && rewritten[i] {
+				b.Old = pairs[j].Old
+				ow, nw := VisibleWords(b.Old.Text), VisibleWords(p.New.Text)
+				if equalWords(ow, nw) {
+					b.Status = MarkupOnly
+				} else {
+					b.Status, b.Words = TextChanged, Words(ow, nw)
+				}
+				break
+			}
 			if j, ok := from[i]; ok {
 				b.Status, b.Old = Moved, pairs[j].Old
 				if run[i] == run[j] && !bytesEqual(old.BlockBytes(b.Old), new.BlockBytes(b.New)) {
