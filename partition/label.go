@@ -110,6 +110,8 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	tok := nameTokens(b.ID, b.Class)
 	small := f.TextLen < 400
 	switch {
+	case b.Node != nil && b.Node.Kind == ElementNode && isIsland(b.Node):
+		return LabelScript
 	case b.Tag == "footer" || role == "contentinfo" || hasCue(tok, footerCues) && small:
 		return LabelFooter
 	case small && f.Position > 0.3 && hasCopyright(b.Text):

@@ -56,6 +56,10 @@ func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 		}
 		frontier = next
 	}
+	if blocks, changed := p.carveLeaves(res.Blocks); changed {
+		res.Blocks = blocks
+		renumber(res.Blocks, "")
+	}
 	res.Leaves = collectLeaves(res.Blocks)
 	res.Layout = newLayout(doc, res.Leaves)
 	pp.index, pp.topic = annotate(res, opts, &pp.stems, pp.index, pp.topic)

@@ -70,6 +70,9 @@ const (
 	LabelForm         Label = "form"
 	LabelMedia        Label = "media"
 	LabelOther        Label = "other"
+	// LabelScript: not rendered — a script, style, template, data island
+	// or noscript cut out of a content block (carve.go).
+	LabelScript Label = "script"
 )
 
 // Features are the spatial, content and tag features of a block
