@@ -1,6 +1,10 @@
 package partition
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
 
 // Scripts, styles, data islands (<script type=application/json>,
 // <template>) and <noscript> are not content: a browser with scripting
@@ -31,6 +35,151 @@ func isIsland(n *Node) bool {
 	return false
 }
 
+// Kinds of island.
+const (
+	notIsland = iota
+	islandScript
+	islandDialog
+	islandConsent
+)
+
+// Bounds on the visible text of a dialog or consent banner found by its
+// name: beyond them the name is on a page wrapper (a class such as
+// "cookie-consent-shown" or "modal-open" set on a container while the
+// pop-up is open), not on the pop-up.
+const (
+	maxDialogText  = 5000
+	maxConsentText = 3000
+)
+
+// islandOf says whether element n, with text visible characters in its
+// subtree, is an island, and which: a script-like element (isIsland); a
+// dialog (<dialog>, role=dialog or alertdialog, aria-modal=true, or a
+// hidden element named modal, popup or lightbox: a pop-up waiting for a
+// script); a cookie or consent banner, by its id or class (consentName).
+// Dialogs and consent banners are not the region they sit in: they are
+// drawn over the page, and consent banners change with the consent
+// provider's versions, not with the page. The document's html, head,
+// body and main elements are never islands.
+func islandOf(n *Node, hidden bool, text int32) uint8 {
+	if isIsland(n) {
+		return islandScript
+	}
+	switch n.Tag {
+	case "html", "head", "body", "main":
+		return notIsland
+	}
+	if text <= maxDialogText && (isDialog(n) || hidden && popupName(n.Attr("id"), n.Attr("class"))) {
+		return islandDialog
+	}
+	if text <= maxConsentText && consentName(n.Attr("id"), n.Attr("class")) {
+		return islandConsent
+	}
+	return notIsland
+}
+
+// isDialog reports a dialog by its tag or ARIA attributes.
+func isDialog(n *Node) bool {
+	if n.Tag == "dialog" {
+		return true
+	}
+	for _, a := range n.Attrs {
+		switch a.Key {
+		case "role":
+			if strings.EqualFold(a.Val, "dialog") || strings.EqualFold(a.Val, "alertdialog") {
+				return true
+			}
+		case "aria-modal":
+			if strings.EqualFold(a.Val, "true") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eachNameToken calls fn with each word of the class and id values vals,
+// split as nameTokens splits them but not lower-cased and without
+// allocating (this runs on every element), until fn returns true.
+func eachNameToken(fn func(tok string) bool, vals ...string) bool {
+	for _, v := range vals {
+		start := -1
+		prevLower := false
+		for i := 0; i <= len(v); i++ {
+			var c byte = ' '
+			if i < len(v) {
+				c = v[i]
+			}
+			// Non-ASCII bytes are letters: words in other scripts stay whole.
+			letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+			upper := c >= 'A' && c <= 'Z'
+			if start >= 0 && (!letter || upper && prevLower) {
+				if fn(v[start:i]) {
+					return true
+				}
+				start = -1
+			}
+			if letter && start < 0 {
+				start = i
+			}
+			prevLower = letter && !upper
+		}
+	}
+	return false
+}
+
+// consentWords are the words of the ids and classes of cookie and consent
+// banners: generic words and the consent-management platforms'
+// names (OneTrust and its former name Optanon, Didomi, Usercentrics,
+// Cookiebot by Cybot, iubenda, tarteaucitron, Axeptio, Klaro, TrustArc,
+// Quantcast, Borlabs, Complianz, consentmanager's cmpbox). The bare
+// token "cmp" is left out: Adobe's core components name every element
+// cmp-text, cmp-image, cmp-container.
+var consentWords = cues("cookie cookies consent gdpr cmpbox cmpwrapper onetrust optanon didomi usercentrics cookiebot cybot iubenda tarteaucitron axeptio klaro trustarc truste quantcast borlabs cmplz complianz")
+
+func consentToken(tok string) bool {
+	if len(tok) < 4 || len(tok) > 32 {
+		return false
+	}
+	var buf [32]byte
+	low := buf[:len(tok)]
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	// "cookiebanner", "cookienotice", "cookieconsent", "gdprbox": a
+	// consent word run together with another.
+	return consentWords[string(low)] || bytes.HasPrefix(low, []byte("cookie")) ||
+		bytes.Contains(low, []byte("consent")) || bytes.HasPrefix(low, []byte("gdpr"))
+}
+
+// consentName reports a cookie or consent banner by its id or class.
+func consentName(id, class string) bool {
+	return eachNameToken(consentToken, id, class)
+}
+
+// popupName reports an id or class naming a pop-up container: a word of
+// the id, or a whole class, modal, popup or lightbox ("modal fade", id
+// "search_modal"; not "modal-header", a part of one).
+func popupName(id, class string) bool {
+	if eachNameToken(popupWord, id) {
+		return true
+	}
+	for _, c := range strings.Fields(class) {
+		if popupWord(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func popupWord(w string) bool {
+	return strings.EqualFold(w, "modal") || strings.EqualFold(w, "popup") || strings.EqualFold(w, "lightbox")
+}
+
 // hasIslands reports whether n's span holds an island.
 func (p *partitioner) hasIslands(n *Node) bool {
 	if n.Kind == FragmentNode {
@@ -42,6 +191,12 @@ func (p *partitioner) hasIslands(n *Node) bool {
 		return false
 	}
 	return n.id >= 0 && int(n.id) < len(p.facts) && p.facts[n.id].islands
+}
+
+// selfIsland reports whether n is itself an island: a dialog or consent
+// banner kept as a block stays whole, scripts and all.
+func (p *partitioner) selfIsland(n *Node) bool {
+	return n.id >= 0 && int(n.id) < len(p.facts) && p.facts[n.id].island
 }
 
 // carve appends to out the pieces of n with its islands cut out: each
@@ -76,7 +231,7 @@ func (p *partitioner) carve(n *Node, out []*Node) []*Node {
 	}
 	for _, c := range n.Children {
 		switch {
-		case c.Kind == ElementNode && isIsland(c):
+		case c.Kind == ElementNode && p.facts[c.id].island:
 			flush()
 			out = append(out, c)
 		case p.facts[c.id].islands:
@@ -108,7 +263,7 @@ func (p *partitioner) carveLeaves(blocks []*Block) ([]*Block, bool) {
 			if kids, ch := p.carveLeaves(b.Children); ch {
 				b.Children, changed = kids, true
 			}
-		} else if b.Node != nil && b.Node.Tag != "head" && p.hasIslands(b.Node) {
+		} else if b.Node != nil && b.Node.Tag != "head" && !p.selfIsland(b.Node) && p.hasIslands(b.Node) {
 			if pieces := p.carve(b.Node, nil); len(pieces) > 0 {
 				if out == nil {
 					out = append(make([]*Block, 0, len(blocks)+len(pieces)), blocks[:i]...)

@@ -37,9 +37,10 @@ type facts struct {
 	valid bool   // the node is rendered and has visible extent
 	block bool   // the node's box is block-level (from CSS display or the tag)
 	bg    string // effective background: own colour or the nearest ancestor's
-	// islands: the subtree (the node included) holds a script, style,
-	// template or noscript element (see carve).
-	islands bool
+	// island: the node is not content (a script, style, template,
+	// noscript, dialog or consent banner: islandOf); islands: the
+	// subtree, the node included, holds one. See carve.go.
+	island, islands bool
 }
 
 // computeFacts fills the facts of every node: a top-down pass for the
@@ -75,12 +76,6 @@ func computeFacts(doc []byte, nodes []*Node, styles *styleTable) []facts {
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
 		f := &fs[i]
-		if n.Kind == ElementNode && isIsland(n) {
-			f.islands = true
-		}
-		if f.islands && n.Parent != nil {
-			fs[n.Parent.id].islands = true
-		}
 		hidden := styles.hidden(n)
 		switch n.Kind {
 		case TextNode:
@@ -95,6 +90,15 @@ func computeFacts(doc []byte, nodes []*Node, styles *styleTable) []facts {
 			if n.info.media {
 				f.media++
 			}
+		}
+		// f.text is final here (the children came first); a hidden
+		// node's is 0.
+		if n.Kind == ElementNode && islandOf(n, hidden, f.text) != notIsland {
+			f.island = true
+			f.islands = true
+		}
+		if f.islands && n.Parent != nil {
+			fs[n.Parent.id].islands = true
 		}
 		if hidden {
 			continue
