@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// Scripts, styles, data islands (<script type=application/json>,
-// <template>) and <noscript> are not content: a browser with scripting
-// renders none of them. Between blocks the rules already leave them to the
+// Scripts, styles and data islands (<script type=application/json>,
+// <template>) are not content: a browser renders none of them; nor are
+// dialogs and consent banners the region they sit in (islandOf). Between blocks the rules already leave them to the
 // layout; inside a kept block they used to stay in the block, so a nonce,
 // a counter or a build hash in an inline script marked a content block
 // modified with no visible change, and a block of a few hundred visible
@@ -24,12 +24,15 @@ import (
 
 // isIsland reports whether element n is never rendered content that pages
 // change on their own schedule: script (any type, JSON and JSON-LD data
-// islands included), style, template and noscript (with scripting on, as
-// readers browse, its content is not shown; it mostly holds tracking
-// pixels whose URLs carry counters).
+// islands included), style and template. Not noscript: inside content
+// it mostly holds the real <img> of a lazy-loaded picture, as stable as
+// the picture; cut out, it split every figure of an article in three
+// (measured at level 3 on a ZDNet article of the benchmark: 31 leaves
+// before any cut, 130 with noscript cut, 44 without). The tracking pixels in noscript that carry
+// counters sit in the head or at the end of the body, between blocks.
 func isIsland(n *Node) bool {
 	switch n.Tag {
-	case "script", "style", "template", "noscript":
+	case "script", "style", "template":
 		return true
 	}
 	return false

@@ -131,7 +131,7 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		return LabelNavigation
 	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && f.TextLen < 300:
 		return LabelForm
-	case isHeadingTag(b.Tag) || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
+	case isHeadingTag(b.Tag) || b.Node != nil && headingRank(x.doc, b.Node) > 0 || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
 		return LabelTitle
 	case f.Links >= 1 && f.LinkTextRatio >= 0.5 && inMenu(b.Node):
 		// A part of a menu (a dropdown, a column of a mega menu) is

@@ -247,8 +247,8 @@ func TestWideFlatPage(t *testing.T) {
 	}
 	doc := []byte(b.String())
 	res := mustPartition(t, doc, Options{Level: 2})
-	if len(res.Blocks) != 5000 || len(res.Leaves) != 10000 {
-		t.Fatalf("want 5000 sections of 2 blocks, got %d level-1 blocks and %d leaves", len(res.Blocks), len(res.Leaves))
+	if len(res.Blocks) != 5000 || len(res.Leaves) != 5000 {
+		t.Fatalf("want 5000 sections kept whole, got %d level-1 blocks and %d leaves", len(res.Blocks), len(res.Leaves))
 	}
 	lines := []byte(strings.Repeat(longText+"<br><br>\n", 50000))
 	res = mustPartition(t, lines, Options{Level: 1})

@@ -70,8 +70,8 @@ const (
 	LabelForm         Label = "form"
 	LabelMedia        Label = "media"
 	LabelOther        Label = "other"
-	// LabelScript: not rendered — a script, style, template, data island
-	// or noscript cut out of a content block (carve.go).
+	// LabelScript: not rendered — a script, style, template or data
+	// island cut out of a content block (carve.go).
 	LabelScript Label = "script"
 	// LabelDialog: a pop-up drawn over the page (<dialog>, role=dialog,
 	// aria-modal, a hidden modal container).
