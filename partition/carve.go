@@ -75,10 +75,22 @@ func islandOf(n *Node, hidden bool, text int32) uint8 {
 	if text <= maxDialogText && (isDialog(n) || hidden && popupName(n.Attr("id"), n.Attr("class"))) {
 		return islandDialog
 	}
-	if text <= maxConsentText && consentName(n.Attr("id"), n.Attr("class")) {
+	if text <= maxConsentText && consentName(n.Attr("id"), n.Attr("class")) && !inForm(n) {
 		return islandConsent
 	}
 	return notIsland
+}
+
+// inForm reports whether n lies inside a <form>: a consent name there is
+// a form's own consent field (WordPress's comment-form-cookies-consent,
+// "save my name in this browser"), not a banner.
+func inForm(n *Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Kind == ElementNode && a.Tag == "form" {
+			return true
+		}
+	}
+	return false
 }
 
 // isDialog reports a dialog by its tag or ARIA attributes.
@@ -164,11 +176,14 @@ func consentName(id, class string) bool {
 	return eachNameToken(consentToken, id, class)
 }
 
-// popupName reports an id or class naming a pop-up container: a word of
-// the id, or a whole class, modal, popup or lightbox ("modal fade", id
-// "search_modal"; not "modal-header", a part of one).
+// popupName reports an id or class naming a pop-up container: the last
+// word of the id, or a whole class, is modal, popup or lightbox ("modal
+// fade", id "search_modal"; not "modal-header" or id "modalClose", parts
+// of one).
 func popupName(id, class string) bool {
-	if eachNameToken(popupWord, id) {
+	last := ""
+	eachNameToken(func(tok string) bool { last = tok; return false }, id)
+	if popupWord(last) {
 		return true
 	}
 	for _, c := range strings.Fields(class) {

@@ -127,7 +127,8 @@ func TestLabelsDialogConsentMenu(t *testing.T) {
 <div id=hinweis><p>Diese Website verwendet Cookies. Mit Klick auf den Knopf stimmen Sie zu.</p><button>Alle akzeptieren</button></div>
 <div id=bar class="cookie-banner"><p>Cookies help us deliver our services and ads.</p><a href=/ok>OK</a></div>
 <div id=dlg role=dialog aria-labelledby=h><h2 id=h>Sign in</h2><p>Enter your e-mail address and password to sign in.</p></div>
-<div id=lightbox class="lightbox"><p>A large photograph of the harbour at dawn, with boats.</p></div>
+<div id=lightbox class="lightbox"><p>A large photograph of the harbour at dawn, with boats.</p><button id=lightboxClose>Close this picture</button></div>
+<form id=comments><div>` + strings.Repeat(longText, 6) + `</div><p><textarea name=c></textarea></p><p id=save class="comment-form-cookies-consent"><input type=checkbox> Save my name and e-mail in this browser.</p><button>Post</button></form>
 <nav id=menu><ul><li><a href=/1>Products</a><ul id=drop class="sub-list"><li><a href=/1/a>A long product name that is long enough</a></li><li><a href=/1/b>Another long product name that is long</a></li><li><a href=/1/c>A third long product name that is long</a></li></ul></li><li><a href=/2>Pricing</a></li></ul></nav>
 <div id=policy class="cmp-text"><h2>Cookies</h2>` + para + `<p>We use cookies. You can accept or refuse them in the settings, see <a href=/s>settings</a>. ` + longText + ` ` + longText + `</p></div>
 <main id=main class="page cookie-consent-shown">` + para + para + `</main>
@@ -146,7 +147,7 @@ func TestLabelsDialogConsentMenu(t *testing.T) {
 			t.Errorf("#%s: label %s, want %s", id, got, want)
 		}
 	}
-	for _, id := range []string{"policy", "main"} {
+	for _, id := range []string{"policy", "main", "save", "lightboxClose"} {
 		if got := labelOf(t, res, id); got == LabelConsent || got == LabelDialog {
 			t.Errorf("#%s: label %s", id, got)
 		}

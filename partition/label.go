@@ -113,7 +113,7 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	case b.Node != nil && b.Node.Kind == ElementNode && isIsland(b.Node):
 		return LabelScript
 	case b.Tag != "body" && b.Tag != "html" && b.Tag != "main" &&
-		(f.TextLen <= maxConsentText && consentName(b.ID, b.Class) || isConsentText(b.Text, f)):
+		(f.TextLen <= maxConsentText && consentName(b.ID, b.Class) && !inForm(b.Node) || isConsentText(b.Text, f)):
 		// Before dialogs (consent banners are often role=dialog), ads
 		// (they are often named "cookie-banner") and footers (they
 		// sit at the bottom).
