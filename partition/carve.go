@@ -72,10 +72,23 @@ func islandOf(n *Node, hidden bool, text int32) uint8 {
 	case "html", "head", "body", "main":
 		return notIsland
 	}
-	if text <= maxDialogText && (isDialog(n) || hidden && popupName(n.Attr("id"), n.Attr("class"))) {
+	// One pass over the attributes: this runs on every element.
+	var id, class string
+	dialog := n.Tag == "dialog"
+	for _, a := range n.Attrs {
+		switch a.Key {
+		case "id":
+			id = a.Val
+		case "class":
+			class = a.Val
+		case "role", "aria-modal":
+			dialog = dialog || dialogAttr(a)
+		}
+	}
+	if text <= maxDialogText && (dialog || hidden && popupName(id, class)) {
 		return islandDialog
 	}
-	if text <= maxConsentText && consentName(n.Attr("id"), n.Attr("class")) && !inForm(n) {
+	if text <= maxConsentText && (id != "" || class != "") && consentName(id, class) && !inForm(n) {
 		return islandConsent
 	}
 	return notIsland
@@ -99,16 +112,20 @@ func isDialog(n *Node) bool {
 		return true
 	}
 	for _, a := range n.Attrs {
-		switch a.Key {
-		case "role":
-			if strings.EqualFold(a.Val, "dialog") || strings.EqualFold(a.Val, "alertdialog") {
-				return true
-			}
-		case "aria-modal":
-			if strings.EqualFold(a.Val, "true") {
-				return true
-			}
+		if dialogAttr(a) {
+			return true
 		}
+	}
+	return false
+}
+
+// dialogAttr reports role=dialog or alertdialog, or aria-modal=true.
+func dialogAttr(a Attr) bool {
+	switch a.Key {
+	case "role":
+		return strings.EqualFold(a.Val, "dialog") || strings.EqualFold(a.Val, "alertdialog")
+	case "aria-modal":
+		return strings.EqualFold(a.Val, "true")
 	}
 	return false
 }
