@@ -358,7 +358,27 @@ func TestTopicFromHeading(t *testing.T) {
 
 func TestTopicFromFrequentWords(t *testing.T) {
 	recs := corpusPages(t, "ota-lovescout24")
-	res, err := Partition(recs[0].Payload, Options{})
+	page, err := Partition(recs[0].Payload, Options{})
+	if err != nil {
+		t.Fatalf("partition: %v", err)
+	}
+	// The page's paragraphs lie in sections kept whole with their
+	// headings; put them side by side, between <hr>s, so that each is a
+	// block without a heading.
+	var paras [][]byte
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Kind == ElementNode && n.Tag == "p" {
+			paras = append(paras, page.Doc[n.Start:n.End])
+			return
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(page.Root)
+	doc := append([]byte("<html><body>"), bytes.Join(paras, []byte("<hr>"))...)
+	res, err := Partition(append(doc, "</body></html>"...), Options{})
 	if err != nil {
 		t.Fatalf("partition: %v", err)
 	}

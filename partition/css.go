@@ -782,6 +782,10 @@ func resolveStyle(n *Node, parent *Style, parentNone bool, w *[numProps]winner, 
 	switch {
 	case info.invisible:
 		s.Display = "none"
+	case n.Tag == "dialog" && !hasAttr(n, "open"):
+		// The UA sheet's dialog:not([open]) { display: none }: a closed
+		// dialog is a pop-up waiting for a script to show it.
+		s.Display = "none"
 	case info.block:
 		s.Display = "block"
 	default:

@@ -47,7 +47,7 @@ func cues(words string) cueSet {
 var (
 	footerCues  = cues("footer copyright legal colophon imprint impressum")
 	adCues      = cues("ad ads adv advert adverts advertisement advertising banner sponsor sponsored sponsors promo promoted promotion dfp adsense adsbygoogle taboola outbrain commercial")
-	navCues     = cues("nav navbar navigation menu menubar submenu breadcrumb breadcrumbs pagination pager toc topbar masthead skip")
+	navCues     = cues("nav navbar navigation menu menubar submenu dropdown megamenu breadcrumb breadcrumbs pagination pager toc topbar masthead skip")
 	relatedCues = cues("related recommended recommendations popular trending more tags tag also readmore share social sharing links sitemap")
 	commentCues = cues("comment comments disqus respond reply replies discussion")
 	contentCues = cues("article content post entry story body text main blog prose")
@@ -110,6 +110,17 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	tok := nameTokens(b.ID, b.Class)
 	small := f.TextLen < 400
 	switch {
+	case b.Node != nil && b.Node.Kind == ElementNode && isIsland(b.Node):
+		return LabelScript
+	case b.Tag != "body" && b.Tag != "html" && b.Tag != "main" &&
+		(f.TextLen <= maxConsentText && consentName(b.ID, b.Class) && !inForm(b.Node) || isConsentText(b.Text, f)):
+		// Before dialogs (consent banners are often role=dialog), ads
+		// (they are often named "cookie-banner") and footers (they
+		// sit at the bottom).
+		return LabelConsent
+	case b.Node != nil && b.Node.Kind == ElementNode && b.Tag != "body" && b.Tag != "html" && b.Tag != "main" &&
+		f.TextLen <= maxDialogText && (isDialog(b.Node) || popupName(b.ID, b.Class)):
+		return LabelDialog
 	case b.Tag == "footer" || role == "contentinfo" || hasCue(tok, footerCues) && small:
 		return LabelFooter
 	case small && f.Position > 0.3 && hasCopyright(b.Text):
@@ -120,8 +131,12 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		return LabelNavigation
 	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && f.TextLen < 300:
 		return LabelForm
-	case isHeadingTag(b.Tag) || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
+	case isHeadingTag(b.Tag) || b.Node != nil && headingRank(x.doc, b.Node) > 0 || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
 		return LabelTitle
+	case f.Links >= 1 && f.LinkTextRatio >= 0.5 && inMenu(b.Node):
+		// A part of a menu (a dropdown, a column of a mega menu) is
+		// navigation however long or low on the page its links are.
+		return LabelNavigation
 	case hasCue(tok, relatedCues) && f.Links >= 2 && f.LinkTextRatio > 0.3:
 		return LabelRelatedLinks
 	case f.Links >= 3 && f.LinkTextRatio >= 0.5:
@@ -143,4 +158,55 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 
 func isHeadingTag(t string) bool {
 	return len(t) == 2 && t[0] == 'h' && t[1] >= '1' && t[1] <= '6'
+}
+
+// inMenu reports whether n lies inside a nav element or an element with
+// role navigation, menu or menubar.
+func inMenu(n *Node) bool {
+	if n == nil {
+		return false
+	}
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Kind != ElementNode {
+			continue
+		}
+		if a.Tag == "nav" {
+			return true
+		}
+		switch strings.ToLower(a.Attr("role")) {
+		case "navigation", "menu", "menubar":
+			return true
+		}
+	}
+	return false
+}
+
+// consentPhrases are what the buttons of consent banners say, in
+// English, German, French, Spanish, Italian, Dutch and Portuguese,
+// lower-case; with "cookie" in a short text and a control or link, they
+// mark a consent banner that no name gives away.
+var consentPhrases = []string{"accept", "akzeptier", "zustimm", "einverstanden", "alle zulassen", "accepter", "j'accepte",
+	"aceptar", "acepto", "accett", "accepteren", "aceitar", "agree", "allow all", "allow cookies", "got it", "verstanden"}
+
+// maxConsentBannerText bounds the text of a consent banner found by its
+// text: a policy page's paragraph on cookies says as much, but longer.
+const maxConsentBannerText = 600
+
+// isConsentText reports a short block with a control (a button: links
+// are not enough, a policy's paragraph on cookies links to the settings)
+// whose text speaks of cookies and has an accepting phrase.
+func isConsentText(text string, f Features) bool {
+	if f.TextLen == 0 || f.TextLen > maxConsentBannerText || f.Inputs == 0 {
+		return false
+	}
+	low := strings.ToLower(text)
+	if !strings.Contains(low, "cookie") {
+		return false
+	}
+	for _, p := range consentPhrases {
+		if strings.Contains(low, p) {
+			return true
+		}
+	}
+	return false
 }

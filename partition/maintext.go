@@ -109,7 +109,7 @@ func (m *mainExtractor) pruneLabels() {
 	var visit func(b *Block)
 	visit = func(b *Block) {
 		switch b.Label {
-		case LabelNavigation, LabelAdvert, LabelFooter, LabelForm:
+		case LabelNavigation, LabelAdvert, LabelFooter, LabelForm, LabelDialog, LabelConsent:
 			if b.Node != nil {
 				if i, ok := m.x.index(b.Node); ok {
 					m.labelDrop[i] = true

@@ -63,6 +63,10 @@ func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 		}
 		frontier = next
 	}
+	if blocks, changed := p.carveLeaves(res.Blocks); changed {
+		res.Blocks = blocks
+		renumber(res.Blocks, "")
+	}
 	res.Leaves = collectLeaves(res.Blocks)
 	res.Layout = newLayout(doc, res.Leaves)
 	pp.index, pp.topic = annotate(res, opts, &pp.stems, pp.index, pp.topic)
@@ -99,10 +103,15 @@ func (p *partitioner) extractBlock(n *Node) []*Node {
 			}
 			cur = s
 		default:
+			// Headings are ranked before tightening: a bold-only
+			// paragraph tightens to its <strong>.
+			ranks := make([]int8, len(segs))
+			tight := make([]*Node, len(segs))
 			for i, s := range segs {
-				segs[i] = p.tighten(s)
+				ranks[i] = int8(headingRank(p.doc, s))
+				tight[i] = p.tighten(s)
 			}
-			return p.sections(cur, segs)
+			return p.sections(cur, segs, tight, ranks)
 		}
 	}
 }
@@ -127,65 +136,65 @@ func (p *partitioner) tighten(n *Node) *Node {
 	return n
 }
 
-// sections groups the segments of a flat region by its headings: when
-// two or more segments are headings of the same rank r (the highest rank
-// that occurs twice), each such heading and the segments after it up to
+// sections groups the segments of a flat region by its headings
+// (headingRank: h1-h6, role=heading with aria-level, and below h6
+// bold-only paragraphs): when two or more segments are headings of the
+// same rank r (the highest rank that occurs twice), each such heading and the segments after it up to
 // the next heading of rank r or higher become one section (a
 // FragmentNode that the next level divides again). Segments before the
 // first such heading, and headings of higher rank, stay as they are.
 // This gives a long text-only page a block tree by its outline rather
 // than a flat list of paragraphs.
-func (p *partitioner) sections(n *Node, segs []*Node) []*Node {
-	var count [7]int
-	for _, s := range segs {
-		if s.Kind == ElementNode {
-			count[headingLevel(s.Tag)]++
-		}
+func (p *partitioner) sections(n *Node, segs, tight []*Node, ranks []int8) []*Node {
+	var count [boldRank + 1]int
+	for _, r := range ranks {
+		count[r]++
 	}
 	rank := 0
-	for r := 1; r <= 6; r++ {
+	for r := 1; r <= boldRank; r++ {
 		if count[r] >= 2 {
 			rank = r
 			break
 		}
 	}
 	if rank == 0 {
-		return segs
+		return tight
 	}
 	out := make([]*Node, 0, len(segs))
-	var cur []*Node
-	from := 0 // index into n.Children where the next section's search starts
+	first, last := -1, -1 // the segments of the current section
+	from := 0             // index into n.Children where the next section's search starts
 	flush := func() {
-		switch len(cur) {
-		case 0:
-		case 1:
-			out = append(out, cur[0])
+		switch {
+		case first < 0:
+		case first == last:
+			out = append(out, tight[first])
 		default:
-			out = append(out, p.sectionNode(n, cur[0].Start, cur[len(cur)-1].End, &from))
+			// A section spans its segments as they are, not tightened.
+			out = append(out, p.sectionNode(n, segs[first].Start, segs[last].End, &from))
 		}
-		cur = nil
+		first, last = -1, -1
 	}
-	for _, s := range segs {
-		h := 0
-		if s.Kind == ElementNode {
-			h = headingLevel(s.Tag)
-		}
+	for i := range segs {
+		h := int(ranks[i])
 		switch {
 		case h > 0 && h < rank:
+			// A heading above the rank (a page title, a section's
+			// own heading above its subsections) leads the segments
+			// up to the next heading: heading and lead paragraphs.
 			flush()
-			out = append(out, s)
+			first, last = i, i
 		case h == rank:
 			flush()
-			cur = append(cur, s)
-		case len(cur) > 0:
-			cur = append(cur, s)
+			first, last = i, i
+		case first >= 0:
+			last = i
 		default:
-			out = append(out, s)
+			out = append(out, tight[i])
 		}
 	}
 	flush()
 	if len(out) < 2 {
-		return segs
+		return tight
 	}
 	return out
 }

@@ -27,6 +27,11 @@ const (
 	minDivideMedia = 2   // images, controls, embedded media
 	smallBoxPx     = 200 // a declared box at most this wide and high
 	layoutFormText = 400 // a <form> with this much text and Schema children is page layout
+	// maxSectionText: a section (a heading and the siblings up to the
+	// next heading of its rank) without subsections is kept whole up to
+	// this many visible characters; longer, it is divided by paragraphs
+	// so that a change in one does not flag pages of text.
+	maxSectionText = 4000
 )
 
 // facts are the per-node extents the rules read, computed in one
@@ -37,6 +42,10 @@ type facts struct {
 	valid bool   // the node is rendered and has visible extent
 	block bool   // the node's box is block-level (from CSS display or the tag)
 	bg    string // effective background: own colour or the nearest ancestor's
+	// island: the node is not content (a script, style, template,
+	// noscript, dialog or consent banner: islandOf); islands: the
+	// subtree, the node included, holds one. See carve.go.
+	island, islands bool
 }
 
 // computeFacts fills the facts of every node: a top-down pass for the
@@ -86,6 +95,15 @@ func computeFacts(doc []byte, nodes []*Node, styles *styleTable) []facts {
 			if n.info.media {
 				f.media++
 			}
+		}
+		// f.text is final here (the children came first); a hidden
+		// node's is 0.
+		if n.Kind == ElementNode && islandOf(n, hidden, f.text) != notIsland {
+			f.island = true
+			f.islands = true
+		}
+		if f.islands && n.Parent != nil {
+			fs[n.Parent.id].islands = true
 		}
 		if hidden {
 			continue
@@ -157,6 +175,13 @@ func (p *partitioner) isBlock(n *Node) (decision, int) {
 		}
 		if text < minDivideText && media < minDivideMedia {
 			return keep, ruleSize
+		}
+		// A heading with the paragraphs of its section is one region
+		// as a reader sees it: divided, a policy page became a dozen
+		// blocks that are a heading alone. A section with headings of
+		// its own below its first (subsections) is divided by them.
+		if text <= maxSectionText && !p.hasSubHeading(n) {
+			return keep, ruleLineBreak
 		}
 		return divide, ruleLineBreak
 	}
@@ -280,7 +305,8 @@ func (p *partitioner) childBackgroundDiffers(n *Node) bool {
 }
 
 // hasLineBreak reports an <hr> child, two or more <br> in a row (white
-// space and comments between them do not count), or a heading child.
+// space and comments between them do not count), or a heading child
+// (headingRank: h1-h6, role=heading, a bold-only paragraph).
 func (p *partitioner) hasLineBreak(n *Node) bool {
 	brs := 0
 	for _, c := range n.Children {
@@ -290,11 +316,22 @@ func (p *partitioner) hasLineBreak(n *Node) bool {
 			if brs >= 2 {
 				return true
 			}
-		case c.Kind == ElementNode && (c.Tag == "hr" || headingLevel(c.Tag) > 0 && p.facts[c.id].valid):
+		case c.Kind == ElementNode && (c.Tag == "hr" || p.facts[c.id].valid && headingRank(p.doc, c) > 0):
 			return true
 		case c.Kind == CommentNode || !p.facts[c.id].valid:
 		default:
 			brs = 0
+		}
+	}
+	return false
+}
+
+// hasSubHeading reports whether section fragment n holds a heading
+// (headingRank) after its first child, the section's own heading.
+func (p *partitioner) hasSubHeading(n *Node) bool {
+	for i, c := range n.Children {
+		if i > 0 && c.Kind == ElementNode && p.facts[c.id].valid && headingRank(p.doc, c) > 0 {
+			return true
 		}
 	}
 	return false

@@ -70,6 +70,14 @@ const (
 	LabelForm         Label = "form"
 	LabelMedia        Label = "media"
 	LabelOther        Label = "other"
+	// LabelScript: not rendered — a script, style, template or data
+	// island cut out of a content block (carve.go).
+	LabelScript Label = "script"
+	// LabelDialog: a pop-up drawn over the page (<dialog>, role=dialog,
+	// aria-modal, a hidden modal container).
+	LabelDialog Label = "dialog"
+	// LabelConsent: a cookie or consent banner.
+	LabelConsent Label = "consent"
 )
 
 // Features are the spatial, content and tag features of a block

@@ -366,6 +366,8 @@ table[data-bw-block]::before,thead[data-bw-block]::before,tbody[data-bw-block]::
 [data-bw-label=form]{outline-color:#2e7d32!important}[data-bw-label=form]::before{background:#2e7d32!important}
 [data-bw-label=media]{outline-color:#6d4c41!important}[data-bw-label=media]::before{background:#6d4c41!important}
 [data-bw-label=other]{outline-color:#9e9d24!important}[data-bw-label=other]::before{background:#9e9d24!important}
+[data-bw-label=dialog]{outline-color:#c2185b!important}[data-bw-label=dialog]::before{background:#c2185b!important}
+[data-bw-label=consent]{outline-color:#5d4037!important}[data-bw-label=consent]::before{background:#5d4037!important}
 </style>`
 
 // wrapEnd marks the end tag of an inserted <span>, so that the inserted

@@ -1,0 +1,185 @@
+package partition
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// reassembleLeaves rebuilds the page from res's layout and leaves.
+func reassembleLeaves(t *testing.T, res *Result) []byte {
+	t.Helper()
+	var leaves [][]byte
+	for _, l := range res.Leaves {
+		leaves = append(leaves, res.BlockBytes(l))
+	}
+	out, err := Reassemble(res.Layout, leaves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A nonce in an inline script inside the article marks the script block
+// modified, not the article's text. A noscript (a lazy-loaded picture's
+// real image) stays in the content.
+func TestCarveInlineScriptChurn(t *testing.T) {
+	page := func(nonce string) []byte {
+		return []byte(`<html><head><title>T</title></head><body>
+<nav><a href=/a>Home</a> <a href=/b>About</a> <a href=/c>Contact</a></nav>
+<article id=story><p>` + longText + `</p>
+<script nonce="` + nonce + `">window.__STATE__ = {"counter": "` + nonce + `"};</script>
+<script type="application/ld+json">{"@type": "Article", "dateModified": "` + nonce + `"}</script>
+<p>` + longText + ` Second.</p><noscript><img src="/photo.jpg"></noscript></article>
+<footer>Copyright 2024 Example</footer></body></html>`)
+	}
+	for lv := 1; lv <= 3; lv++ {
+		a := mustPartition(t, page("aaaa1111"), Options{Level: lv})
+		b := mustPartition(t, page("bbbb2222"), Options{Level: lv})
+		for _, r := range []*Result{a, b} {
+			if out := reassembleLeaves(t, r); !bytes.Equal(out, r.Doc) {
+				t.Fatalf("level %d: reassembly differs", lv)
+			}
+			scripts := 0
+			for _, l := range r.Leaves {
+				bb := r.BlockBytes(l)
+				if l.Label == LabelScript {
+					scripts++
+					if l.Text != "" {
+						t.Fatalf("level %d: script block %s has text %q", lv, l.Path, l.Text)
+					}
+					continue
+				}
+				if l.Tag != "head" && bytes.Contains(bytes.ReplaceAll(bb, []byte("<noscript"), nil), []byte("<script")) {
+					t.Fatalf("level %d: block %s (%s) holds a script: %q", lv, l.Path, l.Label, bb)
+				}
+			}
+			// At level 1 the article is one block and its scripts are
+			// cut out of it; below, they lie between its paragraphs,
+			// in the layout.
+			if lv == 1 && scripts != 2 || lv > 1 && scripts != 0 {
+				t.Fatalf("level %d: %d script blocks", lv, scripts)
+			}
+		}
+		modified := 0
+		for _, p := range Match(a, b, SimOptions{}) {
+			switch p.Kind {
+			case Identical:
+			case Modified:
+				if p.Old.Label != LabelScript || p.New.Label != LabelScript {
+					t.Fatalf("level %d: a %s block is modified: %q", lv, p.New.Label, b.BlockBytes(p.New))
+				}
+				modified++
+			default:
+				t.Fatalf("level %d: %v pair: %v %v", lv, p.Kind, p.Old, p.New)
+			}
+		}
+		if lv == 1 && modified != 2 {
+			t.Fatalf("level %d: %d modified pairs, want the 2 scripts", lv, modified)
+		}
+	}
+}
+
+// A style element and a template inside a text block are cut out too;
+// a text block with none is left as it was.
+func TestCarveStyleTemplate(t *testing.T) {
+	doc := []byte(`<html><body><div id=main><p>` + longText + `</p><style>.x{color:red}</style>` +
+		`<template><p>row</p></template><p>` + longText + `</p></div><div id=side><p>` + longText + `</p></div></body></html>`)
+	res := mustPartition(t, doc, Options{Level: 1})
+	var got []string
+	for _, l := range res.Leaves {
+		got = append(got, string(l.Label)+":"+l.Tag)
+	}
+	want := "other:p script:style script:template other:p other:div"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
+	}
+	if !bytes.Equal(reassembleLeaves(t, res), doc) {
+		t.Fatal("reassembly differs")
+	}
+}
+
+func labelOf(t *testing.T, res *Result, id string) Label {
+	t.Helper()
+	var found Label
+	var visit func(bs []*Block)
+	visit = func(bs []*Block) {
+		for _, b := range bs {
+			if b.ID == id {
+				found = b.Label
+			}
+			visit(b.Children)
+		}
+	}
+	visit(res.Blocks)
+	if found == "" {
+		t.Fatalf("no block #%s", id)
+	}
+	return found
+}
+
+// Labels as a reader sees the regions: consent banners by name or by
+// what their buttons say, dialogs, and the parts of menus.
+func TestLabelsDialogConsentMenu(t *testing.T) {
+	para := "<p>" + longText + " " + longText + "</p>"
+	doc := []byte(`<html><body>
+<div id=onetrust-banner-sdk class="otFlat"><p>We use cookies to improve your experience on our site.</p><button>Accept all cookies</button></div>
+<div id=hinweis><p>Diese Website verwendet Cookies. Mit Klick auf den Knopf stimmen Sie zu.</p><button>Alle akzeptieren</button></div>
+<div id=bar class="cookie-banner"><p>Cookies help us deliver our services and ads.</p><a href=/ok>OK</a></div>
+<div id=dlg role=dialog aria-labelledby=h><h2 id=h>Sign in</h2><p>Enter your e-mail address and password to sign in.</p></div>
+<div id=lightbox class="lightbox"><p>A large photograph of the harbour at dawn, with boats.</p><button id=lightboxClose>Close this picture</button></div>
+<form id=comments><div>` + strings.Repeat(longText, 6) + `</div><p><textarea name=c></textarea></p><p id=save class="comment-form-cookies-consent"><input type=checkbox> Save my name and e-mail in this browser.</p><button>Post</button></form>
+<nav id=menu><ul><li><a href=/1>Products</a><ul id=drop class="sub-list"><li><a href=/1/a>A long product name that is long enough</a></li><li><a href=/1/b>Another long product name that is long</a></li><li><a href=/1/c>A third long product name that is long</a></li></ul></li><li><a href=/2>Pricing</a></li></ul></nav>
+<div id=policy class="cmp-text"><h2>Cookies</h2>` + para + `<p>We use cookies. You can accept or refuse them in the settings, see <a href=/s>settings</a>. ` + longText + ` ` + longText + `</p></div>
+<main id=main class="page cookie-consent-shown">` + para + para + `</main>
+</body></html>`)
+	res := mustPartition(t, doc, Options{Level: 3})
+	for id, want := range map[string]Label{
+		"onetrust-banner-sdk": LabelConsent,
+		"hinweis":             LabelConsent,
+		"bar":                 LabelConsent,
+		"dlg":                 LabelDialog,
+		"lightbox":            LabelDialog,
+		"menu":                LabelNavigation,
+		"drop":                LabelNavigation,
+	} {
+		if got := labelOf(t, res, id); got != want {
+			t.Errorf("#%s: label %s, want %s", id, got, want)
+		}
+	}
+	for _, id := range []string{"policy", "main", "save", "lightboxClose"} {
+		if got := labelOf(t, res, id); got == LabelConsent || got == LabelDialog {
+			t.Errorf("#%s: label %s", id, got)
+		}
+	}
+}
+
+// Dialogs and consent banners inside a content block are cut out of it;
+// a closed <dialog> is hidden (the UA style sheet), so as a child of a
+// divided node it is no block at all.
+func TestCarveDialogConsent(t *testing.T) {
+	doc := []byte(`<html><body><article id=a><p>` + longText + `</p>` +
+		`<div class="cc-window cookieconsent"><p>This site uses cookies.</p><button>Got it</button></div>` +
+		`<div role=dialog aria-modal=true><p>Subscribe to our newsletter for more.</p></div>` +
+		`<p>` + longText + `</p></article>` +
+		`<section id=s><h2>Title of the section</h2><dialog><p>Are you sure you want to leave?</p></dialog><p>` + longText + `</p></section></body></html>`)
+	res := mustPartition(t, doc, Options{Level: 1})
+	var got []string
+	for _, l := range res.Leaves {
+		got = append(got, string(l.Label)+":"+l.Tag)
+	}
+	// The section is kept whole at level 1: its closed dialog is cut out.
+	want := "other:p consent:div dialog:div other:p title:h2 dialog:dialog other:p"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
+	}
+	if !bytes.Equal(reassembleLeaves(t, res), doc) {
+		t.Fatal("reassembly differs")
+	}
+	res = mustPartition(t, doc, Options{Level: 3})
+	for _, l := range res.Leaves {
+		if bytes.HasPrefix(res.BlockBytes(l), []byte("<dialog")) {
+			t.Fatal("a closed dialog between blocks is a block")
+		}
+	}
+}
