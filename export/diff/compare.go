@@ -89,6 +89,7 @@ func Compare(old, new *partition.Result) ([]Block, Summary) {
 // partition.Match(old, new, ...) (or every leaf paired with itself when
 // old is new).
 func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summary) {
+	pairs = realign(pairs)
 	// Match aligns in order and by similarity only. A block removed at
 	// one place and added with the same bytes elsewhere has moved; a
 	// removed and an added block with the same visible words are the same
@@ -286,4 +287,145 @@ func equalWords(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// Bounds of realign: runs with more candidate pairs keep Match's pairing;
+// a pair of blocks sharing less than minOverlap of their words is not one
+// block changed.
+const (
+	maxRealignCells = 1 << 14
+	minOverlap      = 0.2
+)
+
+// realign re-pairs the blocks of each run of changed blocks (between
+// identical ones) by their words. Match pairs by layout similarity first,
+// which suits storage (a delta base); a reader asks which text became
+// which, and when sections shift between blocks (a heading joins the next
+// section, a block is inserted before similar ones) layout pairs the wrong
+// ones. Within a run the order is kept: an alignment maximising the summed
+// word overlap (Jaccard of the blocks' word sets), found by dynamic
+// programming.
+func realign(pairs []partition.Pair) []partition.Pair {
+	out := make([]partition.Pair, 0, len(pairs))
+	for i := 0; i < len(pairs); {
+		if pairs[i].Kind == partition.Identical {
+			out = append(out, pairs[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(pairs) && pairs[j].Kind != partition.Identical {
+			j++
+		}
+		out = append(out, realignRun(pairs[i:j])...)
+		i = j
+	}
+	return out
+}
+
+func realignRun(run []partition.Pair) []partition.Pair {
+	var olds, news []*partition.Block
+	for _, p := range run {
+		if p.Old != nil {
+			olds = append(olds, p.Old)
+		}
+		if p.New != nil {
+			news = append(news, p.New)
+		}
+	}
+	n, m := len(olds), len(news)
+	if n == 0 || m == 0 || n*m > maxRealignCells {
+		return run
+	}
+	ow := make([]map[string]bool, n)
+	for i, b := range olds {
+		ow[i] = wordSet(b)
+	}
+	nw := make([]map[string]bool, m)
+	for j, b := range news {
+		nw[j] = wordSet(b)
+	}
+	score := func(i, j int) float64 {
+		a, b := ow[i], nw[j]
+		if len(a) == 0 && len(b) == 0 {
+			// No words either side: the same element is the same block.
+			if olds[i].Tag == news[j].Tag && olds[i].ID == news[j].ID && olds[i].Class == news[j].Class {
+				return minOverlap
+			}
+			return 0
+		}
+		inter := 0
+		for w := range a {
+			if b[w] {
+				inter++
+			}
+		}
+		s := float64(inter) / float64(len(a)+len(b)-inter)
+		if s < minOverlap {
+			return 0
+		}
+		return s
+	}
+	// best[i][j]: the best alignment of olds[i:] with news[j:].
+	best := make([][]float64, n+1)
+	for i := range best {
+		best[i] = make([]float64, m+1)
+	}
+	sc := make([][]float64, n)
+	for i := range sc {
+		sc[i] = make([]float64, m)
+		for j := range sc[i] {
+			sc[i][j] = score(i, j)
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			v := max(best[i+1][j], best[i][j+1])
+			if s := sc[i][j]; s > 0 {
+				v = max(v, best[i+1][j+1]+s)
+			}
+			best[i][j] = v
+		}
+	}
+	out := make([]partition.Pair, 0, len(run))
+	var gapOld, gapNew []*partition.Block
+	flush := func() { // removed before added, as Match orders a gap
+		for _, b := range gapOld {
+			out = append(out, partition.Pair{Old: b, Kind: partition.Removed})
+		}
+		for _, b := range gapNew {
+			out = append(out, partition.Pair{New: b, Kind: partition.Added})
+		}
+		gapOld, gapNew = gapOld[:0], gapNew[:0]
+	}
+	i, j := 0, 0
+	for i < n && j < m {
+		switch s := sc[i][j]; {
+		case s > 0 && best[i][j] == best[i+1][j+1]+s:
+			flush()
+			// Classify tells text-changed from markup-only by the words.
+			out = append(out, partition.Pair{Old: olds[i], New: news[j], Kind: partition.Modified, Sim: s, TextSim: s})
+			i, j = i+1, j+1
+		case best[i][j] == best[i+1][j]:
+			gapOld = append(gapOld, olds[i])
+			i++
+		default:
+			gapNew = append(gapNew, news[j])
+			j++
+		}
+	}
+	gapOld = append(gapOld, olds[i:]...)
+	gapNew = append(gapNew, news[j:]...)
+	flush()
+	return out
+}
+
+// wordSet is the set of a block's visible words.
+func wordSet(b *partition.Block) map[string]bool {
+	ws := VisibleWords(b.Text)
+	set := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		set[w] = true
+	}
+	return set
 }

@@ -228,3 +228,36 @@ func TestCompare(t *testing.T) {
 }
 
 var sprintf = fmt.Sprintf
+
+// TestRealign: a paragraph inserted before a slightly edited one of the
+// same shape. Layout similarity can pair the edited paragraph with the new
+// one (as Match may, given the run [modified(A→NEW), added(A')]); realign
+// pairs by words: NEW added, A → A' changed.
+func TestRealign(t *testing.T) {
+	a := "Members may cancel their subscription at any time from the account settings page of the app."
+	a2 := "Members may cancel their subscription at any time from the settings page of the app or the website."
+	nw := "Gift cards cannot be exchanged for cash and expire twelve months after the day they were bought."
+	old := page(t, "<html><body><main><p>"+a+"</p></main></body></html>")
+	upd := page(t, "<html><body><main><p>"+nw+"</p><p>"+a2+"</p></main></body></html>")
+	leaf := func(r *partition.Result, prefix string) *partition.Block {
+		for _, b := range r.Leaves {
+			if strings.HasPrefix(b.Text, prefix) {
+				return b
+			}
+		}
+		t.Fatalf("no leaf starting %q", prefix)
+		return nil
+	}
+	oa, nn, na := leaf(old, "Members"), leaf(upd, "Gift"), leaf(upd, "Members")
+	wrong := []partition.Pair{{Old: oa, New: nn, Kind: partition.Modified}, {New: na, Kind: partition.Added}}
+	bs, sum := Classify(old, upd, wrong)
+	if sum.TextChanged != 1 || sum.Added != 1 || sum.Removed != 0 {
+		t.Fatalf("summary %+v (%v)", sum, statuses(bs))
+	}
+	if bs[0].Status != Added || bs[0].New != nn || bs[1].Status != TextChanged || bs[1].Old != oa || bs[1].New != na {
+		t.Errorf("realigned %v %v, want NEW added then A → A' text-changed", bs[0].Status, bs[1].Status)
+	}
+	if edits(bs[1].Words) > 6 {
+		t.Errorf("word diff of A → A' has %d edits: %v", edits(bs[1].Words), bs[1].Words)
+	}
+}
