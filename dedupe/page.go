@@ -86,19 +86,8 @@ func (a *Archive) ReadPage(v *Version) (*Page, error) {
 	doc := payload
 	if m != nil {
 		pg.ContentType = m.ContentType()
-		if m.Chunked() {
-			if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(doc))); err == nil {
-				doc = dc
-			}
-		}
-		if codings := m.Codings(); len(codings) > 0 {
-			cr, err := warcio.DecodeContent(bytes.NewReader(doc), codings, 0)
-			if err != nil {
-				return nil, fmt.Errorf("%s at %s: content-encoding: %w", v.TargetURI, v.Date.Format(time.RFC3339), err)
-			}
-			if doc, err = io.ReadAll(cr); err != nil {
-				return nil, fmt.Errorf("%s at %s: content-encoding: %w", v.TargetURI, v.Date.Format(time.RFC3339), err)
-			}
+		if doc, err = DecodedDoc(m, payload); err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", v.TargetURI, v.Date.Format(time.RFC3339), err)
 		}
 	}
 	pg.Doc = doc
@@ -108,6 +97,29 @@ func (a *Archive) ReadPage(v *Version) (*Page, error) {
 		pg.MediaType = strings.ToLower(strings.TrimSpace(strings.SplitN(pg.ContentType, ";", 2)[0]))
 	}
 	return pg, nil
+}
+
+// DecodedDoc is the document of an HTTP payload as analysis reads it:
+// de-chunked when Transfer-Encoding says chunked (a body that does not
+// de-chunk is taken as it is), then content-decoded (gzip, br, ...; at
+// most warcio.DefaultMaxDecoded bytes, against bombs).
+func DecodedDoc(m *warcio.HTTPMessage, payload []byte) ([]byte, error) {
+	doc := payload
+	if m.Chunked() {
+		if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(doc))); err == nil {
+			doc = dc
+		}
+	}
+	if codings := m.Codings(); len(codings) > 0 {
+		cr, err := warcio.DecodeContent(bytes.NewReader(doc), codings, 0)
+		if err != nil {
+			return nil, fmt.Errorf("content-encoding: %w", err)
+		}
+		if doc, err = io.ReadAll(cr); err != nil {
+			return nil, fmt.Errorf("content-encoding: %w", err)
+		}
+	}
+	return doc, nil
 }
 
 // IsHTML tells whether the page is HTML (or XHTML), or has no media type

@@ -383,13 +383,7 @@ func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context in
 		fmt.Fprintf(w, "  %s@%d\n", side.r.File, side.r.Offset)
 	}
 	s := rep.Summary
-	verdict := "no change"
-	switch {
-	case s.VisibleChange:
-		verdict = "visible change"
-	case s.Changed():
-		verdict = "markup change only"
-	}
+	verdict := s.Verdict()
 	fmt.Fprintf(w, "level %d: %s; %d unchanged, %d text-changed, %d markup-only, %d added, %d removed, %d moved; %d words deleted, %d inserted\n\n",
 		rep.Level, verdict, s.Unchanged, s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
 	for _, c := range rep.Blocks {
@@ -450,13 +444,7 @@ func wordDiffText(es []diff.Edit, context int) string {
 			if e.Op == diff.Insert {
 				open, close = "{+", "+}"
 			}
-			ws := e.Words
-			more := ""
-			if len(ws) > maxShownWords {
-				more = fmt.Sprintf(" … (%d more words)", len(ws)-maxShownWords)
-				ws = ws[:maxShownWords]
-			}
-			parts = append(parts, open+strings.Join(ws, " ")+more+close)
+			parts = append(parts, open+shownWords(e.Words)+close)
 		}
 	}
 	return strings.Join(parts, " ")
@@ -551,6 +539,14 @@ func elide(ws []string, lead, trail bool, context int) string {
 		return strings.Join(ws[:context], " ") + " …"
 	case !lead && trail && len(ws) > context:
 		return "… " + strings.Join(ws[len(ws)-context:], " ")
+	}
+	return strings.Join(ws, " ")
+}
+
+// shownWords joins an inserted or deleted run, at most maxShownWords of it.
+func shownWords(ws []string) string {
+	if len(ws) > maxShownWords {
+		return strings.Join(ws[:maxShownWords], " ") + fmt.Sprintf(" … (%d more words)", len(ws)-maxShownWords)
 	}
 	return strings.Join(ws, " ")
 }

@@ -300,13 +300,7 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 	b.WriteString(strconv.Itoa(changed) + `">
 <header><h1>` + html.EscapeString(rep.URL) + `</h1>
 <div class="meta">`)
-	verdict := "no change"
-	switch {
-	case s.VisibleChange:
-		verdict = "visible change"
-	case s.Changed():
-		verdict = "markup change only"
-	}
+	verdict := s.Verdict()
 	fmt.Fprintf(&b, `<span class="verdict">%s</span> between <b>%s</b> and <b>%s</b> (level %d): %d text-changed, %d markup-only, %d added, %d removed, %d moved, %d unchanged; %d words deleted, %d inserted.`,
 		verdict, html.EscapeString(rep.From.Date), html.EscapeString(rep.To.Date), rep.Level,
 		s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.Unchanged, s.WordsDeleted, s.WordsInserted)
@@ -410,13 +404,7 @@ func wordDiffHTML(es []diff.Edit, context int) string {
 			if e.Op == diff.Insert {
 				tag = "ins"
 			}
-			ws := e.Words
-			more := ""
-			if len(ws) > maxShownWords {
-				more = fmt.Sprintf(" … (%d more words)", len(ws)-maxShownWords)
-				ws = ws[:maxShownWords]
-			}
-			parts = append(parts, "<"+tag+">"+html.EscapeString(strings.Join(ws, " ")+more)+"</"+tag+">")
+			parts = append(parts, "<"+tag+">"+html.EscapeString(shownWords(e.Words))+"</"+tag+">")
 		}
 	}
 	return strings.Join(parts, " ")

@@ -70,6 +70,17 @@ type Summary struct {
 	VisibleChange bool `json:"visible_change"`
 }
 
+// Verdict says in words what kind of change the comparison found.
+func (s Summary) Verdict() string {
+	switch {
+	case s.VisibleChange:
+		return "visible change"
+	case s.Changed():
+		return "markup change only"
+	}
+	return "no change"
+}
+
 // Changed tells whether the two captures differ at all (any block not
 // unchanged).
 func (s Summary) Changed() bool {

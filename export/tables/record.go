@@ -243,19 +243,9 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, payload []
 func (w *worker) textPage(v *dedupe.Version, m *warcio.HTTPMessage, contentType string, payload []byte) *page {
 	doc := payload
 	if m != nil {
-		if m.Chunked() {
-			if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(doc))); err == nil {
-				doc = dc
-			}
-		}
-		if codings := m.Codings(); len(codings) > 0 {
-			cr, err := warcio.DecodeContent(bytes.NewReader(doc), codings, 0)
-			if err != nil {
-				return nil
-			}
-			if doc, err = io.ReadAll(cr); err != nil {
-				return nil
-			}
+		var err error
+		if doc, err = dedupe.DecodedDoc(m, payload); err != nil {
+			return nil
 		}
 	}
 	res, err := w.p.Partition(doc, dedupe.PageOptions(contentType, dedupe.DefaultLevel, v.TargetURI))
