@@ -10,6 +10,7 @@ FUZZTIME  ?= 30s
 BENCHTIME ?= 1x
 SAMPLES   := testdata/samples
 SAMPLE_PAGE := partition/testdata/pages/mkdocs-index-2024.html
+SAMPLE_URL  := http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html
 
 .PHONY: all build run test vet unit bench fuzz npm clean
 
@@ -32,6 +33,9 @@ run: build
 	@echo "archive out/samples.bwa: $$(du -sb --exclude=tables out/samples.bwa | cut -f1) bytes for $$(du -cb $(SAMPLES)/*.warc.gz | tail -1 | cut -f1) bytes of input .warc.gz"
 	./$(BIN) report -html out/report.html out/samples.bwa
 	@echo "wrote out/report.html: the storage report as one self-contained page with charts"
+	./$(BIN) diff -history out/samples.bwa '$(SAMPLE_URL)' | head -n 12
+	./$(BIN) diff -from 20221121 -to 20221213 -html out/diff.html out/samples.bwa '$(SAMPLE_URL)'
+	@echo "wrote out/diff.html: what changed on that page between two captures, block by block"
 	@# The first sql block of docs/TABLES.md "Example queries" opens the
 	@# tables as views; the next three are the examples.
 	@q="$$(awk '/^## Example queries/ {on = 1; next} on && /^## / {exit} \

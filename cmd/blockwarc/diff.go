@@ -518,8 +518,21 @@ func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptio
 	for _, e := range rep.Captures {
 		line := fmt.Sprintf("%-30s %-8s %-12s", e.Date, e.Type, e.Status)
 		if s := e.Summary; s != nil && s.Changed() {
-			line += fmt.Sprintf(" %d text-changed, %d markup-only, %d added, %d removed, %d moved; -%d +%d words",
-				s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
+			// Only the counts that are not zero: a history is read down a
+			// column of dates.
+			var parts []string
+			for _, c := range []struct {
+				n    int
+				what string
+			}{{s.TextChanged, "text-changed"}, {s.MarkupOnly, "markup-only"}, {s.Added, "added"}, {s.Removed, "removed"}, {s.Moved, "moved"}} {
+				if c.n > 0 {
+					parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+				}
+			}
+			line += " " + strings.Join(parts, ", ")
+			if s.WordsDeleted+s.WordsInserted > 0 {
+				line += fmt.Sprintf("; words -%d +%d", s.WordsDeleted, s.WordsInserted)
+			}
 		}
 		if e.Error != "" {
 			line += " " + e.Error
