@@ -114,6 +114,14 @@ type Parts struct {
 	HTTPHeader []byte // nil for non-HTTP records
 	Payload    []byte // the HTTP payload as stored; nil for non-HTTP records
 	Trailer    []byte
+	// Document and Leaves are set for a payload kept as layout + blocks:
+	// the document the archive partitioned (de-chunked and, when the
+	// archive re-encodes it, decoded) and the byte span [start, end) of
+	// each stored block in it, in order. They say which blocks the archive
+	// holds whatever partition produced them, so readers need not
+	// re-partition to find the archive's blocks.
+	Document []byte
+	Leaves   [][2]int
 }
 
 // Record returns the whole record bytes.
@@ -217,7 +225,7 @@ func restore(v *Version, get getter) (*Parts, error) {
 			return nil, fmt.Errorf("decode WARC header: %w", err)
 		}
 	case modeHTTP:
-		payload, err := restorePayload(v, get)
+		payload, err := restorePayload(v, get, p)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +249,9 @@ func restore(v *Version, get getter) (*Parts, error) {
 	return p, nil
 }
 
-func restorePayload(v *Version, get getter) ([]byte, error) {
+// restorePayload rebuilds the HTTP payload of v; for a payload kept as
+// layout + blocks it also sets p.Document and p.Leaves.
+func restorePayload(v *Version, get getter, p *Parts) ([]byte, error) {
 	if v.Form == formWhole {
 		b, err := get(v.Payload)
 		if err != nil {
@@ -267,14 +277,22 @@ func restorePayload(v *Version, get getter) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reassemble payload: %w", err)
 	}
+	p.Document = doc
+	p.Leaves = make([][2]int, len(blocks))
+	at := 0
+	for i, b := range blocks {
+		at += len(l.Gaps[i])
+		p.Leaves[i] = [2]int{at, at + len(b)}
+		at += len(b)
+	}
 	// A content-coded payload was partitioned decoded: encode it again
 	// with the settings ingest found to reproduce it, then re-chunk.
 	if v.Coding != nil {
-		var p reencode.Params
-		if err := p.UnmarshalBinary(v.Coding); err != nil {
+		var rp reencode.Params
+		if err := rp.UnmarshalBinary(v.Coding); err != nil {
 			return nil, fmt.Errorf("decode content coding: %w", err)
 		}
-		if doc, err = reencode.Encode(nil, p, doc); err != nil {
+		if doc, err = reencode.Encode(nil, rp, doc); err != nil {
 			return nil, fmt.Errorf("re-encode payload: %w", err)
 		}
 	}

@@ -130,7 +130,7 @@ func printTablesSummary(w io.Writer, prefix string, sum tablesSummary) {
 		fmt.Fprintf(w, "  %-15s %10d rows %4d part(s) %12d bytes\n", t.Name, t.Rows, t.Parts, t.Bytes)
 	}
 	if sum.Build.BlockMismatches > 0 {
-		fmt.Fprintf(w, "%s: warning: %d capture(s) did not re-partition into their stored blocks; they have no capture_blocks rows\n",
+		fmt.Fprintf(w, "%s: warning: %d capture(s) stored as blocks could not be read as blocks; they have no capture_blocks rows\n",
 			prefix, sum.Build.BlockMismatches)
 	}
 }

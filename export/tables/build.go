@@ -38,11 +38,15 @@ type Stats struct {
 	// RevisitsUnresolved counts identical-payload revisits whose original
 	// the archive does not hold: they have no page.
 	RevisitsUnresolved int64 `json:"revisits_unresolved"`
-	// BlockMismatches counts captures whose re-partition did not give the
-	// block ids the archive stores: they get no capture_blocks (blocks_*
-	// 0). A non-zero count is a bug (partition no longer deterministic, or
-	// ingest and Build partitioning with different options).
+	// BlockMismatches counts captures kept as blocks whose blocks could
+	// not be read (no document or span per stored block): they get no
+	// capture_blocks (blocks_* 0). A non-zero count is a bug.
 	BlockMismatches int64 `json:"block_mismatches"`
+	// Respanned counts captures whose stored blocks today's partition
+	// cuts differently (an archive written by an older partition): their
+	// rows describe the stored blocks, read at their spans, with paths
+	// borrowed from today's block tree (see docs/TABLES.md).
+	Respanned int64 `json:"respanned"`
 	AddedBytes      int64 `json:"added_bytes"` // sum of captures.added_bytes
 	Objects         int64 `json:"objects"`     // distinct objects referenced by captures
 	SpillBytes      int64 `json:"spill_bytes"` // compressed bytes of the blocks spill file
@@ -55,6 +59,7 @@ func (s *Stats) add(o *Stats) {
 	s.Revisits += o.Revisits
 	s.RevisitsUnresolved += o.RevisitsUnresolved
 	s.BlockMismatches += o.BlockMismatches
+	s.Respanned += o.Respanned
 }
 
 // Build walks the archive in table order (dedupe.Archive.WalkOrdered) and

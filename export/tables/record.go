@@ -6,10 +6,10 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
-	"io"
 	"mime"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"blockwarc/dedupe"
@@ -20,6 +20,8 @@ import (
 
 // record is what Build reads of one capture's restored record.
 type record struct {
+	doc     []byte   // for a payload kept as blocks: the document partitioned (dedupe.Parts.Document)
+	leaves  [][2]int // and its stored blocks' spans
 	status  *int16
 	mime    string // media type of the payload, "" when unknown
 	digest  string // base32 SHA-1, no "sha1:" (as CDXJ and Common Crawl write it); "" until known
@@ -53,7 +55,10 @@ type page struct {
 	title    *string
 	mainText string
 	text     bool // an HTML payload kept whole: title and main text only
-	mismatch bool // re-partitioning did not give the stored block ids
+	mismatch bool // the stored blocks could not be read (no rows)
+	// respanned: today's partition cuts the document elsewhere than the
+	// archive did; the rows describe the stored blocks, at their spans.
+	respanned bool
 }
 
 // hasBlocks says whether the page has capture_blocks rows.
@@ -97,6 +102,7 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 			m = msg
 		}
 		r.payload = parts.Payload
+		r.doc, r.leaves = parts.Document, parts.Leaves
 	case how == "record" && isHTTPType(v.Type):
 		// Parsed as ingest does (modelRecord), so a raw record reads
 		// the same as it would have modelled.
@@ -173,7 +179,7 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 		return r, nil
 	}
 	if k.blocks {
-		r.page = w.blocksPage(v, m, r.payload)
+		r.page = w.blocksPage(v, m, r.doc, r.leaves)
 	} else {
 		r.page = w.textPage(v, m, contentType, r.payload)
 	}
@@ -184,56 +190,93 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 	return r, nil
 }
 
-// blocksPage partitions a payload kept as layout + blocks the way ingest
-// did (dedupe's modelPayload: de-chunked, decoded when the archive
-// re-encodes it (Storage says "content-encoding"), charset from
-// DetectCharset, the Version's level, the target URI as base), so its
-// leaves are the stored blocks.
-func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, payload []byte) *page {
-	doc := payload
-	if m != nil && m.Chunked() {
-		if dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(payload))); err == nil {
-			doc = dc
-		}
-	}
-	if _, why := v.Storage(); why == "content-encoding" && m != nil {
-		cr, err := warcio.DecodeContent(bytes.NewReader(doc), m.ContentEncodings(), 0)
-		if err == nil {
-			doc, err = io.ReadAll(cr)
-		}
-		if err != nil {
-			return &page{layout: v.Layout, mismatch: true}
-		}
+// blocksPage reads a payload kept as layout + blocks: the document the
+// archive partitioned (doc) and its stored blocks' spans (leaves), both
+// from the restore. It partitions doc as ingest does (dedupe.PageOptions at
+// the Version's level); when that gives the stored blocks — the archive
+// was written by this partition — the rows get its block tree and paths.
+// When it does not (an archive written by an older partition, or at
+// options since changed), the stored blocks are read at their spans
+// (partition.PartitionSpans), each named by the path of today's block with
+// the same bytes, else of the smallest one containing it: every capture
+// keeps its blocks rows, whichever partition wrote the archive.
+func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte, leaves [][2]int) *page {
+	pg := &page{layout: v.Layout}
+	if doc == nil || len(leaves) != len(v.Blocks) {
+		pg.mismatch = true
+		return pg
 	}
 	ct := ""
 	if m != nil {
 		ct = m.ContentType()
 	}
-	pg := &page{layout: v.Layout}
-	res, err := w.p.Partition(doc, dedupe.PageOptions(ct, v.Level, v.TargetURI))
+	opts := dedupe.PageOptions(ct, v.Level, v.TargetURI)
+	res, err := w.p.Partition(doc, opts)
 	if err != nil {
 		pg.mismatch = true
 		return pg
 	}
-	pg.charset = res.Charset
-	pg.title = pageTitle(doc, res.Charset)
-	pg.mainText = partition.MainText(res)
-	ids := make([]pack.ID, len(res.Leaves))
-	for i, b := range res.Leaves {
-		ids[i] = pack.Sum(res.BlockBytes(b))
-	}
-	if len(ids) != len(v.Blocks) {
-		pg.mismatch = true
-		return pg
-	}
-	for i := range ids {
-		if ids[i] != v.Blocks[i] {
+	if !sameSpans(res.Leaves, leaves) {
+		// Paths first: the Partitioner reuses its tables for the next
+		// document, res's included.
+		paths := spanPaths(res, leaves)
+		if res, err = w.p.PartitionSpans(doc, leaves, opts); err != nil {
 			pg.mismatch = true
 			return pg
 		}
+		for i, b := range res.Leaves {
+			b.Path = paths[i]
+		}
+		pg.respanned = true
 	}
-	pg.res, pg.ids = res, ids
+	pg.charset = res.Charset
+	pg.title = pageTitle(doc, res.Charset)
+	pg.mainText = partition.MainText(res)
+	// Same spans of the archive's own document: the stored blocks.
+	pg.res, pg.ids = res, slices.Clone(v.Blocks)
 	return pg
+}
+
+// sameSpans tells whether the leaves lie exactly at the spans.
+func sameSpans(leaves []*partition.Block, spans [][2]int) bool {
+	if len(leaves) != len(spans) {
+		return false
+	}
+	for i, b := range leaves {
+		if b.Start != spans[i][0] || b.End != spans[i][1] {
+			return false
+		}
+	}
+	return true
+}
+
+// spanPaths names each span by the path of res's block (at any level)
+// with exactly its bytes, else of the smallest block containing it, else
+// "~N" (N its 1-based place) for a span no block of res holds.
+func spanPaths(res *partition.Result, spans [][2]int) []string {
+	out := make([]string, len(spans))
+	var all []*partition.Block
+	var walk func(bs []*partition.Block)
+	walk = func(bs []*partition.Block) {
+		for _, b := range bs {
+			all = append(all, b)
+			walk(b.Children)
+		}
+	}
+	walk(res.Blocks)
+	for i, s := range spans {
+		out[i] = "~" + strconv.Itoa(i+1)
+		best := -1
+		for k, b := range all {
+			if b.Start <= s[0] && s[1] <= b.End && (best < 0 || b.End-b.Start < all[best].End-all[best].Start) {
+				best = k
+			}
+		}
+		if best >= 0 {
+			out[i] = all[best].Path
+		}
+	}
+	return out
 }
 
 // textPage reads title and main text of an HTML payload kept whole

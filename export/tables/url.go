@@ -103,6 +103,9 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 				st.BlockMismatches++
 			default:
 				st.Partitioned++
+				if own.respanned {
+					st.Respanned++
+				}
 			}
 		}
 		row := w.captureRow(uv.Key, v, int32(h.n), rec, pg)
