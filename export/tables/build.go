@@ -46,10 +46,10 @@ type Stats struct {
 	// cuts differently (an archive written by an older partition): their
 	// rows describe the stored blocks, read at their spans, with paths
 	// borrowed from today's block tree (see docs/TABLES.md).
-	Respanned int64 `json:"respanned"`
-	AddedBytes      int64 `json:"added_bytes"` // sum of captures.added_bytes
-	Objects         int64 `json:"objects"`     // distinct objects referenced by captures
-	SpillBytes      int64 `json:"spill_bytes"` // compressed bytes of the blocks spill file
+	Respanned  int64 `json:"respanned"`
+	AddedBytes int64 `json:"added_bytes"` // sum of captures.added_bytes
+	Objects    int64 `json:"objects"`     // distinct objects referenced by captures
+	SpillBytes int64 `json:"spill_bytes"` // compressed bytes of the blocks spill file
 }
 
 func (s *Stats) add(o *Stats) {
