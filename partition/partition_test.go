@@ -442,3 +442,43 @@ func ptCheckInvariants(t testing.TB, doc []byte, res *Result) {
 		t.Fatalf("reassembly differs from input (%d vs %d bytes)", len(got), len(doc))
 	}
 }
+
+// TestBlockInInline: a policy whose sections sit in sibling inline
+// wrappers (<span class=PageSection>, as a real single-page-app template
+// writes) divides like one whose sections are <div>s, since the browser
+// breaks each inline box around its block children (CSS 2.1
+// block-in-inline); before, the sibling spans ran together as one inline
+// run, one block holding the whole policy.
+func TestBlockInInline(t *testing.T) {
+	sec := func(wrap, h, text string) string {
+		p := "<p>" + strings.Repeat(text+" ", 12) + "</p>"
+		return "<" + wrap + " class=PageSection><h2>" + h + "</h2>" + p + p + "</" + wrap + ">"
+	}
+	leaves := func(wrap string) []string {
+		doc := "<html><body><main>" + sec(wrap, "What we collect", "We collect the data you give us.") +
+			sec(wrap, "How we use it", "We use it to run the service.") +
+			sec(wrap, "Your rights", "You may ask for a copy at any time.") + "</main></body></html>"
+		res, err := Partition([]byte(doc), Options{Level: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, b := range res.Leaves {
+			if b.Tag != "head" {
+				out = append(out, firstWords(b.Text))
+			}
+		}
+		return out
+	}
+	div, span := leaves("div"), leaves("span")
+	if len(span) < 3 || len(span) != len(div) {
+		t.Errorf("leaves in <span> sections %q, in <div> sections %q", span, div)
+	}
+}
+
+func firstWords(s string) string {
+	if f := strings.Fields(s); len(f) > 2 {
+		return strings.Join(f[:2], " ")
+	}
+	return s
+}

@@ -108,6 +108,17 @@ func computeFacts(doc []byte, nodes []*Node, styles *styleTable) []facts {
 		if hidden {
 			continue
 		}
+		// Block-in-inline (CSS 2.1 §9.2.1.1): an inline element holding a
+		// block-level box is broken around it, so the reader sees blocks,
+		// not a line of text; treat it as a block-level container, so that
+		// a page wrapped in <span>s divides like one wrapped in <div>s.
+		if f.block && n.Kind == ElementNode && n.Parent != nil && n.Parent.Kind == ElementNode {
+			if pf := &fs[n.Parent.id]; !pf.block {
+				if d := styles.elemStyle(n.Parent).Display; d == "" || len(d) >= 6 && d[:6] == "inline" {
+					pf.block = true
+				}
+			}
+		}
 		f.valid = f.text > 0 || f.media > 0
 		if p := n.Parent; p != nil && !styles.hidden(p) {
 			pf := &fs[p.id]
