@@ -157,3 +157,49 @@ func warcField(hdr []byte, name string) string {
 	}
 	return ""
 }
+
+// Nearest returns the index of the version of vs (in capture order)
+// nearest to the period [start, end): the latest inside it, else the
+// closest one before or after it, ties going to the earlier; -1 when vs is
+// empty. It is how `cat -near`, `diff -from/-to` and `blocks -at` choose.
+func Nearest(vs []Version, start, end time.Time) int {
+	best, bestGap := -1, time.Duration(0)
+	for i := range vs {
+		d := vs[i].Date
+		var gap time.Duration
+		switch {
+		case d.Before(start):
+			gap = start.Sub(d)
+		case !d.Before(end):
+			gap = d.Sub(end) + time.Nanosecond
+		}
+		if best < 0 || gap < bestGap || gap == 0 && bestGap == 0 {
+			best, bestGap = i, gap
+		}
+	}
+	return best
+}
+
+// FindNear returns the capture of url (canonicalised with warcio.SURT)
+// nearest to the period [start, end) as Nearest chooses, among the
+// records holding the page (response, revisit, resource) when it has any.
+func (a *Archive) FindNear(url string, start, end time.Time) (Version, error) {
+	vs, err := a.Versions(warcio.SURT(url))
+	if err != nil {
+		return Version{}, err
+	}
+	var pages []Version
+	for _, v := range vs {
+		if pagePriority(v.Type) > 0 {
+			pages = append(pages, v)
+		}
+	}
+	if len(pages) > 0 {
+		vs = pages
+	}
+	i := Nearest(vs, start, end)
+	if i < 0 {
+		return Version{}, fmt.Errorf("find %s: %w", url, ErrNoCapture)
+	}
+	return vs[i], nil
+}

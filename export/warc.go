@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -169,13 +170,20 @@ func inRange(d, from, to time.Time) bool {
 }
 
 // ErrPeriod is returned by ParsePeriod for text that names no period.
-var ErrPeriod = errors.New("want YYYYMMDDhhmmss, a prefix of it (2022, 202203…) or RFC 3339")
+var ErrPeriod = errors.New("want YYYYMMDDhhmmss, a prefix of it (2022, 202203…), a date as 2022-03-25 (2022-03, 2022-03-25T10:30) or RFC 3339")
+
+// dashedPeriod matches the ISO 8601 dates and times people write for a
+// period (a year, month, day, hour, minute or second, UTC): "2022-01-25",
+// "2022-01", "2022-01-25T10:30", "2022-01-25 10:30:00", with an optional Z.
+var dashedPeriod = regexp.MustCompile(`^\d{4}(-\d{2}(-\d{2}([T ]\d{2}(:\d{2}(:\d{2})?)?)?)?)?Z?$`)
 
 // ParsePeriod reads the period a time filter names and returns its
 // bounds [start, end). A 14-digit WARC/CDX timestamp names one second; a
 // prefix of one (4 to 12 digits, an even number past the year) names the
 // year, month, day, hour or minute; an RFC 3339 time names an instant at
-// the precision written (one second, or its last fractional digit). So
+// the precision written (one second, or its last fractional digit); an
+// ISO date without zone ("2022-01-25", "2022-01-25T10:30") names the
+// period its digits name, in UTC. So
 // "-from 2022 -to 202203" is start(2022) ≤ date < end(2022-03): the -to
 // period is included whole, as wayback date ranges read. Digits are UTC.
 func ParsePeriod(s string) (start, end time.Time, err error) {
@@ -196,14 +204,23 @@ func ParsePeriod(s string) (start, end time.Time, err error) {
 		}
 		return t.UTC(), t.UTC().Add(unit), nil
 	}
-	if len(s) < 4 || len(s) > 14 || len(s)%2 != 0 || strings.Trim(s, "0123456789") != "" {
+	digits := s
+	if dashedPeriod.MatchString(s) {
+		digits = strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, s)
+	}
+	if len(digits) < 4 || len(digits) > 14 || len(digits)%2 != 0 || strings.Trim(digits, "0123456789") != "" {
 		return time.Time{}, time.Time{}, fmt.Errorf("parse time %q: %w", s, ErrPeriod)
 	}
-	t, err := time.Parse("20060102150405"[:len(s)], s)
+	t, err := time.Parse("20060102150405"[:len(digits)], digits)
 	if err != nil {
 		return time.Time{}, time.Time{}, fmt.Errorf("parse time %q: %w", s, ErrPeriod)
 	}
-	switch len(s) {
+	switch len(digits) {
 	case 4:
 		end = t.AddDate(1, 0, 0)
 	case 6:

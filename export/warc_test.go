@@ -527,6 +527,12 @@ func TestParsePeriod(t *testing.T) {
 		{"20240228235959", utc(2024, 2, 28, 23, 59, 59, 0), utc(2024, 2, 29, 0, 0, 0, 0)},
 		{"2024-02-28T23:59:59Z", utc(2024, 2, 28, 23, 59, 59, 0), utc(2024, 2, 29, 0, 0, 0, 0)},
 		{"2024-02-29T01:00:00.25+02:00", utc(2024, 2, 28, 23, 0, 0, 250e6), utc(2024, 2, 28, 23, 0, 0, 260e6)},
+		// ISO dates as people write them, without zone: UTC periods.
+		{"2022-01-25", utc(2022, 1, 25, 0, 0, 0, 0), utc(2022, 1, 26, 0, 0, 0, 0)},
+		{"2022-12", utc(2022, 12, 1, 0, 0, 0, 0), utc(2023, 1, 1, 0, 0, 0, 0)},
+		{"2022-01-25T10:30", utc(2022, 1, 25, 10, 30, 0, 0), utc(2022, 1, 25, 10, 31, 0, 0)},
+		{"2022-01-25 10", utc(2022, 1, 25, 10, 0, 0, 0), utc(2022, 1, 25, 11, 0, 0, 0)},
+		{"2022-01-25T10:30:05", utc(2022, 1, 25, 10, 30, 5, 0), utc(2022, 1, 25, 10, 30, 6, 0)},
 	}
 	for _, tt := range tests {
 		s, e, err := export.ParsePeriod(tt.in)
@@ -534,7 +540,7 @@ func TestParsePeriod(t *testing.T) {
 			t.Errorf("ParsePeriod(%q) = %v, %v, %v; want %v, %v", tt.in, s, e, err, tt.start, tt.end)
 		}
 	}
-	for _, bad := range []string{"", "20", "202", "20221", "2022133", "20221301", "yesterday", "2022-13-01T00:00:00Z", "202201011200000"} {
+	for _, bad := range []string{"", "20", "202", "20221", "2022133", "20221301", "yesterday", "2022-13-01T00:00:00Z", "202201011200000", "2022-1-25", "2022-01-25T", "2022/01/25", "2022-02-30"} {
 		if _, _, err := export.ParsePeriod(bad); !errors.Is(err, export.ErrPeriod) {
 			t.Errorf("ParsePeriod(%q): error %v, want ErrPeriod", bad, err)
 		}

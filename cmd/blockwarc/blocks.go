@@ -179,7 +179,7 @@ func archivedPage(dir, url string, o blocksOptions) (*loaded, error) {
 	}
 	i := len(vs) - 1
 	if o.at != "" {
-		i = nearest(vs, o.at, len(vs))
+		i = nearest(vs, o.at)
 	}
 	return loadPage(a, partition.NewPartitioner(), vs, i, diffLevel(diffOptions{level: o.level}, vs[i]))
 }

@@ -331,7 +331,10 @@ func TestBlocksUsage(t *testing.T) {
 		{[]string{"blocks", "-nope", blocksPage}, exitUsage, "-nope"},
 		{[]string{"blocks", "-help"}, exitOK, `"link_text_ratio"`},
 	} {
-		code, _, stderr := runBlocksCmd(t, tc.args...)
+		code, stdout, stderr := runBlocksCmd(t, tc.args...)
+		if tc.code == exitOK { // help is output: on stdout
+			stderr = stdout
+		}
 		if code != tc.code || !strings.Contains(stderr, strings.Trim(tc.msg, `"`)) {
 			t.Errorf("%v: exit %d, want %d; stderr %q lacks %q", tc.args, code, tc.code, stderr, tc.msg)
 		}

@@ -13,14 +13,16 @@ import (
 )
 
 const catAbout = `Write one capture of URL from ARCHIVE on standard output, byte for byte
-as it was stored: the latest capture at or before -at (default: the
-latest). URL is canonicalised (SURT) as at ingest. -part chooses what to
+as it was stored: the latest capture at or before -at, or with -near the
+capture nearest T (the latest inside the period T names, else the
+closest before or after it); default: the latest. URL is canonicalised (SURT) as at ingest. -part chooses what to
 write: the whole WARC record, the HTTP block (HTTP header and payload) or
 the payload as stored.`
 
 func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("cat", "ARCHIVE URL", catAbout, stderr)
-	atFlag := fs.String("at", "", "`TIMESTAMP` (14 digits YYYYMMDDhhmmss, a prefix of them, or RFC 3339): the latest capture at or before it")
+	atFlag := fs.String("at", "", "`TIMESTAMP` (14 digits YYYYMMDDhhmmss, a prefix of them, a date as 2022-01-25, or RFC 3339): the latest capture at or before it")
+	nearFlag := fs.String("near", "", "`T` as -at takes it: the capture nearest it, before or after")
 	part := fs.String("part", "payload", "`PART` to write: payload, http or record")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -39,6 +41,19 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		at = t
 	}
+	var nearStart, nearEnd time.Time
+	if *nearFlag != "" {
+		if *atFlag != "" {
+			fmt.Fprintln(stderr, "blockwarc cat: -at and -near exclude each other")
+			return exitUsage
+		}
+		s, e, err := export.ParsePeriod(*nearFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc cat: bad -near %q: %v\n", *nearFlag, err)
+			return exitUsage
+		}
+		nearStart, nearEnd = s, e
+	}
 	if *part != "payload" && *part != "http" && *part != "record" {
 		fmt.Fprintf(stderr, "blockwarc cat: bad -part %q: want payload, http or record\n", *part)
 		return exitUsage
@@ -49,7 +64,12 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer a.Close()
-	v, err := a.Find(fs.Arg(1), at)
+	var v dedupe.Version
+	if *nearFlag != "" {
+		v, err = a.FindNear(fs.Arg(1), nearStart, nearEnd)
+	} else {
+		v, err = a.Find(fs.Arg(1), at)
+	}
 	if err != nil {
 		if errors.Is(err, dedupe.ErrNoCapture) && !at.IsZero() {
 			fmt.Fprintf(stderr, "blockwarc cat: %v at or before %s\n", err, at.Format(time.RFC3339))

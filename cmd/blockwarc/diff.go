@@ -147,28 +147,11 @@ func pageVersions(a *dedupe.Archive, url string) ([]dedupe.Version, error) {
 	return out, nil
 }
 
-// nearest returns the index of the capture nearest to the period t
-// names: the latest inside [start, end), else the closest outside; ties
-// go to the earlier. limit bounds the search to vs[:limit].
-func nearest(vs []dedupe.Version, t string, limit int) int {
+// nearest returns the index of the capture of vs nearest to the period
+// t names (dedupe.Nearest); t has been checked by export.ParsePeriod.
+func nearest(vs []dedupe.Version, t string) int {
 	start, end, _ := export.ParsePeriod(t)
-	best, bestGap := -1, time.Duration(0)
-	for i := range vs[:limit] {
-		d := vs[i].Date
-		var gap time.Duration
-		switch {
-		case d.Before(start):
-			gap = start.Sub(d)
-		case !d.Before(end):
-			gap = d.Sub(end) + time.Nanosecond
-		default:
-			gap = 0
-		}
-		if best < 0 || gap < bestGap || gap == 0 && bestGap == 0 {
-			best, bestGap = i, gap
-		}
-	}
-	return best
+	return dedupe.Nearest(vs, start, end)
 }
 
 // loaded is one side of a comparison: the capture asked for, the capture
@@ -235,11 +218,11 @@ func diffTwo(ctx context.Context, a *dedupe.Archive, url string, o diffOptions, 
 	}
 	to := len(vs) - 1
 	if o.to != "" {
-		to = nearest(vs, o.to, len(vs))
+		to = nearest(vs, o.to)
 	}
 	from := to - 1
 	if o.from != "" {
-		from = nearest(vs, o.from, len(vs))
+		from = nearest(vs, o.from)
 	}
 	if from < 0 {
 		return fmt.Errorf("%s has one capture (%s): nothing to compare it with", url, vs[to].Date.Format(time.RFC3339))

@@ -153,6 +153,9 @@ func TestIndexExitStatus(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, errOut)
 			}
+			if tt.name == "help" { // help is output: on stdout
+				errOut = out
+			}
 			if !strings.Contains(errOut, tt.stderr) {
 				t.Fatalf("stderr %q lacks %q", errOut, tt.stderr)
 			}

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"syscall"
 )
@@ -30,14 +32,16 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"index":  {"write a CDXJ index of WARC/ARC inputs", runIndex},
-		"blocks": {"show the block partition of one HTML page", runBlocks},
-		"ingest": {"create or extend a block-level delta archive", runIngest},
-		"cat":    {"write one capture from an archive, byte for byte", runCat},
-		"diff":   {"show what changed on a page between two captures, block by block", runDiff},
-		"verify": {"check every object and record of an archive", runVerify},
-		"tables": {"write an archive's Parquet/Arrow tables (ingest does it too)", runTables},
-		"report": {"print the storage report of an archive (-html: with charts)", runReport},
+		"index":   {"write a CDXJ index of WARC/ARC inputs", runIndex},
+		"blocks":  {"show the block partition of one HTML page", runBlocks},
+		"ingest":  {"create or extend a block-level delta archive", runIngest},
+		"cat":     {"write one capture from an archive, byte for byte", runCat},
+		"diff":    {"show what changed on a page between two captures, block by block", runDiff},
+		"ls":      {"list an archive's URLs, or its captures", runLs},
+		"version": {"print blockwarc's version", runVersion},
+		"verify":  {"check every object and record of an archive", runVerify},
+		"tables":  {"write an archive's Parquet/Arrow tables (ingest does it too)", runTables},
+		"report":  {"print the storage report of an archive (-html: with charts)", runReport},
 
 		"export-warc": {"re-export archived records as a per-record-gzip WARC", runExportWARC},
 	}
@@ -59,13 +63,56 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if args[0] == "-version" || args[0] == "--version" {
+		return runVersion(ctx, nil, stdout, stderr)
+	}
 	c, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "blockwarc: unknown command %q\n", args[0])
 		usage(stderr, cmds)
 		return exitUsage
 	}
+	// Help asked for is the output, not an error: on standard output.
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			return c.run(ctx, args[1:], stdout, stdout)
+		}
+	}
 	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+// runVersion prints the module version and the commit it was built from
+// (from the Go build information; "(devel)" and the VCS revision for a
+// build from a checkout).
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "blockwarc version: takes no arguments")
+		return exitUsage
+	}
+	v, rev, dirty, goVer := "(unknown)", "", false, runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	line := "blockwarc " + v
+	if rev != "" {
+		line += " " + rev[:min(12, len(rev))]
+		if dirty {
+			line += "+modified"
+		}
+	}
+	fmt.Fprintf(stdout, "%s %s %s/%s\n", line, goVer, runtime.GOOS, runtime.GOARCH)
+	return exitOK
 }
 
 func usage(w io.Writer, cmds map[string]command) {

@@ -142,7 +142,10 @@ func TestReportExitStatus(t *testing.T) {
 		{"html in a missing directory", []string{"report", "-html", filepath.Join(dir, "no", "r.html"), arch}, exitFailure, "r.html"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, c.args...)
+			code, out, errOut := runCmd(t, c.args...)
+			if c.name == "help" { // help is output: on stdout
+				errOut = out
+			}
 			if code != c.code || !strings.Contains(errOut, c.msg) {
 				t.Errorf("exit %d, want %d; stderr %q, want %q", code, c.code, errOut, c.msg)
 			}

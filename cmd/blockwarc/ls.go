@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+)
+
+const lsAbout = `List the URLs an archive holds, in SURT order, one line each:
+  URL  CAPTURES  FIRST  LAST
+(captures: the response, revisit and resource records of the URL)
+(capture times in UTC), only those whose URL starts with URL-PREFIX when
+it is given. Records without a target URI (warcinfo) are left out.
+
+-captures lists every capture instead, one line each:
+  URL  TIME  TYPE  HOW-STORED  FILE@OFFSET
+-json prints one JSON object per line with the same fields
+(url, captures, first, last; or url, time, type, stored_as, stored_why,
+file, offset). ls reads only the catalog, never a payload.`
+
+func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("ls", "ARCHIVE [URL-PREFIX]", lsAbout, stderr)
+	captures := fs.Bool("captures", false, "list every capture, not one line per URL")
+	asJSON := fs.Bool("json", false, "print JSON lines")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		fmt.Fprintln(stderr, "blockwarc ls: want ARCHIVE and at most one URL-PREFIX")
+		fs.Usage()
+		return exitUsage
+	}
+	prefix := fs.Arg(1)
+	a, err := dedupe.Open(fs.Arg(0), pack.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc ls: %v\n", err)
+		return exitFailure
+	}
+	defer a.Close()
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	err = a.WalkOrdered(func(uv dedupe.URLVersions) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if uv.Key == "" || len(uv.Versions) == 0 {
+			return nil
+		}
+		url := uv.Versions[len(uv.Versions)-1].TargetURI
+		if !strings.HasPrefix(url, prefix) {
+			return nil
+		}
+		if !*captures {
+			// Captures are the records holding the page; requests and
+			// metadata about it are not (a URL of requests only counts those).
+			var pages []dedupe.Version
+			for _, v := range uv.Versions {
+				switch v.Type {
+				case "response", "revisit", "resource", "":
+					pages = append(pages, v)
+				}
+			}
+			if len(pages) == 0 {
+				pages = uv.Versions
+			}
+			first, last := pages[0].Date, pages[len(pages)-1].Date
+			if *asJSON {
+				return enc.Encode(struct {
+					URL      string `json:"url"`
+					Captures int    `json:"captures"`
+					First    string `json:"first"`
+					Last     string `json:"last"`
+				}{url, len(pages), stamp(first), stamp(last)})
+			}
+			_, err := fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", url, len(pages), stamp(first), stamp(last))
+			return err
+		}
+		for _, v := range uv.Versions {
+			how, why := v.Storage()
+			if *asJSON {
+				if err := enc.Encode(struct {
+					URL       string `json:"url"`
+					Time      string `json:"time"`
+					Type      string `json:"type"`
+					StoredAs  string `json:"stored_as"`
+					StoredWhy string `json:"stored_why"`
+					File      string `json:"file"`
+					Offset    int64  `json:"offset"`
+				}{v.TargetURI, stamp(v.Date), v.Type, how, why, v.File, v.Offset}); err != nil {
+					return err
+				}
+				continue
+			}
+			stored := how
+			if why != "" {
+				stored += "(" + why + ")"
+			}
+			if _, err := fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s@%d\n", v.TargetURI, stamp(v.Date), v.Type, stored, v.File, v.Offset); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc ls: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestLs: one line per URL with its captures and first/last time, a
+// prefix filter, every capture with -captures, JSON lines that parse.
+func TestLs(t *testing.T) {
+	bwa := tinderArchive(t)
+	code, out, stderr := runCmd(t, "ls", bwa)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var privacy []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			t.Fatalf("line %q: want URL, captures, first, last", line)
+		}
+		if f[0] == tinderPrivacy {
+			privacy = f
+		}
+	}
+	// The fixture holds eight crawls of the policy.
+	if privacy == nil || privacy[1] != "8" || privacy[2] != "2022-01-08T06:30:13Z" || !strings.HasPrefix(privacy[3], "2024-01-19") {
+		t.Errorf("privacy policy line %q", privacy)
+	}
+	code, out, _ = runCmd(t, "ls", "-json", bwa, "http://127.0.0.1:8102/Tinder/P")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	lines := 0
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var row struct {
+			URL      string `json:"url"`
+			Captures int    `json:"captures"`
+			First    string `json:"first"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(row.URL, "http://127.0.0.1:8102/Tinder/P") || row.Captures == 0 || row.First == "" {
+			t.Errorf("row %+v", row)
+		}
+		lines++
+	}
+	if lines != 1 {
+		t.Errorf("prefix .../Tinder/P: %d URLs, want the privacy policy only", lines)
+	}
+	code, out, _ = runCmd(t, "ls", "-captures", bwa, tinderPrivacy)
+	if code != exitOK || strings.Count(out, "\tresponse\tblocks\t") != 8 || !strings.Contains(out, "\trequest\t") {
+		t.Errorf("-captures (exit %d):\n%s", code, out)
+	}
+}
+
+// TestCatNear: -near picks the nearest capture, before or after; an ISO
+// date works wherever a time is taken.
+func TestCatNear(t *testing.T) {
+	bwa := tinderArchive(t)
+	_, before, _ := runCmd(t, "cat", "-at", "20240112", bwa, tinderPrivacy)
+	_, after, _ := runCmd(t, "cat", "-at", "20240119", bwa, tinderPrivacy)
+	if before == after || before == "" {
+		t.Fatal("fixture: the two captures should differ")
+	}
+	for _, tc := range []struct{ t, want string }{
+		{"2024-01-13", before}, // one day after the 12th, six before the 19th
+		{"2024-01-18", after},  // one day before the 19th
+		{"2024-01-12", before}, // inside the day
+	} {
+		code, got, stderr := runCmd(t, "cat", "-near", tc.t, bwa, tinderPrivacy)
+		if code != exitOK || got != tc.want {
+			t.Errorf("-near %s: exit %d %s, wrong capture", tc.t, code, stderr)
+		}
+	}
+	if code, _, _ := runCmd(t, "cat", "-near", "2024", "-at", "2024", bwa, tinderPrivacy); code != exitUsage {
+		t.Errorf("-near with -at: exit %d, want usage", code)
+	}
+}
+
+// TestVersionAndHelp: version prints on stdout; -help of any command is
+// the output (stdout, exit 0), a bad flag an error (stderr, exit 2).
+func TestVersionAndHelp(t *testing.T) {
+	code, out, _ := runCmd(t, "version")
+	if code != exitOK || !strings.HasPrefix(out, "blockwarc ") || !strings.Contains(out, "go1.") {
+		t.Errorf("version: exit %d %q", code, out)
+	}
+	if code, out2, _ := runCmd(t, "-version"); code != exitOK || out2 != out {
+		t.Errorf("-version: exit %d %q", code, out2)
+	}
+	for _, cmd := range []string{"ls", "cat", "diff", "blocks", "ingest", "index", "verify", "tables", "report", "export-warc"} {
+		code, out, stderr := runCmd(t, cmd, "-help")
+		if code != exitOK || !strings.Contains(out, "usage: blockwarc "+cmd) || stderr != "" {
+			t.Errorf("%s -help: exit %d, stdout %.40q, stderr %.40q", cmd, code, out, stderr)
+		}
+	}
+	if code, out, stderr := runCmd(t, "ls", "-nope"); code != exitUsage || out != "" || !strings.Contains(stderr, "-nope") {
+		t.Errorf("bad flag: exit %d, stdout %q", code, out)
+	}
+}
