@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
 	"sort"
+	"syscall"
 	"time"
 
 	"blockwarc/dedupe/hdrcodec"
@@ -28,6 +30,13 @@ type Archive struct {
 
 // Open opens the archive directory dir for reading.
 func Open(dir string, opts pack.Options) (*Archive, error) {
+	// Say what is wrong with the path itself as the system does ("no such
+	// file or directory", "not a directory"), before "not an archive".
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("open archive: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("open archive %s: %w", dir, syscall.ENOTDIR)
+	}
 	s, err := pack.Open(dir, opts)
 	if err != nil {
 		return nil, err

@@ -324,7 +324,7 @@ func TestBlocksUsage(t *testing.T) {
 	}{
 		{[]string{"blocks"}, exitUsage, "want one FILE"},
 		{[]string{"blocks", "a", "b", "c"}, exitUsage, "want one FILE"},
-		{[]string{"blocks", "a", "b"}, exitFailure, "not a blockwarc archive"},
+		{[]string{"blocks", "a", "b"}, exitFailure, "stat a: no such file or directory"},
 		{[]string{"blocks", "-json", "-main", blocksPage}, exitUsage, "exclude each other"},
 		{[]string{"blocks", "-max", "lots", blocksPage}, exitUsage, "bad size"},
 		{[]string{"blocks", "-level", "-1", blocksPage}, exitUsage, "-level"},

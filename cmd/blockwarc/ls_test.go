@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -100,5 +101,27 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	if code, out, stderr := runCmd(t, "ls", "-nope"); code != exitUsage || out != "" || !strings.Contains(stderr, "-nope") {
 		t.Errorf("bad flag: exit %d, stdout %q", code, out)
+	}
+}
+
+// TestArchivePathErrors: a path that is missing, a regular file or an
+// empty directory each get the error that names what is wrong.
+func TestArchivePathErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/file.txt"
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{dir + "/missing.bwa", "no such file or directory"},
+		{file, "not a directory"},
+		{dir, "not a blockwarc archive"},
+	} {
+		for _, cmd := range [][]string{{"cat", tc.path, "http://example.org/"}, {"ls", tc.path}, {"verify", tc.path}} {
+			code, _, stderr := runCmd(t, cmd...)
+			if code != exitFailure || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%v: exit %d, %q, want %q", cmd, code, stderr, tc.want)
+			}
+		}
 	}
 }
