@@ -20,7 +20,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/blockwarc
 
 # The main job on the bundled sample dumps.
-run: build
+run: build npm
 	@mkdir -p out
 	./$(BIN) index -o out/samples.cdxj $(SAMPLES)
 	@echo "wrote out/samples.cdxj ($$(wc -l < out/samples.cdxj) records); first lines:"
@@ -37,16 +37,14 @@ run: build
 	./$(BIN) diff -from 20221121 -to 20221213 -html out/diff.html out/samples.bwa '$(SAMPLE_URL)'
 	@echo "wrote out/diff.html: what changed on that page between two captures, block by block"
 	@# The first sql block of docs/TABLES.md "Example queries" opens the
-	@# tables as views; the next three are the examples.
+	@# tables as views; the next three are the examples, run here with the
+	@# DuckDB the tests install (make npm), so their results show.
 	@q="$$(awk '/^## Example queries/ {on = 1; next} on && /^## / {exit} \
 	    on && /^```sql/ {if (++n > 4) exit; sql = 1; print ""; next} sql && /^```/ {sql = 0; next} sql' docs/TABLES.md \
 	    | sed 's|site\.bwa/|out/samples.bwa/|g')"; \
-	if [ -n "$$q" ]; then \
-	  echo; echo "Three queries to try on the tables (docs/TABLES.md, \"Example queries\"): paste into duckdb run from here"; \
-	  echo "$$q"; \
-	else \
-	  echo "(docs/TABLES.md has no example queries yet)"; \
-	fi
+	if [ -z "$$q" ]; then echo "(docs/TABLES.md has no example queries yet)"; exit 0; fi; \
+	echo; echo "Three example queries of docs/TABLES.md on the tables, run with DuckDB:"; \
+	echo "$$q" | node $(NPM_DIR)/duckdb-show.mjs
 
 # Independent readers (warcio.js) installed from the committed lockfile.
 npm: $(NPM_STAMP)
