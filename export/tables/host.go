@@ -104,3 +104,22 @@ func urlParts(uri string) (path, query *string) {
 	}
 	return &p, query
 }
+
+// urlScheme is the scheme of a URI, lower-case ("http", "https",
+// "metadata" for wget's log records, "dns", "urn"...); "" when it has
+// none. It tells the pages of a site from the records about the crawl.
+func urlScheme(uri string) string {
+	i := strings.IndexByte(uri, ':')
+	if i <= 0 {
+		return ""
+	}
+	for j, c := range uri[:i] {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case j > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return ""
+		}
+	}
+	return strings.ToLower(uri[:i])
+}

@@ -309,7 +309,7 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 	path, query := urlParts(v.TargetURI)
 	row := &Capture{
 		URL: v.TargetURI, URLSURTKey: key, URLHostName: host, URLHostTLD: hostTLD(host),
-		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query,
+		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query, URLScheme: urlScheme(v.TargetURI),
 		FetchTime: microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
 		FetchStatus: r.status, FetchRedirect: r.redirect, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
 		// The base name, as CDXJ and Common Crawl write filename: the path

@@ -17,6 +17,7 @@ type Capture struct {
 	URLHostRegisteredDomain *string
 	URLPath                 *string
 	URLQuery                *string
+	URLScheme               string
 	FetchTime               time.Time
 	Version                 int32
 	WARCType                string
@@ -119,6 +120,7 @@ type URL struct {
 	URLHostRegisteredDomain *string
 	URLPath                 *string
 	URLQuery                *string
+	URLScheme               string
 	Captures                int64
 	Versions                int64
 	FirstCapture            time.Time

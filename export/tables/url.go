@@ -327,6 +327,7 @@ func (h *history) urlRow() *URL {
 		FirstCapture: h.first, LastCapture: h.last, ObservedChanges: h.observed,
 	}
 	u.URLPath, u.URLQuery = urlParts(h.url)
+	u.URLScheme = urlScheme(h.url)
 	if len(h.intervals) > 0 {
 		mean := days(h.last.Sub(h.first)) / float64(len(h.intervals))
 		u.MeanIntervalDays = &mean
