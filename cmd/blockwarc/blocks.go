@@ -158,7 +158,7 @@ func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Write
 		return fmt.Errorf("write output: %w", err)
 	}
 	if o.htmlOut != "" {
-		if err := os.WriteFile(o.htmlOut, annotatedHTML(res), 0o644); err != nil {
+		if err := os.WriteFile(o.htmlOut, annotatedHTML(res), 0o666); err != nil {
 			return fmt.Errorf("write annotated page: %w", err)
 		}
 	}

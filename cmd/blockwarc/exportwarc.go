@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
@@ -87,7 +86,7 @@ func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, s
 		}
 		return st, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	f, err := createTemp(out)
 	if err != nil {
 		return export.WARCStats{}, fmt.Errorf("create output: %w", err)
 	}
@@ -105,10 +104,6 @@ func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, s
 	}
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("write %s: %w", out, err)
-	}
-	// CreateTemp makes the file private; an export is an ordinary file.
-	if err := f.Chmod(0o644); err != nil {
-		return st, fmt.Errorf("chmod %s: %w", out, err)
 	}
 	if err := f.Sync(); err != nil {
 		return st, fmt.Errorf("sync %s: %w", out, err)

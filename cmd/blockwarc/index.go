@@ -102,7 +102,7 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 	if opts.out != "" {
 		// Written next to the target and renamed on success, so a failed
 		// run never leaves a partial index under the final name.
-		f, err := os.CreateTemp(filepath.Dir(opts.out), "."+filepath.Base(opts.out)+".tmp-*")
+		f, err := createTemp(opts.out)
 		if err != nil {
 			return warcio.WalkStats{}, fmt.Errorf("create output: %w", err)
 		}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"blockwarc/dedupe"
@@ -108,7 +107,7 @@ func writeReport(ctx context.Context, dir string, opts reportOptions, stdout, st
 // writeFileAtomic writes name through a temporary file next to it, renamed
 // over it on success: a failed run never leaves a partial page.
 func writeFileAtomic(name string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	f, err := createTemp(name)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
@@ -121,9 +120,6 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 		}
 	}()
 	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := f.Close(); err != nil {

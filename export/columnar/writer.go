@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -147,7 +150,7 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 		unlockParent(lock)
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+tmpInfix+"*")
+	tmp, err := mkdirTemp(filepath.Dir(dir), filepath.Base(dir)+tmpInfix)
 	if err != nil {
 		unlockParent(lock)
 		return nil, fmt.Errorf("create tables directory: %w", err)
@@ -160,7 +163,7 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 	w.urls = newTable(w, URLs, urlCols, urlBytes)
 	w.all = []tableWriter{w.captures, w.blocks, w.captureBlocks, w.changes, w.urls}
 	for _, name := range Tables() {
-		if err := os.Mkdir(filepath.Join(tmp, name), 0o755); err != nil {
+		if err := os.Mkdir(filepath.Join(tmp, name), 0o777); err != nil {
 			w.Abort()
 			return nil, fmt.Errorf("create table directory: %w", err)
 		}
@@ -415,7 +418,7 @@ type partFile interface {
 
 // createPart creates the part file at path in the options' format.
 func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, err
 	}
@@ -524,4 +527,20 @@ func (c *countWriter) Seek(offset int64, whence int) (int64, error) {
 		return c.n, errors.New("seek in tables writer: only the position can be asked")
 	}
 	return c.n, nil
+}
+
+// mkdirTemp creates a new directory dir/prefix<random>. Unlike
+// os.MkdirTemp (always 0700) it asks for 0777 and lets the process umask
+// decide, as os.Mkdir does: the tables are renamed into place and are
+// meant to be read by whoever may read the archive.
+func mkdirTemp(dir, prefix string) (string, error) {
+	for range 100 {
+		p := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		err := os.Mkdir(p, 0o777)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return p, err
+	}
+	return "", &fs.PathError{Op: "mkdirtemp", Path: filepath.Join(dir, prefix+"*"), Err: fs.ErrExist}
 }

@@ -1,0 +1,64 @@
+//go:build unix
+
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestOutputsRespectUmask: what the CLI writes (an index, tables, a
+// report, an export) gets the mode the user's umask gives, neither the
+// 0600 of a temporary file nor a fixed 0644.
+func TestOutputsRespectUmask(t *testing.T) {
+	files := sampleFiles(t)[:2]
+	dir := t.TempDir()
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	arch := filepath.Join(dir, "a.bwa")
+	steps := [][]string{
+		append([]string{"index", "-o", filepath.Join(dir, "i.cdxj")}, files...),
+		append([]string{"ingest", arch}, files...),
+		{"report", "-html", filepath.Join(dir, "r.html"), arch},
+		{"export-warc", "-o", filepath.Join(dir, "e.warc.gz"), arch},
+	}
+	for _, args := range steps {
+		if code, _, stderr := runCmd(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args[0], code, stderr)
+		}
+	}
+	for _, f := range []string{"i.cdxj", "r.html", "e.warc.gz"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s: mode %v, want 0640 under umask 027", f, fi.Mode().Perm())
+		}
+	}
+	n := 0
+	err := filepath.WalkDir(filepath.Join(arch, "tables"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o640)
+		if d.IsDir() {
+			want = 0o750
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n < 6 {
+		t.Fatalf("tables: %d entries, %v", n, err)
+	}
+}
