@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"sync"
@@ -99,41 +98,17 @@ type Stats struct {
 	Commits       int   `json:"commits"`
 }
 
-// inputPattern is the name pattern of inputs found in directories (as
-// warcio.Walk uses).
-var inputPattern = regexp.MustCompile(`\.(warc|arc)(\.(gz|zst|lz4|bz2))?(\.open)?$`)
-
-// expandInputs turns inputs (files, directories searched recursively,
-// glob patterns) into a sorted list of distinct files.
+// expandInputs is warcio.ExpandInputs (the rule index uses too), sorted:
+// an ingest reads its files in name order whatever order they are given
+// in, so the same files give the same archive. Ingest hashes each file
+// before reading it, so standard input ("-") is not an input here.
 func expandInputs(inputs []string) ([]string, error) {
-	var out []string
-	for _, in := range inputs {
-		st, err := os.Stat(in)
-		if errors.Is(err, fs.ErrNotExist) {
-			if m, gerr := filepath.Glob(in); gerr == nil && len(m) > 0 {
-				out = append(out, m...)
-				continue
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("find input: %w", err)
-		}
-		if !st.IsDir() {
-			out = append(out, in)
-			continue
-		}
-		err = filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && inputPattern.MatchString(d.Name()) {
-				out = append(out, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("find inputs in %s: %w", in, err)
-		}
+	if slices.Contains(inputs, "-") {
+		return nil, errors.New("find input: ingest reads files (it hashes each one first); standard input is not supported")
+	}
+	out, err := warcio.ExpandInputs(inputs)
+	if err != nil {
+		return nil, err
 	}
 	sort.Strings(out)
 	return slices.Compact(out), nil

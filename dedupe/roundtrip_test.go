@@ -17,6 +17,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/warcio"
 )
 
 // sharedDir returns ../shared relative to the repository root, skipping
@@ -136,7 +137,7 @@ func TestRoundTripInterop(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if !inputPattern.MatchString(e.Name()) {
+		if !warcio.IsInputName(e.Name()) {
 			continue
 		}
 		t.Run(e.Name(), func(t *testing.T) {

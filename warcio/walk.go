@@ -121,7 +121,7 @@ type WalkStats struct {
 // for what the readers skip instead) or by fn, and returns it.
 func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Capture) error) (WalkStats, error) {
 	var st WalkStats
-	files, err := expandInputs(inputs)
+	files, err := ExpandInputs(inputs)
 	if err != nil {
 		return st, err
 	}
@@ -726,11 +726,20 @@ func (s *sorter) lookupAgnostic(r *Record) *Origin {
 // ---------------------------------------------------------------------------
 // Inputs.
 
+// IsInputName tells whether a file name is one ExpandInputs picks from a
+// directory.
+func IsInputName(name string) bool { return warcName.MatchString(name) }
+
 var warcName = regexp.MustCompile(`(?i)\.(warc|arc)(\.(gz|zst|zstd|lz4|bz2))?(\.open)?$`)
 
-// expandInputs turns files, directories, globs and "-" into a list of
-// files, each once, in the order given (directory contents sorted).
-func expandInputs(inputs []string) ([]string, error) {
+// ExpandInputs turns command-line inputs — files, directories (searched
+// recursively for names ending .warc or .arc, optionally .gz, .zst,
+// .zstd, .lz4 or .bz2, then optionally .open, in any case), glob patterns
+// and "-" — into a list of files, each once, in the order given
+// (directory contents sorted). It is the one rule every command uses. A
+// missing path is an error naming it, and so is a directory holding no
+// input file: an archive or index of nothing is a mistake, not a result.
+func ExpandInputs(inputs []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	addFile := func(p string) {
@@ -761,6 +770,9 @@ func expandInputs(inputs []string) ([]string, error) {
 		})
 		if err != nil {
 			return fmt.Errorf("list input directory: %w", err)
+		}
+		if len(found) == 0 {
+			return fmt.Errorf("open input: %s: no WARC or ARC files in directory", p)
 		}
 		sort.Strings(found)
 		for _, f := range found {

@@ -95,9 +95,16 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			bar.Describe(fmt.Sprintf("ingesting: %d records, %d new objects", st.Records, st.NewObjects))
 		}
 	}
+	_, statErr := os.Stat(fs.Arg(0))
+	created := os.IsNotExist(statErr)
 	st, err := dedupe.Ingest(ctx, fs.Arg(0), inputs, opts)
 	if bar != nil {
 		bar.Finish()
+	}
+	if err != nil && created && st.Commits == 0 {
+		// Nothing was committed to the archive this run created: leave no
+		// empty archive behind to be mistaken for a result.
+		os.RemoveAll(fs.Arg(0))
 	}
 	if err != nil {
 		// A *pack.LockedError already says another ingest holds the archive.

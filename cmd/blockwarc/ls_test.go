@@ -125,3 +125,34 @@ func TestArchivePathErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestFailureLeavesNoArchive: an ingest that commits nothing (a
+// missing input, an empty directory) leaves no empty archive behind, and
+// says why; an existing archive is never removed.
+func TestIngestFailureLeavesNoArchive(t *testing.T) {
+	dir := t.TempDir()
+	empty := dir + "/empty"
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for in, msg := range map[string]string{empty: "no WARC or ARC files", dir + "/none.warc.gz": "no such file"} {
+		arch := dir + "/a.bwa"
+		code, _, stderr := runCmd(t, "ingest", arch, in)
+		if code != exitFailure || !strings.Contains(stderr, msg) {
+			t.Errorf("%s: exit %d %q, want %q", in, code, stderr, msg)
+		}
+		if _, err := os.Stat(arch); !os.IsNotExist(err) {
+			t.Errorf("%s: the failed ingest left %s behind (%v)", in, arch, err)
+		}
+	}
+	arch := dir + "/kept.bwa"
+	if code, _, stderr := runCmd(t, "ingest", "-tables=false", arch, sampleFiles(t)[0]); code != exitOK {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	if code, _, _ := runCmd(t, "ingest", arch, empty); code != exitFailure {
+		t.Errorf("second ingest of an empty directory: exit %d", code)
+	}
+	if code, _, stderr := runCmd(t, "verify", arch); code != exitOK {
+		t.Errorf("the existing archive did not survive a failed ingest: %s", stderr)
+	}
+}
