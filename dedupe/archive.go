@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"slices"
 	"sort"
 	"syscall"
 	"time"
@@ -61,8 +62,19 @@ func (a *Archive) Files() []InputFile { return a.root.Files }
 // Versions returns every capture of key (a SURT key, "" for records
 // without target URI) in capture order. It reads one catalog segment per
 // run that may hold the key.
+// Gaps (Version.Gap) are left out: they are bytes of input files, not
+// captures.
 func (a *Archive) Versions(key string) ([]Version, error) {
-	return versionsOf(a.store, a.root, key)
+	vs, err := versionsOf(a.store, a.root, key)
+	return dropGaps(vs), err
+}
+
+// dropGaps removes gap versions from vs, in place.
+func dropGaps(vs []Version) []Version {
+	if key := slices.IndexFunc(vs, func(v Version) bool { return v.Gap }); key < 0 {
+		return vs
+	}
+	return slices.DeleteFunc(vs, func(v Version) bool { return v.Gap })
 }
 
 func versionsOf(s *pack.Store, r *root, key string) ([]Version, error) {

@@ -80,6 +80,13 @@ type Version struct {
 	// The restore re-encodes the reassembled document with it (catalog
 	// version 4, flags bit 3).
 	Coding []byte
+	// Gap marks bytes of the input file between records (stray line ends,
+	// damage the reader skipped: warcio.Capture.Gap), kept so that the
+	// file's decompressed stream can be rebuilt (catalog version 5, flags
+	// bit 4). A gap is mode raw: its record object is the bytes; its Type,
+	// RecordID, TargetURI and Date are empty. Walk, WalkOrdered and
+	// Versions leave gaps out; WalkSource yields them.
+	Gap bool
 }
 
 // Why a payload is stored whole (formWhole): the catalog's reason byte
@@ -146,6 +153,9 @@ func (v *Version) Storage() (how, why string) {
 		}
 		return how, "not-http"
 	case modeRaw:
+		if v.Gap {
+			return "gap", "between-records"
+		}
 		return "record", "mismatch"
 	}
 	return "unknown", "unknown"
@@ -190,11 +200,15 @@ type URLVersions struct {
 // Version.Coding follows the framing.
 const flagCoded = 8
 
+// flagGap is bit 4 of a version's flags (catalog version 5): the version
+// is a gap (Version.Gap), mode raw.
+const flagGap = 16
+
 // segment and payload magics.
 const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
-	catalogVersion = 4
+	catalogVersion = 5
 	// oldestCatalog is the oldest catalog version this reader knows.
 	oldestCatalog = 2
 )
@@ -208,6 +222,17 @@ type InputFile struct {
 	// how many malformed records its reader skipped there; both are -1
 	// when unknown (files ingested under catalog version 2).
 	Records, Malformed int64
+	// StreamLen and StreamSHA256 are the length and SHA-256 of the file's
+	// decompressed stream (StreamLen −1: unknown, files ingested before
+	// catalog version 5). Gaps counts the runs of bytes between records
+	// the archive keeps as gap versions. Rebuildable says that the file's
+	// records and gaps tile its stream, so export-warc -source restores it
+	// byte for byte and verify checks it against StreamSHA256; false when
+	// unknown or when the gaps could not be kept (standard input).
+	StreamLen    int64
+	StreamSHA256 [32]byte
+	Gaps         int64
+	Rebuildable  bool
 }
 
 // segRef locates one catalog segment.
@@ -291,6 +316,17 @@ func (r *root) body() []byte {
 		b = append(b, f.SHA256[:]...)
 		b = appendCount(b, f.Records)
 		b = appendCount(b, f.Malformed)
+		// Version 5: the decompressed stream, when known.
+		b = appendCount(b, f.StreamLen)
+		if f.StreamLen >= 0 {
+			b = append(b, f.StreamSHA256[:]...)
+			b = binary.AppendUvarint(b, uint64(f.Gaps))
+			var fl byte
+			if f.Rebuildable {
+				fl |= 1
+			}
+			b = append(b, fl)
+		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.Runs)))
 	for _, run := range r.Runs {
@@ -488,7 +524,7 @@ func decodeRoot(b []byte) (*root, error) {
 		}
 		name := prev[:n] + d.str("file name") + prev[uint64(len(prev))-q:]
 		prev = name
-		f := InputFile{Name: name, Records: -1, Malformed: -1}
+		f := InputFile{Name: name, Records: -1, Malformed: -1, StreamLen: -1}
 		if d.ver >= 3 {
 			f.Size = prevSize + d.varint("file size")
 			if f.Size < 0 {
@@ -501,6 +537,18 @@ func decodeRoot(b []byte) (*root, error) {
 		copy(f.SHA256[:], d.bytes(32, "file digest"))
 		if d.ver >= 3 {
 			f.Records, f.Malformed = d.count64("file records"), d.count64("file malformed records")
+		}
+		if d.ver >= 5 {
+			if f.StreamLen = d.count64("file stream length"); f.StreamLen >= 0 {
+				copy(f.StreamSHA256[:], d.bytes(32, "file stream digest"))
+				f.Gaps = int64(d.uvarint("file gaps"))
+				if fl := d.bytes(1, "file flags"); fl != nil {
+					if fl[0]&^1 != 0 {
+						d.fail("file flags")
+					}
+					f.Rebuildable = fl[0]&1 != 0
+				}
+			}
 		}
 		r.Files = append(r.Files, f)
 	}
@@ -554,6 +602,9 @@ func appendVersion(b []byte, r *[]byte, cols *[numCols][]byte, v *Version, files
 	coded := v.Mode == modeHTTP && v.Form == formBlocks && len(v.Coding) > 0
 	if coded {
 		flags |= flagCoded
+	}
+	if v.Gap {
+		flags |= flagGap
 	}
 	// Version 3: the date is a difference from the date of the record of
 	// the same file written before in the segment, when there is one (one
@@ -668,6 +719,10 @@ func (d *dec) version(files []string, t *idTable) Version {
 	if coded && d.ver < 4 {
 		d.fail("flags")
 	}
+	v.Gap = flags&flagGap != 0
+	if v.Gap && d.ver < 5 {
+		d.fail("flags")
+	}
 	v.Type = d.str("type")
 	v.RecordID = d.recordID()
 	switch n := d.uvarint("target URI"); {
@@ -739,6 +794,9 @@ func (d *dec) version(files []string, t *idTable) Version {
 		d.fail("mode")
 	}
 	if coded { // flagged, but not a form-blocks payload
+		d.fail("flags")
+	}
+	if v.Gap && v.Mode != modeRaw {
 		d.fail("flags")
 	}
 	return v
@@ -860,7 +918,7 @@ func findInSegment(b []byte, key string, resolve resolver) ([]Version, error) {
 	n := d.count("url count", 2)
 	for range n {
 		k := d.str("key")
-		nv := d.count("version count", 16)
+		nv := d.count("version count", minVersionBytes)
 		if d.err != nil || k > key {
 			break
 		}
@@ -899,7 +957,7 @@ func decodeSegment(b []byte, resolve resolver) ([]URLVersions, error) {
 	out := make([]URLVersions, 0, n)
 	for range n {
 		u := URLVersions{Key: d.str("key")}
-		nv := d.count("version count", 16)
+		nv := d.count("version count", minVersionBytes)
 		t := newIDTable()
 		for range nv {
 			v := d.version(files, t)
@@ -1117,3 +1175,8 @@ func (d *dec) recordID() string {
 	d.fail("record id tag")
 	return ""
 }
+
+// minVersionBytes is the fewest main-part bytes a version takes (a gap:
+// 14 one-byte fields, record id tag and empty string), so that a count
+// claiming more versions than the bytes can hold is refused early.
+const minVersionBytes = 15

@@ -142,7 +142,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pb[4] != 4 {
+	if pb[4] != 5 {
 		t.Fatalf("segment version %d", pb[4])
 	}
 	pb[4] = 3
@@ -170,8 +170,10 @@ func TestSegmentRoundTrip(t *testing.T) {
 func TestRootRoundTrip(t *testing.T) {
 	r := &root{
 		Files: []InputFile{
-			{Name: "ota-tinder-20211231135713.warc.gz", Size: 123456, SHA256: [32]byte{1}, Records: 1000, Malformed: 3},
-			{Name: "ota-tinder-20220108063013.warc.gz", Size: 7, SHA256: [32]byte{2}, Records: -1, Malformed: -1}, // unknown
+			{Name: "ota-tinder-20211231135713.warc.gz", Size: 123456, SHA256: [32]byte{1}, Records: 1000, Malformed: 3, StreamLen: -1},
+			{Name: "ota-tinder-20220108063013.warc.gz", Size: 7, SHA256: [32]byte{2}, Records: -1, Malformed: -1, StreamLen: -1}, // unknown
+			{Name: "x.warc.gz", Size: 9, Records: 5, StreamLen: 4096, StreamSHA256: [32]byte{3}, Gaps: 2, Rebuildable: true},
+			{Name: "y.warc", Size: 9, Records: 5, StreamLen: 0, Rebuildable: false},
 			{Name: "ota-tinder-20220108063013.warc.gz.1", Size: 0},
 			{Name: "ota-tinder", Size: 1},
 			{Name: "", Size: 2},
@@ -197,16 +199,17 @@ func TestRootRoundTrip(t *testing.T) {
 	}
 	// A row repeating the previous name costs prefix length, suffix
 	// length (0), empty middle, size difference, digest and the two
-	// counts: 1 + 1 + 1 + 1 + 32 + 2 bytes, whatever the name's length;
+	// counts and the unknown stream: 1 + 1 + 1 + 1 + 32 + 3 bytes,
+	// whatever the name's length;
 	// one differing from it in the middle only pays for the middle.
-	r2 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: r.Files[1].Name, Size: 1}), Runs: r.Runs}
+	r2 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: r.Files[1].Name, Size: 1, StreamLen: -1}), Runs: r.Runs}
 	r1 := &root{Files: r.Files[:2], Runs: r.Runs}
-	if d := len(r2.body()) - len(r1.body()); d != 38 {
-		t.Errorf("a row repeating the previous name costs %d bytes, want 38 (names not front-coded?)", d)
+	if d := len(r2.body()) - len(r1.body()); d != 39 {
+		t.Errorf("a row repeating the previous name costs %d bytes, want 39 (names not front-coded?)", d)
 	}
-	r3 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: "ota-tinder-20220108063099.warc.gz", Size: 1}), Runs: r.Runs}
-	if d := len(r3.body()) - len(r1.body()); d != 40 {
-		t.Errorf("a row differing from the previous name in 2 middle bytes costs %d bytes, want 40 (names not back-coded?)", d)
+	r3 := &root{Files: append(slices.Clone(r.Files[:2]), InputFile{Name: "ota-tinder-20220108063099.warc.gz", Size: 1, StreamLen: -1}), Runs: r.Runs}
+	if d := len(r3.body()) - len(r1.body()); d != 41 {
+		t.Errorf("a row differing from the previous name in 2 middle bytes costs %d bytes, want 41 (names not back-coded?)", d)
 	}
 	for i := len(rootMagic); i < len(b); i++ {
 		if _, err := decodeRoot(b[:i]); err == nil {
@@ -462,5 +465,37 @@ func TestExtendCatalogV2(t *testing.T) {
 	}
 	if vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || vs.Records != 32 {
 		t.Fatalf("verify: %+v, %v", vs, err)
+	}
+}
+
+// TestGapVersionCatalog: a gap round-trips (catalog version 5), is
+// refused in an older segment version, and only as mode raw.
+func TestGapVersionCatalog(t *testing.T) {
+	gap := Version{File: "a.warc", Offset: 10, Length: 3, Gap: true, Mode: modeRaw, Record: pack.Sum([]byte("\r\n\n")), CRC: 7}
+	urls := []URLVersions{{Key: "", Versions: []Version{gap}}}
+	b, err := encodeSegment(urls, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeSegment(b, nil)
+	if err != nil || len(got) != 1 || len(got[0].Versions) != 1 || !got[0].Versions[0].Gap || got[0].Versions[0].Record != gap.Record {
+		t.Fatalf("gap does not round-trip: %+v, %v", got, err)
+	}
+	if how, why := got[0].Versions[0].Storage(); how != "gap" || why != "between-records" {
+		t.Errorf("Storage() = %s, %s", how, why)
+	}
+	old := bytes.Clone(b)
+	old[4] = 4
+	if _, err := decodeSegment(old, nil); err == nil {
+		t.Error("a gap decoded as catalog version 4")
+	}
+	bad := gap
+	bad.Mode, bad.Block, bad.Record = modeBlock, gap.Record, pack.ID{}
+	b, err = encodeSegment([]URLVersions{{Key: "", Versions: []Version{bad}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeSegment(b, nil); err == nil {
+		t.Error("a gap of mode block decoded")
 	}
 }

@@ -8,7 +8,8 @@ import "fmt"
 // them in. Walk visits run by run, so a key ingested twice appears twice
 // there; WalkOrdered merges the runs instead, holding one decoded catalog
 // segment per run (≈ 64 KiB of entries each), never the whole catalog.
-// That is the order of a re-exported WARC.
+// That is the order of a re-exported WARC. Gaps (Version.Gap) are left
+// out; a key of gaps only is not visited.
 func (a *Archive) WalkOrdered(fn func(URLVersions) error) error {
 	cur := make([]*runCursor, 0, len(a.root.Runs))
 	for _, run := range a.root.Runs {
@@ -43,6 +44,9 @@ func (a *Archive) WalkOrdered(fn func(URLVersions) error) error {
 			}
 		}
 		cur = live
+		if vs = dropGaps(vs); len(vs) == 0 {
+			continue
+		}
 		if err := fn(URLVersions{Key: key, Versions: sortVersions(vs)}); err != nil {
 			return err
 		}

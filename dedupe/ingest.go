@@ -95,6 +95,12 @@ type Stats struct {
 	WholePayload  int64 `json:"whole_payload"` // other HTTP payloads, stored whole
 	NonHTTP       int64 `json:"non_http"`      // records stored as header + block
 	RawRecords    int64 `json:"raw_records"`   // records stored whole because the model did not reproduce them
+	// Gaps are the runs of input bytes between records (stray line ends,
+	// damage the readers skipped) kept so that every input file can be
+	// rebuilt (pieces of at most warcio.MaxGapPiece bytes); GapBytes their
+	// length.
+	Gaps     int64 `json:"gaps"`
+	GapBytes int64 `json:"gap_bytes"`
 	Commits       int   `json:"commits"`
 }
 
@@ -211,7 +217,7 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 
 	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: len(r.Runs),
 		hist:    &root{Runs: r.Runs[:len(r.Runs):len(r.Runs)]},
-		records: map[string]int64{}, malformed: map[string]int64{}}
+		records: map[string]int64{}, malformed: map[string]int64{}, streams: map[string]warcio.FileStream{}}
 	r.Runs = append(r.Runs, nil)
 	g.start()
 	defer g.finish()
@@ -222,6 +228,7 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
 		MemLimit: opts.MemLimit, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
 		Progress: opts.InputProgress,
+		Gaps:     true, OnFile: func(fs warcio.FileStream) { g.streams[fs.File] = fs },
 	}, g.capture)
 	if err == nil {
 		err = g.endURL()
@@ -242,6 +249,10 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	for _, t := range todo {
 		in := t.in
 		in.Records, in.Malformed = g.records[t.path], g.malformed[t.path]
+		in.StreamLen = -1
+		if fs, ok := g.streams[t.path]; ok {
+			in.StreamLen, in.StreamSHA256, in.Gaps, in.Rebuildable = fs.Len, fs.SHA256, int64(fs.Gaps), fs.Tiled
+		}
 		r.Files = append(r.Files, in)
 	}
 	st.Files = len(todo)
@@ -381,6 +392,7 @@ type ingester struct {
 	room      sync.Cond        // signalled when inflight shrinks or on failure
 	inflight  int64            // bytes of the jobs handed out, not yet applied
 	malformed map[string]int64 // malformed records skipped, by input path
+	streams   map[string]warcio.FileStream
 }
 
 // errStopped stops the walk after the applier failed; finish returns the
@@ -447,13 +459,18 @@ type urlState struct {
 	part     *partition.Partitioner // of the job being modelled
 }
 
+// gapType is the prevObj key of gaps: no WARC-Type has a NUL.
+const gapType = "\x00gap"
+
 func identity(file string, off, skip int64) [3]any { return [3]any{file, off, skip} }
 
 func (g *ingester) capture(c *warcio.Capture) error {
 	if g.failed.Load() {
 		return errStopped
 	}
-	g.records[c.File]++
+	if !c.Gap {
+		g.records[c.File]++
+	}
 	if g.cur == nil || c.Key != g.cur.key {
 		if err := g.endURL(); err != nil {
 			return err
@@ -473,7 +490,7 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	v := Version{
 		File: c.File, Offset: c.Offset, Length: c.Length, Skip: c.SkipInMember,
 		Date: c.Date, Type: c.Type, RecordID: c.RecordID, TargetURI: c.TargetURI,
-		Trailer: bytes.Clone(c.Trailer),
+		Trailer: bytes.Clone(c.Trailer), Gap: c.Gap,
 	}
 	h := crc32.Checksum(c.RawHeader, castagnoli)
 	h = crc32.Update(h, castagnoli, block)
@@ -602,7 +619,12 @@ func (g *ingester) model(j *job, part *partition.Partitioner) {
 	}
 	for i := range j.caps {
 		c := &j.caps[i]
-		j.st.Records++
+		if c.v.Gap {
+			j.st.Gaps++
+			j.st.GapBytes += int64(len(c.block))
+		} else {
+			j.st.Records++
+		}
 		id := identity(c.v.File, c.v.Offset, c.v.Skip)
 		if u.seen[id] {
 			j.st.Repeats++
@@ -637,12 +659,14 @@ func (g *ingester) loadHistory(u *urlState) error {
 		if v.Level > 0 {
 			u.level = v.Level
 		}
-		switch v.Mode {
-		case modeRaw:
+		switch {
+		case v.Gap:
+			u.prevObj[gapType] = v.Record
+		case v.Mode == modeRaw:
 			u.prevObj[v.Type] = v.Record
-		case modeBlock:
+		case v.Mode == modeBlock:
 			u.prevObj[v.Type] = v.Block
-		case modeHTTP:
+		case v.Mode == modeHTTP:
 			if v.Form == formWhole {
 				u.prevPay = v.Payload
 			} else {
@@ -790,6 +814,8 @@ func (s *Stats) add(o *Stats) {
 	s.WholePayload += o.WholePayload
 	s.NonHTTP += o.NonHTTP
 	s.RawRecords += o.RawRecords
+	s.Gaps += o.Gaps
+	s.GapBytes += o.GapBytes
 }
 
 // segmentTail is how many bytes of other objects a catalog segment's
@@ -906,6 +932,13 @@ func (p *plan) get(id pack.ID) ([]byte, error) {
 // not, the record is kept whole. It returns the objects to add.
 func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *Stats) *plan {
 	p := &plan{objs: map[pack.ID]obj{}}
+	if v.Gap {
+		// Bytes between records: kept as they are, each a delta of the
+		// URL key's previous gap (mostly the same stray line ends).
+		v.Mode, v.Record = modeRaw, p.add(pack.KindRecord, block, u.prevObj[gapType])
+		u.prevObj[gapType] = v.Record
+		return p
+	}
 	var res *partition.Result
 	var blockIDs []pack.ID
 	g.modelRecord(u, v, p, rawHeader, block, &res, &blockIDs, st)

@@ -15,7 +15,13 @@ type VerifyStats struct {
 	Objects  int64 // objects whose plaintext matched their id
 	Records  int64 // records restored and checked
 	Digests  int64 // WARC-Block-Digest / WARC-Payload-Digest values checked again
-	Problems int64 // failures reported
+	Gaps     int64 // gap pieces (bytes between records) restored and checked
+	// Files counts the input files rebuilt whole (records and gaps in
+	// file order) and checked against the SHA-256 of their decompressed
+	// stream recorded at ingest; FilesUnknown those the archive cannot
+	// check so (ingested before catalog version 5, or not Rebuildable).
+	Files, FilesUnknown int64
+	Problems            int64 // failures reported
 }
 
 // Problem names one failure Verify found.
@@ -75,7 +81,11 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 				prev = u.Key
 				for k := range u.Versions {
 					v := &u.Versions[k]
-					st.Records++
+					if v.Gap {
+						st.Gaps++
+					} else {
+						st.Records++
+					}
 					n, err := a.verifyRecord(v)
 					st.Digests += n
 					if err != nil {
@@ -84,6 +94,28 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 				}
 			}
 		}
+	}
+	// Fixity of the inputs: every file the archive can rebuild must give
+	// its decompressed stream back.
+	err = a.WalkSources(nil, func(f InputFile, vs []Version) error {
+		if !f.Rebuildable {
+			st.FilesUnknown++
+			return nil
+		}
+		sst, err := a.WriteSource(io.Discard, f, vs, nil)
+		switch {
+		case err != nil:
+			fail(Problem{What: "input file " + f.Name, Err: err})
+		case !sst.Exact:
+			fail(Problem{What: "input file " + f.Name, Err: fmt.Errorf("%w: rebuilt %d bytes, SHA-256 %x; ingest recorded %d bytes, %x",
+				ErrMismatch, sst.Bytes, sst.SHA256, f.StreamLen, f.StreamSHA256)})
+		default:
+			st.Files++
+		}
+		return nil
+	})
+	if err != nil {
+		fail(Problem{What: "input files", Err: err})
 	}
 	return st, nil
 }
@@ -123,8 +155,19 @@ func (a *Archive) verifyRecord(v *Version) (int64, error) {
 }
 
 // Walk calls fn with every catalog entry, run by run, keys ascending
-// within a run. Versions of one key may appear in several runs.
+// within a run. Versions of one key may appear in several runs. Gaps
+// (Version.Gap) are left out; an entry of gaps only is not visited.
 func (a *Archive) Walk(fn func(URLVersions) error) error {
+	return a.walk(func(u URLVersions) error {
+		if u.Versions = dropGaps(u.Versions); len(u.Versions) == 0 {
+			return nil
+		}
+		return fn(u)
+	})
+}
+
+// walk is Walk with the gaps.
+func (a *Archive) walk(fn func(URLVersions) error) error {
 	for _, run := range a.root.Runs {
 		for _, ref := range run {
 			seg, _, err := a.store.Get(ref.ID)

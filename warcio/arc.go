@@ -154,6 +154,7 @@ func (r *Reader) readARC() (*Record, error) {
 	copy(raw, line)
 	rec := &Record{File: r.name, Format: FormatARC, Compression: r.c.comp, RawHeader: raw, ContentLen: length}
 	rec.Offset, rec.SkipInMember = r.c.locate(start)
+	rec.Pos, rec.End = start, start
 	// Field values are substrings of one string; Raw points into RawHeader.
 	s := string(raw)
 	fields, _ = splitARC(s, len(names))

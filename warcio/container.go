@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"sort"
 
@@ -71,6 +72,7 @@ type container struct {
 	resync   bool      // previous member was damaged: scan for the next magic
 	done     bool      // input exhausted (after an uncompressed or bzip2 stream)
 	u        int64     // decompressed bytes produced so far
+	sum      hash.Hash // SHA-256 of those bytes, when asked for
 	members  []member  // recent members, ordered; pruned by the reader
 
 	gz    *gzip.Reader
@@ -122,6 +124,14 @@ func (c *container) detect() error {
 // Read returns decompressed bytes. A damaged member yields its good bytes,
 // then one *FormatError; the following Read resumes at the next member.
 func (c *container) Read(p []byte) (int, error) {
+	n, err := c.read(p)
+	if n > 0 && c.sum != nil {
+		c.sum.Write(p[:n])
+	}
+	return n, err
+}
+
+func (c *container) read(p []byte) (int, error) {
 	if !c.detected {
 		if err := c.detect(); err != nil {
 			return 0, err

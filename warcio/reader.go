@@ -2,6 +2,7 @@ package warcio
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,27 @@ type Options struct {
 	// application/http blocks) while Body is read, and SHA-256 when the
 	// record declares one; see Record.Digests.
 	Digests bool
+	// StreamDigest computes the SHA-256 of the whole decompressed stream
+	// (see Reader.Stream), so that a file rebuilt from its records and
+	// gaps can be checked against it.
+	StreamDigest bool
+}
+
+// Stream describes a file's decompressed stream as read so far: its
+// length and, with Options.StreamDigest, its SHA-256 (zero otherwise).
+type Stream struct {
+	Len    int64
+	SHA256 [32]byte
+}
+
+// Stream returns the length and SHA-256 of the decompressed bytes the
+// Reader has consumed; after Next returned io.EOF, of the whole file.
+func (r *Reader) Stream() Stream {
+	s := Stream{Len: r.c.u}
+	if r.c.sum != nil {
+		r.c.sum.Sum(s.SHA256[:0])
+	}
+	return s
 }
 
 const (
@@ -90,7 +112,11 @@ func NewReaderOptions(r io.Reader, name string, o Options) *Reader {
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = defaultMaxHeader
 	}
-	return &Reader{name: name, opt: o, c: newContainer(r, name), buf: make([]byte, initialBuf), noTrailerAt: -1}
+	rd := &Reader{name: name, opt: o, c: newContainer(r, name), buf: make([]byte, initialBuf), noTrailerAt: -1}
+	if o.StreamDigest {
+		rd.c.sum = sha256.New()
+	}
+	return rd
 }
 
 // Reset makes r read a new file, as if made by NewReaderOptions with its
@@ -105,7 +131,11 @@ func (r *Reader) Reset(rd io.Reader, name string) {
 		zd.Close() // built with the old file's dictionary
 		zd = nil
 	}
-	*c = container{name: name, raw: c.raw, br: c.br, gz: gz, zd: zd, lz: lz, members: c.members[:0]}
+	sum := c.sum
+	if sum != nil {
+		sum.Reset()
+	}
+	*c = container{name: name, raw: c.raw, br: c.br, gz: gz, zd: zd, lz: lz, members: c.members[:0], sum: sum}
 	c.br.Reset(&c.raw)
 	*r = Reader{name: name, opt: r.opt, c: c, buf: r.buf, gen: r.gen + 1, dig: r.dig, noTrailerAt: -1}
 }
@@ -494,6 +524,7 @@ func (r *Reader) readWARC() (*Record, error) {
 	copy(raw, r.buf[r.r:r.r+n])
 	rec := &Record{File: r.name, Format: FormatWARC, Compression: r.c.comp, RawHeader: raw}
 	rec.Offset, rec.SkipInMember = r.c.locate(start)
+	rec.Pos, rec.End = start, start
 	if !parseWARCHeader(rec) {
 		r.r++
 		skipped, serr := r.resync(0)
@@ -692,6 +723,7 @@ func (b *body) close() {
 		}
 	}
 	end := r.pos()
+	rec.End = end
 	if end > b.start {
 		se, _ := r.c.endOf(end - 1)
 		rec.Length = se - rec.Offset
@@ -986,4 +1018,27 @@ func clipPoint(block []byte) int {
 		}
 		i = k
 	}
+}
+
+// WellFormed reports whether b is exactly one record that the reader
+// takes without reporting damage: a complete header, a block as long as
+// Content-Length says and nothing after its trailer. More or fewer line
+// ends after the block than the standard's two are tolerated: every
+// reader skips them. It is what export-warc -clean keeps.
+func WellFormed(b []byte) bool {
+	damaged := false
+	r := NewReaderOptions(bytes.NewReader(b), "", Options{Policy: PolicyWarn, OnError: func(err error) {
+		if !errors.Is(err, ErrBadTrailer) {
+			damaged = true
+		}
+	}})
+	rec, err := r.Next()
+	if err != nil {
+		return false
+	}
+	if _, err := io.Copy(io.Discard, rec.Body); err != nil {
+		return false
+	}
+	_, err = r.Next()
+	return err == io.EOF && !damaged && r.Skipped() == 0
 }

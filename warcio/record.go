@@ -99,6 +99,13 @@ type Record struct {
 	// Length is set once Body has returned io.EOF (or by the next Next).
 	Length int64
 
+	// Pos and End are where the record begins and ends (after its
+	// Trailer) in the file's decompressed stream, the concatenation of
+	// every member's output as the Reader decoded it. Records and the
+	// bytes between them (gaps: stray line ends, skipped damage) tile the
+	// stream, so a file can be rebuilt from them. End is set with Length.
+	Pos, End int64
+
 	Version    string    // "WARC/1.0", "WARC/1.1", "WARC/0.17", "ARC/1"...
 	Type       string    // WARC-Type; ARC: "warcinfo" for the filedesc record, else "response"
 	TargetURI  string    // WARC-Target-URI, <> removed; ARC: the URL field

@@ -40,6 +40,7 @@ type item struct {
 	key     string
 	bodyLen int64
 	body    []byte // nil once spilled
+	gap     bool   // bytes of the file between records (Capture.Gap)
 }
 
 // itemCompare is the capture order: key, then WARC-Date (unparseable dates
@@ -68,6 +69,19 @@ func itemCompare(a, b *item) int {
 	case a.rec.SkipInMember > b.rec.SkipInMember:
 		return 1
 	}
+	if a.rec.Pos != b.rec.Pos { // pieces of one gap inside one member
+		return cmpInt(a.rec.Pos, b.rec.Pos)
+	}
+	return 0
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
 	return 0
 }
 
@@ -83,7 +97,7 @@ func (it *item) memSize() int64 {
 // computed digests; TestMetaRoundTrip fails when Record gains a field this
 // encoding does not know.
 
-const metaVersion = 1
+const metaVersion = 2
 
 func appendMeta(b []byte, it *item) []byte {
 	r := it.rec
@@ -95,6 +109,13 @@ func appendMeta(b []byte, it *item) []byte {
 	b = binary.AppendVarint(b, r.Offset)
 	b = binary.AppendVarint(b, r.SkipInMember)
 	b = binary.AppendVarint(b, r.Length)
+	b = binary.AppendVarint(b, r.Pos)
+	b = binary.AppendVarint(b, r.End)
+	if it.gap {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
 	b = appendStr(b, r.Version)
 	b = appendStr(b, r.Type)
 	b = appendStr(b, r.TargetURI)
@@ -222,6 +243,9 @@ func decodeMeta(b []byte) (*item, error) {
 	r.Offset = d.varint()
 	r.SkipInMember = d.varint()
 	r.Length = d.varint()
+	r.Pos = d.varint()
+	r.End = d.varint()
+	it.gap = d.byte1() == 1
 	r.Version = d.str()
 	r.Type = d.str()
 	r.TargetURI = d.str()

@@ -55,6 +55,35 @@ type WalkOptions struct {
 	// Capture.Body then reads only the kept prefix. Consumers that need
 	// headers only, such as an index, save the copy and the memory.
 	Keep func(rec *Record) int64
+	// Gaps makes Walk yield, besides the records, every run of bytes of a
+	// file's decompressed stream that no record covers (stray line ends,
+	// damaged or unparseable regions the readers skipped, garbage at the
+	// end), as Captures with Gap set, in pieces of at most MaxGapPiece
+	// bytes, so that a consumer can keep the whole file. It also turns on
+	// the readers' StreamDigest. Gap bytes are read in a second pass over
+	// the file, only for files that have gaps; standard input cannot be
+	// read twice, so its gaps are counted (FileStream) but not yielded.
+	Gaps bool
+	// OnFile, when set, is called once per input read to its end, with its
+	// decompressed stream's length and digest and its gaps. Calls are
+	// serialised, in no particular order.
+	OnFile func(FileStream)
+}
+
+// MaxGapPiece bounds the bytes of one gap Capture: a long damaged region
+// is yielded in pieces, so no piece costs more memory than that.
+const MaxGapPiece = 1 << 20
+
+// FileStream describes an input's decompressed stream, read to its end.
+type FileStream struct {
+	File string // as given to Walk (after expansion)
+	Stream
+	Gaps     int   // runs of bytes between, before or after records
+	GapBytes int64 // their total length
+	// Tiled says that the records and gaps cover the stream exactly, each
+	// byte once, so the stream can be rebuilt from them: false when the
+	// gaps could not be yielded (standard input) or records overlapped.
+	Tiled bool
 }
 
 // KeepHTTPHeader, returned by WalkOptions.Keep, keeps a block up to the
@@ -79,6 +108,12 @@ type Capture struct {
 	// Key is SURT(TargetURI): captures of one URL share it. Records
 	// without a target URI (warcinfo, some metadata) have the key "".
 	Key string
+	// Gap marks bytes of the file that belong to no record (WalkOptions.Gaps):
+	// Body reads them; File, Offset, SkipInMember, Length, Pos and End
+	// locate them, Key, Type and the other fields are empty. A gap sorts
+	// with the records without a target URI (key ""), by file and
+	// position.
+	Gap bool
 	// RevisitOf is set for a revisit record whose original was found among
 	// the inputs: first the latest earlier capture of the same key with the
 	// revisit's payload digest, else (URL-agnostic revisits) the capture
@@ -94,6 +129,7 @@ type WalkStats struct {
 	Skipped            int64 // malformed records skipped by the readers
 	StoredBytes        int64 // stored (compressed) input bytes read
 	Runs               int   // sorted runs written to TempDir
+	Gaps               int64 // gap pieces yielded (WalkOptions.Gaps)
 	Revisits           int64 // revisit records yielded
 	UnresolvedRevisits int64 // revisits whose original was not found
 }
@@ -171,8 +207,12 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 				clear(digests)
 			}
 		}
-		c = Capture{Record: *it.rec, Key: it.key}
+		c = Capture{Record: *it.rec, Key: it.key, Gap: it.gap}
 		c.Body = body
+		if it.gap {
+			st.Gaps++
+			return fn(&c)
+		}
 		if c.Type == "revisit" {
 			st.Revisits++
 			if d := normDigest(c.Header.Get("WARC-Payload-Digest")); d != "" {
@@ -243,6 +283,9 @@ func (s *sorter) readAll(ctx context.Context, files []string, opts *WalkOptions,
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(min(workers, len(files)), 1)
+	if opts.Gaps {
+		opts.Reader.StreamDigest = true
+	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -354,11 +397,32 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 		}
 	}()
 	fail := func(err error) (int64, int64, error) { return cr.n, rd.Skipped(), err }
+	// The stream positions no record covers: gaps. A record's End is
+	// known once the next Next has returned.
+	var (
+		gaps  []span
+		cover int64
+		last  *Record
+		tiled = true
+	)
 	for {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
 		rec, err := rd.Next()
+		if last != nil {
+			cover = max(cover, last.End)
+			last = nil
+		}
+		if rec != nil {
+			switch {
+			case rec.Pos > cover:
+				gaps = append(gaps, span{cover, rec.Pos})
+			case rec.Pos < cover:
+				tiled = false
+			}
+			last = rec
+		}
 		if ferr := flushPending(); ferr != nil {
 			return fail(ferr)
 		}
@@ -403,7 +467,118 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			return fail(err)
 		}
 	}
+	if opts.Gaps || opts.OnFile != nil {
+		fs := FileStream{File: name, Stream: rd.Stream()}
+		if fs.Len > cover {
+			gaps = append(gaps, span{cover, fs.Len})
+		}
+		for _, g := range gaps {
+			fs.Gaps++
+			fs.GapBytes += g.end - g.start
+		}
+		fs.Tiled = tiled
+		if opts.Gaps && len(gaps) > 0 && tiled {
+			if name == "-" {
+				fs.Tiled = false
+			} else if err := s.readGaps(ctx, name, gaps, fs.Len); err != nil {
+				return fail(err)
+			}
+		}
+		if opts.OnFile != nil {
+			s.mu.Lock()
+			opts.OnFile(fs)
+			s.mu.Unlock()
+		}
+	}
 	return cr.n, rd.Skipped(), nil
+}
+
+// span is a range [start, end) of a decompressed stream.
+type span struct{ start, end int64 }
+
+// readGaps reads the file's decompressed stream again and adds the bytes
+// of each gap as gap items (the first pass kept only their positions: a
+// gap is found only once the record after it starts). want is the
+// stream's length in the first pass; a different length now means the
+// file changed under the walk.
+func (s *sorter) readGaps(ctx context.Context, name string, gaps []span, want int64) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("open input again for its gaps: %w", err)
+	}
+	defer f.Close()
+	c := newContainer(f, name)
+	var pos int64
+	// read fills p from the stream; the container reports damage it
+	// skips as a *FormatError (the first pass reported it already) and
+	// goes on.
+	read := func(p []byte) (int, error) {
+		got := 0
+		for got < len(p) {
+			n, err := c.Read(p[got:])
+			got += n
+			pos += int64(n)
+			if err == io.EOF {
+				if got < len(p) {
+					return got, fmt.Errorf("read %s again for its gaps: %w", name, io.ErrUnexpectedEOF)
+				}
+				break
+			}
+			if err != nil && !isFormatErr(err) {
+				return got, fmt.Errorf("read %s again for its gaps: %w", name, err)
+			}
+		}
+		return got, nil
+	}
+	skip := make([]byte, 64<<10)
+	for _, g := range gaps {
+		for pos < g.start {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if _, err := read(skip[:min(int64(len(skip)), g.start-pos)]); err != nil {
+				return err
+			}
+			c.prune(pos - 1)
+		}
+		for start := g.start; start < g.end; {
+			n := min(g.end-start, MaxGapPiece)
+			body := make([]byte, n)
+			if _, err := read(body); err != nil {
+				return err
+			}
+			off, skipIn := c.locate(start)
+			end, ok := c.endOf(start + n - 1)
+			if !ok {
+				end = c.storedPos()
+			}
+			rec := &Record{File: name, Compression: c.comp, Offset: off, SkipInMember: skipIn,
+				Length: max(end-off, 0), Pos: start, End: start + n, ContentLen: n}
+			if err := s.add(&item{rec: rec, bodyLen: n, body: body, gap: true}); err != nil {
+				return err
+			}
+			c.prune(start + n - 1)
+			start += n
+		}
+	}
+	if pos < want {
+		var n int64
+		for {
+			m, err := c.Read(skip)
+			n += int64(m)
+			if err == io.EOF {
+				break
+			}
+			if err != nil && !isFormatErr(err) {
+				return fmt.Errorf("read %s again for its gaps: %w", name, err)
+			}
+		}
+		pos += n
+	}
+	if pos != want {
+		return fmt.Errorf("read %s again for its gaps: the decompressed stream is %d bytes, it was %d in the first pass (did the file change?)", name, pos, want)
+	}
+	return nil
 }
 
 // isFormatErr reports damage the Reader itself reports and counts at the

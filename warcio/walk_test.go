@@ -389,13 +389,13 @@ func TestWalkRevisits(t *testing.T) {
 // TestMetaRoundTrip checks that every Record field survives a run file,
 // and fails when Record gains a field the run encoding does not know.
 func TestMetaRoundTrip(t *testing.T) {
-	const known = 22 // fields of Record appendMeta/decodeMeta handle
+	const known = 24 // fields of Record appendMeta/decodeMeta handle
 	if n := reflect.TypeOf(Record{}).NumField(); n != known {
 		t.Fatalf("Record has %d fields, the run encoding knows %d: update appendMeta and decodeMeta", n, known)
 	}
 	rec := &Record{
 		File: "a.warc.gz", Format: FormatWARC, Compression: CompressionGzip,
-		Offset: 12345, SkipInMember: 7, Length: 999, Version: "WARC/1.1", Type: "revisit",
+		Offset: 12345, SkipInMember: 7, Length: 999, Pos: 4096, End: 5000, Version: "WARC/1.1", Type: "revisit",
 		TargetURI: "http://example.com/", Date: time.Date(2020, 1, 2, 3, 4, 5, 600, time.UTC),
 		DateRaw: "2020-01-02T03:04:05.0000006Z", RecordID: "<urn:uuid:1>",
 		Header:    Header{{Name: "WARC-Type", Value: "revisit", Raw: []byte("WARC-Type: revisit\r\n")}},
@@ -404,12 +404,12 @@ func TestMetaRoundTrip(t *testing.T) {
 		Trailer: []byte("\r\n\r\n"),
 		digests: Digests{BlockSHA1: []byte{1, 2}, PayloadSHA1: []byte{}, BlockMatch: MatchOK, PayloadMatch: MatchMismatch},
 	}
-	it := &item{rec: rec, key: "com,example)/", bodyLen: 42}
+	it := &item{rec: rec, key: "com,example)/", bodyLen: 42, gap: true}
 	got, err := decodeMeta(appendMeta(nil, it))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.rec, rec) || got.key != it.key || got.bodyLen != it.bodyLen {
+	if !reflect.DeepEqual(got.rec, rec) || got.key != it.key || got.bodyLen != it.bodyLen || !got.gap {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got.rec, rec)
 	}
 	b := appendMeta(nil, it)
