@@ -101,7 +101,7 @@ type Stats struct {
 	// length.
 	Gaps     int64 `json:"gaps"`
 	GapBytes int64 `json:"gap_bytes"`
-	Commits       int   `json:"commits"`
+	Commits  int   `json:"commits"`
 }
 
 // expandInputs is warcio.ExpandInputs (the rule index uses too), sorted:

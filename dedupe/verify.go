@@ -12,10 +12,10 @@ import (
 
 // VerifyStats count what Verify checked.
 type VerifyStats struct {
-	Objects  int64 // objects whose plaintext matched their id
-	Records  int64 // records restored and checked
-	Digests  int64 // WARC-Block-Digest / WARC-Payload-Digest values checked again
-	Gaps     int64 // gap pieces (bytes between records) restored and checked
+	Objects int64 // objects whose plaintext matched their id
+	Records int64 // records restored and checked
+	Digests int64 // WARC-Block-Digest / WARC-Payload-Digest values checked again
+	Gaps    int64 // gap pieces (bytes between records) restored and checked
 	// Files counts the input files rebuilt whole (records and gaps in
 	// file order) and checked against the SHA-256 of their decompressed
 	// stream recorded at ingest; FilesUnknown those the archive cannot

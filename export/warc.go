@@ -37,6 +37,11 @@ type WARCOptions struct {
 	From, To time.Time
 	// Level is the gzip level (gzip.DefaultCompression when 0).
 	Level int
+	// Clean leaves out the records that are not one well-formed record
+	// (warcio.WellFormed: a truncated or clipped block, a header without
+	// Content-Length…): ingest keeps them byte for byte, but most WARC
+	// readers stop at the first one. They are counted in Malformed.
+	Clean bool
 }
 
 // WARCStats count what WriteWARC did.
@@ -48,6 +53,8 @@ type WARCStats struct {
 	// records): no WARC record is byte-identical to them, so they are
 	// left out rather than rewritten.
 	NotWARC int64
+	// Malformed counts records left out by Clean.
+	Malformed int64
 }
 
 // WriteWARC writes the selected records of a to w as a WARC file with
@@ -85,6 +92,10 @@ func WriteWARC(ctx context.Context, w io.Writer, a *dedupe.Archive, opts WARCOpt
 			// Every record, raw ones included, starts with its header.
 			if !bytes.HasPrefix(p.WARCHeader, []byte("WARC/")) {
 				st.NotWARC++
+				continue
+			}
+			if opts.Clean && !warcio.WellFormed(p.Record()) {
+				st.Malformed++
 				continue
 			}
 			zw.Reset(cw)

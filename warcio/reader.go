@@ -1022,16 +1022,13 @@ func clipPoint(block []byte) int {
 
 // WellFormed reports whether b is exactly one record that the reader
 // takes without reporting damage: a complete header, a block as long as
-// Content-Length says and nothing after its trailer. More or fewer line
-// ends after the block than the standard's two are tolerated: every
-// reader skips them. It is what export-warc -clean keeps.
+// Content-Length says, then the standard's trailer ("\r\n\r\n" for
+// WARC, "\n" for ARC) and nothing else. A record with other line ends
+// after its block is refused too: other readers (warcio.js) take the
+// extra bytes for the start of the next record and stop there. It is
+// what export-warc -clean keeps.
 func WellFormed(b []byte) bool {
-	damaged := false
-	r := NewReaderOptions(bytes.NewReader(b), "", Options{Policy: PolicyWarn, OnError: func(err error) {
-		if !errors.Is(err, ErrBadTrailer) {
-			damaged = true
-		}
-	}})
+	r := NewReaderOptions(bytes.NewReader(b), "", Options{Policy: PolicyFail})
 	rec, err := r.Next()
 	if err != nil {
 		return false
@@ -1039,6 +1036,12 @@ func WellFormed(b []byte) bool {
 	if _, err := io.Copy(io.Discard, rec.Body); err != nil {
 		return false
 	}
-	_, err = r.Next()
-	return err == io.EOF && !damaged && r.Skipped() == 0
+	if _, err = r.Next(); err != io.EOF {
+		return false
+	}
+	want := "\r\n\r\n"
+	if rec.Format == FormatARC {
+		want = "\n"
+	}
+	return string(rec.Trailer) == want && rec.End == int64(len(b))
 }

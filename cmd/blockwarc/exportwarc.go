@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
@@ -19,7 +20,22 @@ PREFIX: compared as SURT keys (so scheme, "www." and case do not matter,
 and a bare host selects that host) or as the WARC-Target-URI written.
 -from and -to bound WARC-Date; a -to period is included whole (-to 2022
 keeps all of 2022). ARC records have no byte-identical WARC form: they are
-left out and counted (exit status 3).`
+left out and counted (exit status 3). -clean leaves out, and counts, the
+records that are not one well-formed record (a truncated block, a wrong
+Content-Length): the archive keeps them byte for byte, but most WARC
+readers stop at the first one.
+
+-source NAME gives one input file back instead: its records and the bytes
+between them (stray line ends, damage the reader skipped) in the order
+they had, decompressed — the file's decompressed stream, byte for byte,
+checked against the SHA-256 recorded at ingest (standard output, or -o;
+with -gzip one gzip member per record). -sources DIR writes every input
+file into DIR (created if missing) under its name without the compression
+suffix, plus .gz with -gzip (two inputs that would share a name, a.warc
+and a.warc.lz4, keep their whole name plus .plain); an existing file is
+not overwritten. A line
+per file on stderr says whether it restored exactly; exit status 1 when
+one did not. NAME is the base name ingest recorded (blockwarc ls -files).`
 
 func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export-warc", "ARCHIVE", exportWARCAbout, stderr)
@@ -27,6 +43,10 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prefix := fs.String("url", "", "keep records whose URL starts with `PREFIX`")
 	fromFlag := fs.String("from", "", "keep records dated at or after `T` (YYYYMMDDhhmmss, a prefix such as 2022 or 202203, or RFC 3339)")
 	toFlag := fs.String("to", "", "keep records dated up to the end of `T` (same forms as -from)")
+	clean := fs.Bool("clean", false, "leave out records that are not well-formed (and, with -source, the bytes between records)")
+	source := fs.String("source", "", "write input file `NAME` back, in its original order")
+	sources := fs.String("sources", "", "write every input file back into directory `DIR`")
+	gz := fs.Bool("gzip", false, "with -source/-sources: one gzip member per record instead of the plain stream")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -35,7 +55,18 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fs.Usage()
 		return exitUsage
 	}
-	opts := export.WARCOptions{URLPrefix: *prefix}
+	if *source != "" || *sources != "" {
+		if *source != "" && *sources != "" || *prefix != "" || *fromFlag != "" || *toFlag != "" || *sources != "" && *out != "" {
+			fmt.Fprintln(stderr, "blockwarc export-warc: -source and -sources select whole files: not with each other, -url, -from, -to; -sources not with -o")
+			return exitUsage
+		}
+		return runExportSources(ctx, fs.Arg(0), *source, *sources, *out, export.SourceOptions{Gzip: *gz, Clean: *clean}, stdout, stderr)
+	}
+	if *gz {
+		fmt.Fprintln(stderr, "blockwarc export-warc: -gzip goes with -source or -sources (the WARC export is always gzip)")
+		return exitUsage
+	}
+	opts := export.WARCOptions{URLPrefix: *prefix, Clean: *clean}
 	if *fromFlag != "" {
 		start, _, err := export.ParsePeriod(*fromFlag)
 		if err != nil {
@@ -60,6 +91,9 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
 		return exitFailure
+	}
+	if st.Malformed > 0 {
+		fmt.Fprintf(stderr, "blockwarc export-warc: -clean left out %d malformed record(s)\n", st.Malformed)
 	}
 	if st.NotWARC > 0 {
 		fmt.Fprintf(stderr, "blockwarc export-warc: left out %d ARC record(s): they have no byte-identical WARC form\n", st.NotWARC)
@@ -118,4 +152,107 @@ func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, s
 	}
 	published = true
 	return st, nil
+}
+
+// runExportSources writes input files back: one (-source) to out or
+// stdout, or all of them into dir (-sources).
+func runExportSources(ctx context.Context, archive, name, dir, out string, opts export.SourceOptions, stdout, stderr io.Writer) int {
+	a, err := dedupe.Open(archive, pack.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
+		return exitFailure
+	}
+	defer a.Close()
+	var names []string
+	if name != "" {
+		names = []string{name}
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
+			return exitFailure
+		}
+	}
+	outNames := export.SourceNames(a.Files(), opts.Gzip)
+	var (
+		cur       *os.File // the file being written (dir or out), a temporary name
+		bw        *bufio.Writer
+		final     string
+		notExact  int
+		published []string
+	)
+	discard := func() {
+		if cur != nil {
+			cur.Close()
+			os.Remove(cur.Name())
+			cur = nil
+		}
+	}
+	defer discard()
+	open := func(f dedupe.InputFile) (io.Writer, error) {
+		final = out
+		if dir != "" {
+			n := outNames[f.Name]
+			if n == "" {
+				return nil, fmt.Errorf("input file name %q cannot name a file in %s", f.Name, dir)
+			}
+			final = filepath.Join(dir, n)
+			if _, err := os.Lstat(final); err == nil {
+				return nil, fmt.Errorf("%s exists: not overwritten", final)
+			}
+		}
+		if final == "" {
+			bw = bufio.NewWriterSize(stdout, 256<<10)
+			return bw, nil
+		}
+		var err error
+		if cur, err = createTemp(final); err != nil {
+			return nil, fmt.Errorf("create output: %w", err)
+		}
+		bw = bufio.NewWriterSize(cur, 256<<10)
+		return bw, nil
+	}
+	done := func(st export.SourceStats) error {
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("write %s: %w", st.File.Name, err)
+		}
+		if cur != nil {
+			if err := cur.Sync(); err != nil {
+				return fmt.Errorf("sync %s: %w", final, err)
+			}
+			if err := cur.Close(); err != nil {
+				return fmt.Errorf("close %s: %w", final, err)
+			}
+			tmp := cur.Name()
+			cur = nil
+			if err := os.Rename(tmp, final); err != nil {
+				os.Remove(tmp)
+				return fmt.Errorf("publish %s: %w", final, err)
+			}
+			published = append(published, final)
+		}
+		what := "restores exactly (decompressed stream, SHA-256 as at ingest)"
+		switch {
+		case opts.Clean:
+			what = fmt.Sprintf("clean: %d record(s) and gap(s) left out", st.Left)
+		case st.Exact:
+		case !st.File.Rebuildable:
+			what = "NOT CHECKED: the archive has no record of this file's stream (ingested before blockwarc recorded it)"
+			notExact++
+		default:
+			what = "DOES NOT RESTORE EXACTLY: the bytes differ from the stream recorded at ingest"
+			notExact++
+		}
+		fmt.Fprintf(stderr, "%s: %d records, %d gaps, %d bytes: %s\n", st.File.Name, st.Records, st.Gaps, st.Bytes, what)
+		return nil
+	}
+	if err := export.WriteSources(ctx, a, names, opts, open, done); err != nil {
+		fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
+		return exitFailure
+	}
+	if notExact > 0 {
+		fmt.Fprintf(stderr, "blockwarc export-warc: %d file(s) not restored exactly\n", notExact)
+		return exitFailure
+	}
+	return exitOK
 }

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
@@ -95,6 +98,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			bar.Describe(fmt.Sprintf("ingesting: %d records, %d new objects", st.Records, st.NewObjects))
 		}
 	}
+	began := time.Now()
 	_, statErr := os.Stat(fs.Arg(0))
 	created := os.IsNotExist(statErr)
 	st, err := dedupe.Ingest(ctx, fs.Arg(0), inputs, opts)
@@ -107,6 +111,10 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		os.RemoveAll(fs.Arg(0))
 	}
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "blockwarc ingest: interrupted; %s is at its last commit (%d this run): run the same command again to resume\n", fs.Arg(0), st.Commits)
+			return exitFailure
+		}
 		// A *pack.LockedError already says another ingest holds the archive.
 		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
 		return exitFailure
@@ -127,8 +135,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		b, _ := json.Marshal(st)
 		fmt.Fprintf(stdout, "%s\n", b)
 	}
+	if !*asJSON {
+		fmt.Fprintln(stdout, ingestSummary(fs.Arg(0), st, time.Since(began)))
+	}
 	if st.Malformed > 0 {
-		fmt.Fprintf(stderr, "blockwarc ingest: skipped %d malformed record(s) or region(s)\n", st.Malformed)
+		fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)
 		return exitSkipped
 	}
 	return exitOK
@@ -137,4 +148,53 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// ingestSummary is the line ingest prints when it is done.
+func ingestSummary(dir string, st dedupe.Stats, took time.Duration) string {
+	if st.Files == 0 {
+		return fmt.Sprintf("%s: nothing new (%d input file(s) already in the archive)", dir, st.FilesSkipped)
+	}
+	size, _ := archiveSize(dir)
+	line := fmt.Sprintf("%s: %d file(s), %d records (%s of WARC) ingested in %s; the archive is %s on disk", dir,
+		st.Files, st.Records, humanBytes(st.InputBytes), took.Round(100*time.Millisecond), humanBytes(size))
+	if st.FilesSkipped > 0 {
+		line += fmt.Sprintf("; %d file(s) were in it already", st.FilesSkipped)
+	}
+	return line
+}
+
+// archiveSize sums the archive's files, tables/ (derived data) left out,
+// as the report counts it.
+func archiveSize(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "tables" && filepath.Dir(p) == filepath.Clean(dir) {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// humanBytes writes a byte count with a binary unit, as people read it.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

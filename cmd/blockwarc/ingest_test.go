@@ -2,6 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"fmt"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
@@ -82,5 +85,40 @@ func TestIngestCatVerify(t *testing.T) {
 	code, _, errOut = runCmd(t, "verify", arch)
 	if code != exitFailure || !strings.Contains(errOut, "blockwarc verify:") {
 		t.Errorf("verify of a damaged archive: exit %d, %q", code, errOut)
+	}
+}
+
+// TestIngestSummary: ingest ends with one line saying what it did and
+// what the archive costs; a second run says nothing was new; an
+// interrupted one says that re-running resumes.
+func TestIngestSummary(t *testing.T) {
+	arch := filepath.Join(t.TempDir(), "s.bwa")
+	samples := filepath.Join(repoRoot(t), "testdata", "samples")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"ingest", "-tables=false", arch, samples}, &out, &errb); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errb.String())
+	}
+	size, err := archiveSize(arch)
+	if err != nil || size == 0 {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(samples, "*.warc.gz"))
+	want := fmt.Sprintf("%s: %d file(s), ", arch, len(files))
+	if line := out.String(); !strings.HasPrefix(line, want) || strings.Count(line, "\n") != 1 || !strings.Contains(line, humanBytes(size)+" on disk") {
+		t.Errorf("summary %q, want a line starting %q and ending with the archive's size %s", line, want, humanBytes(size))
+	}
+	out.Reset()
+	run(context.Background(), []string{"ingest", "-tables=false", arch, samples}, &out, &errb)
+	if !strings.Contains(out.String(), fmt.Sprintf("nothing new (%d input file(s) already in the archive)", len(files))) {
+		t.Errorf("second run: %q", out.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	errb.Reset()
+	if code := run(ctx, []string{"ingest", "-tables=false", filepath.Join(t.TempDir(), "c.bwa"), samples}, &out, &errb); code != exitFailure || !strings.Contains(errb.String(), "run the same command again to resume") {
+		t.Errorf("interrupted ingest: exit %d, %q", code, errb.String())
+	}
+	if humanBytes(1536) != "1.5 KiB" || humanBytes(1000) != "1000 B" || humanBytes(3<<30) != "3.0 GiB" {
+		t.Errorf("humanBytes: %s %s %s", humanBytes(1536), humanBytes(1000), humanBytes(3<<30))
 	}
 }

@@ -21,14 +21,22 @@ it is given. Records without a target URI (warcinfo) are left out.
 
 -captures lists every capture instead, one line each:
   URL  TIME  TYPE  HOW-STORED  FILE@OFFSET
+-files lists the input files ingested instead, in ingest order:
+  NAME  SIZE  RECORDS  MALFORMED  GAPS  RESTORES
+(RESTORES: "exact" when export-warc -source rebuilds the file's
+decompressed stream byte for byte and verify checks it against the SHA-256
+recorded at ingest; "unknown" for files ingested before that was recorded.)
 -json prints one JSON object per line with the same fields
 (url, captures, first, last; or url, time, type, stored_as, stored_why,
-file, offset). ls reads only the catalog, never a payload.`
+file, offset; or name, size, sha256, records, malformed, gaps,
+stream_bytes, stream_sha256, restores). ls reads only the catalog, never
+a payload.`
 
 func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ls", "ARCHIVE [URL-PREFIX]", lsAbout, stderr)
 	captures := fs.Bool("captures", false, "list every capture, not one line per URL")
 	asJSON := fs.Bool("json", false, "print JSON lines")
+	files := fs.Bool("files", false, "list the input files, not the URLs")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -44,6 +52,17 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer a.Close()
+	if *files {
+		if fs.NArg() > 1 {
+			fmt.Fprintln(stderr, "blockwarc ls: -files takes no URL-PREFIX")
+			return exitUsage
+		}
+		if err := listFiles(a, *asJSON, stdout); err != nil {
+			fmt.Fprintf(stderr, "blockwarc ls: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -117,4 +136,45 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// listFiles prints the archive's input-file table.
+func listFiles(a *dedupe.Archive, asJSON bool, stdout io.Writer) error {
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	for _, f := range a.Files() {
+		restores := "unknown"
+		if f.Rebuildable {
+			restores = "exact"
+		}
+		if asJSON {
+			row := map[string]any{"name": f.Name, "size": f.Size, "sha256": fmt.Sprintf("%x", f.SHA256),
+				"records": nullCount(f.Records), "malformed": nullCount(f.Malformed), "gaps": f.Gaps,
+				"stream_bytes": nullCount(f.StreamLen), "stream_sha256": nil, "restores": restores}
+			if f.StreamLen >= 0 {
+				row["stream_sha256"] = fmt.Sprintf("%x", f.StreamSHA256)
+			}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\t%s\n", f.Name, f.Size, countText(f.Records), countText(f.Malformed), f.Gaps, restores)
+	}
+	return w.Flush()
+}
+
+// nullCount is a count for JSON: null when unknown (negative).
+func nullCount(n int64) any {
+	if n < 0 {
+		return nil
+	}
+	return n
+}
+
+func countText(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
 }

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"blockwarc/dedupe"
+	"blockwarc/warcio"
+)
+
+// TestExportSources: every interop file comes back from -sources as its
+// decompressed stream (checked here against gzip's own decompression
+// where gzip reads the file whole), -gzip writes members that decompress
+// to the same stream, ls -files says each restores exactly, a second run
+// does not overwrite, and -source writes one file to standard output.
+func TestExportSources(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	inputs, err := warcio.ExpandInputs([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := filepath.Join(t.TempDir(), "a.bwa")
+	if _, err := dedupe.Ingest(context.Background(), arch, inputs, dedupe.Options{MemLimit: 64 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "src")
+	code, _, stderr := runExport(t, "-sources", out, arch)
+	if code != exitOK {
+		t.Fatalf("export-warc -sources: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(stderr, "restores exactly"); n != len(inputs) {
+		t.Errorf("%d of %d files restore exactly:\n%s", n, len(inputs), stderr)
+	}
+	written, _ := os.ReadDir(out)
+	if len(written) != len(inputs) {
+		t.Errorf("wrote %d files for %d inputs", len(written), len(inputs))
+	}
+	checked := 0
+	for _, in := range inputs {
+		if !strings.HasSuffix(in, ".warc.gz") {
+			continue
+		}
+		raw, _ := os.ReadFile(in)
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			continue
+		}
+		want, err := io.ReadAll(zr)
+		if err != nil {
+			continue // damaged: gzip stops where our reader goes on
+		}
+		name := strings.TrimSuffix(filepath.Base(in), ".gz")
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if os.IsNotExist(err) {
+			got, err = os.ReadFile(filepath.Join(out, filepath.Base(in)+".plain"))
+		}
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: rebuilt file differs from gzip -d of the input (%v)", in, err)
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Errorf("only %d files checked against gzip", checked)
+	}
+	if code, _, stderr := runExport(t, "-sources", out, arch); code != exitFailure || !strings.Contains(stderr, "not overwritten") {
+		t.Errorf("second -sources into the same directory: exit %d, %s", code, stderr)
+	}
+
+	// One file to standard output, and again as gzip members.
+	const one = "pywb--example-wpull.warc.gz"
+	raw, _ := os.ReadFile(filepath.Join(dir, one))
+	zr, _ := gzip.NewReader(bytes.NewReader(raw))
+	want, _ := io.ReadAll(zr)
+	code, plain, stderr := runExport(t, "-source", one, arch)
+	if code != exitOK || !bytes.Equal(plain, want) {
+		t.Errorf("-source %s: exit %d, %d bytes (want %d): %s", one, code, len(plain), len(want), stderr)
+	}
+	code, gz, _ := runExport(t, "-source", one, "-gzip", arch)
+	zr, err = gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unz, _ := io.ReadAll(zr)
+	if code != exitOK || !bytes.Equal(unz, want) || countRecords(t, gz) != countRecords(t, want) {
+		t.Errorf("-source -gzip: exit %d, %d bytes decompressed (want %d)", code, len(unz), len(want))
+	}
+	if code, _, stderr := runExport(t, "-source", "no-such.warc.gz", arch); code != exitFailure || !strings.Contains(stderr, "holds 0 of the 1") {
+		t.Errorf("-source of a file not in the archive: exit %d, %s", code, stderr)
+	}
+	if code, _, _ := runExport(t, "-source", one, "-url", "http://x", arch); code != exitUsage {
+		t.Errorf("-source with -url: exit %d, want usage", code)
+	}
+
+	// ls -files: one line per input, every one exact.
+	var lsOut, lsErr bytes.Buffer
+	if code := run(context.Background(), []string{"ls", "-files", arch}, &lsOut, &lsErr); code != exitOK {
+		t.Fatalf("ls -files: exit %d: %s", code, lsErr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(lsOut.String()), "\n")
+	if len(lines) != len(inputs) {
+		t.Errorf("ls -files: %d lines for %d inputs", len(lines), len(inputs))
+	}
+	for _, l := range lines {
+		if !strings.HasSuffix(l, "\texact") {
+			t.Errorf("ls -files: %q", l)
+		}
+	}
+	sum := sha256.Sum256(want)
+	lsOut.Reset()
+	run(context.Background(), []string{"ls", "-files", "-json", arch}, &lsOut, &lsErr)
+	if !strings.Contains(lsOut.String(), `"stream_sha256":"`+hexString(sum[:])+`"`) {
+		t.Errorf("ls -files -json does not give %s's stream digest", one)
+	}
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	var s strings.Builder
+	for _, c := range b {
+		s.WriteByte(digits[c>>4])
+		s.WriteByte(digits[c&15])
+	}
+	return s.String()
+}
+
+// TestExportCleanReadsEverywhere: the export of the interop files keeps
+// their malformed records byte for byte, which stops other readers; with
+// -clean, warcio.js (an independent reader) indexes every record written.
+func TestExportCleanReadsEverywhere(t *testing.T) {
+	js := warcioJS(t)
+	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	inputs, err := warcio.ExpandInputs([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := filepath.Join(t.TempDir(), "a.bwa")
+	if _, err := dedupe.Ingest(context.Background(), arch, inputs, dedupe.Options{MemLimit: 64 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	full, clean := filepath.Join(tmp, "full.warc.gz"), filepath.Join(tmp, "clean.warc.gz")
+	if code, _, stderr := runExport(t, "-o", full, arch); code != exitSkipped {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runExport(t, "-clean", "-o", clean, arch)
+	if code != exitSkipped || !strings.Contains(stderr, "-clean left out") {
+		t.Fatalf("export -clean: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(clean)
+	// Every record whole; stray line ends are tolerated by every reader.
+	r := warcio.NewReaderOptions(bytes.NewReader(b), "clean", warcio.Options{})
+	ours := 0
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, rec.Body); err != nil {
+			t.Fatal(err)
+		}
+		ours++
+	}
+	if r.Skipped() != 0 {
+		t.Errorf("the clean export has %d malformed records or regions", r.Skipped())
+	}
+	idx, err := exec.Command(js, "cdx-index", "-a", clean).Output()
+	if err != nil {
+		t.Fatalf("warcio.js cdx-index: %v", err)
+	}
+	theirs := strings.Count(strings.TrimSpace(string(idx)), "\n") + 1
+	idxFull, _ := exec.Command(js, "cdx-index", "-a", full).Output()
+	t.Logf("warcio.js reads %d of %d records of the clean export; %d lines of the full one", theirs, ours, strings.Count(string(idxFull), "\n"))
+	if theirs != ours {
+		t.Errorf("warcio.js indexed %d records of the clean export, we wrote %d", theirs, ours)
+	}
+}

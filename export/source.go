@@ -1,0 +1,137 @@
+package export
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+
+	"blockwarc/dedupe"
+	"blockwarc/warcio"
+)
+
+// SourceOptions shape WriteSources.
+type SourceOptions struct {
+	// Gzip writes each record (and each run of bytes between records) as
+	// a gzip member of its own, as .warc.gz writers do; otherwise the
+	// plain decompressed stream, whose SHA-256 is the one verify checks.
+	Gzip bool
+	// Clean leaves out the bytes between records and every record that
+	// is not well-formed (WARCOptions.Clean): the file then reads
+	// without error everywhere, and is not the original any more.
+	Clean bool
+}
+
+// SourceStats is what WriteSources did for one input file.
+type SourceStats struct {
+	File dedupe.InputFile
+	dedupe.SourceStats
+	Left    int64 // records and gaps Clean left out
+	Written int64 // bytes written (compressed with Gzip)
+}
+
+// SourceNames maps the names of the archive's input files to the names
+// export-warc -sources writes them under (SourceName); when two inputs
+// would get the same name (a.warc and a.warc.lz4), those inputs keep
+// their whole name plus ".plain" instead, so no file overwrites another.
+// A name that could escape the directory maps to "".
+func SourceNames(files []dedupe.InputFile, gz bool) map[string]string {
+	out := map[string]string{}
+	count := map[string]int{}
+	for _, f := range files {
+		count[SourceName(f.Name, gz)]++
+	}
+	for _, f := range files {
+		n := SourceName(f.Name, gz)
+		if n != "" && count[n] > 1 {
+			n = SourceName(f.Name+".plain", gz)
+			if n != "" && strings.HasSuffix(f.Name, ".plain") {
+				n = "" // would still collide; refuse rather than guess
+			}
+		}
+		out[f.Name] = n
+	}
+	return out
+}
+
+// SourceName is the name of a rebuilt input file: its base name with the
+// compression suffix (.gz, .zst, .lz4, .bz2, and .open) dropped, since
+// the file is written decompressed, plus ".gz" with Gzip. It is "" when
+// the recorded name could escape a directory (a separator, "..").
+func SourceName(name string, gz bool) string {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || name != filepath.Base(name) {
+		return ""
+	}
+	n := strings.TrimSuffix(name, ".open")
+	for _, ext := range []string{".gz", ".zst", ".lz4", ".bz2"} {
+		n = strings.TrimSuffix(n, ext)
+	}
+	if n == "" {
+		return ""
+	}
+	if gz {
+		n += ".gz"
+	}
+	return n
+}
+
+// WriteSources rebuilds the input files named (every one when names is
+// nil) in the order they had, each to the writer open returns for it
+// (closed with the file's stats, which say whether it restored exactly).
+// A file the archive does not hold is an error.
+func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts SourceOptions,
+	open func(f dedupe.InputFile) (io.Writer, error), done func(SourceStats) error) error {
+	found := 0
+	err := a.WalkSources(names, func(f dedupe.InputFile, vs []dedupe.Version) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		found++
+		w, err := open(f)
+		if err != nil {
+			return err
+		}
+		cw := &countWriter{w: w}
+		var out io.Writer = cw
+		if opts.Gzip {
+			out = &memberWriter{w: cw}
+		}
+		var clean func([]byte) bool
+		if opts.Clean {
+			clean = warcio.WellFormed
+		}
+		st, err := a.WriteSource(out, f, vs, clean)
+		if err != nil {
+			return err
+		}
+		return done(SourceStats{File: f, SourceStats: st, Left: int64(len(vs)) - st.Records - st.Gaps, Written: cw.n})
+	})
+	if err == nil && names != nil && found < len(names) {
+		return fmt.Errorf("the archive holds %d of the %d input files named (blockwarc ls -files lists them)", found, len(names))
+	}
+	return err
+}
+
+// memberWriter writes every Write as one gzip member.
+type memberWriter struct {
+	w  io.Writer
+	zw *gzip.Writer
+}
+
+func (m *memberWriter) Write(p []byte) (int, error) {
+	if m.zw == nil {
+		m.zw = gzip.NewWriter(m.w)
+	} else {
+		m.zw.Reset(m.w)
+	}
+	if _, err := m.zw.Write(p); err != nil {
+		return 0, err
+	}
+	if err := m.zw.Close(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
