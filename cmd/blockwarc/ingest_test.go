@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"blockwarc/warcio"
 )
 
 // TestIngestCatVerify runs the archive commands on a corpus site and
@@ -62,6 +64,9 @@ func TestIngestCatVerify(t *testing.T) {
 
 	if code, out, errOut := runCmd(t, "verify", arch); code != exitOK {
 		t.Fatalf("verify exit %d: %s %s", code, out, errOut)
+	} else if files, _ := warcio.ExpandInputs([]string{site}); !strings.Contains(string(out), fmt.Sprintf(" %d input files rebuilt exactly; 0 problem(s)", len(files))) {
+		// Every dump of a real site comes back byte for byte.
+		t.Errorf("verify: %s (want all %d input files rebuilt exactly)", out, len(files))
 	}
 	// Re-ingesting adds nothing.
 	code, out, errOut = runCmd(t, "ingest", "-json", arch, site)
