@@ -104,7 +104,8 @@ func TestSourceRebuildsInterop(t *testing.T) {
 
 // TestSourceGapsAndClean: a file with garbage, stray line ends and a
 // truncated last record comes back whole; the clean mode leaves out the
-// gaps and the damaged record, and what it writes reads without error.
+// gaps, the damaged record and the one with extra line ends, and what it
+// writes reads without error.
 func TestSourceGapsAndClean(t *testing.T) {
 	rec := func(uri, body string) string {
 		return "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: " + uri + "\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:" + strings.Repeat("1", 8) + "-0000-0000-0000-" + strings.Repeat(uri[len(uri)-1:], 12) + ">\r\nContent-Type: text/plain\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body + "\r\n\r\n"
@@ -138,7 +139,9 @@ func TestSourceGapsAndClean(t *testing.T) {
 			t.Errorf("whole: %+v, %v", st, err)
 		}
 		st, err := a.WriteSource(&clean, f, vs, warcio.WellFormed)
-		if err != nil || st.Gaps != 0 || st.Records != 3 || st.Exact {
+		// b's block is followed by more line ends than the standard's
+		// two: other readers stumble there, so clean leaves it out too.
+		if err != nil || st.Gaps != 0 || st.Records != 2 || st.Exact {
 			t.Errorf("clean: %+v, %v", st, err)
 		}
 		return nil
@@ -162,7 +165,7 @@ func TestSourceGapsAndClean(t *testing.T) {
 		}
 		uris = append(uris, rc.TargetURI)
 	}
-	if r.Skipped() != 0 || strings.Join(uris, " ") != "http://x/a http://x/b http://x/c" {
+	if r.Skipped() != 0 || strings.Join(uris, " ") != "http://x/a http://x/c" {
 		t.Errorf("clean records %v", uris)
 	}
 	// The gaps are kept, but they are no captures.

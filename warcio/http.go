@@ -199,15 +199,34 @@ func httpTrimEOL(line []byte) []byte {
 // parseStartLine parses "HTTP/1.1 200 OK" or "GET /x HTTP/1.1".
 func parseStartLine(line []byte) (*HTTPMessage, error) {
 	s := string(line)
-	if len(s) >= 5 && strings.EqualFold(s[:5], "HTTP/") {
-		return parseStatusLine(s)
+	if len(s) >= 5 && strings.EqualFold(s[:4], "HTTP") {
+		if proto, _, _ := strings.Cut(s, " "); statusProto(proto) {
+			return parseStatusLine(s)
+		}
 	}
 	return parseRequestLine(s)
 }
 
+// statusProto accepts the protocol of a status line: "HTTP/" and a
+// version, or a variant some crawlers recorded ("HTTPX/1.1" in pywb's
+// samples, for a rewritten response), which every other reader takes
+// as a status line too. A method cannot look so: a token has no "/".
+func statusProto(p string) bool {
+	name, ver, ok := strings.Cut(p, "/")
+	if !ok || len(name) < 4 || !strings.EqualFold(name[:4], "HTTP") || ver == "" {
+		return false
+	}
+	for _, c := range []byte(name[4:]) {
+		if (c|0x20) < 'a' || (c|0x20) > 'z' {
+			return false
+		}
+	}
+	return httpValidProto("HTTP/" + ver)
+}
+
 func parseStatusLine(s string) (*HTTPMessage, error) {
 	proto, rest, _ := strings.Cut(s, " ")
-	if !httpValidProto(proto) {
+	if !statusProto(proto) {
 		return nil, fmt.Errorf("bad protocol in status line %.40q", s)
 	}
 	rest = strings.TrimLeft(rest, " ")

@@ -279,6 +279,36 @@ func TestReadHTTPOddities(t *testing.T) {
 			t.Errorf("field Raw lost its CR CR LF: %q", m.Header[0].Raw)
 		}
 	})
+	t.Run("HTTPX/1.1 status line", func(t *testing.T) {
+		for _, c := range []struct {
+			line   string
+			status int
+			req    bool
+		}{
+			{"HTTPX/1.1 200 OK", 200, false}, // pywb's sample: every reader takes it as a status line
+			{"http/1.0 404 Not Found", 404, false},
+			{"HTTP/1.1 301", 301, false},
+			{"HTTPS /x HTTP/1.1", 0, true},  // a method named HTTPS: a request
+			{"HTTP2/x 200 OK", 0, false},    // no version: neither
+			{"HTTP-X/1.1 200 OK", 0, false}, // not letters: neither
+		} {
+			m, err := ReadHTTP(strings.NewReader(c.line+"\r\nContent-Type: text/html\r\n\r\n"), 0)
+			switch {
+			case c.status == 0 && !c.req:
+				if err == nil && !m.Request && m.StatusCode != 0 {
+					t.Errorf("%q read as status %d", c.line, m.StatusCode)
+				}
+			case c.req:
+				if err != nil || !m.Request {
+					t.Errorf("%q: %+v, %v; want a request", c.line, m, err)
+				}
+			default:
+				if err != nil || m.StatusCode != c.status || m.MediaType() != "text/html" {
+					t.Errorf("%q: %+v, %v", c.line, m, err)
+				}
+			}
+		}
+	})
 	t.Run("HTTP/2 rewritten, lower-case names", func(t *testing.T) {
 		m := first("wac--mutliple-headers.warc", "response")
 		if m.Proto != "HTTP/1.1" || m.StatusCode != 200 || m.Reason != "" {

@@ -177,11 +177,91 @@ type lineSpool struct {
 	f        *os.File
 	fw       *bufio.Writer
 	late     [][]byte
+	run      [][]byte // main lines of one (urlkey, timestamp), not written yet
+	undated  [][]byte // main lines of the current urlkey without a date
+	key      []byte   // the current urlkey
 }
 
 const spoolMem = 16 << 20
 
+// maxUndated bounds the undated lines of one urlkey held back.
+const maxUndated = 1 << 16
+
+// writeMain takes the next line of the main stream. Lines come sorted by
+// urlkey and timestamp; lines that share both are held and written in
+// byte order (compareCDXJ), whatever order the walk gave them in.
+//
+// The walk gives a key's records without a parseable date first; their
+// timestamp "null" sorts after every date byte-wise, so they are held
+// and written after the key's dated lines.
 func (s *lineSpool) writeMain(line []byte) error {
+	k, ts := keyTime(line)
+	if s.key != nil && !bytes.Equal(k, s.key) {
+		if err := s.flushKey(); err != nil {
+			return err
+		}
+	}
+	if s.key == nil {
+		s.key = slices.Clone(k)
+	}
+	if string(ts) == "null" {
+		s.undated = append(s.undated, slices.Clone(line))
+		if len(s.undated) >= maxUndated {
+			// A hostile dump: memory stays bounded, the key's order is
+			// then walk order, not byte order.
+			if err := s.flushRun(s.undated); err != nil {
+				return err
+			}
+			s.undated = s.undated[:0]
+		}
+		return nil
+	}
+	if len(s.run) > 0 && !sameKeyTime(s.run[0], line) {
+		if err := s.flushRun(s.run); err != nil {
+			return err
+		}
+		s.run = s.run[:0]
+	}
+	s.run = append(s.run, slices.Clone(line))
+	return nil
+}
+
+// flushKey writes what is held of the current key.
+func (s *lineSpool) flushKey() error {
+	if err := s.flushRun(s.run); err != nil {
+		return err
+	}
+	if err := s.flushRun(s.undated); err != nil {
+		return err
+	}
+	s.run, s.undated, s.key = s.run[:0], s.undated[:0], nil
+	return nil
+}
+
+func (s *lineSpool) flushRun(run [][]byte) error {
+	slices.SortFunc(run, bytes.Compare)
+	for _, l := range run {
+		if err := s.writeSorted(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func keyTime(l []byte) (key, ts []byte) {
+	key, rest, _ := bytes.Cut(l, []byte{' '})
+	ts, _, _ = bytes.Cut(rest, []byte{' '})
+	return key, ts
+}
+
+// sameKeyTime reports whether two CDXJ lines share urlkey and timestamp.
+func sameKeyTime(a, b []byte) bool {
+	ka, ta := keyTime(a)
+	kb, tb := keyTime(b)
+	return bytes.Equal(ka, kb) && bytes.Equal(ta, tb)
+}
+
+func (s *lineSpool) writeSorted(line []byte) error {
 	if s.f == nil {
 		s.mem.Write(line)
 		limit := s.memLimit
@@ -208,6 +288,9 @@ func (s *lineSpool) addLate(line []byte) { s.late = append(s.late, slices.Clone(
 
 // copyTo writes the main lines merged with the sorted late lines.
 func (s *lineSpool) copyTo(w *bufio.Writer) error {
+	if err := s.flushKey(); err != nil {
+		return err
+	}
 	var src *bufio.Reader
 	if s.f != nil {
 		if err := s.fw.Flush(); err != nil {
@@ -259,7 +342,10 @@ func (s *lineSpool) copyTo(w *bufio.Writer) error {
 	return nil
 }
 
-// compareCDXJ orders lines by urlkey, then timestamp.
+// compareCDXJ orders lines by urlkey, then timestamp, then the whole
+// line byte by byte: lines of equal key and time (a response and its
+// request) come in the order `LC_ALL=C sort` gives them, so an index can
+// be merged with others by `sort -m`.
 func compareCDXJ(a, b []byte) int {
 	ka, ra, _ := bytes.Cut(a, []byte{' '})
 	kb, rb, _ := bytes.Cut(b, []byte{' '})
@@ -268,7 +354,10 @@ func compareCDXJ(a, b []byte) int {
 	}
 	ta, _, _ := bytes.Cut(ra, []byte{' '})
 	tb, _, _ := bytes.Cut(rb, []byte{' '})
-	return bytes.Compare(ta, tb)
+	if c := bytes.Compare(ta, tb); c != 0 {
+		return c
+	}
+	return bytes.Compare(a, b)
 }
 
 func (s *lineSpool) cleanup() {

@@ -263,3 +263,28 @@ func TestIndexCorpusManifest(t *testing.T) {
 		t.Errorf("index has HTML captures of %d URLs, manifest %d", len(got), len(want))
 	}
 }
+
+// TestIndexEqualKeysByteSorted: lines of one urlkey and timestamp (a
+// capture's response, request and metadata) come in byte order, as
+// `LC_ALL=C sort` puts them, so indexes merge with `sort -m`.
+func TestIndexEqualKeysByteSorted(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	code, out, errOut := runCmd(t, "index", "-policy", "skip", dir)
+	if code != exitOK && code != exitSkipped {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkSorted(t, out)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	runs := 0
+	for i := 1; i < len(lines); i++ {
+		if sameKeyTime([]byte(lines[i-1]), []byte(lines[i])) {
+			runs++
+			if lines[i-1] > lines[i] {
+				t.Errorf("equal keys out of byte order:\n%s\n%s", lines[i-1], lines[i])
+			}
+		}
+	}
+	if runs < 10 {
+		t.Errorf("only %d lines share key and time with the one before: the test proves little", runs)
+	}
+}
