@@ -181,11 +181,13 @@ func TestParseSize(t *testing.T) {
 }
 
 // TestLineSpool merges late (POST) lines into the main stream, with the
-// main stream in memory and spilled to a temporary file.
+// main stream in memory and spilled to a temporary file. Lines of equal
+// key and time come in byte order (the walk gave b 1 {"z"} first), and an
+// undated line ("null", first in walk order) after the key's dated ones.
 func TestLineSpool(t *testing.T) {
-	main := []string{"a 1 {}\n", "b 1 {}\n", "b 2 {}\n", "d 1 {}\n"}
+	main := []string{"a null {}\n", "a 1 {}\n", "b 1 {\"z\":1}\n", "b 1 {}\n", "b 2 {}\n", "d 1 {}\n"}
 	late := []string{"e 0 {}\n", "b 1 {\"late\":1}\n", "0 9 {}\n", "c 5 {}\n"}
-	want := "0 9 {}\na 1 {}\nb 1 {}\nb 1 {\"late\":1}\nb 2 {}\nc 5 {}\nd 1 {}\ne 0 {}\n"
+	want := "0 9 {}\na 1 {}\na null {}\nb 1 {\"late\":1}\nb 1 {\"z\":1}\nb 1 {}\nb 2 {}\nc 5 {}\nd 1 {}\ne 0 {}\n"
 	for _, limit := range []int{0, 8} {
 		dir := t.TempDir()
 		sp := &lineSpool{dir: dir, memLimit: limit}
@@ -193,7 +195,9 @@ func TestLineSpool(t *testing.T) {
 			if err := sp.writeMain([]byte(main[i])); err != nil {
 				t.Fatal(err)
 			}
-			sp.addLate([]byte(late[i]))
+			if i < len(late) {
+				sp.addLate([]byte(late[i]))
+			}
 		}
 		var out bytes.Buffer
 		w := bufio.NewWriter(&out)
