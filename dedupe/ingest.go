@@ -67,6 +67,11 @@ type Options struct {
 	Progress func(Stats)
 	// InputProgress, when set, receives the stored input bytes read.
 	InputProgress func(int64)
+	// ReadDone, when set, is called once the inputs are read and sorted,
+	// before the first record is stored, with the total length of their
+	// decompressed streams: Progress's InputBytes then counts up to it
+	// (short of it by the records a resumed ingest finds stored).
+	ReadDone func(int64)
 	// Reencode bounds the search for encoder settings that reproduce a
 	// content-coded HTML payload (reencode.Find; zero: its defaults,
 	// among them at most 10 ms to re-encode on restore). The search
@@ -229,6 +234,15 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		MemLimit: opts.MemLimit, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
 		Progress: opts.InputProgress,
 		Gaps:     true, OnFile: func(fs warcio.FileStream) { g.streams[fs.File] = fs },
+		OnRead: func(int64) {
+			if opts.ReadDone != nil {
+				var total int64
+				for _, fs := range g.streams {
+					total += fs.Len
+				}
+				opts.ReadDone(total)
+			}
+		},
 	}, g.capture)
 	if err == nil {
 		err = g.endURL()

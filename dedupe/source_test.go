@@ -122,8 +122,14 @@ func TestSourceGapsAndClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	arch := filepath.Join(dir, "a.bwa")
-	if _, err := Ingest(context.Background(), arch, []string{in}, Options{}); err != nil {
+	var announced int64
+	st, err := Ingest(context.Background(), arch, []string{in}, Options{ReadDone: func(n int64) { announced = n }})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The progress of storing counts the stream's bytes to their end.
+	if announced != int64(len(plain)) || st.InputBytes != announced {
+		t.Errorf("ReadDone announced %d bytes, ingest stored %d; the stream is %d", announced, st.InputBytes, len(plain))
 	}
 	a, err := Open(arch, pack.Options{})
 	if err != nil {

@@ -23,8 +23,16 @@ func rebuildStreams(t *testing.T, inputs []string, mem int64) (map[string][]byte
 	}
 	pieces := map[string][]piece{}
 	streams := map[string]FileStream{}
+	announced, yielded := int64(-1), int64(0)
 	st, err := Walk(context.Background(), inputs, WalkOptions{Gaps: true, MemLimit: mem, TempDir: t.TempDir(),
-		OnFile: func(fs FileStream) { streams[fs.File] = fs }}, func(c *Capture) error {
+		OnFile: func(fs FileStream) { streams[fs.File] = fs },
+		OnRead: func(n int64) {
+			if yielded != 0 {
+				t.Error("OnRead called after the first capture")
+			}
+			announced = n
+		}}, func(c *Capture) error {
+		yielded++
 		body, err := io.ReadAll(c.Body)
 		if err != nil {
 			return err
@@ -40,6 +48,9 @@ func rebuildStreams(t *testing.T, inputs []string, mem int64) (map[string][]byte
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if announced != yielded || yielded != st.Records+st.Gaps {
+		t.Errorf("OnRead announced %d captures; %d were yielded (%d records, %d gaps)", announced, yielded, st.Records, st.Gaps)
 	}
 	out := map[string][]byte{}
 	for f, ps := range pieces {

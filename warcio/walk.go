@@ -68,6 +68,11 @@ type WalkOptions struct {
 	// decompressed stream's length and digest and its gaps. Calls are
 	// serialised, in no particular order.
 	OnFile func(FileStream)
+	// OnRead, when set, is called once every input has been read, before
+	// the first record is handed to fn, with how many Captures (records
+	// and gap pieces) fn will get: the second half of the work can then
+	// show its progress.
+	OnRead func(captures int64)
 }
 
 // MaxGapPiece bounds the bytes of one gap Capture: a long damaged region
@@ -178,6 +183,9 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 	if err := s.finish(ctx); err != nil {
 		return st, err
 	}
+	if opts.OnRead != nil {
+		opts.OnRead(s.items)
+	}
 	st.Runs = s.runsWritten
 	if err := s.resolveAgnostic(); err != nil {
 		return st, err
@@ -245,6 +253,7 @@ type sorter struct {
 	batchMem    int64
 	runs        []*run
 	runsWritten int
+	items       int64 // records and gap pieces read
 
 	// Candidates for URL-agnostic revisits (response and resource records),
 	// written compactly to side, and the targets revisits asked for.
@@ -386,6 +395,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			s.mu.Lock()
 			s.runsWritten++
 			s.runs = append(s.runs, &run{path: path, bodyOnly: it})
+			s.items++
 			s.mu.Unlock()
 			return nil
 		}
@@ -642,6 +652,7 @@ func readHTTPHeader(r io.Reader, declared int64) ([]byte, error) {
 func (s *sorter) add(it *item) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.items++
 	size := it.memSize()
 	if s.batchMem+size > s.limit && len(s.batch) > 0 {
 		if err := s.spill(); err != nil {

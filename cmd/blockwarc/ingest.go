@@ -92,10 +92,20 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	if bar != nil {
-		bar.Describe("ingesting")
+		bar.Describe("reading")
 		opts.InputProgress = func(n int64) { bar.Set64(n) }
+		// Reading and sorting is the first pass; storing (modelling,
+		// compressing) the second, and the longer: the bar starts over
+		// for it, counting the decompressed bytes stored, so it ends
+		// when ingest does.
+		opts.ReadDone = func(n int64) {
+			bar.ChangeMax64(max(n, 1))
+			bar.Set64(0)
+			bar.Describe("storing")
+		}
 		opts.Progress = func(st dedupe.Stats) {
-			bar.Describe(fmt.Sprintf("ingesting: %d records, %d new objects", st.Records, st.NewObjects))
+			bar.Set64(st.InputBytes)
+			bar.Describe(fmt.Sprintf("storing: %d records, %d new objects", st.Records, st.NewObjects))
 		}
 	}
 	began := time.Now()
