@@ -17,6 +17,7 @@ SAMPLE_URL  := http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html
 all: build
 
 build:
+	@[ -x $(BIN) ] || echo "building $(BIN): the first build downloads the Go modules and compiles Arrow and the zstd library, a few minutes on a fresh machine"
 	$(GO) build -o $(BIN) ./cmd/blockwarc
 
 # The main job on the bundled sample dumps.

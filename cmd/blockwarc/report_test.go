@@ -194,3 +194,33 @@ func TestReportMalformed(t *testing.T) {
 		t.Errorf("text report lacks the malformed count:\n%s", text)
 	}
 }
+
+// TestReadmeReportFigures: the report excerpt in the README is what
+// `make run` prints for the bundled samples, figure for figure.
+func TestReadmeReportFigures(t *testing.T) {
+	root := repoRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, "Storage report of out/samples.bwa\n")
+	j := strings.Index(s[max(i, 0):], "  ...\n")
+	if i < 0 || j < 0 {
+		t.Fatal("README has no report excerpt")
+	}
+	want := strings.SplitN(s[i:i+j], "\n", 2)[1] // after the title, whose path differs here
+	arch := filepath.Join(t.TempDir(), "samples.bwa")
+	// The catalog keeps input paths as given: give them as make run does.
+	t.Chdir(root)
+	if code, _, errOut := runCmd(t, "ingest", "-json", arch, "testdata/samples"); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCmd(t, "report", arch)
+	if code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, want) {
+		t.Errorf("the README's report excerpt is not what make run prints; README:\n%s\nreport:\n%s", want, out)
+	}
+}
