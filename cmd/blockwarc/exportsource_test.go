@@ -16,21 +16,28 @@ import (
 	"blockwarc/warcio"
 )
 
+// interopArchive ingests every interop file into a new archive.
+func interopArchive(t *testing.T) (dir string, inputs []string, arch string) {
+	t.Helper()
+	dir = filepath.Join(sharedDir(t), "testdata", "interop")
+	inputs, err := warcio.ExpandInputs([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch = filepath.Join(t.TempDir(), "a.bwa")
+	if _, err := dedupe.Ingest(context.Background(), arch, inputs, dedupe.Options{MemLimit: 64 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, inputs, arch
+}
+
 // TestExportSources: every interop file comes back from -sources as its
 // decompressed stream (checked here against gzip's own decompression
 // where gzip reads the file whole), -gzip writes members that decompress
 // to the same stream, ls -files says each restores exactly, a second run
 // does not overwrite, and -source writes one file to standard output.
 func TestExportSources(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
-	inputs, err := warcio.ExpandInputs([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	arch := filepath.Join(t.TempDir(), "a.bwa")
-	if _, err := dedupe.Ingest(context.Background(), arch, inputs, dedupe.Options{MemLimit: 64 << 20}); err != nil {
-		t.Fatal(err)
-	}
+	dir, inputs, arch := interopArchive(t)
 	out := filepath.Join(t.TempDir(), "src")
 	code, _, stderr := runExport(t, "-sources", out, arch)
 	if code != exitOK {
@@ -84,7 +91,7 @@ func TestExportSources(t *testing.T) {
 		t.Errorf("-source %s: exit %d, %d bytes (want %d): %s", one, code, len(plain), len(want), stderr)
 	}
 	code, gz, _ := runExport(t, "-source", one, "-gzip", arch)
-	zr, err = gzip.NewReader(bytes.NewReader(gz))
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,15 +143,7 @@ func hexString(b []byte) string {
 // -clean, warcio.js (an independent reader) indexes every record written.
 func TestExportCleanReadsEverywhere(t *testing.T) {
 	js := warcioJS(t)
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
-	inputs, err := warcio.ExpandInputs([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	arch := filepath.Join(t.TempDir(), "a.bwa")
-	if _, err := dedupe.Ingest(context.Background(), arch, inputs, dedupe.Options{MemLimit: 64 << 20}); err != nil {
-		t.Fatal(err)
-	}
+	_, _, arch := interopArchive(t)
 	tmp := t.TempDir()
 	full, clean := filepath.Join(tmp, "full.warc.gz"), filepath.Join(tmp, "clean.warc.gz")
 	if code, _, stderr := runExport(t, "-o", full, arch); code != exitSkipped {
