@@ -225,10 +225,17 @@ func (g *Aggregator) host(name string) *Host {
 
 // hostKey is the host of a URL with its port when the URL names one (the
 // corpus serves each site on its own port), lower-case; hostName (the
-// table's url_host_name) when the URL does not parse.
+// table's url_host_name) when the URL does not parse. Records about the
+// crawl rather than pages of the site (wget's metadata://gnu.org/… logs)
+// keep their scheme, "metadata://gnu.org", so their totals stand apart
+// from the site's.
 func hostKey(u, hostName string) string {
 	if p, err := url.Parse(u); err == nil && p.Host != "" {
-		return strings.ToLower(p.Host)
+		h := strings.ToLower(p.Host)
+		if sc := strings.ToLower(p.Scheme); sc != "" && sc != "http" && sc != "https" {
+			h = sc + "://" + h
+		}
+		return h
 	}
 	return hostName
 }

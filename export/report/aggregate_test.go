@@ -433,3 +433,22 @@ func TestAggregatorBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsApartFromCrawlRecords: a crawler's own records (wget's
+// metadata:// logs) are not counted with the pages of the host they name.
+func TestHostsApartFromCrawlRecords(t *testing.T) {
+	g := NewAggregator(Options{})
+	feed(t, g, []history{
+		{url: "metadata://gnu.org/wget.log", intervals: ones(2), changed: []bool{true, true}},
+		{url: "http://gnu.org/software/", intervals: ones(1), changed: []bool{false}},
+	})
+	var r Report
+	g.fill(&r)
+	got := map[string]int64{}
+	for _, h := range r.Hosts {
+		got[h.Host] = h.Captures
+	}
+	if len(got) != 2 || got["gnu.org"] != 2 || got["metadata://gnu.org"] != 3 {
+		t.Errorf("hosts %v, want gnu.org with its 2 page captures and metadata://gnu.org apart with 3", got)
+	}
+}
