@@ -91,6 +91,7 @@ type recorder struct {
 	changes []*Change
 	urls    []*URL
 	blocks  []*Block
+	links   []*Link
 	closed  int
 	err     error // first protocol violation
 }
@@ -128,6 +129,21 @@ func (r *recorder) Change(c *Change) error {
 		return r.fail("changes row of %q not after its captures", c.URLSURTKey)
 	}
 	r.changes = append(r.changes, c)
+	return nil
+}
+
+func (r *recorder) Link(l *Link) error {
+	if n := len(r.caps); n == 0 || r.caps[n-1].URLSURTKey != l.URLSURTKey {
+		return r.fail("links row of %q not after its capture", l.URLSURTKey)
+	}
+	found := false
+	for i := len(r.cbs) - 1; i >= 0 && r.cbs[i].URLSURTKey == l.URLSURTKey; i-- {
+		found = found || r.cbs[i].BlockID == l.BlockID
+	}
+	if !found {
+		return r.fail("links row of %q block %s without a capture_blocks row", l.URLSURTKey, l.BlockID)
+	}
+	r.links = append(r.links, l)
 	return nil
 }
 
