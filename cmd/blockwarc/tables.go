@@ -19,7 +19,7 @@ import (
 )
 
 const tablesAbout = `Write the tables of ARCHIVE (captures, blocks, capture_blocks, changes,
-urls: see docs/TABLES.md) as Parquet files DIR/<table>/part-NNNNN.parquet
+urls, links: see docs/TABLES.md) as Parquet files DIR/<table>/part-NNNNN.parquet
 (zstd, row groups of at most 65,536 rows), or as Arrow IPC files
 part-NNNNN.arrow with -format arrow. Open a table with a glob, e.g. in
 DuckDB: SELECT * FROM read_parquet('ARCHIVE/tables/captures/*.parquet').

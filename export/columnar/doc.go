@@ -1,11 +1,11 @@
 // Package columnar writes the tables of docs/TABLES.md (captures, blocks,
-// capture_blocks, changes, urls) as Parquet or Arrow IPC files, so that a
+// capture_blocks, changes, urls, links) as Parquet or Arrow IPC files, so that a
 // notebook opens an archive with DuckDB, pandas or polars without knowing
 // anything about WARC.
 //
 // Words:
 //
-//   - table: one of the five tables; its rows are the structs of package
+//   - table: one of the six tables; its rows are the structs of package
 //     export/tables and its Arrow schema is Schema(name), one column per
 //     struct field in the same order.
 //   - part: one file of a table, DIR/<table>/part-NNNNN.parquet (or .arrow),

@@ -16,11 +16,12 @@ const (
 	CaptureBlocks = "capture_blocks"
 	Changes       = "changes"
 	URLs          = "urls"
+	Links         = "links"
 )
 
 // Tables lists the table names in the order of docs/TABLES.md.
 func Tables() []string {
-	return []string{Captures, Blocks, CaptureBlocks, Changes, URLs}
+	return []string{Captures, Blocks, CaptureBlocks, Changes, URLs, Links}
 }
 
 // Schema returns the Arrow schema of the named table (nil for an unknown
@@ -38,6 +39,8 @@ func Schema(table string) *arrow.Schema {
 		return schemaOf(changeCols)
 	case URLs:
 		return schemaOf(urlCols)
+	case Links:
+		return schemaOf(linkCols)
 	}
 	return nil
 }
@@ -259,6 +262,17 @@ var captureBlockCols = []column[tables.CaptureBlock]{
 	f64opt("similarity", func(r *tables.CaptureBlock) *float64 { return r.Similarity }),
 }
 
+var linkCols = []column[tables.Link]{
+	str("url_surtkey", func(r *tables.Link) string { return r.URLSURTKey }),
+	str("block_id", func(r *tables.Link) string { return r.BlockID }),
+	i32("ordinal", func(r *tables.Link) int32 { return r.Ordinal }),
+	str("tag", func(r *tables.Link) string { return r.Tag }),
+	str("href", func(r *tables.Link) string { return r.Href }),
+	optStr("target_url", func(r *tables.Link) *string { return r.TargetURL }),
+	str("anchor_text", func(r *tables.Link) string { return r.AnchorText }),
+	optStr("rel", func(r *tables.Link) *string { return r.Rel }),
+}
+
 var changeCols = []column[tables.Change]{
 	str("url", func(r *tables.Change) string { return r.URL }),
 	str("url_surtkey", func(r *tables.Change) string { return r.URLSURTKey }),
@@ -344,6 +358,16 @@ func changeBytes(r *tables.Change) int {
 	n := len(r.URL) + len(r.URLSURTKey) + 90
 	for _, s := range r.ChangedPaths {
 		n += len(s) + 4
+	}
+	return n
+}
+
+func linkBytes(r *tables.Link) int {
+	n := len(r.URLSURTKey) + len(r.BlockID) + len(r.Tag) + len(r.Href) + len(r.AnchorText) + 24
+	for _, s := range []*string{r.TargetURL, r.Rel} {
+		if s != nil {
+			n += len(*s)
+		}
 	}
 	return n
 }

@@ -28,6 +28,7 @@ type synthRows struct {
 	captureBlocks []tables.CaptureBlock
 	changes       []tables.Change
 	urls          []tables.URL
+	links         []tables.Link
 }
 
 func synth(n int, seed uint64) *synthRows {
@@ -120,8 +121,21 @@ func synth(n int, seed uint64) *synthRows {
 			ChangeRateMLEPerDay: optF(i+3, 0.3), PChange1D: optF(i, 0.22), PChange7D: optF(i, 0.83),
 			VolatilePaths: list(i + 2),
 		})
+		s.links = append(s.links, tables.Link{
+			URLSURTKey: surt, BlockID: fmt.Sprintf("%064x", i), Ordinal: int32(i + 1), Tag: "a",
+			Href: "../pfad/ä?q=" + fmt.Sprint(i), TargetURL: optS(i, "http://example.org/pfad/%C3%A4"),
+			AnchorText: optText(i), Rel: optS(i+1, "nofollow"),
+		})
 	}
 	return s
+}
+
+// optText is anchor text, empty for every fourth link.
+func optText(i int) string {
+	if i%4 == 0 {
+		return ""
+	}
+	return "Lien — リンク " + fmt.Sprint(i)
 }
 
 // writeAll hands every row to w and closes it. (The writer keeps each
@@ -139,6 +153,9 @@ func (s *synthRows) writeAll(t testing.TB, w *Writer) {
 	}
 	for i := range s.urls {
 		must(t, w.URL(&s.urls[i]))
+	}
+	for i := range s.links {
+		must(t, w.Link(&s.links[i]))
 	}
 	for i := range s.blocks {
 		must(t, w.Block(&s.blocks[i]))
@@ -217,6 +234,8 @@ func readBack(t *testing.T, dir string, f Format, opts WriterOptions, mem memory
 			got.changes = rowsOf[tables.Change](t, recs)
 		case URLs:
 			got.urls = rowsOf[tables.URL](t, recs)
+		case Links:
+			got.links = rowsOf[tables.Link](t, recs)
 		}
 		release(recs)
 	}
@@ -266,6 +285,7 @@ func compareAll(t *testing.T, got, want *synthRows) {
 	compareRows(t, CaptureBlocks, got.captureBlocks, want.captureBlocks)
 	compareRows(t, Changes, got.changes, want.changes)
 	compareRows(t, URLs, got.urls, want.urls)
+	compareRows(t, Links, got.links, want.links)
 }
 
 func TestRoundTrip(t *testing.T) {

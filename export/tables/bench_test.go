@@ -41,7 +41,7 @@ func restoreWalk(b *testing.B, a *dedupe.Archive) (bytes int64) {
 }
 
 // BenchmarkBuild builds the tables of the mkdocs-org corpus site (863
-// HTML captures of 22 URLs, 10 years). rows/s counts rows of all five
+// HTML captures of 22 URLs, 10 years). rows/s counts rows of all six
 // tables; x-restore is the time of a Build over the time of a walk that
 // only restores every capture (measured in the same run); bytes are the
 // restored captures' record bytes.

@@ -32,6 +32,7 @@ type Stats struct {
 	CaptureBlocks int64 `json:"capture_blocks"` // capture_blocks rows
 	Changes       int64 `json:"changes"`        // changes rows
 	Blocks        int64 `json:"blocks"`         // blocks rows: distinct blocks
+	Links         int64 `json:"links"`          // links rows (0 when the sink takes no links)
 	Partitioned   int64 `json:"partitioned"`    // captures whose page is their own layout + blocks (re-partitioned, or a repeat of an earlier capture's)
 	TextOnly      int64 `json:"text_only"`      // HTML payloads kept whole, read for title and main text only
 	Revisits      int64 `json:"revisits"`       // revisits standing for the page they revisit
@@ -63,7 +64,7 @@ func (s *Stats) add(o *Stats) {
 }
 
 // Build walks the archive in table order (dedupe.Archive.WalkOrdered) and
-// hands every row of the five tables to sink, in the order Sink documents,
+// hands every row of the six tables to sink, in the order Sink documents,
 // then closes sink. On error sink is not closed; the caller discards it.
 //
 // Memory: per worker, the URL's catalog entry (which WalkOrdered hands
@@ -88,6 +89,7 @@ func Build(ctx context.Context, a *dedupe.Archive, opts Options, sink Sink) (Sta
 		seen:   map[pack.ID]struct{}{},
 		blocks: map[pack.ID]blockCount{},
 	}
+	b.links, _ = sink.(LinkSink)
 	if err := b.run(ctx); err != nil {
 		return b.st, err
 	}
@@ -116,6 +118,7 @@ type builder struct {
 	blocks map[pack.ID]blockCount
 	nURL   int64
 	nCap   int64
+	links  LinkSink // sink, when it takes links; else nil
 }
 
 // job is one URL on its way through a worker: its captures' rows stream
@@ -137,7 +140,7 @@ var errAborted = errors.New("build aborted")
 func (b *builder) run(ctx context.Context) error {
 	workers := max(b.opts.Workers, 1)
 	if workers == 1 {
-		w := newWorker(b.a)
+		w := newWorker(b.a, b.links != nil)
 		return b.a.WalkOrdered(func(uv dedupe.URLVersions) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -152,7 +155,7 @@ func (b *builder) run(ctx context.Context) error {
 	}
 	pool := make(chan *worker, workers)
 	for range workers {
-		pool <- newWorker(b.a)
+		pool <- newWorker(b.a, b.links != nil)
 	}
 	abort := make(chan struct{})
 	var running sync.WaitGroup
@@ -262,6 +265,14 @@ func (b *builder) capture(c *capOut) error {
 		}
 		b.st.CaptureBlocks++
 	}
+	if b.links != nil {
+		for _, l := range c.links {
+			if err := b.links.Link(l); err != nil {
+				return fmt.Errorf("write links row: %w", err)
+			}
+			b.st.Links++
+		}
+	}
 	if c.change != nil {
 		if err := b.sink.Change(c.change); err != nil {
 			return fmt.Errorf("write changes row: %w", err)
@@ -291,10 +302,11 @@ func (b *builder) endURL(u *URL, st *Stats) error {
 // worker turns one URL's versions into rows; it owns a Partitioner.
 type worker struct {
 	a     *dedupe.Archive
+	links bool // extract the links table (the sink is a LinkSink)
 	p     *partition.Partitioner
 	pages map[pageKey]*page // pages of the current URL, for reuse
 }
 
-func newWorker(a *dedupe.Archive) *worker {
-	return &worker{a: a, p: partition.NewPartitioner(), pages: map[pageKey]*page{}}
+func newWorker(a *dedupe.Archive, links bool) *worker {
+	return &worker{a: a, links: links, p: partition.NewPartitioner(), pages: map[pageKey]*page{}}
 }

@@ -91,6 +91,7 @@ type recorder struct {
 	changes []*Change
 	urls    []*URL
 	blocks  []*Block
+	links   []*Link
 	closed  int
 	err     error // first protocol violation
 }
@@ -131,12 +132,48 @@ func (r *recorder) Change(c *Change) error {
 	return nil
 }
 
+func (r *recorder) Link(l *Link) error {
+	if n := len(r.caps); n == 0 || r.caps[n-1].URLSURTKey != l.URLSURTKey {
+		return r.fail("links row of %q not after its capture", l.URLSURTKey)
+	}
+	found := false
+	for i := len(r.cbs) - 1; i >= 0 && r.cbs[i].URLSURTKey == l.URLSURTKey; i-- {
+		found = found || r.cbs[i].BlockID == l.BlockID
+	}
+	if !found {
+		return r.fail("links row of %q block %s without a capture_blocks row", l.URLSURTKey, l.BlockID)
+	}
+	r.links = append(r.links, l)
+	return nil
+}
+
 func (r *recorder) URL(u *URL) error {
 	if n := len(r.caps); n == 0 || r.caps[n-1].URLSURTKey != u.URLSURTKey {
 		return r.fail("urls row of %q not after its captures", u.URLSURTKey)
 	}
 	r.urls = append(r.urls, u)
 	return nil
+}
+
+// pageText is the text a notebook joins for capture c: its blocks' text
+// in page order, one per line, empty texts left out (docs/TABLES.md); with
+// labels, only blocks with one of them.
+func pageText(r *recorder, c *Capture, labels ...string) string {
+	byID := map[string]*Block{}
+	for _, b := range r.blocks {
+		byID[b.BlockID] = b
+	}
+	var parts []string
+	for _, cb := range r.cbs {
+		if cb.URLSURTKey != c.URLSURTKey || cb.Version != c.Version {
+			continue
+		}
+		b := byID[cb.BlockID]
+		if b != nil && b.Text != "" && (len(labels) == 0 || slices.Contains(labels, b.Label)) {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 func (r *recorder) Block(b *Block) error { r.blocks = append(r.blocks, b); return nil }
@@ -228,8 +265,9 @@ func checkManifest(t *testing.T, r *recorder, man []manifestLine) {
 			k := key{c.URL, c.FetchTime}
 			html[k] = append(html[k], c.ContentDigest)
 			n++
-			if c.StoredAs != "blocks" || c.BlocksTotal == 0 || c.LayoutID == nil || c.MainText == nil || c.ContentCharset == nil {
-				t.Errorf("%s at %s: stored_as %s, %d blocks, layout %v, main text %v, charset %v", c.URL, c.FetchTime, c.StoredAs, c.BlocksTotal, c.LayoutID != nil, c.MainText != nil, c.ContentCharset != nil)
+			if c.StoredAs != "blocks" || c.BlocksTotal == 0 || c.LayoutID == nil || c.MainText != nil || c.ContentCharset == nil {
+				// A blocks page's text is its blocks' (a join), not main_text.
+				t.Errorf("%s at %s: stored_as %s, %d blocks, layout %v, main text %v (want none), charset %v", c.URL, c.FetchTime, c.StoredAs, c.BlocksTotal, c.LayoutID != nil, c.MainText != nil, c.ContentCharset != nil)
 			}
 		}
 	}
@@ -732,10 +770,12 @@ func TestBuildInterop(t *testing.T) {
 			}
 			for _, c := range r.caps {
 				html := c.ContentMIMEType != nil && *c.ContentMIMEType == "text/html"
-				if (c.MainText != nil) != (c.ContentCharset != nil) || c.MainText != nil && !html && c.WARCType != "revisit" {
+				// main_text only for HTML kept whole (no layout): a blocks
+				// page's text is a join of its blocks.
+				if (c.MainText != nil) != (c.ContentCharset != nil && c.LayoutID == nil) || c.MainText != nil && !html && c.WARCType != "revisit" {
 					t.Errorf("%s v%d (%v): main text %v, charset %v", c.URL, c.Version, deref(c.ContentMIMEType), c.MainText != nil, deref(c.ContentCharset))
 				}
-				if c.WARCType == "response" && c.FetchStatus != nil && html && c.PayloadLength > 0 && c.MainText == nil {
+				if c.WARCType == "response" && c.FetchStatus != nil && html && c.PayloadLength > 0 && c.MainText == nil && c.BlocksTotal == 0 {
 					t.Errorf("%s v%d: HTML response without main text (stored as %s %v)", c.URL, c.Version, c.StoredAs, deref(c.StoredWhy))
 				}
 			}

@@ -53,8 +53,8 @@ func TestBuildLateMetaCharset(t *testing.T) {
 	if c.Title == nil || *c.Title != "Impressum — Beispiel GmbH" {
 		t.Errorf("title %q, want the UTF-8 title", deref(c.Title))
 	}
-	if c.MainText == nil || !strings.Contains(*c.MainText, "Datenschutzerklärung") {
-		t.Errorf("main text %q", deref(c.MainText))
+	if txt := pageText(r, c); !strings.Contains(txt, "Datenschutzerklärung") {
+		t.Errorf("page text (its blocks' text) %q", txt)
 	}
 	// The blocks command reads a page file with the same page options and
 	// no Content-Type: it must agree.

@@ -1,5 +1,5 @@
-// Package tables derives the five tables of docs/TABLES.md (captures,
-// blocks, capture_blocks, changes, urls) from a block-level delta archive
+// Package tables derives the six tables of docs/TABLES.md (captures,
+// blocks, capture_blocks, changes, urls, links) from a block-level delta archive
 // and hands their rows to a Sink, in table order.
 //
 // Words:

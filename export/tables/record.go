@@ -53,9 +53,9 @@ type page struct {
 	layout   pack.ID           // zero when not stored as layout + blocks
 	charset  string
 	title    *string
-	mainText string
-	text     bool // an HTML payload kept whole: title and main text only
-	mismatch bool // the stored blocks could not be read (no rows)
+	mainText string // text-only pages: a blocks page's text is a join
+	text     bool   // an HTML payload kept whole: title and main text only
+	mismatch bool   // the stored blocks could not be read (no rows)
 	// respanned: today's partition cuts the document elsewhere than the
 	// archive did; the rows describe the stored blocks, at their spans.
 	respanned bool
@@ -231,7 +231,8 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 	}
 	pg.charset = res.Charset
 	pg.title = pageTitle(doc, res.Charset)
-	pg.mainText = partition.MainText(res)
+	// No main text: the page's text is its blocks' (blocks.text), joined
+	// through capture_blocks (docs/TABLES.md), so each text is kept once.
 	// Same spans of the archive's own document: the stored blocks.
 	pg.res, pg.ids = res, slices.Clone(v.Blocks)
 	return pg
@@ -326,8 +327,13 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 		row.StoredWhy = &why
 	}
 	if pg != nil {
-		cs, mt := pg.charset, pg.mainText
-		row.ContentCharset, row.MainText, row.Title = &cs, &mt, pg.title
+		cs := pg.charset
+		row.ContentCharset, row.Title = &cs, pg.title
+		if pg.text {
+			// Kept whole: no blocks to join, so the main text is here.
+			mt := pg.mainText
+			row.MainText = &mt
+		}
 		if pg.layout != (pack.ID{}) {
 			s := pg.layout.String()
 			row.LayoutID = &s

@@ -136,6 +136,27 @@ type URL struct {
 	VolatilePaths           []string
 }
 
+// Link is a row of the links table: one link of a block, on a URL.
+type Link struct {
+	URLSURTKey string
+	BlockID    string
+	Ordinal    int32
+	Tag        string
+	Href       string
+	TargetURL  *string
+	AnchorText string
+	Rel        *string
+}
+
+// LinkSink is a Sink that also takes the links table. Links arrive with
+// the capture whose block first shows them on the URL, after its
+// capture_blocks rows. A Sink that is not a LinkSink gets no links, and
+// Build does not extract them.
+type LinkSink interface {
+	Sink
+	Link(*Link) error
+}
+
 // Sink receives the rows of every table. Captures, CaptureBlocks, Changes
 // and URLs arrive in table order (url_surtkey, then fetch_time), one URL
 // after another: a URL's captures, capture_blocks and changes come before

@@ -20,6 +20,7 @@ type capOut struct {
 	blocks []*CaptureBlock
 	ids    []pack.ID          // block id of each capture_blocks row
 	first  map[pack.ID]*Block // blocks first seen (in this URL) here
+	links  []*Link            // links of the blocks first seen (in this URL) here
 	change *Change            // with the previous capture; nil for the first
 }
 
@@ -208,6 +209,7 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 			paths = append(paths, p)
 		}
 	}
+	var lp *linkPage // made on the first block new to the URL
 	oi, ni := 0, 0
 	for _, pr := range pairs {
 		var oldID pack.ID
@@ -257,6 +259,12 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 				c.first = map[pack.ID]*Block{}
 			}
 			c.first[id] = blockRow(id, row, pg.res, b)
+			if w.links {
+				if lp == nil {
+					lp = newLinkPage(pg.res, row.URL)
+				}
+				c.links = append(c.links, lp.links(row.URLSURTKey, cb.BlockID, b)...)
+			}
 		}
 	}
 	return changedBytes, paths
