@@ -194,3 +194,60 @@ func TestReportMalformed(t *testing.T) {
 		t.Errorf("text report lacks the malformed count:\n%s", text)
 	}
 }
+
+// TestReportAlternatives: -alternatives measures the two computed
+// alternatives (the package tests read their bytes back); without it they
+// are null, and the rest of the report is the same.
+func TestReportAlternatives(t *testing.T) {
+	arch := reportArchive(t)
+	decode := func(out string) report.Report {
+		t.Helper()
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return r
+	}
+	code, plainOut, errOut := runCmd(t, "report", "-json", arch)
+	if code != exitOK {
+		t.Fatalf("report -json exit %d: %s", code, errOut)
+	}
+	code, altOut, errOut := runCmd(t, "report", "-json", "-alternatives", arch)
+	if code != exitOK {
+		t.Fatalf("report -json -alternatives exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "alternatives measured in") {
+		t.Errorf("stderr does not give the time taken: %q", errOut)
+	}
+	plain, alt := decode(plainOut), decode(altOut)
+	if plain.Alternatives.Measured || !alt.Alternatives.Measured {
+		t.Fatalf("measured: %v without the flag, %v with it", plain.Alternatives.Measured, alt.Alternatives.Measured)
+	}
+	for i, a := range alt.Alternatives.List {
+		p := plain.Alternatives.List[i]
+		computed := a.Name == report.AltGzipRevisits || a.Name == report.AltZstdLong
+		if computed && (p.Bytes != nil || a.Bytes == nil || *a.Bytes <= 0) {
+			t.Errorf("%s: %v bytes without the flag, %v with it", a.Name, p.Bytes, a.Bytes)
+		}
+		if a.Name == report.AltInput && (a.Bytes == nil || *a.Bytes != alt.InputBytes) {
+			t.Errorf("input alternative %v, input_bytes %d", a.Bytes, alt.InputBytes)
+		}
+		if a.Name == report.AltArchive && (a.Bytes == nil || *a.Bytes != alt.ArchiveBytes) {
+			t.Errorf("archive alternative %v, archive_bytes %d", a.Bytes, alt.ArchiveBytes)
+		}
+	}
+	alt.Alternatives, plain.Alternatives = report.Alternatives{}, report.Alternatives{}
+	a1, _ := json.Marshal(alt)
+	p1, _ := json.Marshal(plain)
+	if !bytes.Equal(a1, p1) {
+		t.Errorf("-alternatives changed the rest of the report")
+	}
+	// Deterministic: the same archive gives the same figures.
+	if _, again, _ := runCmd(t, "report", "-json", "-alternatives", arch); again != altOut {
+		t.Errorf("a second -alternatives run differs")
+	}
+	code, text, _ := runCmd(t, "report", "-alternatives", arch)
+	if code != exitOK || !regexp.MustCompile(`per-record gzip, repeats as revisits +[0-9.]+ [KM]iB`).MatchString(text) {
+		t.Errorf("text report lacks the measured alternatives:\n%s", text)
+	}
+}

@@ -29,6 +29,11 @@ type Options struct {
 	// predicts a change (default 0.5).
 	MinCaptures int
 	Threshold   float64
+
+	// Alternatives measures the computed alternatives (gzip_revisits,
+	// zstd_long): a second full read of the archive, compressing every
+	// record.
+	Alternatives bool
 }
 
 func (o Options) withDefaults() Options {

@@ -57,6 +57,9 @@ func (g *Aggregator) Report(dir string, a *dedupe.Archive) (*Report, error) {
 		return nil, fmt.Errorf("read store stats: %w", err)
 	}
 	r.Categories = categories(st, inline, r.ArchiveBytes)
+	if err := r.alternatives(dir, nil); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

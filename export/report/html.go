@@ -76,6 +76,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	p("</div>\n")
 
+	p("<h2>Against the alternatives</h2>\n")
+	writeAlternatives(bw, r)
+
 	p("<h2>Where the bytes go</h2>\n")
 	writeBytesChart(bw, r)
 
@@ -240,6 +243,66 @@ func writeBytesChart(w io.Writer, r *Report) {
 	s.h = y + 6
 	s.figure(w, "chart-bytes", "Bytes by category",
 		"Input (the files as given) against the archive on one scale; the archive's bytes by category as shares of it, then each category on a scale the largest fills.")
+}
+
+// writeAlternatives: the ways of keeping the collection on one linear
+// scale, then the same as a table with the trade-offs.
+func writeAlternatives(w io.Writer, r *Report) {
+	al := r.Alternatives
+	if len(al.List) == 0 {
+		return
+	}
+	e := html.EscapeString
+	s := &svg{w: chartW, h: rowH*float64(len(al.List)) + 16}
+	barW := chartW - labelW - valueW
+	var maxV int64 = 1
+	for _, a := range al.List {
+		if a.Bytes != nil {
+			maxV = max(maxV, *a.Bytes)
+		}
+	}
+	for i, a := range al.List {
+		y := 8 + rowH*float64(i)
+		s.text(labelW-8, y+13, "end", colAxis, altTitle(a.Name))
+		if a.Bytes == nil {
+			what := "not measured (report -alternatives)"
+			if a.Name == AltTables {
+				what = "not built"
+			}
+			s.text(labelW, y+13, "start", colAxis, what)
+			continue
+		}
+		col := colInput
+		if a.Name == AltArchive {
+			col = colArchive
+		}
+		bw := scale(float64(*a.Bytes), float64(maxV), barW)
+		s.rect(labelW, y, bw, barH, col, fmt.Sprintf("%s: %s bytes, %s of the input", altTitle(a.Name), Thousands(*a.Bytes), pct(a.Ratio)))
+		s.text(labelW+bw+6, y+13, "start", colAxis, HumanBytes(*a.Bytes)+"  "+pct(a.Ratio))
+	}
+	s.figure(w, "chart-alternatives", "The collection kept other ways",
+		"Bytes of each way of keeping the same records, on one linear scale, with the share of the input.")
+	fmt.Fprintf(w, "<table><tr><th>kept as</th><th>bytes</th><th>of input</th><th>random access</th><th>restoring one record reads</th></tr>")
+	for _, a := range al.List {
+		b, share := "not measured", ""
+		if a.Bytes != nil {
+			b, share = Thousands(*a.Bytes), pct(a.Ratio)
+		} else if a.Name == AltTables {
+			b = "not built"
+		}
+		random := "no"
+		if a.RandomAccess {
+			random = "yes"
+		}
+		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>", e(altTitle(a.Name)), e(b), e(share), random, e(restoreTitle(a)))
+	}
+	fmt.Fprintf(w, "</table>\n")
+	if al.Measured {
+		fmt.Fprintf(w, "<p class=\"note\">Measured on %s records (%s uncompressed): each record gzipped alone at the default level, %s responses whose payload repeats an earlier one of their URL written as revisit records; all records in URL and time order as one zstd stream (%s). The input is read one record at a time through a CDX index when its files are gzipped record by record, as crawlers write them; the tables hold no records.</p>\n",
+			Thousands(*al.Records), e(HumanBytes(*al.RecordBytes)), Thousands(*al.Revisits), e(al.Zstd))
+	} else {
+		fmt.Fprintf(w, "<p class=\"note\">Run <code>blockwarc report -alternatives</code> to measure the per-record gzip and zstd alternatives (it reads and compresses the whole collection).</p>\n")
+	}
 }
 
 // writeStorageChart: captures by how they are stored.

@@ -24,6 +24,11 @@ type Report struct {
 	Saving *float64 `json:"saving"`
 	Ratio  *float64 `json:"ratio"`
 
+	// Alternatives sets the archive beside other ways of keeping the
+	// collection (docs/REPORT.md); the computed ones only with
+	// Options.Alternatives.
+	Alternatives Alternatives `json:"alternatives"`
+
 	Categories []Category `json:"categories"`
 	Records    Records    `json:"records"`
 	Captures   Captures   `json:"captures"`

@@ -59,6 +59,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	t.row("total", HumanBytes(sum), pctOf(sum, r.ArchiveBytes), "", "")
 	t.write(bw)
 
+	writeAlternativesText(bw, r)
+
 	p("\nRecords\n")
 	t = &table{align: "lrl"}
 	t.row("read from the inputs", knownCount(r.Records.Read), "")
@@ -166,6 +168,37 @@ func (r *Report) WriteText(w io.Writer) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// writeAlternativesText lists the alternatives side by side.
+func writeAlternativesText(w io.Writer, r *Report) {
+	al := r.Alternatives
+	if len(al.List) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nThe collection kept other ways\n")
+	t := &table{align: "lrrrll"}
+	t.row("kept as", "size", "bytes", "of input", "random access", "restore one record reads")
+	for _, a := range al.List {
+		size, bytes, share := "not measured", "", ""
+		if a.Bytes != nil {
+			size, bytes, share = HumanBytes(*a.Bytes), Thousands(*a.Bytes), pct(a.Ratio)
+		} else if a.Name == AltTables {
+			size = "not built"
+		}
+		random := "no"
+		if a.RandomAccess {
+			random = "yes"
+		}
+		t.row(altTitle(a.Name), size, bytes, share, random, restoreTitle(a))
+	}
+	t.write(w)
+	if al.Measured {
+		fmt.Fprintf(w, "  measured on %s records (%s uncompressed); %s responses written as revisits; zstd: %s\n",
+			Thousands(*al.Records), HumanBytes(*al.RecordBytes), Thousands(*al.Revisits), al.Zstd)
+	} else {
+		fmt.Fprintf(w, "  run with -alternatives to measure the per-record gzip and zstd sizes (reads the whole collection)\n")
+	}
 }
 
 // textVolatile is how many volatile blocks the text lists.
