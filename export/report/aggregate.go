@@ -69,6 +69,8 @@ type Aggregator struct {
 	hosts     map[string]*Host
 	other     Host
 	hostsFull bool
+	nonHTTP   NonHTTP
+	schemes   map[string]int64
 	days      map[int64]*Period // by day since the epoch, UTC
 	bt        Backtest
 	blocks    Blocks
@@ -94,7 +96,12 @@ type urlState struct {
 	pathChanges    map[string]int64
 	pathBlock      map[string]string // path → block id, latest capture
 	http           bool              // a capture has an HTTP status: a web page
+	nonWeb         bool              // the URL's scheme is not http or https
 }
+
+// isWeb says whether a url_scheme is the web's: the others (metadata,
+// dns, urn…) are a crawler's own records, not the site's URLs.
+func isWeb(scheme string) bool { return scheme == "http" || scheme == "https" }
 
 // NewAggregator returns an empty Aggregator.
 func NewAggregator(o Options) *Aggregator {
@@ -106,6 +113,7 @@ func NewAggregator(o Options) *Aggregator {
 		days:     map[int64]*Period{},
 		statuses: map[string]int64{},
 		labels:   map[string]int64{},
+		schemes:  map[string]int64{},
 		bt:       Backtest{MinCaptures: o.MinCaptures, Threshold: o.Threshold},
 		cur:      urlState{pathChanges: map[string]int64{}, pathBlock: map[string]string{}},
 	}
@@ -132,11 +140,34 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 	if c.FetchStatus != nil {
 		g.cur.http = true
 	}
-	host := hostKey(c.URL, c.URLHostName)
-	g.cur.host = host
-
 	k := &g.caps
 	k.Total++
+	why := ""
+	if c.StoredWhy != nil {
+		why = *c.StoredWhy
+	}
+	g.storage[Storage{StoredAs: c.StoredAs, StoredWhy: why}]++
+	if c.StoredAs == "blocks" {
+		k.AsBlocks++
+	} else {
+		k.Whole++
+	}
+	k.PayloadBytes += c.PayloadLength
+	k.AddedBytes += c.AddedBytes
+	k.RecordBytes += c.WARCRecordLength
+	if !isWeb(c.URLScheme) {
+		// A crawler's own record: counted apart, in no URL, host or
+		// change figure.
+		g.cur.nonWeb = true
+		n := &g.nonHTTP
+		n.Captures++
+		n.RecordBytes += c.WARCRecordLength
+		n.AddedBytes += c.AddedBytes
+		g.schemes[c.URLScheme]++
+		return nil
+	}
+	host := hostKey(c.URL, c.URLHostName)
+	g.cur.host = host
 	switch {
 	case c.Changed == nil:
 		k.First++
@@ -155,19 +186,6 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 	if c.WARCType == "revisit" {
 		k.Revisits++
 	}
-	if c.StoredAs == "blocks" {
-		k.AsBlocks++
-	} else {
-		k.Whole++
-	}
-	k.PayloadBytes += c.PayloadLength
-	k.AddedBytes += c.AddedBytes
-	k.RecordBytes += c.WARCRecordLength
-	why := ""
-	if c.StoredWhy != nil {
-		why = *c.StoredWhy
-	}
-	g.storage[Storage{StoredAs: c.StoredAs, StoredWhy: why}]++
 
 	changed := c.Changed != nil && *c.Changed
 	h := g.host(host)
@@ -256,6 +274,9 @@ func (g *Aggregator) Change(c *tables.Change) error {
 		return errClosed
 	}
 	g.enter(c.URLSURTKey)
+	if g.cur.nonWeb {
+		return nil
+	}
 	g.cur.intervals = append(g.cur.intervals, c.IntervalDays)
 	g.cur.changed = append(g.cur.changed, c.Changed)
 	for _, p := range c.ChangedPaths {
@@ -273,7 +294,10 @@ func (g *Aggregator) URL(u *tables.URL) error {
 	if g.cur.url == "" {
 		g.cur.url = u.URL
 	}
-	if g.cur.host == "" {
+	if !isWeb(u.URLScheme) {
+		g.cur.nonWeb = true
+	}
+	if g.cur.host == "" && !g.cur.nonWeb {
 		g.cur.host = hostKey(u.URL, u.URLHostName)
 	}
 	g.finishURL()
@@ -287,13 +311,20 @@ func (g *Aggregator) finishURL() {
 		return
 	}
 	defer func() {
-		c.key, c.url, c.host, c.http = "", "", "", false
+		c.key, c.url, c.host, c.http, c.nonWeb = "", "", "", false, false
 		c.points = c.points[:0]
 		c.intervals = c.intervals[:0]
 		c.changed = c.changed[:0]
 		clear(c.pathChanges)
 		clear(c.pathBlock)
 	}()
+	if c.nonWeb {
+		if c.key != "" {
+			g.nonHTTP.URLs++
+		}
+		g.bt.NotPages++
+		return
+	}
 	if len(c.points) == 0 && len(c.intervals) == 0 {
 		return // a urls row without captures: nothing to count
 	}
@@ -487,15 +518,17 @@ func (g *Aggregator) fill(r *Report) {
 		hs = hs[:g.o.TopHosts]
 	}
 	for i := range hs {
-		hs[i].Saving = saving(hs[i].AddedBytes, hs[i].PayloadBytes)
+		hs[i].PayloadSaving = saving(hs[i].AddedBytes, hs[i].PayloadBytes)
 	}
 	r.Hosts = hs
+	r.NonHTTP = g.nonHTTP
+	r.NonHTTP.Schemes = countList(g.schemes)
 	if other.Captures > 0 || other.URLs > 0 {
 		other.Host = "(other hosts)"
 		if g.hostsFull {
 			other.Host = "(other hosts; host list full)"
 		}
-		other.Saving = saving(other.AddedBytes, other.PayloadBytes)
+		other.PayloadSaving = saving(other.AddedBytes, other.PayloadBytes)
 		r.OtherHosts = &other
 	}
 

@@ -87,7 +87,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	c := r.Captures
 	p("<table><tr><th>figure</th><th>count</th></tr>")
 	for _, row := range [][2]string{
-		{"captures", Thousands(c.Total)}, {"URLs", Thousands(c.URLs)}, {"hosts", Thousands(c.Hosts)},
+		{"captures", Thousands(c.Total)}, {"… of non-HTTP URLs (a crawler's own records: in no figure below)", Thousands(r.NonHTTP.Captures)},
+		{"URLs", Thousands(c.URLs)}, {"hosts", Thousands(c.Hosts)},
 		{"first capture of their URL", Thousands(c.First)}, {"changed", Thousands(c.Changed)},
 		{"… visible text changed", Thousands(c.TextChanged) + " (" + pctOf(c.TextChanged, c.Changed) + ")"},
 		{"… markup only (no word a reader sees changed)", Thousands(c.MarkupOnly) + " (" + pctOf(c.MarkupOnly, c.Changed) + ")"},
@@ -329,11 +330,17 @@ func writeStorageChart(w io.Writer, r *Report) {
 		"Captures stored as layout + blocks (green) and stored whole, with the reason.")
 }
 
-// writeHostsChart: per host, payload bytes against the new object bytes.
+// writeHostsChart: per host, its share of the input against its share of
+// the archive, with the saving on the headline's basis; the non-HTTP
+// records apart, last.
 func writeHostsChart(w io.Writer, r *Report) {
 	hs := r.Hosts
 	if r.OtherHosts != nil {
 		hs = append(hs[:len(hs):len(hs)], *r.OtherHosts)
+	}
+	if n := r.NonHTTP; n.Captures > 0 {
+		hs = append(hs[:len(hs):len(hs)], Host{Host: "non-HTTP records", URLs: n.URLs, Captures: n.Captures,
+			InputBytes: n.InputBytes, StoredBytes: n.StoredBytes, Saving: saving(n.StoredBytes, n.InputBytes)})
 	}
 	if len(hs) == 0 {
 		empty(w, "No captures.")
@@ -341,7 +348,7 @@ func writeHostsChart(w io.Writer, r *Report) {
 	}
 	var maxV int64 = 1
 	for _, h := range hs {
-		maxV = max(maxV, h.PayloadBytes, h.AddedBytes)
+		maxV = max(maxV, h.InputBytes, h.StoredBytes)
 	}
 	const hostRow = 2*barH/1.5 + 14
 	s := &svg{w: chartW, h: hostRow*float64(len(hs)) + 40}
@@ -350,21 +357,21 @@ func writeHostsChart(w io.Writer, r *Report) {
 	for _, h := range hs {
 		s.text(labelW-8, y+12, "end", colAxis, truncate(h.Host, 32))
 		s.text(labelW-8, y+26, "end", colAxis, fmt.Sprintf("%s captures", Thousands(h.Captures)))
-		pw := scale(float64(h.PayloadBytes), float64(maxV), barW)
-		aw := scale(float64(h.AddedBytes), float64(maxV), barW)
-		s.rect(labelW, y, pw, barH/1.5, colInput, fmt.Sprintf("%s: %s payload bytes captured", h.Host, Thousands(h.PayloadBytes)))
-		s.rect(labelW, y+barH/1.5+1, aw, barH/1.5, colArchive, fmt.Sprintf("%s: %s bytes of new objects", h.Host, Thousands(h.AddedBytes)))
-		s.text(labelW+max(pw, aw)+6, y+17, "start", colAxis, "saving "+pct(h.Saving))
+		iw := scale(float64(h.InputBytes), float64(maxV), barW)
+		aw := scale(float64(h.StoredBytes), float64(maxV), barW)
+		s.rect(labelW, y, iw, barH/1.5, colInput, fmt.Sprintf("%s: %s bytes of the input", h.Host, Thousands(h.InputBytes)))
+		s.rect(labelW, y+barH/1.5+1, aw, barH/1.5, colArchive, fmt.Sprintf("%s: %s bytes of the archive", h.Host, Thousands(h.StoredBytes)))
+		s.text(labelW+max(iw, aw)+6, y+17, "start", colAxis, "saving "+pct(h.Saving))
 		y += hostRow
 	}
 	y += 4
 	s.rect(labelW, y, 12, 12, colInput, "")
-	s.text(labelW+16, y+10, "start", colAxis, "payload bytes captured")
+	s.text(labelW+16, y+10, "start", colAxis, "input bytes (its share)")
 	s.rect(labelW+200, y, 12, 12, colArchive, "")
-	s.text(labelW+216, y+10, "start", colAxis, "bytes of new objects the archive stored")
+	s.text(labelW+216, y+10, "start", colAxis, "archive bytes (its share)")
 	s.h = y + 20
 	s.figure(w, "chart-hosts", "Savings per host",
-		"Per host: the payload bytes of its captures against the bytes of the archive objects they added (both uncompressed); the saving is what the archive did not store again.")
+		"Per host, on the headline's basis: its share of the input files' bytes (by the bytes of its capture records) against its share of the archive's bytes on disk (by the uncompressed bytes of the objects its captures first brought); records of non-HTTP URLs (a crawler's log, say) apart. Apportioned, not measured per frame: see docs/REPORT.md.")
 }
 
 // writeTimelineChart: captures per period, changed ones stacked on top.
