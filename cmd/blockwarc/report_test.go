@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	stdhtml "html"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,7 +119,7 @@ func checkReportPage(t *testing.T, b []byte) {
 		}
 	}
 	walk(doc)
-	for _, id := range []string{"chart-bytes", "chart-hosts", "chart-timeline", "chart-urls", "chart-volatile"} {
+	for _, id := range []string{"chart-alternatives", "chart-bytes", "chart-hosts", "chart-timeline", "chart-growth", "chart-heatmap", "chart-urls", "chart-volatile"} {
 		if !charts[id] {
 			t.Errorf("page lacks %s", id)
 		}
@@ -250,4 +253,88 @@ func TestReportAlternatives(t *testing.T) {
 	if code != exitOK || !regexp.MustCompile(`per-record gzip, repeats as revisits +[0-9.]+ [KM]iB`).MatchString(text) {
 		t.Errorf("text report lacks the measured alternatives:\n%s", text)
 	}
+}
+
+// chartCheckScript, put into a copy of the report page, measures in the
+// browser what a reader sees: every chart drawn at a usable size, and no
+// two labels of a chart overlapping or running out of it (tick labels
+// crowded on an axis, a legend past the edge). It writes the labels
+// measured and the problems found on <body>.
+const chartCheckScript = `<script>
+const problems = []; let texts = 0;
+for (const fig of document.querySelectorAll("figure.chart")) {
+  const svg = fig.querySelector("svg"), box = svg.getBoundingClientRect();
+  if (box.width < 300 || box.height < 40) problems.push(fig.id + ": drawn " + box.width + "x" + box.height);
+  const ts = [...svg.querySelectorAll("text")].map(t => [t.textContent, t.getBoundingClientRect()]).filter(([, b]) => b.width > 0);
+  texts += ts.length;
+  for (let i = 0; i < ts.length; i++) {
+    const [ta, a] = ts[i];
+    if (a.left < box.left - 1 || a.right > box.right + 1) problems.push(fig.id + ": " + ta + " runs out of the chart");
+    for (let j = i + 1; j < ts.length; j++) {
+      const [tb, b] = ts[j];
+      if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+        problems.push(fig.id + ": " + ta + " overlaps " + tb);
+    }
+  }
+}
+document.body.setAttribute("data-texts", texts);
+document.body.setAttribute("data-problems", problems.join(" | "));
+</script>`
+
+// TestReportHTMLChromium renders the report of a real site (the whole
+// ota-tinder corpus site: four years of crawls) in headless Chromium: the
+// charts are drawn, their labels neither overlap nor leave the chart, and
+// a screenshot is written for people to look at ($BLOCKWARC_SCREENSHOTS,
+// else the test's temp dir).
+func TestReportHTMLChromium(t *testing.T) {
+	bin := chromium(t)
+	site := filepath.Join(sharedDir(t), "corpus", "ota-tinder")
+	arch := filepath.Join(t.TempDir(), "tinder.bwa")
+	if code, _, errOut := runCmd(t, "ingest", "-tables=false", arch, site); code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, errOut)
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	if code, _, errOut := runCmd(t, "report", "-alternatives", "-html", page, arch); code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReportPage(t, b)
+	probe := filepath.Join(t.TempDir(), "probe.html")
+	if err := os.WriteFile(probe, bytes.Replace(b, []byte("</body>"), []byte(chartCheckScript+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := exec.Command(bin, chromiumArgs(t, "--window-size=1280,2000", "--virtual-time-budget=5000", "--dump-dom", "file://"+probe)...).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	m := regexp.MustCompile(`<body data-texts="(\d+)" data-problems="([^"]*)"`).FindSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the probe did not run:\n%.600s", dom)
+	}
+	if n, _ := strconv.Atoi(string(m[1])); n < 100 {
+		t.Errorf("only %d labels measured", n)
+	}
+	if len(m[2]) > 0 {
+		for _, p := range strings.Split(stdhtml.UnescapeString(string(m[2])), " | ") {
+			t.Errorf("unreadable: %s", p)
+		}
+	}
+	shots := os.Getenv("BLOCKWARC_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(shots, "report-tinder.png")
+	if out, err := exec.Command(bin, chromiumArgs(t, "--window-size=1280,6000", "--screenshot="+png, "file://"+page)...).CombinedOutput(); err != nil {
+		t.Fatalf("screenshot: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() < 10000 {
+		t.Fatalf("screenshot %s missing or blank: %v", png, err)
+	}
+	t.Logf("screenshot: %s", png)
 }

@@ -226,6 +226,8 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 		p.Changed += ch
 		p.TextChanged += tx
 		p.MarkupOnly += mo
+		p.AddedBytes += c.AddedBytes
+		p.RecordBytes += c.WARCRecordLength
 	}
 	g.cur.points = append(g.cur.points, Point{Time: c.FetchTime.UTC(), Captures: 1, Changes: ch, TextChanges: tx, MarkupOnly: mo})
 	return nil
@@ -661,6 +663,8 @@ func timeline(days map[int64]*Period) ([]Period, string) {
 			out[j].Changed += p.Changed
 			out[j].TextChanged += p.TextChanged
 			out[j].MarkupOnly += p.MarkupOnly
+			out[j].AddedBytes += p.AddedBytes
+			out[j].RecordBytes += p.RecordBytes
 		}
 		return out, u.name
 	}

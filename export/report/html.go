@@ -6,8 +6,10 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The page is one file with everything inline: CSS in a <style> element,
@@ -107,6 +109,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 
 	p("<h2>Captures and changes over time</h2>\n")
 	writeTimelineChart(bw, r)
+	writeGrowthChart(bw, r)
+	writeHeatmap(bw, r)
 	writeURLsChart(bw, r)
 
 	p("<h2>Most volatile blocks</h2>\n")
@@ -406,16 +410,134 @@ func writeTimelineChart(w io.Writer, r *Report) {
 		s.rect(x+bw*0.1, top+plotH-hTx, bw*0.8, hTx-hMo, colChanged, label)
 		s.rect(x+bw*0.1, top+plotH-hMo, bw*0.8, hMo, colMarkup, label)
 	}
-	ticks := tickIndexes(len(tl), 8)
-	for _, i := range ticks {
-		x := left + bw*float64(i) + bw/2
-		s.line(x, top+plotH, x, top+plotH+4, colAxis)
-		s.text(x, top+plotH+18, edgeAnchor(x, left, left+plotW), colAxis, periodLabel(tl[i].Start, r.TimelinePeriod))
-	}
+	periodTicks(s, tl, r.TimelinePeriod, left, plotW, top+plotH)
 	y := top + plotH + 30
-	changeLegend(s, left, y)
+	s.h = changeLegend(s, left, y) + 6
 	s.figure(w, "chart-timeline", "Captures per "+r.TimelinePeriod,
 		"All captures per "+r.TimelinePeriod+": orange when the page changed as a reader sees it since the URL's previous capture, light orange when only its markup changed, purple for other changes (not HTML, or HTML kept whole: not compared block by block).")
+}
+
+// writeGrowthChart: the archive's size over the crawl dates — per period,
+// the bytes the captures so far added, as a share of the archive's bytes
+// on disk (apportioned by added bytes, as for hosts).
+func writeGrowthChart(w io.Writer, r *Report) {
+	tl := r.Timeline
+	var added, record int64
+	for _, p := range tl {
+		added += p.AddedBytes
+		record += p.RecordBytes
+	}
+	if len(tl) == 0 || added == 0 {
+		return
+	}
+	const left, top, plotH = 80.0, 12.0, 150.0
+	s := &svg{w: chartW, h: top + plotH + 50}
+	plotW := chartW - left - 10
+	bw := plotW / float64(len(tl))
+	share := func(total, part, whole int64) int64 {
+		if whole <= 0 {
+			return 0
+		}
+		return int64(math.Round(float64(total) * float64(part) / float64(whole)))
+	}
+	maxV := float64(max(r.ArchiveBytes, 1))
+	// Horizontal grid at round fractions of the archive's size.
+	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		y := top + plotH - f*plotH
+		s.line(left, y, left+plotW, y, "#e9ecef")
+		s.text(left-6, y+4, "end", colAxis, HumanBytes(int64(f*maxV)))
+	}
+	var cumA, cumR int64
+	var pts []string
+	for i, p := range tl {
+		cumA += p.AddedBytes
+		cumR += p.RecordBytes
+		arch, in := share(r.ArchiveBytes, cumA, added), share(r.InputBytes, cumR, record)
+		x := left + bw*float64(i)
+		h := scale(float64(arch), maxV, plotH)
+		title := fmt.Sprintf("%s %s: archive %s, input %s so far (%s of it); %s added this %s",
+			r.TimelinePeriod, periodLabel(p.Start, r.TimelinePeriod), HumanBytes(arch), HumanBytes(in), pctOf(arch, in),
+			HumanBytes(share(r.ArchiveBytes, p.AddedBytes, added)), r.TimelinePeriod)
+		s.rect(x+bw*0.1, top+plotH-h, bw*0.8, h, colArchive, title)
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x+bw/2, top+plotH-h))
+	}
+	s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", strings.Join(pts, " "), colAxis)
+	s.line(left, top+plotH, left+plotW, top+plotH, colAxis)
+	periodTicks(s, tl, r.TimelinePeriod, left, plotW, top+plotH)
+	s.figure(w, "chart-growth", "Archive size over crawl dates",
+		fmt.Sprintf("The archive's size after each %s's captures: the bytes they added so far, as a share of the %s on disk (apportioned by the uncompressed bytes of the new objects, as for hosts; records of non-HTTP URLs left out). Tooltips give the input so far.", r.TimelinePeriod, HumanBytes(r.ArchiveBytes)))
+}
+
+// Heat-map cell states, strongest first.
+const (
+	cellText = iota
+	cellOther
+	cellMarkup
+	cellSame
+	cellNone
+)
+
+var cellColours = [...]string{colChanged, colOtherChange, colMarkup, colUnchanged, "#f1f3f5"}
+var cellNames = [...]string{"visible text changed", "other change (not compared by blocks)", "markup only changed", "captured, unchanged (or first capture)", "not captured"}
+
+// writeHeatmap: URLs × periods, each cell the strongest change of the
+// URL's captures in the period, or "not captured".
+func writeHeatmap(w io.Writer, r *Report) {
+	tl := r.Timeline
+	if len(tl) == 0 || len(r.URLSeries) == 0 {
+		return
+	}
+	const left, top, cellH = 300.0, 8.0, 16.0
+	plotW := chartW - left - 10
+	cw := plotW / float64(len(tl))
+	s := &svg{w: chartW}
+	period := func(t time.Time) int { // the last period starting at or before t
+		i, _ := slices.BinarySearchFunc(tl, t, func(p Period, t time.Time) int { return p.Start.Compare(t) })
+		if i < len(tl) && tl[i].Start.Equal(t) {
+			return i
+		}
+		return max(i-1, 0)
+	}
+	for row, u := range r.URLSeries {
+		y := top + cellH*float64(row)
+		s.text(left-10, y+cellH-4, "end", colAxis, truncateMiddle(u.URL, urlLabelChars))
+		state := make([]int, len(tl))
+		caps := make([]int64, len(tl))
+		for i := range state {
+			state[i] = cellNone
+		}
+		for _, p := range u.Points {
+			i := period(p.Time)
+			caps[i] += p.Captures
+			st := cellSame
+			switch {
+			case p.TextChanges > 0:
+				st = cellText
+			case p.Changes > p.TextChanges+p.MarkupOnly:
+				st = cellOther
+			case p.MarkupOnly > 0:
+				st = cellMarkup
+			}
+			state[i] = min(state[i], st)
+		}
+		for i, st := range state {
+			title := fmt.Sprintf("%s, %s %s: %s", u.URL, r.TimelinePeriod, periodLabel(tl[i].Start, r.TimelinePeriod), cellNames[st])
+			if caps[i] > 0 {
+				title += fmt.Sprintf(" (%s)", plural(caps[i], "capture"))
+			}
+			s.rect(left+cw*float64(i), y, math.Max(cw-0.5, 0.5), cellH-2, cellColours[st], title)
+		}
+	}
+	y := top + cellH*float64(len(r.URLSeries))
+	s.line(left, y, left+plotW, y, colAxis)
+	periodTicks(s, tl, r.TimelinePeriod, left, plotW, y)
+	items := make([]legendItem, len(cellNames))
+	for i := range cellNames {
+		items[i] = legendItem{cellColours[i], cellNames[i]}
+	}
+	s.h = legend(s, left, y+30, items) + 6
+	s.figure(w, "chart-heatmap", "Change heat-map",
+		fmt.Sprintf("The %d URLs with the most captures (rows) by %s (columns): each cell the strongest change among the URL's captures in the %s — visible text, another change, markup only — grey when captured unchanged, blank when not captured.", len(r.URLSeries), r.TimelinePeriod, r.TimelinePeriod))
 }
 
 // edgeAnchor centres a tick label, or aligns it inwards near an edge so
@@ -430,6 +552,30 @@ func edgeAnchor(x, lo, hi float64) string {
 	return "middle"
 }
 
+// labelWidth is about how wide a tick label of n characters is drawn
+// (12 px sans-serif digits), with room between labels.
+func labelWidth(n int) float64 { return 7.5*float64(n) + 36 }
+
+// maxTicks is how many labels of n characters fit side by side in width
+// without touching: the axes thin their ticks to it.
+func maxTicks(width float64, n int) int { return max(1, int(width/labelWidth(n))) }
+
+// periodTicks draws the x axis ticks of a chart with one column per
+// period, thinned so that the labels do not overlap.
+func periodTicks(s *svg, tl []Period, period string, left, plotW, y float64) {
+	if len(tl) == 0 {
+		return
+	}
+	bw := plotW / float64(len(tl))
+	n := len(periodLabel(tl[0].Start, period))
+	for _, i := range tickIndexes(len(tl), maxTicks(plotW, n)) {
+		x := left + bw*float64(i) + bw/2
+		s.line(x, y, x, y+4, colAxis)
+		s.text(x, y+18, edgeAnchor(x, left, left+plotW), colAxis, periodLabel(tl[i].Start, period))
+	}
+}
+
+// tickIndexes returns evenly spaced indexes of n columns, at most maxTicks.
 func tickIndexes(n, maxTicks int) []int {
 	step := max(1, int(math.Ceil(float64(n)/float64(maxTicks))))
 	var out []int
@@ -482,7 +628,7 @@ func writeURLsChart(w io.Writer, r *Report) {
 	xOf := func(t time.Time) float64 { return left + t.Sub(first).Seconds()/span*plotW }
 	for i, u := range r.URLSeries {
 		y := top + rowH*float64(i) + rowH/2
-		s.text(left-10, y+4, "end", colAxis, truncateMiddle(u.URL, 44))
+		s.text(left-10, y+4, "end", colAxis, truncateMiddle(u.URL, urlLabelChars))
 		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e9ecef" stroke-width="1"><title>%s</title></line>`+"\n",
 			left, y, left+plotW, y, html.EscapeString(fmt.Sprintf("%s: %d captures, %d changes", u.URL, u.Captures, u.Changes)))
 		for _, p := range u.Points {
@@ -505,12 +651,12 @@ func writeURLsChart(w io.Writer, r *Report) {
 	}
 	y := top + rowH*float64(len(r.URLSeries))
 	s.line(left, y, left+plotW, y, colAxis)
-	for _, t := range timeTicks(first, last) {
+	for _, t := range timeTicks(first, last, maxTicks(plotW, len(tickLabel(first, last.Sub(first))))) {
 		x := xOf(t)
 		s.line(x, y, x, y+4, colAxis)
 		s.text(x, y+17, edgeAnchor(x, left, left+plotW), colAxis, tickLabel(t, last.Sub(first)))
 	}
-	changeLegend(s, left, y+26)
+	s.h = changeLegend(s, left, y+26) + 6
 	s.figure(w, "chart-urls", "Captures and changes per URL",
 		fmt.Sprintf("The %d URLs with the most captures: one dot per capture (a larger dot is a run of captures), orange when the page changed as a reader sees it since the previous capture, light orange when only its markup changed, purple for other changes (not compared block by block).", len(r.URLSeries)))
 }
@@ -529,27 +675,28 @@ func pointTitle(p Point) string {
 }
 
 // timeTicks returns round dates between first and last: years, months or
-// days, at most about eight.
-func timeTicks(first, last time.Time) []time.Time {
+// days, at most n.
+func timeTicks(first, last time.Time, n int) []time.Time {
+	n = max(n, 1)
 	span := last.Sub(first)
 	var out []time.Time
 	switch {
 	case span > 3*365*24*time.Hour:
 		years := last.Year() - first.Year()
-		step := max(1, years/8)
+		step := max(1, (years+n-1)/n)
 		for y := first.Year() + 1; y <= last.Year(); y += step {
 			out = append(out, time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC))
 		}
 	case span > 60*24*time.Hour:
-		months := int(span.Hours() / 24 / 30)
-		step := max(1, months/8)
+		months := int(span.Hours()/24/30) + 1
+		step := max(1, (months+n-1)/n)
 		t := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 0)
 		for ; !t.After(last); t = t.AddDate(0, step, 0) {
 			out = append(out, t)
 		}
 	default:
-		days := int(span.Hours() / 24)
-		step := max(1, days/8)
+		days := int(span.Hours()/24) + 1
+		step := max(1, (days+n-1)/n)
 		t := time.Date(first.Year(), first.Month(), first.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1)
 		for ; !t.After(last); t = t.AddDate(0, 0, step) {
 			out = append(out, t)
@@ -618,14 +765,33 @@ func truncateMiddle(s string, n int) string {
 }
 
 // changeLegend draws the legend of the change colours at (left, y).
-func changeLegend(s *svg, left, y float64) {
-	x := left
-	for _, it := range []struct{ col, text string }{
+// changeLegend draws the legend of the change colours from (left, y),
+// wrapping within the chart's width; it returns the y below it.
+func changeLegend(s *svg, left, y float64) float64 {
+	return legend(s, left, y, []legendItem{
 		{colChanged, "visible change"}, {colMarkup, "markup-only change"},
 		{colOtherChange, "other change (not compared by blocks)"}, {colUnchanged, "unchanged or first capture"},
-	} {
+	})
+}
+
+type legendItem struct{ col, text string }
+
+// legend draws coloured keys from (left, y), wrapping to a new line
+// before a key would pass the chart's right edge; it returns the y below.
+func legend(s *svg, left, y float64, items []legendItem) float64 {
+	x := left
+	for _, it := range items {
+		w := 30 + 6.8*float64(utf8.RuneCountInString(it.text))
+		if x > left && x+w-14 > s.w {
+			x, y = left, y+18
+		}
 		s.rect(x, y, 12, 12, it.col, "")
 		s.text(x+16, y+10, "start", colAxis, it.text)
-		x += 30 + 6.5*float64(len(it.text))
+		x += w
 	}
+	return y + 16
 }
+
+// urlLabelChars is the most characters of a URL label left of a 300 px
+// plot (about 7.2 px a character at the charts' 12 px).
+const urlLabelChars = 39

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 
 // chartIDs are the ids of every chart WriteHTML draws when the report has
 // data for it (docs/REPORT.md).
-var chartIDs = []string{"chart-bytes", "chart-storage", "chart-hosts", "chart-timeline", "chart-urls", "chart-volatile"}
+var chartIDs = []string{"chart-alternatives", "chart-bytes", "chart-storage", "chart-hosts", "chart-timeline", "chart-growth", "chart-heatmap", "chart-urls", "chart-volatile"}
 
 // checkPage parses page as HTML and returns the problems that break the
 // page's promise: it must parse, hold the named charts (a figure with
@@ -134,6 +135,10 @@ func sampleReport(t *testing.T) *Report {
 	}
 	for i := range r.Categories {
 		r.Categories[i].Share = float64(r.Categories[i].StoredBytes) / 70_000
+	}
+	r.apportionHosts()
+	if err := r.alternatives(filepath.Join(t.TempDir(), "none.bwa"), &AltMeasure{Records: 40, RecordBytes: 900_000, Revisits: 3, GzipRevisitBytes: 250_000, ZstdLongBytes: 60_000}); err != nil {
+		t.Fatal(err)
 	}
 	return r
 }

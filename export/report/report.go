@@ -244,6 +244,10 @@ type Period struct {
 	// by block, as Captures does.
 	TextChanged int64 `json:"text_changed"`
 	MarkupOnly  int64 `json:"markup_only"`
+	// AddedBytes and RecordBytes sum the period's added_bytes and
+	// warc_record_length: what the archive and the input grew by.
+	AddedBytes  int64 `json:"added_bytes"`
+	RecordBytes int64 `json:"record_bytes"`
 }
 
 // URLSeries is the capture history of one URL, for the charts.
