@@ -441,11 +441,11 @@ func writeGrowthChart(w io.Writer, r *Report) {
 		return int64(math.Round(float64(total) * float64(part) / float64(whole)))
 	}
 	maxV := float64(max(r.ArchiveBytes, 1))
-	// Horizontal grid at round fractions of the archive's size.
-	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		y := top + plotH - f*plotH
+	// Horizontal grid at round byte counts.
+	for _, v := range byteTicks(r.ArchiveBytes, 5) {
+		y := top + plotH - scale(float64(v), maxV, plotH)
 		s.line(left, y, left+plotW, y, "#e9ecef")
-		s.text(left-6, y+4, "end", colAxis, HumanBytes(int64(f*maxV)))
+		s.text(left-6, y+4, "end", colAxis, HumanBytes(v))
 	}
 	var cumA, cumR int64
 	var pts []string
@@ -466,6 +466,31 @@ func writeGrowthChart(w io.Writer, r *Report) {
 	periodTicks(s, tl, r.TimelinePeriod, left, plotW, top+plotH)
 	s.figure(w, "chart-growth", "Archive size over crawl dates",
 		fmt.Sprintf("The archive's size after each %s's captures: the bytes they added so far, as a share of the %s on disk (apportioned by the uncompressed bytes of the new objects, as for hosts; records of non-HTTP URLs left out). Tooltips give the input so far.", r.TimelinePeriod, HumanBytes(r.ArchiveBytes)))
+}
+
+// byteTicks returns 0 and round multiples (1, 2 or 5 × 2^(10k) ×
+// 10^j bytes) up to maxV, at most n+1 of them, so an axis reads
+// "100 KiB, 200 KiB", not "91.4 KiB, 182.9 KiB".
+func byteTicks(maxV int64, n int) []int64 {
+	if maxV <= 0 {
+		return []int64{0}
+	}
+	unit := int64(1)
+	for unit < 1<<60 && maxV/unit >= 1024 {
+		unit <<= 10
+	}
+	var step int64
+	for _, m := range []int64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
+		step = m * unit
+		if maxV/step <= int64(n) {
+			break
+		}
+	}
+	out := []int64{0}
+	for v := step; v <= maxV; v += step {
+		out = append(out, v)
+	}
+	return out
 }
 
 // Heat-map cell states, strongest first.
