@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	stdhtml "html"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,7 +119,7 @@ func checkReportPage(t *testing.T, b []byte) {
 		}
 	}
 	walk(doc)
-	for _, id := range []string{"chart-bytes", "chart-hosts", "chart-timeline", "chart-urls", "chart-volatile"} {
+	for _, id := range []string{"chart-alternatives", "chart-bytes", "chart-hosts", "chart-timeline", "chart-growth", "chart-heatmap", "chart-urls", "chart-volatile"} {
 		if !charts[id] {
 			t.Errorf("page lacks %s", id)
 		}
@@ -223,4 +226,145 @@ func TestReadmeReportFigures(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Errorf("the README's report excerpt is not what make run prints; README:\n%s\nreport:\n%s", want, out)
 	}
+}
+
+// TestReportAlternatives: -alternatives measures the two computed
+// alternatives (the package tests read their bytes back); without it they
+// are null, and the rest of the report is the same.
+func TestReportAlternatives(t *testing.T) {
+	arch := reportArchive(t)
+	decode := func(out string) report.Report {
+		t.Helper()
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return r
+	}
+	code, plainOut, errOut := runCmd(t, "report", "-json", arch)
+	if code != exitOK {
+		t.Fatalf("report -json exit %d: %s", code, errOut)
+	}
+	code, altOut, errOut := runCmd(t, "report", "-json", "-alternatives", arch)
+	if code != exitOK {
+		t.Fatalf("report -json -alternatives exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "alternatives measured in") {
+		t.Errorf("stderr does not give the time taken: %q", errOut)
+	}
+	plain, alt := decode(plainOut), decode(altOut)
+	if plain.Alternatives.Measured || !alt.Alternatives.Measured {
+		t.Fatalf("measured: %v without the flag, %v with it", plain.Alternatives.Measured, alt.Alternatives.Measured)
+	}
+	for i, a := range alt.Alternatives.List {
+		p := plain.Alternatives.List[i]
+		computed := a.Name == report.AltGzipRevisits || a.Name == report.AltZstdLong
+		if computed && (p.Bytes != nil || a.Bytes == nil || *a.Bytes <= 0) {
+			t.Errorf("%s: %v bytes without the flag, %v with it", a.Name, p.Bytes, a.Bytes)
+		}
+		if a.Name == report.AltInput && (a.Bytes == nil || *a.Bytes != alt.InputBytes) {
+			t.Errorf("input alternative %v, input_bytes %d", a.Bytes, alt.InputBytes)
+		}
+		if a.Name == report.AltArchive && (a.Bytes == nil || *a.Bytes != alt.ArchiveBytes) {
+			t.Errorf("archive alternative %v, archive_bytes %d", a.Bytes, alt.ArchiveBytes)
+		}
+	}
+	alt.Alternatives, plain.Alternatives = report.Alternatives{}, report.Alternatives{}
+	a1, _ := json.Marshal(alt)
+	p1, _ := json.Marshal(plain)
+	if !bytes.Equal(a1, p1) {
+		t.Errorf("-alternatives changed the rest of the report")
+	}
+	// Deterministic: the same archive gives the same figures.
+	if _, again, _ := runCmd(t, "report", "-json", "-alternatives", arch); again != altOut {
+		t.Errorf("a second -alternatives run differs")
+	}
+	code, text, _ := runCmd(t, "report", "-alternatives", arch)
+	if code != exitOK || !regexp.MustCompile(`per-record gzip, repeats as revisits +[0-9.]+ [KM]iB`).MatchString(text) {
+		t.Errorf("text report lacks the measured alternatives:\n%s", text)
+	}
+}
+
+// chartCheckScript, put into a copy of the report page, measures in the
+// browser what a reader sees: every chart drawn at a usable size, and no
+// two labels of a chart overlapping or running out of it (tick labels
+// crowded on an axis, a legend past the edge). It writes the labels
+// measured and the problems found on <body>.
+const chartCheckScript = `<script>
+const problems = []; let texts = 0;
+for (const fig of document.querySelectorAll("figure.chart")) {
+  const svg = fig.querySelector("svg"), box = svg.getBoundingClientRect();
+  if (box.width < 300 || box.height < 40) problems.push(fig.id + ": drawn " + box.width + "x" + box.height);
+  const ts = [...svg.querySelectorAll("text")].map(t => [t.textContent, t.getBoundingClientRect()]).filter(([, b]) => b.width > 0);
+  texts += ts.length;
+  for (let i = 0; i < ts.length; i++) {
+    const [ta, a] = ts[i];
+    if (a.left < box.left - 1 || a.right > box.right + 1) problems.push(fig.id + ": " + ta + " runs out of the chart");
+    for (let j = i + 1; j < ts.length; j++) {
+      const [tb, b] = ts[j];
+      if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+        problems.push(fig.id + ": " + ta + " overlaps " + tb);
+    }
+  }
+}
+document.body.setAttribute("data-texts", texts);
+document.body.setAttribute("data-problems", problems.join(" | "));
+</script>`
+
+// TestReportHTMLChromium renders the report of a real site (the whole
+// ota-tinder corpus site: four years of crawls) in headless Chromium: the
+// charts are drawn, their labels neither overlap nor leave the chart, and
+// a screenshot is written for people to look at ($BLOCKWARC_SCREENSHOTS,
+// else the test's temp dir).
+func TestReportHTMLChromium(t *testing.T) {
+	bin := chromium(t)
+	site := filepath.Join(sharedDir(t), "corpus", "ota-tinder")
+	arch := filepath.Join(t.TempDir(), "tinder.bwa")
+	if code, _, errOut := runCmd(t, "ingest", "-tables=false", arch, site); code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, errOut)
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	if code, _, errOut := runCmd(t, "report", "-alternatives", "-html", page, arch); code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReportPage(t, b)
+	probe := filepath.Join(t.TempDir(), "probe.html")
+	if err := os.WriteFile(probe, bytes.Replace(b, []byte("</body>"), []byte(chartCheckScript+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := exec.Command(bin, chromiumArgs(t, "--window-size=1280,2000", "--virtual-time-budget=5000", "--dump-dom", "file://"+probe)...).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	m := regexp.MustCompile(`<body data-texts="(\d+)" data-problems="([^"]*)"`).FindSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the probe did not run:\n%.600s", dom)
+	}
+	if n, _ := strconv.Atoi(string(m[1])); n < 100 {
+		t.Errorf("only %d labels measured", n)
+	}
+	if len(m[2]) > 0 {
+		for _, p := range strings.Split(stdhtml.UnescapeString(string(m[2])), " | ") {
+			t.Errorf("unreadable: %s", p)
+		}
+	}
+	shots := os.Getenv("BLOCKWARC_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(shots, "report-tinder.png")
+	if out, err := exec.Command(bin, chromiumArgs(t, "--window-size=1280,6000", "--screenshot="+png, "file://"+page)...).CombinedOutput(); err != nil {
+		t.Fatalf("screenshot: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() < 10000 {
+		t.Fatalf("screenshot %s missing or blank: %v", png, err)
+	}
+	t.Logf("screenshot: %s", png)
 }

@@ -29,6 +29,11 @@ type Options struct {
 	// predicts a change (default 0.5).
 	MinCaptures int
 	Threshold   float64
+
+	// Alternatives measures the computed alternatives (gzip_revisits,
+	// zstd_long): a second full read of the archive, compressing every
+	// record.
+	Alternatives bool
 }
 
 func (o Options) withDefaults() Options {
@@ -64,6 +69,8 @@ type Aggregator struct {
 	hosts     map[string]*Host
 	other     Host
 	hostsFull bool
+	nonHTTP   NonHTTP
+	schemes   map[string]int64
 	days      map[int64]*Period // by day since the epoch, UTC
 	bt        Backtest
 	blocks    Blocks
@@ -89,7 +96,12 @@ type urlState struct {
 	pathChanges    map[string]int64
 	pathBlock      map[string]string // path → block id, latest capture
 	http           bool              // a capture has an HTTP status: a web page
+	nonWeb         bool              // the URL's scheme is not http or https
 }
+
+// isWeb says whether a url_scheme is the web's: the others (metadata,
+// dns, urn…) are a crawler's own records, not the site's URLs.
+func isWeb(scheme string) bool { return scheme == "http" || scheme == "https" }
 
 // NewAggregator returns an empty Aggregator.
 func NewAggregator(o Options) *Aggregator {
@@ -101,6 +113,7 @@ func NewAggregator(o Options) *Aggregator {
 		days:     map[int64]*Period{},
 		statuses: map[string]int64{},
 		labels:   map[string]int64{},
+		schemes:  map[string]int64{},
 		bt:       Backtest{MinCaptures: o.MinCaptures, Threshold: o.Threshold},
 		cur:      urlState{pathChanges: map[string]int64{}, pathBlock: map[string]string{}},
 	}
@@ -127,11 +140,34 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 	if c.FetchStatus != nil {
 		g.cur.http = true
 	}
-	host := hostKey(c.URL, c.URLHostName)
-	g.cur.host = host
-
 	k := &g.caps
 	k.Total++
+	why := ""
+	if c.StoredWhy != nil {
+		why = *c.StoredWhy
+	}
+	g.storage[Storage{StoredAs: c.StoredAs, StoredWhy: why}]++
+	if c.StoredAs == "blocks" {
+		k.AsBlocks++
+	} else {
+		k.Whole++
+	}
+	k.PayloadBytes += c.PayloadLength
+	k.AddedBytes += c.AddedBytes
+	k.RecordBytes += c.WARCRecordLength
+	if !isWeb(c.URLScheme) {
+		// A crawler's own record: counted apart, in no URL, host or
+		// change figure.
+		g.cur.nonWeb = true
+		n := &g.nonHTTP
+		n.Captures++
+		n.RecordBytes += c.WARCRecordLength
+		n.AddedBytes += c.AddedBytes
+		g.schemes[c.URLScheme]++
+		return nil
+	}
+	host := hostKey(c.URL, c.URLHostName)
+	g.cur.host = host
 	switch {
 	case c.Changed == nil:
 		k.First++
@@ -150,19 +186,6 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 	if c.WARCType == "revisit" {
 		k.Revisits++
 	}
-	if c.StoredAs == "blocks" {
-		k.AsBlocks++
-	} else {
-		k.Whole++
-	}
-	k.PayloadBytes += c.PayloadLength
-	k.AddedBytes += c.AddedBytes
-	k.RecordBytes += c.WARCRecordLength
-	why := ""
-	if c.StoredWhy != nil {
-		why = *c.StoredWhy
-	}
-	g.storage[Storage{StoredAs: c.StoredAs, StoredWhy: why}]++
 
 	changed := c.Changed != nil && *c.Changed
 	h := g.host(host)
@@ -203,6 +226,8 @@ func (g *Aggregator) Capture(c *tables.Capture) error {
 		p.Changed += ch
 		p.TextChanged += tx
 		p.MarkupOnly += mo
+		p.AddedBytes += c.AddedBytes
+		p.RecordBytes += c.WARCRecordLength
 	}
 	g.cur.points = append(g.cur.points, Point{Time: c.FetchTime.UTC(), Captures: 1, Changes: ch, TextChanges: tx, MarkupOnly: mo})
 	return nil
@@ -225,17 +250,10 @@ func (g *Aggregator) host(name string) *Host {
 
 // hostKey is the host of a URL with its port when the URL names one (the
 // corpus serves each site on its own port), lower-case; hostName (the
-// table's url_host_name) when the URL does not parse. Records about the
-// crawl rather than pages of the site (wget's metadata://gnu.org/… logs)
-// keep their scheme, "metadata://gnu.org", so their totals stand apart
-// from the site's.
+// table's url_host_name) when the URL does not parse.
 func hostKey(u, hostName string) string {
 	if p, err := url.Parse(u); err == nil && p.Host != "" {
-		h := strings.ToLower(p.Host)
-		if sc := strings.ToLower(p.Scheme); sc != "" && sc != "http" && sc != "https" {
-			h = sc + "://" + h
-		}
-		return h
+		return strings.ToLower(p.Host)
 	}
 	return hostName
 }
@@ -258,6 +276,9 @@ func (g *Aggregator) Change(c *tables.Change) error {
 		return errClosed
 	}
 	g.enter(c.URLSURTKey)
+	if g.cur.nonWeb {
+		return nil
+	}
 	g.cur.intervals = append(g.cur.intervals, c.IntervalDays)
 	g.cur.changed = append(g.cur.changed, c.Changed)
 	for _, p := range c.ChangedPaths {
@@ -275,7 +296,10 @@ func (g *Aggregator) URL(u *tables.URL) error {
 	if g.cur.url == "" {
 		g.cur.url = u.URL
 	}
-	if g.cur.host == "" {
+	if !isWeb(u.URLScheme) {
+		g.cur.nonWeb = true
+	}
+	if g.cur.host == "" && !g.cur.nonWeb {
 		g.cur.host = hostKey(u.URL, u.URLHostName)
 	}
 	g.finishURL()
@@ -289,13 +313,20 @@ func (g *Aggregator) finishURL() {
 		return
 	}
 	defer func() {
-		c.key, c.url, c.host, c.http = "", "", "", false
+		c.key, c.url, c.host, c.http, c.nonWeb = "", "", "", false, false
 		c.points = c.points[:0]
 		c.intervals = c.intervals[:0]
 		c.changed = c.changed[:0]
 		clear(c.pathChanges)
 		clear(c.pathBlock)
 	}()
+	if c.nonWeb {
+		if c.key != "" {
+			g.nonHTTP.URLs++
+		}
+		g.bt.NotPages++
+		return
+	}
 	if len(c.points) == 0 && len(c.intervals) == 0 {
 		return // a urls row without captures: nothing to count
 	}
@@ -489,15 +520,17 @@ func (g *Aggregator) fill(r *Report) {
 		hs = hs[:g.o.TopHosts]
 	}
 	for i := range hs {
-		hs[i].Saving = saving(hs[i].AddedBytes, hs[i].PayloadBytes)
+		hs[i].PayloadSaving = saving(hs[i].AddedBytes, hs[i].PayloadBytes)
 	}
 	r.Hosts = hs
+	r.NonHTTP = g.nonHTTP
+	r.NonHTTP.Schemes = countList(g.schemes)
 	if other.Captures > 0 || other.URLs > 0 {
 		other.Host = "(other hosts)"
 		if g.hostsFull {
 			other.Host = "(other hosts; host list full)"
 		}
-		other.Saving = saving(other.AddedBytes, other.PayloadBytes)
+		other.PayloadSaving = saving(other.AddedBytes, other.PayloadBytes)
 		r.OtherHosts = &other
 	}
 
@@ -630,6 +663,8 @@ func timeline(days map[int64]*Period) ([]Period, string) {
 			out[j].Changed += p.Changed
 			out[j].TextChanged += p.TextChanged
 			out[j].MarkupOnly += p.MarkupOnly
+			out[j].AddedBytes += p.AddedBytes
+			out[j].RecordBytes += p.RecordBytes
 		}
 		return out, u.name
 	}

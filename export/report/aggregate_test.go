@@ -40,7 +40,7 @@ func feed(t *testing.T, g *Aggregator, hs []history) {
 			}
 			c := &tables.Capture{
 				URL: h.url, URLSURTKey: key, URLHostName: strings.Split(host, ":")[0],
-				FetchTime: at, Version: int32(i + 1), WARCType: "response",
+				URLScheme: h.url[:strings.Index(h.url, ":")], FetchTime: at, Version: int32(i + 1), WARCType: "response",
 				PayloadLength: 1000, AddedBytes: 100, WARCRecordLength: 400,
 				StoredAs: "blocks",
 			}
@@ -77,7 +77,7 @@ func feed(t *testing.T, g *Aggregator, hs []history) {
 				t.Fatal(err)
 			}
 		}
-		if err := g.URL(&tables.URL{URL: h.url, URLSURTKey: key, URLHostName: host, Captures: int64(len(h.intervals) + 1)}); err != nil {
+		if err := g.URL(&tables.URL{URL: h.url, URLSURTKey: key, URLHostName: host, URLScheme: h.url[:strings.Index(h.url, ":")], Captures: int64(len(h.intervals) + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,13 +165,26 @@ func TestBacktest(t *testing.T) {
 func TestAggregateCaptures(t *testing.T) {
 	hs := append([]history{}, backtestHistories...)
 	hs = append(hs, history{url: "http://c.example/doc.pdf", intervals: ones(2), changed: []bool{false, true}})
+	// A crawler's log (wget's metadata:// record), captured at every
+	// crawl and changing each time: not a URL of the site.
+	meta := history{url: "metadata://gnu.org/software/wget/warc/wget.log", intervals: ones(4), changed: []bool{true, true, true, true}}
 	g := NewAggregator(Options{TopHosts: 2, TopURLs: 3})
-	feed(t, g, hs)
+	feed(t, g, append(hs, meta))
 	var r Report
 	g.fill(&r)
 	c := r.Captures
-	// Count independently from the histories.
+	if n := r.NonHTTP; n.Captures != 5 || n.URLs != 1 || n.RecordBytes != 5*400 || len(n.Schemes) != 1 || n.Schemes[0] != (Count{"metadata", 5}) {
+		t.Errorf("non-HTTP %+v, want the 5 captures of the log", n)
+	}
+	for _, s := range r.URLSeries {
+		if strings.HasPrefix(s.URL, "metadata:") {
+			t.Errorf("the log is in the URL series")
+		}
+	}
+	// Count independently from the histories; the log's captures are in
+	// the total, in no other figure.
 	var total, first, changed, unchanged, textChanged, markupOnly int64
+	total = 5
 	for _, h := range hs {
 		total += int64(len(h.intervals) + 1)
 		first++
@@ -202,6 +215,7 @@ func TestAggregateCaptures(t *testing.T) {
 	if c.AsBlocks != total-3 || c.Whole != 3 {
 		t.Errorf("as blocks %d whole %d", c.AsBlocks, c.Whole)
 	}
+	web := total - 5 // the figures below count the web captures
 	wantStorage := []Storage{{"blocks", "", total - 3}, {"payload", "not-html", 3}}
 	if len(r.Storage) != 2 || r.Storage[0] != wantStorage[0] || r.Storage[1] != wantStorage[1] {
 		t.Errorf("storage %+v, want %+v", r.Storage, wantStorage)
@@ -216,8 +230,27 @@ func TestAggregateCaptures(t *testing.T) {
 		t.Errorf("other hosts %+v", r.OtherHosts)
 	}
 	// a.example: payload 15 000, added 3 × 1000 + 12 × 100 = 4 200.
-	if s := r.Hosts[0].Saving; s == nil || math.Abs(*s-(1-4200.0/15000)) > 1e-9 {
-		t.Errorf("a.example saving %v", s)
+	if s := r.Hosts[0].PayloadSaving; s == nil || math.Abs(*s-(1-4200.0/15000)) > 1e-9 {
+		t.Errorf("a.example payload saving %v", s)
+	}
+	// On the headline's basis: 1 MB of input, 50 kB of archive, shared by
+	// record bytes and added bytes. a.example: 15 × 400 of 33 × 400
+	// record bytes; 4 200 of the 10 900 added (b.example:8080 3 × 1000
+	// + 7 × 100, c.example 1000 + 200, the log 1000 + 400).
+	r.InputBytes, r.ArchiveBytes = 1_000_000, 50_000
+	r.apportionHosts()
+	a := r.Hosts[0]
+	wantIn, wantSt := math.Round(1e6*15/33), math.Round(5e4*4200/10500)
+	if float64(a.InputBytes) != wantIn || float64(a.StoredBytes) != wantSt || a.Saving == nil || math.Abs(*a.Saving-(1-wantSt/wantIn)) > 1e-12 {
+		t.Errorf("a.example input %d stored %d saving %v; want %v %v", a.InputBytes, a.StoredBytes, a.Saving, wantIn, wantSt)
+	}
+	sumIn, sumSt := r.NonHTTP.InputBytes+r.OtherHosts.InputBytes, r.NonHTTP.StoredBytes+r.OtherHosts.StoredBytes
+	for _, h := range r.Hosts {
+		sumIn += h.InputBytes
+		sumSt += h.StoredBytes
+	}
+	if math.Abs(float64(sumIn-r.InputBytes)) > 2 || math.Abs(float64(sumSt-r.ArchiveBytes)) > 2 {
+		t.Errorf("hosts and non-HTTP share %d input, %d archive bytes; want %d, %d", sumIn, sumSt, r.InputBytes, r.ArchiveBytes)
 	}
 	// Top URLs by captures: always (7), then the 4-capture ones by URL.
 	if len(r.URLSeries) != 3 || r.URLSeries[0].URL != "http://a.example/always" || r.URLSeries[0].Captures != 7 || r.URLSeries[0].Changes != 6 ||
@@ -237,8 +270,8 @@ func TestAggregateCaptures(t *testing.T) {
 	if tmo != markupOnly {
 		t.Errorf("timeline: %d markup-only changes, want %d", tmo, markupOnly)
 	}
-	if tc != total || tch != changed || r.TimelinePeriod != "day" {
-		t.Errorf("timeline %d captures %d changed (%s), want %d %d", tc, tch, r.TimelinePeriod, total, changed)
+	if tc != web || tch != changed || r.TimelinePeriod != "day" {
+		t.Errorf("timeline %d captures %d changed (%s), want %d %d", tc, tch, r.TimelinePeriod, web, changed)
 	}
 	if r.Blocks.References != 2*total {
 		t.Errorf("references %d", r.Blocks.References)
@@ -448,7 +481,7 @@ func TestHostsApartFromCrawlRecords(t *testing.T) {
 	for _, h := range r.Hosts {
 		got[h.Host] = h.Captures
 	}
-	if len(got) != 2 || got["gnu.org"] != 2 || got["metadata://gnu.org"] != 3 {
-		t.Errorf("hosts %v, want gnu.org with its 2 page captures and metadata://gnu.org apart with 3", got)
+	if len(got) != 1 || got["gnu.org"] != 2 || r.NonHTTP.Captures != 3 {
+		t.Errorf("hosts %v, non_http %d captures; want gnu.org with its 2 page captures and the 3 log captures apart", got, r.NonHTTP.Captures)
 	}
 }

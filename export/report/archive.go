@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 
 	"blockwarc/dedupe"
@@ -48,6 +49,8 @@ func (g *Aggregator) Report(dir string, a *dedupe.Archive) (*Report, error) {
 		r.Ratio = &f
 	}
 
+	r.apportionHosts()
+
 	inline, err := walkCatalog(a, &r.Records)
 	if err != nil {
 		return nil, err
@@ -57,7 +60,50 @@ func (g *Aggregator) Report(dir string, a *dedupe.Archive) (*Report, error) {
 		return nil, fmt.Errorf("read store stats: %w", err)
 	}
 	r.Categories = categories(st, inline, r.ArchiveBytes)
+	if err := r.alternatives(dir, nil); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// apportionHosts gives each host (and the non-HTTP records) its share of
+// the headline's bytes, so that its saving is on the headline's basis:
+// input_bytes in proportion to the host's record_bytes (its capture
+// records as stored in the input), archive_bytes in proportion to its
+// added_bytes (the plaintext of the objects its captures first brought).
+// The archive cannot say exactly which on-disk bytes a host costs: a frame
+// compresses objects of several hosts together and the pack exposes no
+// object's frame, so the archive-wide ratio stands in for each frame's.
+// What no capture brings (request and warcinfo records, the catalog, the
+// index) is spread over the hosts the same way.
+func (r *Report) apportionHosts() {
+	var rec, added int64
+	hs := make([]*Host, 0, len(r.Hosts)+1)
+	for i := range r.Hosts {
+		hs = append(hs, &r.Hosts[i])
+	}
+	if r.OtherHosts != nil {
+		hs = append(hs, r.OtherHosts)
+	}
+	for _, h := range hs {
+		rec += h.RecordBytes
+		added += h.AddedBytes
+	}
+	rec += r.NonHTTP.RecordBytes
+	added += r.NonHTTP.AddedBytes
+	share := func(total, part, whole int64) int64 {
+		if whole <= 0 {
+			return 0
+		}
+		return int64(math.Round(float64(total) * float64(part) / float64(whole)))
+	}
+	for _, h := range hs {
+		h.InputBytes = share(r.InputBytes, h.RecordBytes, rec)
+		h.StoredBytes = share(r.ArchiveBytes, h.AddedBytes, added)
+		h.Saving = saving(h.StoredBytes, h.InputBytes)
+	}
+	r.NonHTTP.InputBytes = share(r.InputBytes, r.NonHTTP.RecordBytes, rec)
+	r.NonHTTP.StoredBytes = share(r.ArchiveBytes, r.NonHTTP.AddedBytes, added)
 }
 
 // archiveBytes sums the sizes of the regular files under dir except

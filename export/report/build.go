@@ -19,5 +19,18 @@ func Build(ctx context.Context, dir string, a *dedupe.Archive, o Options, to tab
 	if err := g.Close(); err != nil {
 		return nil, err
 	}
-	return g.Report(dir, a)
+	r, err := g.Report(dir, a)
+	if err != nil {
+		return nil, err
+	}
+	if o.Alternatives {
+		m, err := MeasureAlternatives(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.alternatives(dir, m); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }

@@ -252,12 +252,17 @@ func TestReportCorpus(t *testing.T) {
 	// Records: read with warcio.
 	recs, skipped := readSite(t, files)
 	types := map[string]int64{}
-	var captures int64
+	var captures, nonWeb int64
 	urls := map[string]bool{}
 	for _, rec := range recs {
 		types[rec.typ]++
 		if (rec.typ == "response" || rec.typ == "revisit" || rec.typ == "resource") && rec.uri != "" {
 			captures++
+			// wget's metadata:// log is not a URL of the site.
+			if !strings.HasPrefix(rec.uri, "http://") && !strings.HasPrefix(rec.uri, "https://") {
+				nonWeb++
+				continue
+			}
 			urls[rec.uri] = true
 		}
 	}
@@ -279,8 +284,11 @@ func TestReportCorpus(t *testing.T) {
 
 	// Captures: the capture records, the manifest's HTML captures.
 	c := r.Captures
-	if c.Total != captures || c.URLs != int64(len(urls)) || c.First != c.URLs || c.First+c.Changed+c.Unchanged != c.Total {
+	if c.Total != captures || c.URLs != int64(len(urls)) || c.First != c.URLs || c.First+c.Changed+c.Unchanged != c.Total-nonWeb {
 		t.Errorf("captures %+v, want %d captures of %d URLs", c, captures, len(urls))
+	}
+	if nonWeb == 0 || r.NonHTTP.Captures != nonWeb || r.NonHTTP.URLs == 0 {
+		t.Errorf("non-HTTP %+v, the inputs hold %d non-HTTP captures", r.NonHTTP, nonWeb)
 	}
 	var asBlocks, storageSum int64
 	for _, s := range r.Storage {
@@ -306,8 +314,22 @@ func TestReportCorpus(t *testing.T) {
 	for _, p := range r.Timeline {
 		tl += p.Captures
 	}
-	if hostCaps != c.Total || tl != c.Total {
-		t.Errorf("hosts count %d captures, the timeline %d, of %d", hostCaps, tl, c.Total)
+	if hostCaps != c.Total-nonWeb || tl != c.Total-nonWeb {
+		t.Errorf("hosts count %d captures, the timeline %d, of %d web captures", hostCaps, tl, c.Total-nonWeb)
+	}
+	// Hosts on the headline's basis: their shares and the non-HTTP one
+	// add up to the input and archive bytes (to rounding).
+	sumIn, sumSt := r.NonHTTP.InputBytes, r.NonHTTP.StoredBytes
+	for _, h := range r.Hosts {
+		sumIn += h.InputBytes
+		sumSt += h.StoredBytes
+	}
+	if o := r.OtherHosts; o != nil {
+		sumIn += o.InputBytes
+		sumSt += o.StoredBytes
+	}
+	if n := int64(len(r.Hosts) + 2); sumIn < r.InputBytes-n || sumIn > r.InputBytes+n || sumSt < r.ArchiveBytes-n || sumSt > r.ArchiveBytes+n {
+		t.Errorf("hosts share %d input, %d archive bytes; headline %d, %d", sumIn, sumSt, r.InputBytes, r.ArchiveBytes)
 	}
 
 	// Blocks: the tables' distinct blocks are the pack's block objects.

@@ -6,8 +6,10 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The page is one file with everything inline: CSS in a <style> element,
@@ -76,6 +78,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	p("</div>\n")
 
+	p("<h2>Against the alternatives</h2>\n")
+	writeAlternatives(bw, r)
+
 	p("<h2>Where the bytes go</h2>\n")
 	writeBytesChart(bw, r)
 
@@ -84,7 +89,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	c := r.Captures
 	p("<table><tr><th>figure</th><th>count</th></tr>")
 	for _, row := range [][2]string{
-		{"captures", Thousands(c.Total)}, {"URLs", Thousands(c.URLs)}, {"hosts", Thousands(c.Hosts)},
+		{"captures", Thousands(c.Total)}, {"… of non-HTTP URLs (a crawler's own records: in no figure below)", Thousands(r.NonHTTP.Captures)},
+		{"URLs", Thousands(c.URLs)}, {"hosts", Thousands(c.Hosts)},
 		{"first capture of their URL", Thousands(c.First)}, {"changed", Thousands(c.Changed)},
 		{"… visible text changed", Thousands(c.TextChanged) + " (" + pctOf(c.TextChanged, c.Changed) + ")"},
 		{"… markup only (no word a reader sees changed)", Thousands(c.MarkupOnly) + " (" + pctOf(c.MarkupOnly, c.Changed) + ")"},
@@ -103,6 +109,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 
 	p("<h2>Captures and changes over time</h2>\n")
 	writeTimelineChart(bw, r)
+	writeGrowthChart(bw, r)
+	writeHeatmap(bw, r)
 	writeURLsChart(bw, r)
 
 	p("<h2>Most volatile blocks</h2>\n")
@@ -242,6 +250,66 @@ func writeBytesChart(w io.Writer, r *Report) {
 		"Input (the files as given) against the archive on one scale; the archive's bytes by category as shares of it, then each category on a scale the largest fills.")
 }
 
+// writeAlternatives: the ways of keeping the collection on one linear
+// scale, then the same as a table with the trade-offs.
+func writeAlternatives(w io.Writer, r *Report) {
+	al := r.Alternatives
+	if len(al.List) == 0 {
+		return
+	}
+	e := html.EscapeString
+	s := &svg{w: chartW, h: rowH*float64(len(al.List)) + 16}
+	barW := chartW - labelW - valueW
+	var maxV int64 = 1
+	for _, a := range al.List {
+		if a.Bytes != nil {
+			maxV = max(maxV, *a.Bytes)
+		}
+	}
+	for i, a := range al.List {
+		y := 8 + rowH*float64(i)
+		s.text(labelW-8, y+13, "end", colAxis, altTitle(a.Name))
+		if a.Bytes == nil {
+			what := "not measured (report -alternatives)"
+			if a.Name == AltTables {
+				what = "not built"
+			}
+			s.text(labelW, y+13, "start", colAxis, what)
+			continue
+		}
+		col := colInput
+		if a.Name == AltArchive {
+			col = colArchive
+		}
+		bw := scale(float64(*a.Bytes), float64(maxV), barW)
+		s.rect(labelW, y, bw, barH, col, fmt.Sprintf("%s: %s bytes, %s of the input", altTitle(a.Name), Thousands(*a.Bytes), pct(a.Ratio)))
+		s.text(labelW+bw+6, y+13, "start", colAxis, HumanBytes(*a.Bytes)+"  "+pct(a.Ratio))
+	}
+	s.figure(w, "chart-alternatives", "The collection kept other ways",
+		"Bytes of each way of keeping the same records, on one linear scale, with the share of the input.")
+	fmt.Fprintf(w, "<table><tr><th>kept as</th><th>bytes</th><th>of input</th><th>random access</th><th>restoring one record reads</th></tr>")
+	for _, a := range al.List {
+		b, share := "not measured", ""
+		if a.Bytes != nil {
+			b, share = Thousands(*a.Bytes), pct(a.Ratio)
+		} else if a.Name == AltTables {
+			b = "not built"
+		}
+		random := "no"
+		if a.RandomAccess {
+			random = "yes"
+		}
+		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>", e(altTitle(a.Name)), e(b), e(share), random, e(restoreTitle(a)))
+	}
+	fmt.Fprintf(w, "</table>\n")
+	if al.Measured {
+		fmt.Fprintf(w, "<p class=\"note\">Measured on %s records (%s uncompressed): each record gzipped alone at the default level, %s responses whose payload repeats an earlier one of their URL written as revisit records; all records in URL and time order as one zstd stream (%s). The input is read one record at a time through a CDX index when its files are gzipped record by record, as crawlers write them; the tables hold no records.</p>\n",
+			Thousands(*al.Records), e(HumanBytes(*al.RecordBytes)), Thousands(*al.Revisits), e(al.Zstd))
+	} else {
+		fmt.Fprintf(w, "<p class=\"note\">Run <code>blockwarc report -alternatives</code> to measure the per-record gzip and zstd alternatives (it reads and compresses the whole collection).</p>\n")
+	}
+}
+
 // writeStorageChart: captures by how they are stored.
 func writeStorageChart(w io.Writer, r *Report) {
 	if len(r.Storage) == 0 {
@@ -266,11 +334,17 @@ func writeStorageChart(w io.Writer, r *Report) {
 		"Captures stored as layout + blocks (green) and stored whole, with the reason.")
 }
 
-// writeHostsChart: per host, payload bytes against the new object bytes.
+// writeHostsChart: per host, its share of the input against its share of
+// the archive, with the saving on the headline's basis; the non-HTTP
+// records apart, last.
 func writeHostsChart(w io.Writer, r *Report) {
 	hs := r.Hosts
 	if r.OtherHosts != nil {
 		hs = append(hs[:len(hs):len(hs)], *r.OtherHosts)
+	}
+	if n := r.NonHTTP; n.Captures > 0 {
+		hs = append(hs[:len(hs):len(hs)], Host{Host: "non-HTTP records", URLs: n.URLs, Captures: n.Captures,
+			InputBytes: n.InputBytes, StoredBytes: n.StoredBytes, Saving: saving(n.StoredBytes, n.InputBytes)})
 	}
 	if len(hs) == 0 {
 		empty(w, "No captures.")
@@ -278,7 +352,7 @@ func writeHostsChart(w io.Writer, r *Report) {
 	}
 	var maxV int64 = 1
 	for _, h := range hs {
-		maxV = max(maxV, h.PayloadBytes, h.AddedBytes)
+		maxV = max(maxV, h.InputBytes, h.StoredBytes)
 	}
 	const hostRow = 2*barH/1.5 + 14
 	s := &svg{w: chartW, h: hostRow*float64(len(hs)) + 40}
@@ -287,21 +361,21 @@ func writeHostsChart(w io.Writer, r *Report) {
 	for _, h := range hs {
 		s.text(labelW-8, y+12, "end", colAxis, truncate(h.Host, 32))
 		s.text(labelW-8, y+26, "end", colAxis, fmt.Sprintf("%s captures", Thousands(h.Captures)))
-		pw := scale(float64(h.PayloadBytes), float64(maxV), barW)
-		aw := scale(float64(h.AddedBytes), float64(maxV), barW)
-		s.rect(labelW, y, pw, barH/1.5, colInput, fmt.Sprintf("%s: %s payload bytes captured", h.Host, Thousands(h.PayloadBytes)))
-		s.rect(labelW, y+barH/1.5+1, aw, barH/1.5, colArchive, fmt.Sprintf("%s: %s bytes of new objects", h.Host, Thousands(h.AddedBytes)))
-		s.text(labelW+max(pw, aw)+6, y+17, "start", colAxis, "saving "+pct(h.Saving))
+		iw := scale(float64(h.InputBytes), float64(maxV), barW)
+		aw := scale(float64(h.StoredBytes), float64(maxV), barW)
+		s.rect(labelW, y, iw, barH/1.5, colInput, fmt.Sprintf("%s: %s bytes of the input", h.Host, Thousands(h.InputBytes)))
+		s.rect(labelW, y+barH/1.5+1, aw, barH/1.5, colArchive, fmt.Sprintf("%s: %s bytes of the archive", h.Host, Thousands(h.StoredBytes)))
+		s.text(labelW+max(iw, aw)+6, y+17, "start", colAxis, "saving "+pct(h.Saving))
 		y += hostRow
 	}
 	y += 4
 	s.rect(labelW, y, 12, 12, colInput, "")
-	s.text(labelW+16, y+10, "start", colAxis, "payload bytes captured")
+	s.text(labelW+16, y+10, "start", colAxis, "input bytes (its share)")
 	s.rect(labelW+200, y, 12, 12, colArchive, "")
-	s.text(labelW+216, y+10, "start", colAxis, "bytes of new objects the archive stored")
+	s.text(labelW+216, y+10, "start", colAxis, "archive bytes (its share)")
 	s.h = y + 20
 	s.figure(w, "chart-hosts", "Savings per host",
-		"Per host: the payload bytes of its captures against the bytes of the archive objects they added (both uncompressed); the saving is what the archive did not store again.")
+		"Per host, on the headline's basis: its share of the input files' bytes (by the bytes of its capture records) against its share of the archive's bytes on disk (by the uncompressed bytes of the objects its captures first brought); records of non-HTTP URLs (a crawler's log, say) apart. Apportioned, not measured per frame: see docs/REPORT.md.")
 }
 
 // writeTimelineChart: captures per period, changed ones stacked on top.
@@ -336,16 +410,159 @@ func writeTimelineChart(w io.Writer, r *Report) {
 		s.rect(x+bw*0.1, top+plotH-hTx, bw*0.8, hTx-hMo, colChanged, label)
 		s.rect(x+bw*0.1, top+plotH-hMo, bw*0.8, hMo, colMarkup, label)
 	}
-	ticks := tickIndexes(len(tl), 8)
-	for _, i := range ticks {
-		x := left + bw*float64(i) + bw/2
-		s.line(x, top+plotH, x, top+plotH+4, colAxis)
-		s.text(x, top+plotH+18, edgeAnchor(x, left, left+plotW), colAxis, periodLabel(tl[i].Start, r.TimelinePeriod))
-	}
+	periodTicks(s, tl, r.TimelinePeriod, left, plotW, top+plotH)
 	y := top + plotH + 30
-	changeLegend(s, left, y)
+	s.h = changeLegend(s, left, y) + 6
 	s.figure(w, "chart-timeline", "Captures per "+r.TimelinePeriod,
 		"All captures per "+r.TimelinePeriod+": orange when the page changed as a reader sees it since the URL's previous capture, light orange when only its markup changed, purple for other changes (not HTML, or HTML kept whole: not compared block by block).")
+}
+
+// writeGrowthChart: the archive's size over the crawl dates — per period,
+// the bytes the captures so far added, as a share of the archive's bytes
+// on disk (apportioned by added bytes, as for hosts).
+func writeGrowthChart(w io.Writer, r *Report) {
+	tl := r.Timeline
+	var added, record int64
+	for _, p := range tl {
+		added += p.AddedBytes
+		record += p.RecordBytes
+	}
+	if len(tl) == 0 || added == 0 {
+		return
+	}
+	const left, top, plotH = 80.0, 12.0, 150.0
+	s := &svg{w: chartW, h: top + plotH + 50}
+	plotW := chartW - left - 10
+	bw := plotW / float64(len(tl))
+	share := func(total, part, whole int64) int64 {
+		if whole <= 0 {
+			return 0
+		}
+		return int64(math.Round(float64(total) * float64(part) / float64(whole)))
+	}
+	maxV := float64(max(r.ArchiveBytes, 1))
+	// Horizontal grid at round byte counts.
+	for _, v := range byteTicks(r.ArchiveBytes, 5) {
+		y := top + plotH - scale(float64(v), maxV, plotH)
+		s.line(left, y, left+plotW, y, "#e9ecef")
+		s.text(left-6, y+4, "end", colAxis, HumanBytes(v))
+	}
+	var cumA, cumR int64
+	var pts []string
+	for i, p := range tl {
+		cumA += p.AddedBytes
+		cumR += p.RecordBytes
+		arch, in := share(r.ArchiveBytes, cumA, added), share(r.InputBytes, cumR, record)
+		x := left + bw*float64(i)
+		h := scale(float64(arch), maxV, plotH)
+		title := fmt.Sprintf("%s %s: archive %s, input %s so far (%s of it); %s added this %s",
+			r.TimelinePeriod, periodLabel(p.Start, r.TimelinePeriod), HumanBytes(arch), HumanBytes(in), pctOf(arch, in),
+			HumanBytes(share(r.ArchiveBytes, p.AddedBytes, added)), r.TimelinePeriod)
+		s.rect(x+bw*0.1, top+plotH-h, bw*0.8, h, colArchive, title)
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x+bw/2, top+plotH-h))
+	}
+	s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", strings.Join(pts, " "), colAxis)
+	s.line(left, top+plotH, left+plotW, top+plotH, colAxis)
+	periodTicks(s, tl, r.TimelinePeriod, left, plotW, top+plotH)
+	s.figure(w, "chart-growth", "Archive size over crawl dates",
+		fmt.Sprintf("The archive's size after each %s's captures: the bytes they added so far, as a share of the %s on disk (apportioned by the uncompressed bytes of the new objects, as for hosts; records of non-HTTP URLs left out). Tooltips give the input so far.", r.TimelinePeriod, HumanBytes(r.ArchiveBytes)))
+}
+
+// byteTicks returns 0 and round multiples (1, 2 or 5 × 2^(10k) ×
+// 10^j bytes) up to maxV, at most n+1 of them, so an axis reads
+// "100 KiB, 200 KiB", not "91.4 KiB, 182.9 KiB".
+func byteTicks(maxV int64, n int) []int64 {
+	if maxV <= 0 {
+		return []int64{0}
+	}
+	unit := int64(1)
+	for unit < 1<<60 && maxV/unit >= 1024 {
+		unit <<= 10
+	}
+	var step int64
+	for _, m := range []int64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
+		step = m * unit
+		if maxV/step <= int64(n) {
+			break
+		}
+	}
+	out := []int64{0}
+	for v := step; v <= maxV; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+// Heat-map cell states, strongest first.
+const (
+	cellText = iota
+	cellOther
+	cellMarkup
+	cellSame
+	cellNone
+)
+
+var cellColours = [...]string{colChanged, colOtherChange, colMarkup, colUnchanged, "#f1f3f5"}
+var cellNames = [...]string{"visible text changed", "other change (not compared by blocks)", "markup only changed", "captured, unchanged (or first capture)", "not captured"}
+
+// writeHeatmap: URLs × periods, each cell the strongest change of the
+// URL's captures in the period, or "not captured".
+func writeHeatmap(w io.Writer, r *Report) {
+	tl := r.Timeline
+	if len(tl) == 0 || len(r.URLSeries) == 0 {
+		return
+	}
+	const left, top, cellH = 300.0, 8.0, 16.0
+	plotW := chartW - left - 10
+	cw := plotW / float64(len(tl))
+	s := &svg{w: chartW}
+	period := func(t time.Time) int { // the last period starting at or before t
+		i, _ := slices.BinarySearchFunc(tl, t, func(p Period, t time.Time) int { return p.Start.Compare(t) })
+		if i < len(tl) && tl[i].Start.Equal(t) {
+			return i
+		}
+		return max(i-1, 0)
+	}
+	for row, u := range r.URLSeries {
+		y := top + cellH*float64(row)
+		s.text(left-10, y+cellH-4, "end", colAxis, truncateMiddle(u.URL, urlLabelChars))
+		state := make([]int, len(tl))
+		caps := make([]int64, len(tl))
+		for i := range state {
+			state[i] = cellNone
+		}
+		for _, p := range u.Points {
+			i := period(p.Time)
+			caps[i] += p.Captures
+			st := cellSame
+			switch {
+			case p.TextChanges > 0:
+				st = cellText
+			case p.Changes > p.TextChanges+p.MarkupOnly:
+				st = cellOther
+			case p.MarkupOnly > 0:
+				st = cellMarkup
+			}
+			state[i] = min(state[i], st)
+		}
+		for i, st := range state {
+			title := fmt.Sprintf("%s, %s %s: %s", u.URL, r.TimelinePeriod, periodLabel(tl[i].Start, r.TimelinePeriod), cellNames[st])
+			if caps[i] > 0 {
+				title += fmt.Sprintf(" (%s)", plural(caps[i], "capture"))
+			}
+			s.rect(left+cw*float64(i), y, math.Max(cw-0.5, 0.5), cellH-2, cellColours[st], title)
+		}
+	}
+	y := top + cellH*float64(len(r.URLSeries))
+	s.line(left, y, left+plotW, y, colAxis)
+	periodTicks(s, tl, r.TimelinePeriod, left, plotW, y)
+	items := make([]legendItem, len(cellNames))
+	for i := range cellNames {
+		items[i] = legendItem{cellColours[i], cellNames[i]}
+	}
+	s.h = legend(s, left, y+30, items) + 6
+	s.figure(w, "chart-heatmap", "Change heat-map",
+		fmt.Sprintf("The %d URLs with the most captures (rows) by %s (columns): each cell the strongest change among the URL's captures in the %s — visible text, another change, markup only — grey when captured unchanged, blank when not captured.", len(r.URLSeries), r.TimelinePeriod, r.TimelinePeriod))
 }
 
 // edgeAnchor centres a tick label, or aligns it inwards near an edge so
@@ -360,6 +577,30 @@ func edgeAnchor(x, lo, hi float64) string {
 	return "middle"
 }
 
+// labelWidth is about how wide a tick label of n characters is drawn
+// (12 px sans-serif digits), with room between labels.
+func labelWidth(n int) float64 { return 7.5*float64(n) + 36 }
+
+// maxTicks is how many labels of n characters fit side by side in width
+// without touching: the axes thin their ticks to it.
+func maxTicks(width float64, n int) int { return max(1, int(width/labelWidth(n))) }
+
+// periodTicks draws the x axis ticks of a chart with one column per
+// period, thinned so that the labels do not overlap.
+func periodTicks(s *svg, tl []Period, period string, left, plotW, y float64) {
+	if len(tl) == 0 {
+		return
+	}
+	bw := plotW / float64(len(tl))
+	n := len(periodLabel(tl[0].Start, period))
+	for _, i := range tickIndexes(len(tl), maxTicks(plotW, n)) {
+		x := left + bw*float64(i) + bw/2
+		s.line(x, y, x, y+4, colAxis)
+		s.text(x, y+18, edgeAnchor(x, left, left+plotW), colAxis, periodLabel(tl[i].Start, period))
+	}
+}
+
+// tickIndexes returns evenly spaced indexes of n columns, at most maxTicks.
 func tickIndexes(n, maxTicks int) []int {
 	step := max(1, int(math.Ceil(float64(n)/float64(maxTicks))))
 	var out []int
@@ -412,7 +653,7 @@ func writeURLsChart(w io.Writer, r *Report) {
 	xOf := func(t time.Time) float64 { return left + t.Sub(first).Seconds()/span*plotW }
 	for i, u := range r.URLSeries {
 		y := top + rowH*float64(i) + rowH/2
-		s.text(left-10, y+4, "end", colAxis, truncateMiddle(u.URL, 44))
+		s.text(left-10, y+4, "end", colAxis, truncateMiddle(u.URL, urlLabelChars))
 		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e9ecef" stroke-width="1"><title>%s</title></line>`+"\n",
 			left, y, left+plotW, y, html.EscapeString(fmt.Sprintf("%s: %d captures, %d changes", u.URL, u.Captures, u.Changes)))
 		for _, p := range u.Points {
@@ -435,12 +676,12 @@ func writeURLsChart(w io.Writer, r *Report) {
 	}
 	y := top + rowH*float64(len(r.URLSeries))
 	s.line(left, y, left+plotW, y, colAxis)
-	for _, t := range timeTicks(first, last) {
+	for _, t := range timeTicks(first, last, maxTicks(plotW, len(tickLabel(first, last.Sub(first))))) {
 		x := xOf(t)
 		s.line(x, y, x, y+4, colAxis)
 		s.text(x, y+17, edgeAnchor(x, left, left+plotW), colAxis, tickLabel(t, last.Sub(first)))
 	}
-	changeLegend(s, left, y+26)
+	s.h = changeLegend(s, left, y+26) + 6
 	s.figure(w, "chart-urls", "Captures and changes per URL",
 		fmt.Sprintf("The %d URLs with the most captures: one dot per capture (a larger dot is a run of captures), orange when the page changed as a reader sees it since the previous capture, light orange when only its markup changed, purple for other changes (not compared block by block).", len(r.URLSeries)))
 }
@@ -459,27 +700,28 @@ func pointTitle(p Point) string {
 }
 
 // timeTicks returns round dates between first and last: years, months or
-// days, at most about eight.
-func timeTicks(first, last time.Time) []time.Time {
+// days, at most n.
+func timeTicks(first, last time.Time, n int) []time.Time {
+	n = max(n, 1)
 	span := last.Sub(first)
 	var out []time.Time
 	switch {
 	case span > 3*365*24*time.Hour:
 		years := last.Year() - first.Year()
-		step := max(1, years/8)
+		step := max(1, (years+n-1)/n)
 		for y := first.Year() + 1; y <= last.Year(); y += step {
 			out = append(out, time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC))
 		}
 	case span > 60*24*time.Hour:
-		months := int(span.Hours() / 24 / 30)
-		step := max(1, months/8)
+		months := int(span.Hours()/24/30) + 1
+		step := max(1, (months+n-1)/n)
 		t := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 0)
 		for ; !t.After(last); t = t.AddDate(0, step, 0) {
 			out = append(out, t)
 		}
 	default:
-		days := int(span.Hours() / 24)
-		step := max(1, days/8)
+		days := int(span.Hours()/24) + 1
+		step := max(1, (days+n-1)/n)
 		t := time.Date(first.Year(), first.Month(), first.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1)
 		for ; !t.After(last); t = t.AddDate(0, 0, step) {
 			out = append(out, t)
@@ -548,14 +790,33 @@ func truncateMiddle(s string, n int) string {
 }
 
 // changeLegend draws the legend of the change colours at (left, y).
-func changeLegend(s *svg, left, y float64) {
-	x := left
-	for _, it := range []struct{ col, text string }{
+// changeLegend draws the legend of the change colours from (left, y),
+// wrapping within the chart's width; it returns the y below it.
+func changeLegend(s *svg, left, y float64) float64 {
+	return legend(s, left, y, []legendItem{
 		{colChanged, "visible change"}, {colMarkup, "markup-only change"},
 		{colOtherChange, "other change (not compared by blocks)"}, {colUnchanged, "unchanged or first capture"},
-	} {
+	})
+}
+
+type legendItem struct{ col, text string }
+
+// legend draws coloured keys from (left, y), wrapping to a new line
+// before a key would pass the chart's right edge; it returns the y below.
+func legend(s *svg, left, y float64, items []legendItem) float64 {
+	x := left
+	for _, it := range items {
+		w := 30 + 6.8*float64(utf8.RuneCountInString(it.text))
+		if x > left && x+w-14 > s.w {
+			x, y = left, y+18
+		}
 		s.rect(x, y, 12, 12, it.col, "")
 		s.text(x+16, y+10, "start", colAxis, it.text)
-		x += 30 + 6.5*float64(len(it.text))
+		x += w
 	}
+	return y + 16
 }
+
+// urlLabelChars is the most characters of a URL label left of a 300 px
+// plot (about 7.2 px a character at the charts' 12 px).
+const urlLabelChars = 39

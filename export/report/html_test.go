@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 
 // chartIDs are the ids of every chart WriteHTML draws when the report has
 // data for it (docs/REPORT.md).
-var chartIDs = []string{"chart-bytes", "chart-storage", "chart-hosts", "chart-timeline", "chart-urls", "chart-volatile"}
+var chartIDs = []string{"chart-alternatives", "chart-bytes", "chart-storage", "chart-hosts", "chart-timeline", "chart-growth", "chart-heatmap", "chart-urls", "chart-volatile"}
 
 // checkPage parses page as HTML and returns the problems that break the
 // page's promise: it must parse, hold the named charts (a figure with
@@ -135,6 +136,10 @@ func sampleReport(t *testing.T) *Report {
 	for i := range r.Categories {
 		r.Categories[i].Share = float64(r.Categories[i].StoredBytes) / 70_000
 	}
+	r.apportionHosts()
+	if err := r.alternatives(filepath.Join(t.TempDir(), "none.bwa"), &AltMeasure{Records: 40, RecordBytes: 900_000, Revisits: 3, GzipRevisitBytes: 250_000, ZstdLongBytes: 60_000}); err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 
@@ -225,4 +230,81 @@ func FuzzHTMLText(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestByteTicks(t *testing.T) {
+	for _, c := range []struct {
+		max  int64
+		want []int64
+	}{
+		{374_535, []int64{0, 100 << 10, 200 << 10, 300 << 10}}, // 365.8 KiB
+		{1000, []int64{0, 200, 400, 600, 800, 1000}},
+		{3 << 20, []int64{0, 1 << 20, 2 << 20, 3 << 20}},
+		{0, []int64{0}},
+	} {
+		got := byteTicks(c.max, 5)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("byteTicks(%d) = %v, want %v", c.max, got, c.want)
+		}
+	}
+}
+
+// figureOf returns the <figure> of the chart id in page.
+func figureOf(t *testing.T, page, id string) string {
+	t.Helper()
+	i := strings.Index(page, `<figure class="chart" id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no %s", id)
+	}
+	j := strings.Index(page[i:], "</figure>")
+	return page[i : i+j]
+}
+
+// TestHeatmapAndGrowth: the heat-map has a cell per URL and period,
+// captured where the URL's captures say; the growth chart a bar per
+// period, ending at the archive's size.
+func TestHeatmapAndGrowth(t *testing.T) {
+	r := sampleReport(t)
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	hm := figureOf(t, page, "chart-heatmap")
+	cells := strings.Count(hm, "<rect") - len(cellNames) // less the legend keys
+	if want := len(r.URLSeries) * len(r.Timeline); cells != want || want == 0 {
+		t.Errorf("heat-map: %d cells, want %d URLs × %d periods", cells, len(r.URLSeries), len(r.Timeline))
+	}
+	// Captured cells: the distinct periods of each URL's points.
+	var captured int
+	for _, u := range r.URLSeries {
+		periods := map[int]bool{}
+		for _, p := range u.Points {
+			k := -1
+			for i, q := range r.Timeline {
+				if !q.Start.After(p.Time) {
+					k = i
+				}
+			}
+			periods[k] = true
+		}
+		captured += len(periods)
+	}
+	if captured >= len(r.URLSeries)*len(r.Timeline) {
+		t.Errorf("every cell captured: the sample does not test blank cells")
+	}
+	if got := strings.Count(hm, "<title>") - strings.Count(hm, ": not captured"); got-1 != captured {
+		t.Errorf("heat-map: %d captured cells, the URL series hold %d captured days", got-1, captured)
+	}
+	if !strings.Contains(hm, "visible text changed (") || !strings.Contains(hm, "markup only changed (") {
+		t.Errorf("heat-map lacks changed cells")
+	}
+	gr := figureOf(t, page, "chart-growth")
+	if bars := strings.Count(gr, "<rect"); bars != len(r.Timeline) {
+		t.Errorf("growth: %d bars, want %d", bars, len(r.Timeline))
+	}
+	if !strings.Contains(gr, "archive "+HumanBytes(r.ArchiveBytes)+", input "+HumanBytes(r.InputBytes-r.NonHTTP.InputBytes)) &&
+		!strings.Contains(gr, "archive "+HumanBytes(r.ArchiveBytes)+", input "+HumanBytes(r.InputBytes)) {
+		t.Errorf("growth: the last bar is not the archive's size %s", HumanBytes(r.ArchiveBytes))
+	}
 }

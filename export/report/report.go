@@ -24,6 +24,11 @@ type Report struct {
 	Saving *float64 `json:"saving"`
 	Ratio  *float64 `json:"ratio"`
 
+	// Alternatives sets the archive beside other ways of keeping the
+	// collection (docs/REPORT.md); the computed ones only with
+	// Options.Alternatives.
+	Alternatives Alternatives `json:"alternatives"`
+
 	Categories []Category `json:"categories"`
 	Records    Records    `json:"records"`
 	Captures   Captures   `json:"captures"`
@@ -35,6 +40,10 @@ type Report struct {
 	// first; OtherHosts sums the rest (null when there is none).
 	Hosts      []Host `json:"hosts"`
 	OtherHosts *Host  `json:"other_hosts"`
+	// NonHTTP sums the captures of URLs that are not http or https (wget's
+	// metadata:// log, dns: lookups…), kept out of the URL, host and
+	// change figures.
+	NonHTTP NonHTTP `json:"non_http"`
 
 	Backtest Backtest `json:"backtest"`
 
@@ -96,9 +105,12 @@ type Count struct {
 
 // Captures sums the captures table.
 type Captures struct {
-	Total     int64 `json:"total"`     // captures (response, revisit, resource records)
+	// Total counts all captures (response, revisit, resource records);
+	// the figures below it down to Revisits count the web captures only
+	// (url_scheme http or https): the others are in Report.NonHTTP.
+	Total     int64 `json:"total"`
 	URLs      int64 `json:"urls"`      // distinct url_surtkey
-	Hosts     int64 `json:"hosts"`     // distinct url_host_name
+	Hosts     int64 `json:"hosts"`     // distinct hosts
 	First     int64 `json:"first"`     // first captures of their URL (changed is null)
 	Changed   int64 `json:"changed"`   // content differs from the previous capture
 	Unchanged int64 `json:"unchanged"` // content equals the previous capture
@@ -149,10 +161,30 @@ type Host struct {
 	RecordBytes  int64  `json:"record_bytes"`  // Σ warc_record_length (input, compressed)
 	PayloadBytes int64  `json:"payload_bytes"` // Σ payload_length (uncompressed)
 	AddedBytes   int64  `json:"added_bytes"`   // Σ added_bytes (uncompressed)
-	// Saving is 1 − added_bytes ÷ payload_bytes: the share of the payload
-	// bytes the archive did not have to store again, before compression.
-	// Null when payload_bytes is 0.
+	// InputBytes and StoredBytes are the host's shares of input_bytes and
+	// archive_bytes: input_bytes apportioned by record_bytes, archive_bytes
+	// by added_bytes (docs/REPORT.md). Over all hosts and non_http they
+	// sum to the headline's input and archive bytes.
+	InputBytes  int64 `json:"input_bytes"`
+	StoredBytes int64 `json:"stored_bytes"`
+	// Saving is 1 − stored_bytes ÷ input_bytes, the headline's saving for
+	// the host; null when input_bytes is 0.
 	Saving *float64 `json:"saving"`
+	// PayloadSaving is 1 − added_bytes ÷ payload_bytes: the share of the
+	// payload bytes the archive did not have to store again, before
+	// compression. Null when payload_bytes is 0.
+	PayloadSaving *float64 `json:"payload_saving"`
+}
+
+// NonHTTP sums the captures of URLs whose scheme is not http or https.
+type NonHTTP struct {
+	Captures    int64   `json:"captures"`
+	URLs        int64   `json:"urls"`
+	RecordBytes int64   `json:"record_bytes"`
+	AddedBytes  int64   `json:"added_bytes"`
+	InputBytes  int64   `json:"input_bytes"`  // share of input_bytes, as for a host
+	StoredBytes int64   `json:"stored_bytes"` // share of archive_bytes, as for a host
+	Schemes     []Count `json:"schemes"`      // captures by url_scheme, most first
 }
 
 // Backtest is the change-rate model tested on the archive's own history;
@@ -212,6 +244,10 @@ type Period struct {
 	// by block, as Captures does.
 	TextChanged int64 `json:"text_changed"`
 	MarkupOnly  int64 `json:"markup_only"`
+	// AddedBytes and RecordBytes sum the period's added_bytes and
+	// warc_record_length: what the archive and the input grew by.
+	AddedBytes  int64 `json:"added_bytes"`
+	RecordBytes int64 `json:"record_bytes"`
 }
 
 // URLSeries is the capture history of one URL, for the charts.

@@ -59,6 +59,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	t.row("total", HumanBytes(sum), pctOf(sum, r.ArchiveBytes), "", "")
 	t.write(bw)
 
+	writeAlternativesText(bw, r)
+
 	p("\nRecords\n")
 	t = &table{align: "lrl"}
 	t.row("read from the inputs", knownCount(r.Records.Read), "")
@@ -70,6 +72,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	p("\nCaptures\n")
 	t = &table{align: "lrl"}
 	t.row("captures", Thousands(c.Total), period(c))
+	if n := r.NonHTTP; n.Captures > 0 {
+		t.row("  of non-HTTP URLs", Thousands(n.Captures), fmt.Sprintf("%s (a crawler's own records: in no figure below)", plural(n.URLs, "URL")))
+	}
 	t.row("URLs", Thousands(c.URLs), "")
 	t.row("hosts", Thousands(c.Hosts), "")
 	t.row("first of their URL", Thousands(c.First), "")
@@ -130,17 +135,21 @@ func (r *Report) WriteText(w io.Writer) error {
 	t.row("accuracy", pct(bt.Accuracy), "")
 	t.write(bw)
 
-	if len(r.Hosts) > 0 {
-		p("\nHosts (most captures first)\n")
+	if len(r.Hosts) > 0 || r.NonHTTP.Captures > 0 {
+		p("\nHosts (most captures first; input and archive bytes apportioned, docs/REPORT.md)\n")
 		t = &table{align: "lrrrrrrr"}
-		t.row("host", "URLs", "captures", "changed", "input records", "payloads", "new objects", "saving")
+		t.row("host", "URLs", "captures", "changed", "input", "archive", "saving", "payload saving")
 		hs := r.Hosts
 		if r.OtherHosts != nil {
 			hs = append(hs[:len(hs):len(hs)], *r.OtherHosts)
 		}
 		for _, h := range hs {
 			t.row(h.Host, Thousands(h.URLs), Thousands(h.Captures), Thousands(h.Changed),
-				HumanBytes(h.RecordBytes), HumanBytes(h.PayloadBytes), HumanBytes(h.AddedBytes), pct(h.Saving))
+				HumanBytes(h.InputBytes), HumanBytes(h.StoredBytes), pct(h.Saving), pct(h.PayloadSaving))
+		}
+		if n := r.NonHTTP; n.Captures > 0 {
+			t.row("(non-HTTP records: "+countsLine(n.Schemes)+")", Thousands(n.URLs), Thousands(n.Captures), "",
+				HumanBytes(n.InputBytes), HumanBytes(n.StoredBytes), pct(saving(n.StoredBytes, n.InputBytes)), "")
 		}
 		t.write(bw)
 	}
@@ -166,6 +175,37 @@ func (r *Report) WriteText(w io.Writer) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// writeAlternativesText lists the alternatives side by side.
+func writeAlternativesText(w io.Writer, r *Report) {
+	al := r.Alternatives
+	if len(al.List) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nThe collection kept other ways\n")
+	t := &table{align: "lrrrll"}
+	t.row("kept as", "size", "bytes", "of input", "random access", "restore one record reads")
+	for _, a := range al.List {
+		size, bytes, share := "not measured", "", ""
+		if a.Bytes != nil {
+			size, bytes, share = HumanBytes(*a.Bytes), Thousands(*a.Bytes), pct(a.Ratio)
+		} else if a.Name == AltTables {
+			size = "not built"
+		}
+		random := "no"
+		if a.RandomAccess {
+			random = "yes"
+		}
+		t.row(altTitle(a.Name), size, bytes, share, random, restoreTitle(a))
+	}
+	t.write(w)
+	if al.Measured {
+		fmt.Fprintf(w, "  measured on %s records (%s uncompressed); %s responses written as revisits; zstd: %s\n",
+			Thousands(*al.Records), HumanBytes(*al.RecordBytes), Thousands(*al.Revisits), al.Zstd)
+	} else {
+		fmt.Fprintf(w, "  run with -alternatives to measure the per-record gzip and zstd sizes (reads the whole collection)\n")
+	}
 }
 
 // textVolatile is how many volatile blocks the text lists.
