@@ -23,29 +23,42 @@ const sourceBatch = 256 << 10
 // Memory holds the versions of a batch of files (about sourceBatch
 // versions); each batch costs one pass over the catalog.
 func (a *Archive) WalkSources(names []string, fn func(f InputFile, vs []Version) error) error {
-	var want []InputFile
-	for _, f := range a.root.Files {
+	paths, err := a.sourcePaths()
+	if err != nil {
+		return err
+	}
+	return a.walkSources(paths, names, fn)
+}
+
+// walkSources is WalkSources with the paths of sourcePaths.
+func (a *Archive) walkSources(paths map[string]int, names []string, fn func(f InputFile, vs []Version) error) error {
+	var want []int // rows of a.root.Files
+	for i, f := range a.root.Files {
 		if names == nil || slices.Contains(names, f.Name) {
-			want = append(want, f)
+			want = append(want, i)
 		}
 	}
 	for len(want) > 0 {
 		n, size := 0, int64(0)
-		for n < len(want) && (n == 0 || size+max(want[n].Records, 0)+want[n].Gaps <= sourceBatch) {
-			size += max(want[n].Records, 0) + want[n].Gaps
+		for n < len(want) {
+			f := a.root.Files[want[n]]
+			if n > 0 && size+max(f.Records, 0)+f.Gaps > sourceBatch {
+				break
+			}
+			size += max(f.Records, 0) + f.Gaps
 			n++
 		}
 		batch := want[:n]
 		want = want[n:]
-		byName := map[string]bool{}
-		for _, f := range batch {
-			byName[f.Name] = true
+		inBatch := map[int]bool{}
+		for _, row := range batch {
+			inBatch[row] = true
 		}
-		byPath := map[string][]Version{}
+		byRow := map[int][]Version{}
 		err := a.walk(func(u URLVersions) error {
 			for _, v := range u.Versions {
-				if byName[filepath.Base(v.File)] {
-					byPath[v.File] = append(byPath[v.File], v)
+				if row, ok := paths[v.File]; ok && inBatch[row] {
+					byRow[row] = append(byRow[row], v)
 				}
 			}
 			return nil
@@ -53,15 +66,15 @@ func (a *Archive) WalkSources(names []string, fn func(f InputFile, vs []Version)
 		if err != nil {
 			return err
 		}
-		for _, f := range batch {
-			vs := sourceOf(f, byPath)
+		for _, row := range batch {
+			vs := byRow[row]
 			slices.SortFunc(vs, func(a, b Version) int {
 				if c := cmp.Compare(a.Offset, b.Offset); c != 0 {
 					return c
 				}
 				return cmp.Compare(a.Skip, b.Skip)
 			})
-			if err := fn(f, vs); err != nil {
+			if err := fn(a.root.Files[row], vs); err != nil {
 				return err
 			}
 		}
@@ -69,37 +82,58 @@ func (a *Archive) WalkSources(names []string, fn func(f InputFile, vs []Version)
 	return nil
 }
 
-// sourceOf picks the versions of f among those gathered by path: the
-// catalog names files by the path given to ingest, the input table by
-// base name. Two inputs of one base name (from different directories)
-// are told apart by their record and gap counts.
-func sourceOf(f InputFile, byPath map[string][]Version) []Version {
-	var paths []string
-	for p := range byPath {
-		if filepath.Base(p) == f.Name {
-			paths = append(paths, p)
+// sourcePaths maps the file paths the catalog's versions name to the row
+// of the input-file table each belongs to. The catalog names files by the
+// path given to ingest, the table by base name: a path belongs to the row
+// of its base name; two inputs of one base name (from different
+// directories) are told apart by their record and gap counts. A path of
+// no row (an ingest interrupted before its final commit) is left out. One
+// pass over the catalog, memory per distinct path.
+func (a *Archive) sourcePaths() (map[string]int, error) {
+	type counts struct{ recs, gaps int64 }
+	seen := map[string]*counts{}
+	err := a.walk(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			c := seen[v.File]
+			if c == nil {
+				c = &counts{}
+				seen[v.File] = c
+			}
+			if v.Gap {
+				c.gaps++
+			} else {
+				c.recs++
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(paths)
-	if len(paths) > 1 && f.Records >= 0 {
-		for _, p := range paths {
-			recs, gaps := int64(0), int64(0)
-			for _, v := range byPath[p] {
-				if v.Gap {
-					gaps++
-				} else {
-					recs++
+	byBase := map[string][]string{}
+	for p := range seen {
+		byBase[filepath.Base(p)] = append(byBase[filepath.Base(p)], p)
+	}
+	out := map[string]int{}
+	for row, f := range a.root.Files {
+		cands := byBase[f.Name]
+		slices.Sort(cands)
+		if len(cands) > 1 && f.Records >= 0 {
+			for _, p := range cands {
+				if c := seen[p]; c.recs == f.Records && c.gaps == f.Gaps {
+					cands = []string{p}
+					break
 				}
 			}
-			if recs == f.Records && gaps == f.Gaps {
-				return byPath[p]
+		}
+		if len(cands) > 0 {
+			if _, taken := out[cands[0]]; !taken {
+				out[cands[0]] = row
 			}
 		}
 	}
-	if len(paths) == 0 {
-		return nil
-	}
-	return byPath[paths[0]]
+	return out, nil
 }
 
 // SourceStats counts what WriteSource wrote.
@@ -123,6 +157,15 @@ type SourceStats struct {
 // other WARC readers stop at. A record that does not restore is an
 // error naming the file and offset.
 func (a *Archive) WriteSource(w io.Writer, f InputFile, vs []Version, clean func(rec []byte) bool) (SourceStats, error) {
+	return a.streamSource(w, f, vs, clean, nil)
+}
+
+// streamSource is WriteSource; visit, when set, is called with every
+// version restored or failing to restore (err), and its error stops the
+// stream — returning nil goes on without the version's bytes, so that
+// verify can name every damaged record of a file, each restored once.
+func (a *Archive) streamSource(w io.Writer, f InputFile, vs []Version, clean func(rec []byte) bool,
+	visit func(v *Version, p *Parts, err error) error) (SourceStats, error) {
 	var st SourceStats
 	h := sha256.New()
 	for i := range vs {
@@ -131,7 +174,14 @@ func (a *Archive) WriteSource(w io.Writer, f InputFile, vs []Version, clean func
 			continue
 		}
 		p, err := a.Restore(v)
-		if err != nil {
+		if visit != nil {
+			if err = visit(v, p, err); err != nil {
+				return st, err
+			}
+			if p == nil {
+				continue
+			}
+		} else if err != nil {
 			return st, err
 		}
 		rec := p.Record()

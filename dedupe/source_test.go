@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestSourceRebuildsInterop(t *testing.T) {
 // writes reads without error.
 func TestSourceGapsAndClean(t *testing.T) {
 	rec := func(uri, body string) string {
-		return "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: " + uri + "\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:" + strings.Repeat("1", 8) + "-0000-0000-0000-" + strings.Repeat(uri[len(uri)-1:], 12) + ">\r\nContent-Type: text/plain\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body + "\r\n\r\n"
+		return "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: " + uri + "\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:" + strings.Repeat("1", 8) + "-0000-0000-0000-" + strings.Repeat(uri[len(uri)-1:], 12) + ">\r\nContent-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body + "\r\n\r\n"
 	}
 	plain := "\r\n" + rec("http://x/a", "first") + "junk that is no record\n" + rec("http://x/b", "second") + "\n\n\n" +
 		rec("http://x/c", "third") + strings.TrimSuffix(rec("http://x/d", "truncated body"), "body\r\n\r\n")
@@ -178,14 +179,49 @@ func TestSourceGapsAndClean(t *testing.T) {
 	if vs, _ := a.Versions(""); len(vs) != 0 {
 		t.Errorf("Versions(\"\") shows %d gaps", len(vs))
 	}
+	vst, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) })
+	if err != nil || vst.Files != 1 || vst.Records != 4 || vst.Gaps == 0 {
+		t.Errorf("verify: %+v, %v", vst, err)
+	}
 }
 
-func itoa(n int) string {
-	var b []byte
-	for {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		if n /= 10; n == 0 {
-			return string(b)
+// TestVerifyNamesDamageInFile: verify restores a rebuildable file's
+// records once, in file order; a damaged object is still named per
+// record, and the file as not restoring.
+func TestVerifyNamesDamageInFile(t *testing.T) {
+	in := filepath.Join(sharedDir(t), "testdata", "interop", "pywb--example-wpull.warc.gz")
+	arch := filepath.Join(t.TempDir(), "a.bwa")
+	// Small frames: the damage hits data objects, not the catalog's frame.
+	if _, err := Ingest(context.Background(), arch, []string{in}, Options{Pack: pack.Options{FrameSize: 4 << 10}}); err != nil {
+		t.Fatal(err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(arch, "*.pack"))
+	b, err := os.ReadFile(packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/3] ^= 0x40
+	if err := os.WriteFile(packs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var records, files int
+	vst, err := a.Verify(func(p Problem) {
+		switch {
+		case strings.HasPrefix(p.What, "record "):
+			records++
+		case strings.HasPrefix(p.What, "input file "):
+			files++
 		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if records == 0 || files != 1 || vst.Files != 0 {
+		t.Errorf("damaged archive: %d record problems, %d file problems, %d files exact; want records named and the file failing", records, files, vst.Files)
 	}
 }

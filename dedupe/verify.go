@@ -36,16 +36,35 @@ func (p Problem) Error() string { return p.What + ": " + p.Err.Error() }
 var ErrDigest = errors.New("digest mismatch")
 
 // Verify checks the whole archive: every object against its id and every
-// frame checksum (pack.Store.Verify), then restores every record of the
-// catalog, checks its CRC-32C and, where the input record's
+// frame checksum (pack.Store.Verify), then restores every record and gap
+// of the catalog, checks its CRC-32C and, where the input record's
 // WARC-Block-Digest / WARC-Payload-Digest held at ingest, checks them
-// again. report is called with every failure; the error return is for
-// failures that stop the walk (an unreadable catalog root).
+// again. The versions of a rebuildable input file are restored once, in
+// file order, and their concatenation is checked against the file's
+// stream SHA-256 as well; the others in catalog order. report is called
+// with every failure; the error return is for failures that stop the
+// walk (an unreadable catalog root).
 func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	var st VerifyStats
 	fail := func(p Problem) {
 		st.Problems++
 		report(p)
+	}
+	// checkOne counts v and checks its restore (p, or the error).
+	checkOne := func(v *Version, p *Parts, err error) {
+		if v.Gap {
+			st.Gaps++
+		} else {
+			st.Records++
+		}
+		if err == nil {
+			var n int64
+			n, err = checkDigests(v, p)
+			st.Digests += n
+		}
+		if err != nil {
+			fail(Problem{What: fmt.Sprintf("record %s at %d (%s %s)", v.File, v.Offset, v.Type, v.TargetURI), Err: err})
+		}
 	}
 	vr, err := a.store.Verify(func(id pack.ID, err error) {
 		if err == nil {
@@ -60,6 +79,16 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	st.Objects = vr.Objects
 	if err != nil {
 		return st, fmt.Errorf("verify objects: %w", err)
+	}
+	// The versions of a rebuildable input file are restored once, in
+	// file order, below: that checks them and the file's stream together.
+	paths, err := a.sourcePaths()
+	if err != nil {
+		return st, fmt.Errorf("verify: %w", err)
+	}
+	inFilePass := func(v *Version) bool {
+		row, ok := paths[v.File]
+		return ok && a.root.Files[row].Rebuildable
 	}
 	for _, run := range a.root.Runs {
 		prev := ""
@@ -80,16 +109,9 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 				}
 				prev = u.Key
 				for k := range u.Versions {
-					v := &u.Versions[k]
-					if v.Gap {
-						st.Gaps++
-					} else {
-						st.Records++
-					}
-					n, err := a.verifyRecord(v)
-					st.Digests += n
-					if err != nil {
-						fail(Problem{What: fmt.Sprintf("record %s at %d (%s %s)", v.File, v.Offset, v.Type, v.TargetURI), Err: err})
+					if v := &u.Versions[k]; !inFilePass(v) {
+						p, err := restore(v, a.get)
+						checkOne(v, p, err)
 					}
 				}
 			}
@@ -97,12 +119,15 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	}
 	// Fixity of the inputs: every file the archive can rebuild must give
 	// its decompressed stream back.
-	err = a.WalkSources(nil, func(f InputFile, vs []Version) error {
+	err = a.walkSources(paths, nil, func(f InputFile, vs []Version) error {
 		if !f.Rebuildable {
 			st.FilesUnknown++
 			return nil
 		}
-		sst, err := a.WriteSource(io.Discard, f, vs, nil)
+		sst, err := a.streamSource(io.Discard, f, vs, nil, func(v *Version, p *Parts, err error) error {
+			checkOne(v, p, err)
+			return nil
+		})
 		switch {
 		case err != nil:
 			fail(Problem{What: "input file " + f.Name, Err: err})
@@ -120,13 +145,10 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	return st, nil
 }
 
-// verifyRecord restores v and rechecks the digests it declares.
-func (a *Archive) verifyRecord(v *Version) (int64, error) {
-	p, err := restore(v, a.get)
-	if err != nil {
-		return 0, err
-	}
-	if !v.BlockDigestOK && !v.PayloadDigestOK {
+// checkDigests rereads a restored record and checks the digests it
+// declares where they held at ingest; it returns how many it checked.
+func checkDigests(v *Version, p *Parts) (int64, error) {
+	if v.Gap || !v.BlockDigestOK && !v.PayloadDigestOK {
 		return 0, nil
 	}
 	r := warcio.NewReaderOptions(bytes.NewReader(p.Record()), v.File, warcio.Options{Digests: true, Policy: warcio.PolicyFail})

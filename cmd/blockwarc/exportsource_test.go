@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"os"
 	"os/exec"
@@ -123,19 +124,9 @@ func TestExportSources(t *testing.T) {
 	sum := sha256.Sum256(want)
 	lsOut.Reset()
 	run(context.Background(), []string{"ls", "-files", "-json", arch}, &lsOut, &lsErr)
-	if !strings.Contains(lsOut.String(), `"stream_sha256":"`+hexString(sum[:])+`"`) {
+	if !strings.Contains(lsOut.String(), `"stream_sha256":"`+hex.EncodeToString(sum[:])+`"`) {
 		t.Errorf("ls -files -json does not give %s's stream digest", one)
 	}
-}
-
-func hexString(b []byte) string {
-	const digits = "0123456789abcdef"
-	var s strings.Builder
-	for _, c := range b {
-		s.WriteByte(digits[c>>4])
-		s.WriteByte(digits[c&15])
-	}
-	return s.String()
 }
 
 // TestExportCleanReadsEverywhere: the export of the interop files keeps

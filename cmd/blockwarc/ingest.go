@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
 	"blockwarc/export/columnar"
+	"blockwarc/export/report"
 	"blockwarc/warcio"
 )
 
@@ -165,34 +165,13 @@ func ingestSummary(dir string, st dedupe.Stats, took time.Duration) string {
 	if st.Files == 0 {
 		return fmt.Sprintf("%s: nothing new (%d input file(s) already in the archive)", dir, st.FilesSkipped)
 	}
-	size, _ := archiveSize(dir)
+	size, _ := report.ArchiveBytes(dir)
 	line := fmt.Sprintf("%s: %d file(s), %d records (%s of WARC) ingested in %s; the archive is %s on disk", dir,
 		st.Files, st.Records, humanBytes(st.InputBytes), took.Round(100*time.Millisecond), humanBytes(size))
 	if st.FilesSkipped > 0 {
 		line += fmt.Sprintf("; %d file(s) were in it already", st.FilesSkipped)
 	}
 	return line
-}
-
-// archiveSize sums the archive's files, tables/ (derived data) left out,
-// as the report counts it.
-func archiveSize(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "tables" && filepath.Dir(p) == filepath.Clean(dir) {
-			return filepath.SkipDir
-		}
-		if d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n, err
 }
 
 // humanBytes writes a byte count with a binary unit, as people read it.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"blockwarc/export/report"
 	"blockwarc/warcio"
 )
 
@@ -103,7 +104,7 @@ func TestIngestSummary(t *testing.T) {
 	if code := run(context.Background(), []string{"ingest", "-tables=false", arch, samples}, &out, &errb); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, errb.String())
 	}
-	size, err := archiveSize(arch)
+	size, err := report.ArchiveBytes(arch)
 	if err != nil || size == 0 {
 		t.Fatal(err)
 	}

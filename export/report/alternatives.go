@@ -144,24 +144,7 @@ func (r *Report) alternatives(dir string, m *AltMeasure) error {
 // no tables directory.
 func tablesBytes(dir string) (*int64, error) {
 	root := filepath.Join(dir, TablesDir)
-	var total int64
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while walking (a temp file)
-			}
-			return err
-		}
-		total += fi.Size()
-		return nil
-	})
+	total, err := sumFiles(root, false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil

@@ -37,7 +37,7 @@ func (g *Aggregator) Report(dir string, a *dedupe.Archive) (*Report, error) {
 		r.Records.Read, r.Records.Malformed = &read, &malformed
 	}
 
-	size, err := archiveBytes(dir)
+	size, err := ArchiveBytes(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -106,15 +106,26 @@ func (r *Report) apportionHosts() {
 	r.NonHTTP.StoredBytes = share(r.ArchiveBytes, r.NonHTTP.AddedBytes, added)
 }
 
-// archiveBytes sums the sizes of the regular files under dir except
-// tables/.
-func archiveBytes(dir string) (total int64, err error) {
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// ArchiveBytes sums the sizes of the regular files under dir except
+// tables/ (derived data): what the archive costs on disk, as the report's
+// headline and ingest's summary give it.
+func ArchiveBytes(dir string) (int64, error) {
+	n, err := sumFiles(dir, true)
+	if err != nil {
+		return 0, fmt.Errorf("size archive %s: %w", dir, err)
+	}
+	return n, nil
+}
+
+// sumFiles sums the sizes of the regular files under root; with
+// skipTables, root's tables/ directory is left out.
+func sumFiles(root string, skipTables bool) (total int64, err error) {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if path != dir && d.Name() == TablesDir && filepath.Dir(path) == filepath.Clean(dir) {
+			if skipTables && path != root && d.Name() == TablesDir && filepath.Dir(path) == filepath.Clean(root) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -132,10 +143,7 @@ func archiveBytes(dir string) (total int64, err error) {
 		total += fi.Size()
 		return nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("size archive %s: %w", dir, err)
-	}
-	return total, nil
+	return total, err
 }
 
 // inlineBytes are the plaintext bytes the catalog holds inline: header
