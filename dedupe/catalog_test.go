@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"fmt"
 	"os"
@@ -70,7 +71,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 		{Key: "com,example)/", Versions: []Version{
 			{File: "a.warc", Offset: 10, Date: time.Unix(5, 6).UTC(), Type: "response", TargetURI: "http://example.com/", RecordID: "<urn:uuid:5105b4a8-1e2c-4f0e-9d6b-0a1b2c3d4e5f>",
 				Mode: modeHTTP, Form: formBlocks, Layout: id(2), Blocks: []pack.ID{id(3), id(4), id(3)}, Framing: []byte{1, 2}, Level: 3, BlockDigestOK: true},
-			{File: "b.warc", Offset: 20, Type: "response", TargetURI: "http://example.com/", Mode: modeHTTP, Form: formWhole, Payload: id(3), Trailer: []byte("\r\n\r\n"), PayloadDigestOK: true, reason: reasonContentEncoding},
+			{File: "b.warc", Offset: 20, Type: "response", TargetURI: "http://example.com/", Mode: modeHTTP, Form: formWhole, Payload: id(3), Trailer: []byte("\r\n\r\n"), PayloadDigestOK: true, reason: uint8(WhyContentEncoding)},
 			{File: "b.warc", Offset: 30, Type: "request", Mode: modeRaw, Record: id(9)},
 			{File: "b.warc", Offset: 40, Type: "request", Mode: modeRaw, Record: twin},
 			{File: "b.warc", Offset: 41, Type: "response", Mode: modeHTTP, Form: formBlocks, Layout: id(2), Blocks: []pack.ID{id(4)}, Coding: []byte{1, 4, 3, 13, 22, 0}, reason: 0},
@@ -120,11 +121,11 @@ func TestSegmentRoundTrip(t *testing.T) {
 		t.Error("a segment with short references decoded without a store")
 	}
 	vs, err := findInSegment(b, "com,example)/", refs.resolve)
-	if how, why := vs[1].Storage(); how != "payload" || why != "content-encoding" {
-		t.Errorf("whole payload: Storage() = %q, %q", how, why)
+	if st := vs[1].Storage(); st.How.String() != "payload" || st.Why.String() != "content-encoding" {
+		t.Errorf("whole payload: Storage() = %v", st)
 	}
-	if how, why := vs[4].Storage(); how != "blocks" || why != "content-encoding" || !bytes.Equal(vs[4].Coding, []byte{1, 4, 3, 13, 22, 0}) {
-		t.Errorf("content-coded blocks: Storage() = %q, %q; coding %x", how, why, vs[4].Coding)
+	if st := vs[4].Storage(); st.How.String() != "blocks" || st.Why.String() != "content-encoding" || !bytes.Equal(vs[4].Coding, []byte{1, 4, 3, 13, 22, 0}) {
+		t.Errorf("content-coded blocks: Storage() = %v; coding %x", st, vs[4].Coding)
 	}
 	if err != nil || len(vs) != 8 || vs[0].Blocks[2] != id(3) || vs[1].Payload != id(3) || vs[2].Record != id(9) ||
 		vs[1].TargetURI != "http://example.com/" || vs[2].TargetURI != "" {
@@ -331,7 +332,8 @@ func TestStorage(t *testing.T) {
 	err = a.WalkOrdered(func(u URLVersions) error {
 		for i := range u.Versions {
 			v := &u.Versions[i]
-			how, why := v.Storage()
+			st := v.Storage()
+			how, why := st.How.String(), st.Why.String()
 			if w, ok := want[v.TargetURI]; !ok || w != [2]string{how, why} {
 				t.Errorf("%s: Storage() = %q, %q, want %q", v.TargetURI, how, why, w)
 			}
@@ -348,123 +350,150 @@ func TestStorage(t *testing.T) {
 	}
 }
 
-// TestReadCatalogV2 opens an archive written by catalog version 2
-// (testdata/v2.bwa: two ingests of three sample dumps) and restores every
-// record of it byte for byte; what version 2 did not record reads as
-// unknown.
-func TestReadCatalogV2(t *testing.T) {
+// TestReadOldCatalogs opens an archive written by each earlier catalog
+// version (testdata/vN.bwa: two ingests of three sample dumps by the
+// blockwarc of that version, see testdata/README.md) and restores and
+// verifies every record of it byte for byte; what a version did not
+// record reads as unknown.
+func TestReadOldCatalogs(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(filepath.Join("testdata", "v2.bwa"), pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	fs := a.Files()
-	if len(fs) != 3 {
-		t.Fatalf("input files %+v, want 3", fs)
-	}
-	for _, f := range fs {
-		if f.Records != -1 || f.Malformed != -1 || f.Size == 0 {
-			t.Errorf("version 2 input file %+v: want counts -1 (unknown)", f)
-		}
-	}
-	n, unknown := 0, 0
-	err = a.WalkOrdered(func(u URLVersions) error {
-		for i := range u.Versions {
-			v := &u.Versions[i]
-			p, err := a.Restore(v)
+	for ver := oldestCatalog; ver <= catalogVersion; ver++ {
+		t.Run(fmt.Sprintf("v%d", ver), func(t *testing.T) {
+			a, err := Open(filepath.Join("testdata", fmt.Sprintf("v%d.bwa", ver)), pack.Options{})
 			if err != nil {
-				t.Errorf("%s at %d: %v", v.File, v.Offset, err)
-				continue
+				t.Fatal(err)
 			}
-			rec := p.Record()
-			orig, err := original(filepath.Join(root, v.File), v.Offset, v.Skip, len(rec))
-			if err != nil || !bytes.Equal(orig, rec) {
-				t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
+			defer a.Close()
+			if got := catalogVersionOf(t, a); got != ver {
+				t.Fatalf("testdata archive has catalog version %d, want %d", got, ver)
 			}
-			if how, why := v.Storage(); how == "payload" {
-				if why != "unknown" {
-					t.Errorf("%s at %d: version 2 whole payload, Storage() why = %q", v.File, v.Offset, why)
+			fs := a.Files()
+			if len(fs) != 3 {
+				t.Fatalf("input files %+v, want 3", fs)
+			}
+			for _, f := range fs {
+				if f.Size == 0 || (f.Records == -1) != (ver < 3) || (f.StreamLen == -1) != (ver < 5) {
+					t.Errorf("version %d input file %+v: counts known from version 3, streams from 5", ver, f)
 				}
-				unknown++
 			}
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 24 || unknown == 0 {
-		t.Fatalf("restored %d records (%d whole payloads), want 24", n, unknown)
-	}
-	vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) })
-	if err != nil || vs.Records != 24 {
-		t.Fatalf("verify: %+v, %v", vs, err)
+			n, unknown := 0, 0
+			err = a.WalkOrdered(func(u URLVersions) error {
+				for i := range u.Versions {
+					v := &u.Versions[i]
+					p, err := a.Restore(v)
+					if err != nil {
+						t.Errorf("%s at %d: %v", v.File, v.Offset, err)
+						continue
+					}
+					rec := p.Record()
+					orig, err := original(filepath.Join(root, v.File), v.Offset, v.Skip, len(rec))
+					if err != nil || !bytes.Equal(orig, rec) {
+						t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
+					}
+					if st := v.Storage(); st.How == StoredPayload && st.Why == WhyUnknown {
+						unknown++
+					}
+					n++
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Version 2 did not record why a payload is whole.
+			if n != 24 || (unknown > 0) != (ver == 2) {
+				t.Fatalf("restored %d records (%d whole payloads of unknown reason), want 24", n, unknown)
+			}
+			vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) })
+			if err != nil || vs.Records != 24 {
+				t.Fatalf("verify: %+v, %v", vs, err)
+			}
+		})
 	}
 }
 
-// TestExtendCatalogV2 ingests one more dump into a copy of the version 2
-// archive: the new run is written in version 3 (short references, inline
-// blocks) next to the old one, and every record of both restores.
-func TestExtendCatalogV2(t *testing.T) {
+// catalogVersionOf reads the catalog version of a's last commit.
+func catalogVersionOf(t *testing.T, a *Archive) int {
+	t.Helper()
+	b := a.store.Payload()
+	if len(b) < 5 || string(b[:4]) != rootMagic {
+		t.Fatalf("commit payload %x: no root magic", b[:min(len(b), 8)])
+	}
+	v, n := binary.Uvarint(b[4:])
+	if n <= 0 {
+		t.Fatal("commit payload: no version")
+	}
+	return int(v)
+}
+
+// TestExtendOldCatalogs ingests one more dump into a copy of each
+// testdata/vN.bwa: the new run is written in the current version next to
+// the old ones, and every record of both restores and verifies.
+func TestExtendOldCatalogs(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	arch := filepath.Join(t.TempDir(), "v2.bwa")
-	if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", "v2.bwa"))); err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(root, "testdata", "samples", "ota-lovescout24-20220425123217.warc.gz")
-	st, err := Ingest(context.Background(), arch, []string{in}, testOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := Open(arch, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	fs := a.Files()
-	if len(fs) != 4 || fs[3].Records != st.Records || fs[3].Records == 0 || fs[0].Records != -1 {
-		t.Fatalf("input files %+v after extending (ingest read %d records)", fs, st.Records)
-	}
-	n, inline := 0, 0
-	err = a.WalkOrdered(func(u URLVersions) error {
-		for i := range u.Versions {
-			v := &u.Versions[i]
-			p, err := a.Restore(v)
+	for ver := oldestCatalog; ver <= catalogVersion; ver++ {
+		t.Run(fmt.Sprintf("v%d", ver), func(t *testing.T) {
+			arch := filepath.Join(t.TempDir(), "old.bwa")
+			if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", fmt.Sprintf("v%d.bwa", ver)))); err != nil {
+				t.Fatal(err)
+			}
+			in := filepath.Join(root, "testdata", "samples", "ota-lovescout24-20220425123217.warc.gz")
+			st, err := Ingest(context.Background(), arch, []string{in}, testOpts())
 			if err != nil {
-				t.Errorf("%s at %d: %v", v.File, v.Offset, err)
-				continue
+				t.Fatal(err)
 			}
-			rec := p.Record()
-			file := v.File
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(root, file)
+			a, err := Open(arch, pack.Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if orig, err := original(file, v.Offset, v.Skip, len(rec)); err != nil || !bytes.Equal(orig, rec) {
-				t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
+			defer a.Close()
+			if got := catalogVersionOf(t, a); got != catalogVersion {
+				t.Errorf("extended archive's catalog version %d, want %d", got, catalogVersion)
 			}
-			if how, _ := v.Storage(); how == "inline" {
-				inline++
+			fs := a.Files()
+			if len(fs) != 4 || fs[3].Records != st.Records || fs[3].Records == 0 || (fs[0].Records == -1) != (ver < 3) || fs[3].StreamLen <= 0 {
+				t.Fatalf("input files %+v after extending (ingest read %d records)", fs, st.Records)
 			}
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 32 || inline == 0 {
-		t.Fatalf("restored %d records (%d inline), want 32 with inline ones from the new run", n, inline)
-	}
-	if vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || vs.Records != 32 {
-		t.Fatalf("verify: %+v, %v", vs, err)
+			n, inline := 0, 0
+			err = a.WalkOrdered(func(u URLVersions) error {
+				for i := range u.Versions {
+					v := &u.Versions[i]
+					p, err := a.Restore(v)
+					if err != nil {
+						t.Errorf("%s at %d: %v", v.File, v.Offset, err)
+						continue
+					}
+					rec := p.Record()
+					file := v.File
+					if !filepath.IsAbs(file) {
+						file = filepath.Join(root, file)
+					}
+					if orig, err := original(file, v.Offset, v.Skip, len(rec)); err != nil || !bytes.Equal(orig, rec) {
+						t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
+					}
+					if v.Storage().How == StoredInline {
+						inline++
+					}
+					n++
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != 32 || inline == 0 {
+				t.Fatalf("restored %d records (%d inline), want 32 with inline ones from the new run", n, inline)
+			}
+			if vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || vs.Records != 32 {
+				t.Fatalf("verify: %+v, %v", vs, err)
+			}
+		})
 	}
 }
 
@@ -481,8 +510,8 @@ func TestGapVersionCatalog(t *testing.T) {
 	if err != nil || len(got) != 1 || len(got[0].Versions) != 1 || !got[0].Versions[0].Gap || got[0].Versions[0].Record != gap.Record {
 		t.Fatalf("gap does not round-trip: %+v, %v", got, err)
 	}
-	if how, why := got[0].Versions[0].Storage(); how != "gap" || why != "between-records" {
-		t.Errorf("Storage() = %s, %s", how, why)
+	if st := got[0].Versions[0].Storage(); st.How.String() != "gap" || st.Why.String() != "between-records" {
+		t.Errorf("Storage() = %v", st)
 	}
 	old := bytes.Clone(b)
 	old[4] = 4

@@ -92,8 +92,8 @@ func TestContentCodedPages(t *testing.T) {
 			t.Fatalf("%s: %d versions, %v", u, len(vs), err)
 		}
 		for i := range vs {
-			if how, why := vs[i].Storage(); how != "blocks" || why != "content-encoding" {
-				t.Errorf("%s #%d: Storage() = %s, %s", u, i, how, why)
+			if st := vs[i].Storage(); st.How.String() != "blocks" || st.Why.String() != "content-encoding" {
+				t.Errorf("%s #%d: Storage() = %v", u, i, st)
 			}
 		}
 		// The blocks are those of the decoded page: the footer and nav
@@ -123,8 +123,8 @@ func TestContentCodedPages(t *testing.T) {
 		if len(vs) != 1 {
 			t.Fatalf("%s: %d versions", u, len(vs))
 		}
-		if how, why := vs[0].Storage(); how != "payload" || why != "content-encoding" {
-			t.Errorf("%s: Storage() = %s, %s", u, how, why)
+		if st := vs[0].Storage(); st.How.String() != "payload" || st.Why.String() != "content-encoding" {
+			t.Errorf("%s: Storage() = %v", u, st)
 		}
 	}
 }

@@ -67,7 +67,7 @@ func (a *Archive) ReadPage(v *Version) (*Page, error) {
 		// Kept as a block (unparseable or odd HTTP): read it as ingest
 		// would have if it could.
 		block := parts.Block
-		if how, _ := v.Storage(); how == "record" {
+		if v.Storage().How == StoredRecord {
 			_, block = splitHeader(parts.WARCHeader)
 		}
 		if msg, err := warcio.ReadHTTP(bytes.NewReader(block), 0); err == nil && !msg.Truncated && len(msg.Raw) <= len(block) {
@@ -78,7 +78,7 @@ func (a *Archive) ReadPage(v *Version) (*Page, error) {
 	default:
 		payload = parts.Block
 		hdr := parts.WARCHeader
-		if how, _ := v.Storage(); how == "record" {
+		if v.Storage().How == StoredRecord {
 			hdr, payload = splitHeader(parts.WARCHeader)
 		}
 		pg.ContentType = warcField(hdr, "Content-Type")

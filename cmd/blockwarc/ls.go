@@ -103,7 +103,8 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return err
 		}
 		for _, v := range uv.Versions {
-			how, why := v.Storage()
+			st := v.Storage()
+			how, why := st.How.String(), st.Why.String()
 			if *asJSON {
 				if err := enc.Encode(struct {
 					URL       string `json:"url"`

@@ -162,8 +162,8 @@ func walkCatalog(a *dedupe.Archive, rec *Records) (inlineBytes, error) {
 			v := &u.Versions[i]
 			rec.Stored++
 			types[v.Type]++
-			how, why := v.Storage()
-			storage[Storage{StoredAs: how, StoredWhy: why}]++
+			st := v.Storage()
+			storage[Storage{StoredAs: st.How.String(), StoredWhy: st.Why.String()}]++
 			in.warc += int64(len(v.WARCHeader))
 			in.http += int64(len(v.HTTPHeader))
 			in.blocks += int64(v.InlineLen())

@@ -36,7 +36,7 @@ func TestBuildOldPartition(t *testing.T) {
 	stored := map[[2]string][]string{} // (surt, fetch time) -> stored block ids
 	err = a.Walk(func(uv dedupe.URLVersions) error {
 		for _, v := range uv.Versions {
-			if how, _ := v.Storage(); how == "blocks" {
+			if v.Storage().How.String() == "blocks" {
 				var ids []string
 				for _, id := range v.Blocks {
 					ids = append(ids, id.String())

@@ -89,9 +89,9 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	how, _ := v.Storage()
+	how := v.Storage().How
 	hdr, block := parts.WARCHeader, parts.Block
-	if how == "record" { // the object holds header and block together
+	if how == dedupe.StoredRecord { // the object holds header and block together
 		hdr, block = splitRecord(parts.WARCHeader)
 	}
 	r := &record{}
@@ -103,7 +103,7 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 		}
 		r.payload = parts.Payload
 		r.doc, r.leaves = parts.Document, parts.Leaves
-	case how == "record" && isHTTPType(v.Type):
+	case how == dedupe.StoredRecord && isHTTPType(v.Type):
 		// Parsed as ingest does (modelRecord), so a raw record reads
 		// the same as it would have modelled.
 		if msg, err := warcio.ReadHTTP(bytes.NewReader(block), 0); err == nil && !msg.Truncated && len(msg.Raw) <= len(block) && bytes.Equal(msg.Raw, block[:len(msg.Raw)]) {
@@ -164,12 +164,12 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 	} else {
 		r.digest = sha1Digest(r.payload)
 	}
-	if how != "blocks" && !(isHTML(r.mime) && len(r.payload) > 0) {
+	if how != dedupe.StoredBlocks && !(isHTML(r.mime) && len(r.payload) > 0) {
 		return r, nil
 	}
 	// The same payload read the same way is the same page: captures that
 	// repeat an earlier one of the URL reuse its partition.
-	k := pageKey{digest: r.digest, contentType: contentType, uri: v.TargetURI, level: v.Level, blocks: how == "blocks"}
+	k := pageKey{digest: r.digest, contentType: contentType, uri: v.TargetURI, level: v.Level, blocks: how == dedupe.StoredBlocks}
 	if m != nil {
 		k.codings = strings.Join(m.Codings(), ",")
 		k.chunked = m.Chunked()
@@ -321,9 +321,9 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 		s := r.mime
 		row.ContentMIMEType = &s
 	}
-	how, why := v.Storage()
-	row.StoredAs = how
-	if why != "" {
+	st := v.Storage()
+	row.StoredAs = st.How.String()
+	if why := st.Why.String(); why != "" {
 		row.StoredWhy = &why
 	}
 	if pg != nil {
@@ -351,14 +351,14 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 // The report takes header costs from the archive's totals instead.
 func refsOf(v *dedupe.Version) []pack.ID {
 	var ids []pack.ID
-	switch how, _ := v.Storage(); how {
-	case "record":
+	switch v.Storage().How {
+	case dedupe.StoredRecord:
 		ids = append(ids, v.Record)
-	case "block":
+	case dedupe.StoredBlock:
 		ids = append(ids, v.Block)
-	case "payload":
+	case dedupe.StoredPayload:
 		ids = append(ids, v.Payload)
-	case "blocks":
+	case dedupe.StoredBlocks:
 		ids = append(append(ids, v.Layout), v.Blocks...)
 	}
 	return ids

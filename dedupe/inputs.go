@@ -1,0 +1,151 @@
+package dedupe
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"blockwarc/warcio"
+)
+
+// expandInputs is warcio.ExpandInputs (the rule index uses too), sorted:
+// an ingest reads its files in name order whatever order they are given
+// in, so the same files give the same archive. Ingest hashes each file
+// before reading it, so standard input ("-") is not an input here.
+func expandInputs(inputs []string) ([]string, error) {
+	if slices.Contains(inputs, "-") {
+		return nil, errors.New("find input: ingest reads files (it hashes each one first); standard input is not supported")
+	}
+	out, err := warcio.ExpandInputs(inputs)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
+}
+
+// hashFile returns the name, size and SHA-256 of the file at path, read
+// with buf (allocated when nil).
+func hashFile(ctx context.Context, path string, buf []byte) (InputFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return InputFile{}, fmt.Errorf("hash input: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if buf == nil {
+		buf = make([]byte, 256<<10)
+	}
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return InputFile{}, err
+		}
+		k, err := f.Read(buf)
+		h.Write(buf[:k])
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return InputFile{}, fmt.Errorf("hash input %s: %w", path, err)
+		}
+	}
+	in := InputFile{Name: filepath.Base(path), Size: n}
+	h.Sum(in.SHA256[:0])
+	return in, nil
+}
+
+// input is an input file to ingest; in is complete once it is hashed.
+type input struct {
+	path string
+	in   InputFile
+}
+
+// selectInputs drops the files already in the archive (same name, size
+// and SHA-256) and the later copies of a file among the inputs. Only a
+// file sharing name and size with another one must be hashed to decide;
+// the indexes (into todo) of the others, not hashed yet, are in later.
+func selectInputs(ctx context.Context, files []string, have []InputFile) (todo []input, skipped int, later []int, err error) {
+	type nameSize struct {
+		name string
+		size int64
+	}
+	seen := map[nameSize]int{}
+	for _, f := range have {
+		seen[nameSize{f.Name, f.Size}] += 2
+	}
+	sizes := make([]int64, len(files))
+	for i, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("hash input: %w", err)
+		}
+		sizes[i] = fi.Size()
+		seen[nameSize{filepath.Base(f), fi.Size()}]++
+	}
+	var done []InputFile
+	for i, f := range files {
+		if seen[nameSize{filepath.Base(f), sizes[i]}] == 1 {
+			later = append(later, len(todo))
+			todo = append(todo, input{path: f})
+			continue
+		}
+		in, err := hashFile(ctx, f, nil)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		// The same file under two paths (or a copy) is ingested once.
+		if hasFile(have, in) || hasFile(done, in) {
+			skipped++
+			continue
+		}
+		todo = append(todo, input{path: f, in: in})
+		done = append(done, in)
+	}
+	return todo, skipped, later, nil
+}
+
+// hasFile reports whether files holds in's name, size and SHA-256.
+func hasFile(files []InputFile, in InputFile) bool {
+	for _, f := range files {
+		if f.Name == in.Name && f.Size == in.Size && f.SHA256 == in.SHA256 {
+			return true
+		}
+	}
+	return false
+}
+
+// readerOpts turns digests on and counts each input's malformed records:
+// the readers report every skipped record or region as a *FormatError,
+// except stray line ends (ErrBadTrailer), which they skip without
+// counting. Under PolicySkip the errors are counted and dropped.
+func (g *ingester) readerOpts(o warcio.Options) warcio.Options {
+	o.Digests = true
+	if o.Policy == warcio.PolicyFail {
+		return o
+	}
+	forward := o.OnError
+	if o.Policy != warcio.PolicyWarn {
+		forward = nil
+	}
+	o.Policy = warcio.PolicyWarn
+	o.OnError = func(err error) {
+		var fe *warcio.FormatError
+		if errors.As(err, &fe) && !errors.Is(err, warcio.ErrBadTrailer) {
+			g.mu.Lock()
+			g.malformed[fe.File]++
+			g.mu.Unlock()
+		}
+		if forward != nil {
+			forward(err)
+		}
+	}
+	return o
+}

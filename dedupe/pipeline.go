@@ -1,0 +1,422 @@
+package dedupe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"sync"
+	"sync/atomic"
+
+	"blockwarc/dedupe/pack"
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
+
+// ingester is the state of one Ingest. The walk callback cuts the
+// captures into jobs (one URL, or a slice of a long URL history); jobs are
+// modelled in parallel, then applied to the writer strictly in walk
+// order, so the archive does not depend on the number of workers.
+//
+// With one worker everything runs in the walk callback's goroutine. With
+// more, a job is modelled in a goroutine of its own (at most Workers at a
+// time) and applied by the applier goroutine, which owns the writer until
+// finish: the walk goes on cutting and handing out jobs while the applier
+// adds objects and waits for frames to be compressed.
+type ingester struct {
+	ctx  context.Context
+	opts *Options
+	s    *pack.Store
+	w    *pack.Writer
+	r    *root
+	hist *root // the runs of earlier ingests, read by workers
+	st   *Stats
+	run  int // index of this ingest's run in r.Runs
+
+	prevFirst    *firstPage    // the first page of the last URL that had one (applier)
+	pending      []URLVersions // catalog entries not yet in a segment
+	pendingBytes int
+	sinceCommit  int64
+
+	cur     *job             // the job receiving captures
+	records map[string]int64 // records read, by input path (walk callback)
+
+	// Model slots, each with its Partitioner (cached style sheets and
+	// stems; identical output to partition.Partition). With one worker
+	// slots is nil and part serves the caller's goroutine.
+	slots    chan *partition.Partitioner
+	part     *partition.Partitioner
+	applyq   chan *job     // jobs in walk order, to the applier
+	applied  chan struct{} // closed when the applier has returned
+	applyErr error         // the applier's first error, read after applied
+	failed   atomic.Bool   // stop: an error happened on either side
+
+	mu        sync.Mutex
+	room      sync.Cond        // signalled when inflight shrinks or on failure
+	inflight  int64            // bytes of the jobs handed out, not yet applied
+	malformed map[string]int64 // malformed records skipped, by input path
+	streams   map[string]warcio.FileStream
+}
+
+// errStopped stops the walk after the applier failed; finish returns the
+// applier's error.
+var errStopped = errors.New("ingest stopped")
+
+// Bounds of the job pipeline.
+const (
+	maxJobBytes      = 16 << 20 // a longer URL history is cut into several jobs
+	maxJobsPerWorker = 64       // jobs handed out and not yet applied, per worker
+)
+
+// capData is one capture as a job holds it.
+type capData struct {
+	v         Version
+	rawHeader []byte
+	block     []byte
+}
+
+// job is a run of captures of one URL, modelled by one worker.
+type job struct {
+	key     string
+	first   bool // the URL's first job: load its history
+	last    bool // the URL's last job: queue its catalog entry
+	u       *urlState
+	caps    []capData
+	bytes   int64
+	prev    chan struct{} // closed when the URL's previous job is modelled
+	done    chan struct{}
+	results []result
+	st      Stats
+	err     error
+}
+
+// result is one modelled record: its version and the objects to add.
+type result struct {
+	v    Version
+	plan *plan
+}
+
+func (g *ingester) capture(c *warcio.Capture) error {
+	if g.failed.Load() {
+		return errStopped
+	}
+	if !c.Gap {
+		g.records[c.File]++
+	}
+	if g.cur == nil || c.Key != g.cur.key {
+		if err := g.endURL(); err != nil {
+			return err
+		}
+		g.cur = &job{key: c.Key, first: true, u: &urlState{key: c.Key}, done: make(chan struct{})}
+	} else if g.cur.bytes >= maxJobBytes {
+		prev := g.cur
+		if err := g.submit(prev); err != nil {
+			return err
+		}
+		g.cur = &job{key: c.Key, u: prev.u, prev: prev.done, done: make(chan struct{})}
+	}
+	block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
+	if err != nil {
+		return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
+	}
+	v := Version{
+		File: c.File, Offset: c.Offset, Length: c.Length, Skip: c.SkipInMember,
+		Date: c.Date, Type: c.Type, RecordID: c.RecordID, TargetURI: c.TargetURI,
+		Trailer: bytes.Clone(c.Trailer), Gap: c.Gap,
+	}
+	h := crc32.Checksum(c.RawHeader, castagnoli)
+	h = crc32.Update(h, castagnoli, block)
+	v.CRC = crc32.Update(h, castagnoli, c.Trailer)
+	d := c.Digests()
+	v.BlockDigestOK, v.PayloadDigestOK = d.BlockMatch == warcio.MatchOK, d.PayloadMatch == warcio.MatchOK
+	j := g.cur
+	j.caps = append(j.caps, capData{v: v, rawHeader: bytes.Clone(c.RawHeader), block: block})
+	j.bytes += int64(len(c.RawHeader) + len(block) + len(c.Trailer))
+	return nil
+}
+
+// endURL hands the current URL's last job to the pipeline.
+func (g *ingester) endURL() error {
+	j := g.cur
+	if j == nil {
+		return nil
+	}
+	g.cur = nil
+	j.last = true
+	return g.submit(j)
+}
+
+// start sets up the pipeline: with more than one worker, model slots and
+// the applier goroutine.
+func (g *ingester) start() {
+	g.room.L = &g.mu
+	workers := g.opts.Workers
+	if workers <= 1 {
+		g.part = partition.NewPartitioner()
+		return
+	}
+	g.slots = make(chan *partition.Partitioner, workers)
+	for range workers {
+		g.slots <- partition.NewPartitioner()
+	}
+	// Bytes bound what is in flight (submit); the count only bounds the
+	// per-job overhead. A count as low as a few jobs per worker idles the
+	// workers behind one long URL history.
+	g.applyq = make(chan *job, maxJobsPerWorker*workers)
+	g.applied = make(chan struct{})
+	go g.applier()
+}
+
+// submit hands j to the pipeline. With one worker it is modelled and
+// applied right here; with more, it is modelled by a goroutine of its own
+// and applied by the applier, and submit waits only while the jobs handed
+// out hold too many bytes.
+func (g *ingester) submit(j *job) error {
+	if g.slots == nil {
+		g.model(j, g.part)
+		return g.apply(j)
+	}
+	mem := g.opts.MemLimit
+	if mem <= 0 {
+		mem = warcio.DefaultWalkMemLimit // what the walk uses then
+	}
+	// A quarter of the memory: enough for several URLs to be in flight
+	// (the jobs of one URL are modelled one after the other).
+	limit := max(mem/4, maxJobBytes*2)
+	g.mu.Lock()
+	for g.inflight > 0 && g.inflight+j.bytes > limit && !g.failed.Load() {
+		g.room.Wait()
+	}
+	g.inflight += j.bytes
+	g.mu.Unlock()
+	if g.failed.Load() {
+		return errStopped
+	}
+	go func() {
+		if j.prev != nil {
+			<-j.prev // before taking a slot: waiting jobs hold none
+		}
+		part := <-g.slots
+		g.model(j, part)
+		g.slots <- part
+	}()
+	g.applyq <- j // the applier drains the queue until finish, even after a failure
+	return nil
+}
+
+// applier applies the jobs in walk order as they are modelled. After a
+// failure (its own or the walk's) it only waits for the jobs, so that no
+// worker outlives Ingest.
+func (g *ingester) applier() {
+	defer close(g.applied)
+	for j := range g.applyq {
+		<-j.done
+		if !g.failed.Load() {
+			if err := g.apply(j); err != nil {
+				g.applyErr = err
+				g.failed.Store(true)
+			}
+		}
+		j.results = nil
+		g.mu.Lock()
+		g.inflight -= j.bytes
+		g.room.Broadcast()
+		g.mu.Unlock()
+	}
+}
+
+// finish waits until every job handed out is applied (or, after a failure,
+// modelled) and returns the applier's error. It may be called again.
+func (g *ingester) finish() error {
+	if g.applyq == nil {
+		return nil
+	}
+	close(g.applyq)
+	<-g.applied
+	g.applyq = nil
+	return g.applyErr
+}
+
+// model runs in a worker: it turns the job's captures into versions and
+// object plans. It touches only the job and its URL state.
+func (g *ingester) model(j *job, part *partition.Partitioner) {
+	defer close(j.done)
+	u := j.u
+	u.part = part // the URL's jobs are modelled one after the other
+	if j.first {
+		if err := g.loadHistory(u); err != nil {
+			j.err = err
+			return
+		}
+	}
+	for i := range j.caps {
+		c := &j.caps[i]
+		if c.v.Gap {
+			j.st.Gaps++
+			j.st.GapBytes += int64(len(c.block))
+		} else {
+			j.st.Records++
+		}
+		id := identity(c.v.File, c.v.Offset, c.v.Skip)
+		if u.seen[id] {
+			j.st.Repeats++
+			continue
+		}
+		u.seen[id] = true
+		j.st.InputBytes += int64(len(c.rawHeader) + len(c.block) + len(c.v.Trailer))
+		v := c.v
+		if len(u.added) > 0 {
+			v.prevRecordID = u.added[len(u.added)-1].RecordID
+		}
+		p := g.store(u, &v, c.rawHeader, c.block, &j.st)
+		j.results = append(j.results, result{v: v, plan: p})
+		u.added = append(u.added, v)
+		c.rawHeader, c.block = nil, nil
+	}
+	j.caps = nil
+}
+
+// apply adds a modelled job's objects to the writer, in walk order, and
+// for a URL's last job queues its catalog entry and commits when due.
+func (g *ingester) apply(j *job) error {
+	if j.err != nil {
+		return j.err
+	}
+	// The walk may have handed out its last job long ago.
+	if err := g.ctx.Err(); err != nil {
+		return err
+	}
+	g.st.add(&j.st)
+	g.sinceCommit += j.st.InputBytes
+	for _, r := range j.results {
+		p := r.plan
+		if p.res != nil {
+			g.crossBases(&r)
+		}
+		for _, id := range p.ids {
+			o := p.objs[id]
+			var isNew bool
+			var err error
+			if o.near {
+				_, isNew, err = g.w.AddNear(o.kind, o.data, o.base)
+			} else if o.base != (pack.ID{}) && o.base != id {
+				_, isNew, err = g.w.AddDelta(o.kind, o.data, o.base)
+				if errors.Is(err, pack.ErrNotFound) {
+					_, isNew, err = g.w.Add(o.kind, o.data)
+				}
+			} else {
+				_, isNew, err = g.w.Add(o.kind, o.data)
+			}
+			if err != nil {
+				return fmt.Errorf("store object of %s at %d: %w", r.v.File, r.v.Offset, err)
+			}
+			if isNew {
+				g.st.NewObjects++
+				g.st.NewBytes += int64(len(o.data))
+			}
+		}
+	}
+	j.results = nil
+	if !j.last {
+		return nil
+	}
+	if len(j.u.added) > 0 {
+		g.pending = append(g.pending, URLVersions{Key: j.key, Versions: j.u.added})
+		g.pendingBytes += len(j.key) + 200*len(j.u.added)
+	}
+	if g.pendingBytes >= 64<<10 {
+		if err := g.writeSegment(); err != nil {
+			return err
+		}
+	}
+	if g.opts.Progress != nil {
+		g.opts.Progress(*g.st)
+	}
+	if g.sinceCommit >= g.opts.CommitBytes {
+		return g.commit()
+	}
+	return nil
+}
+
+// add sums the counters a job gathered into s.
+func (s *Stats) add(o *Stats) {
+	s.Records += o.Records
+	s.Repeats += o.Repeats
+	s.InputBytes += o.InputBytes
+	s.Partitioned += o.Partitioned
+	s.EncodedBlocks += o.EncodedBlocks
+	s.EncodedWhole += o.EncodedWhole
+	s.WholePayload += o.WholePayload
+	s.NonHTTP += o.NonHTTP
+	s.RawRecords += o.RawRecords
+	s.Gaps += o.Gaps
+	s.GapBytes += o.GapBytes
+}
+
+// segmentTail is how many bytes of other objects a catalog segment's
+// frame may take along (writeSegment).
+const segmentTail = 16 << 10
+
+func (g *ingester) writeSegment() error {
+	if len(g.pending) == 0 {
+		return nil
+	}
+	seg, serr := encodeSegment(g.pending, g.w.Unique)
+	if serr != nil {
+		return serr
+	}
+	// A segment gets a frame of its own, so that finding a URL
+	// decompresses only catalog; but a few small objects left since the
+	// last data frame (header anchors of the last URLs, say) share it:
+	// alone, they would cost a frame header and compress poorly, and
+	// decoding them along with the segment costs next to nothing.
+	if g.w.FrameBytes() > segmentTail {
+		if err := g.w.Flush(); err != nil {
+			return err
+		}
+	}
+	// The previous segment of the run is the frame's zstd dictionary:
+	// segments repeat the same input file names, types, target URI
+	// shapes and header encodings, which a 64 KiB segment alone cannot
+	// learn. The chain is bounded by the store's MaxChain, so finding a
+	// URL decodes at most that many segments (usually cached).
+	var id pack.ID
+	var err error
+	if run := g.r.Runs[g.run]; len(run) > 0 {
+		id, _, err = g.w.AddDelta(pack.KindVersionCatalog, seg, run[len(run)-1].ID)
+	} else {
+		id, _, err = g.w.Add(pack.KindVersionCatalog, seg)
+	}
+	if err != nil {
+		return fmt.Errorf("store catalog segment: %w", err)
+	}
+	if err := g.w.Flush(); err != nil {
+		return err
+	}
+	g.r.Runs[g.run] = append(g.r.Runs[g.run], segRef{First: g.pending[0].Key, Last: g.pending[len(g.pending)-1].Key, ID: id})
+	g.pending, g.pendingBytes = nil, 0
+	return nil
+}
+
+func (g *ingester) commit() error {
+	if err := g.writeSegment(); err != nil {
+		return err
+	}
+	// An empty run would only cost bytes.
+	runs := g.r.Runs
+	if len(runs[g.run]) == 0 {
+		g.r.Runs = runs[:g.run]
+	}
+	payload, err := g.r.encode()
+	if err == nil {
+		err = g.w.Commit(payload)
+	}
+	g.r.Runs = runs
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	g.st.Commits++
+	g.sinceCommit = 0
+	return nil
+}
