@@ -2,8 +2,8 @@ package dedupe
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
