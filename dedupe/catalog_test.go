@@ -528,3 +528,17 @@ func TestGapVersionCatalog(t *testing.T) {
 		t.Error("a gap of mode block decoded")
 	}
 }
+
+// TestCatalogFormats checks that every catalog version from the oldest to
+// the current one has a complete entry in catalogFormats, and no other.
+func TestCatalogFormats(t *testing.T) {
+	if len(catalogFormats) != catalogVersion-oldestCatalog+1 {
+		t.Errorf("%d formats, want versions %d to %d", len(catalogFormats), oldestCatalog, catalogVersion)
+	}
+	for ver := uint64(oldestCatalog); ver <= catalogVersion; ver++ {
+		f := catalogFormats[ver]
+		if f == nil || f.fileRow == nil || f.version == nil || f.flags&flagDated == 0 {
+			t.Errorf("catalog version %d: format %+v incomplete", ver, f)
+		}
+	}
+}

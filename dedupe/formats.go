@@ -1,0 +1,51 @@
+package dedupe
+
+// Magics of the commit payload (the catalog root) and of a catalog
+// segment, and the catalog version this code writes.
+const (
+	rootMagic      = "BWCT"
+	segmentMagic   = "BWSG"
+	catalogVersion = 5
+	// oldestCatalog is the oldest catalog version this reader knows.
+	oldestCatalog = 2
+)
+
+// catalogFormat is how one catalog version is read (docs/FORMAT.md
+// "Catalog root", "Catalog segment"). Each version's entry names its
+// decoders; a version that only adds fields or flag bits to its
+// predecessor shares the predecessor's decoders and says what it added,
+// so a new version is a new entry, and the old ones stay as they were.
+type catalogFormat struct {
+	// rootZstd: the root body after magic and version is one zstd frame.
+	rootZstd bool
+	// fileRow reads one row of the input-file table, given the row
+	// before it (names, sizes are coded against it).
+	fileRow func(d *dec, prev *InputFile) InputFile
+	// columns: segments keep header encodings and inline blocks in
+	// column parts (colWARC…), and may hold modeInline versions.
+	columns bool
+	// shortRefs: object references are tagged short, full or table
+	// position (refShort…); before, 0 was a full id and i ≥ 1 position i.
+	shortRefs bool
+	// reasons: a whole payload is followed by its reason byte.
+	reasons bool
+	// version reads one version of a segment.
+	version func(d *dec, files []string, t *idTable) Version
+	// flags are the version flag bits the catalog version may set.
+	flags uint64
+}
+
+var catalogFormats = map[uint64]*catalogFormat{
+	2: {fileRow: fileRowV2, version: (*dec).versionV2,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest},
+	// Short references, inline blocks, column parts, per-file offsets
+	// and dates as differences, record counts per input file.
+	3: {fileRow: fileRowV3, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest},
+	// The root compressed; content-coded pages as blocks (flagCoded).
+	4: {rootZstd: true, fileRow: fileRowV3, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded},
+	// Input streams (length, SHA-256, gaps) per file; gaps (flagGap).
+	5: {rootZstd: true, fileRow: fileRowV5, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap},
+}
