@@ -127,7 +127,6 @@ const flagCoded = 8
 // is a gap (Version.Gap), mode raw.
 const flagGap = 16
 
-
 // InputFile is a row of the input-file table: a file ingested completely.
 type InputFile struct {
 	Name   string
