@@ -52,8 +52,8 @@ func decodeManifest(b []byte, file string) (*manifest, error) {
 	if le.Uint32(b[len(b)-4:]) != crc(b[:len(b)-4]) {
 		return nil, corrupt(file, int64(len(b)-4), "commit checksum mismatch")
 	}
-	if v := le.Uint16(b[4:]); v != formatVersion {
-		return nil, corrupt(file, 4, "unsupported format version %d (this reader knows %d)", v, formatVersion)
+	if v := le.Uint16(b[4:]); v < oldestFormat || v > formatVersion {
+		return nil, corrupt(file, 4, "unsupported format version %d (this reader knows %d to %d)", v, oldestFormat, formatVersion)
 	}
 	if f := le.Uint16(b[6:]); f != 0 {
 		return nil, corrupt(file, 6, "unknown flags %#x", f)

@@ -48,7 +48,14 @@ func (k Kind) String() string {
 
 // Format constants; see docs/FORMAT.md.
 const (
+	// formatVersion is the version of the files this code writes;
+	// oldestFormat the oldest it reads. Every file (pack, index,
+	// COMMIT) carries its own version in its header, so an archive
+	// whose old files keep an older version still opens once a reader
+	// knows both: a new frame or index layout gets a new version and a
+	// decoder beside the old one (docs/FORMAT.md "Versions").
 	formatVersion = 2
+	oldestFormat  = 2
 
 	packMagic   = "BWPK"
 	frameMagic  = "BWFR"
@@ -103,8 +110,8 @@ func checkFileHeader(b []byte, magic string, num uint32, file string) error {
 	if got := le.Uint32(b[12:]); got != crc(b[:12]) {
 		return corrupt(file, 0, "header checksum mismatch")
 	}
-	if v := le.Uint16(b[4:]); v != formatVersion {
-		return corrupt(file, 4, "unsupported format version %d (this reader knows %d)", v, formatVersion)
+	if v := le.Uint16(b[4:]); v < oldestFormat || v > formatVersion {
+		return corrupt(file, 4, "unsupported format version %d (this reader knows %d to %d)", v, oldestFormat, formatVersion)
 	}
 	if f := le.Uint16(b[6:]); f != 0 {
 		return corrupt(file, 6, "unknown flags %#x", f)
