@@ -353,7 +353,11 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 		}
 		doc, coding = dec, b
 	}
-	r, err := u.part.Partition(doc, PageOptions(m.ContentType(), u.level, v.TargetURI))
+	// The archive stores bytes: the blocks' text, topics and labels are
+	// the tables' business, computed when they read the page.
+	po := PageOptions(m.ContentType(), u.level, v.TargetURI)
+	po.SkipAnnotation = true
+	r, err := u.part.Partition(doc, po)
 	if err != nil {
 		whole(WhyPartition)
 		return

@@ -69,7 +69,9 @@ func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 	}
 	res.Leaves = collectLeaves(res.Blocks)
 	res.Layout = newLayout(doc, res.Leaves)
-	pp.index, pp.topic = annotate(res, opts, &pp.stems, pp.index, pp.topic)
+	if !opts.SkipAnnotation {
+		pp.index, pp.topic = annotate(res, opts, &pp.stems, pp.index, pp.topic)
+	}
 	return res
 }
 
