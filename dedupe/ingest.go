@@ -33,8 +33,11 @@ type Options struct {
 	// Pack configures the object store (frame size, delta chain bound,
 	// compression workers...).
 	Pack pack.Options
-	// MemLimit and TempDir bound and place the sort of the capture walk
-	// (warcio.WalkOptions).
+	// MemLimit is the memory budget for the records ingest holds (0:
+	// warcio.DefaultWalkMemLimit), divided by SplitMemory between the
+	// capture walk's sort and the records in flight; it also sets how
+	// many frames compress at once when Pack.Workers is 0. TempDir
+	// places the sort's spilled runs.
 	MemLimit int64
 	TempDir  string
 	// Reader configures the input readers (malformed-record policy...).
@@ -43,8 +46,8 @@ type Options struct {
 	// encoded, checked) in parallel (default 1). The archive written does
 	// not depend on it. With 1, everything runs in the caller's goroutine;
 	// with more, one more goroutine stores the modelled objects. Frames
-	// compress in the background when Pack.Workers > 1 (the CLI sets it
-	// to Workers; each frame compressing holds Pack.NativeMemory's share).
+	// compress in the background when Pack.Workers > 1 (0: the budget's
+	// Compress; each frame compressing holds Pack.NativeMemory's share).
 	Workers int
 	// CommitBytes is how many bytes of input records are ingested between
 	// commits (default 64 MiB); commits fall between URLs.
@@ -114,6 +117,10 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	if opts.Pack.FrameSize <= 0 {
 		opts.Pack.FrameSize = DefaultFrameSize
 	}
+	budget := SplitMemory(opts.MemLimit, max(opts.Workers, 1))
+	if opts.Pack.Workers <= 0 {
+		opts.Pack.Workers = budget.Compress
+	}
 	s, err := pack.Open(dir, opts.Pack)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, pack.ErrNotArchive) {
 		s, err = pack.Create(dir, opts.Pack)
@@ -160,7 +167,7 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		hashed <- err
 	}()
 
-	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: len(r.Runs),
+	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: len(r.Runs), budget: budget,
 		hist:    &root{Runs: r.Runs[:len(r.Runs):len(r.Runs)]},
 		records: map[string]int64{}, malformed: map[string]int64{}, streams: map[string]warcio.FileStream{}}
 	r.Runs = append(r.Runs, nil)
@@ -171,7 +178,7 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		paths[i] = todo[i].path // not todo[i].in: being hashed
 	}
 	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
-		MemLimit: opts.MemLimit, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
+		MemLimit: budget.Sort, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
 		Progress: opts.InputProgress,
 		Gaps:     true, OnFile: func(fs warcio.FileStream) { g.streams[fs.File] = fs },
 		OnRead: func(int64) {

@@ -33,6 +33,8 @@ type ingester struct {
 	hist *root // the runs of earlier ingests, read by workers
 	st   *Stats
 	run  int // index of this ingest's run in r.Runs
+	// budget divides Options.MemLimit (SplitMemory).
+	budget Budget
 
 	prevFirst    *firstPage    // the first page of the last URL that had one (applier)
 	pending      []URLVersions // catalog entries not yet in a segment
@@ -177,13 +179,7 @@ func (g *ingester) submit(j *job) error {
 		g.model(j, g.part)
 		return g.apply(j)
 	}
-	mem := g.opts.MemLimit
-	if mem <= 0 {
-		mem = warcio.DefaultWalkMemLimit // what the walk uses then
-	}
-	// A quarter of the memory: enough for several URLs to be in flight
-	// (the jobs of one URL are modelled one after the other).
-	limit := max(mem/4, maxJobBytes*2)
+	limit := g.budget.InFlight
 	g.mu.Lock()
 	for g.inflight > 0 && g.inflight+j.bytes > limit && !g.failed.Load() {
 		g.room.Wait()

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/export/columnar"
 	"blockwarc/export/report"
 	"blockwarc/warcio"
@@ -62,20 +61,13 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "blockwarc ingest: -level and -workers must be at least 1")
 		return exitUsage
 	}
-	// Frames compress in the background, as many at once as there are
-	// model workers (with one, everything runs on one goroutine), but at
-	// most one per 256MiB of -mem: each holds up to pack.NativeMemory's
-	// share of reference-library state, and the frames and bases in flight.
-	popts := pack.Options{Workers: max(1, min(*workers, int(mem/(256<<20))))}
 	opts := dedupe.Options{
-		Level: *level, Workers: *workers, Pack: popts,
+		Level: *level, Workers: *workers,
 		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
 	}
-	// -mem bounds the sort and the records in flight; the soft limit makes
-	// the collector hold the whole process near it (plus the encoders)
-	// instead of letting garbage double the heap. The reference zstd
-	// library's state is not Go memory: the Go heap gets that much less.
-	debug.SetMemoryLimit(mem + 256<<20 - popts.NativeMemory())
+	// The soft limit makes the collector hold the whole process near the
+	// budget instead of letting garbage double the heap (dedupe.Budget).
+	debug.SetMemoryLimit(dedupe.SplitMemory(mem, *workers).GoHeap)
 	var ok bool
 	if opts.Reader.Policy, ok = parsePolicy(*policyFlag); !ok {
 		fmt.Fprintf(stderr, "blockwarc ingest: bad -policy %q: want skip, warn or fail\n", *policyFlag)
