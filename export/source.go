@@ -58,17 +58,14 @@ func SourceNames(files []dedupe.InputFile, gz bool) map[string]string {
 }
 
 // SourceName is the name of a rebuilt input file: its base name with the
-// compression suffix (.gz, .zst, .lz4, .bz2, and .open) dropped, since
+// compression suffix (warcio.TrimCompressionSuffix) dropped, since
 // the file is written decompressed, plus ".gz" with Gzip. It is "" when
 // the recorded name could escape a directory (a separator, "..").
 func SourceName(name string, gz bool) string {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || name != filepath.Base(name) {
 		return ""
 	}
-	n := strings.TrimSuffix(name, ".open")
-	for _, ext := range []string{".gz", ".zst", ".lz4", ".bz2"} {
-		n = strings.TrimSuffix(n, ext)
-	}
+	n := warcio.TrimCompressionSuffix(name)
 	if n == "" {
 		return ""
 	}

@@ -3,7 +3,6 @@ package warcio
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -31,15 +30,6 @@ const (
 	maxDictBytes  = 16 << 20  // bound on a zstd dictionary frame
 	maxZstdWindow = 256 << 20 // bound on decoder memory for hostile frames
 )
-
-var (
-	gzipMagic  = []byte{0x1f, 0x8b, 0x08}
-	zstdMagic  = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	lz4Magic   = []byte{0x04, 0x22, 0x4d, 0x18}
-	bzip2Magic = []byte("BZh")
-)
-
-const zstdDictFrameMagic = 0x184D2A5D
 
 // member is one compressed unit (gzip member, zstd or LZ4 frame, the whole
 // bzip2 file, or the whole uncompressed file).
@@ -106,18 +96,7 @@ func (c *container) detect() error {
 		}
 		return err
 	}
-	switch {
-	case bytes.HasPrefix(head, gzipMagic):
-		c.comp = CompressionGzip
-	case bytes.HasPrefix(head, zstdMagic) || (len(head) == 4 && binary.LittleEndian.Uint32(head) == zstdDictFrameMagic):
-		c.comp = CompressionZstd
-	case bytes.HasPrefix(head, lz4Magic):
-		c.comp = CompressionLZ4
-	case bytes.HasPrefix(head, bzip2Magic):
-		c.comp = CompressionBzip2
-	default:
-		c.comp = CompressionNone
-	}
+	c.comp = sniffCompression(head)
 	return nil
 }
 
@@ -188,7 +167,7 @@ func (c *container) endMember() {
 		// bounded on a stream of empty members.
 		c.members = c.members[:len(c.members)-1]
 	}
-	if c.comp == CompressionNone || c.comp == CompressionBzip2 {
+	if !codecs[c.comp].members {
 		c.done = true
 	}
 }
@@ -204,29 +183,20 @@ func (c *container) startMember() error {
 	if c.done {
 		return io.EOF
 	}
-	switch c.comp {
-	case CompressionNone:
+	k := &codecs[c.comp]
+	switch {
+	case c.comp == CompressionNone:
 		if !c.detected || len(c.members) > 0 {
 			return io.EOF
 		}
-		c.open(c.br)
-		return nil
-	case CompressionBzip2:
+		return k.open(c)
+	case !k.members:
 		if _, err := c.br.Peek(1); err != nil {
 			return io.EOF
 		}
-		c.open(bzip2.NewReader(c.br))
-		return nil
+		return k.open(c)
 	}
-	var magic []byte
-	switch c.comp {
-	case CompressionGzip:
-		magic = gzipMagic
-	case CompressionZstd:
-		magic = zstdMagic
-	case CompressionLZ4:
-		magic = lz4Magic
-	}
+	magic := k.magic
 	for {
 		start := c.storedPos()
 		head, err := c.br.Peek(4)
@@ -236,8 +206,7 @@ func (c *container) startMember() error {
 			}
 			return io.EOF
 		}
-		skippable := len(head) == 4 && binary.LittleEndian.Uint32(head)&0xFFFFFFF0 == 0x184D2A50 &&
-			(c.comp == CompressionZstd || c.comp == CompressionLZ4)
+		skippable := k.skippable && len(head) == 4 && binary.LittleEndian.Uint32(head)&0xFFFFFFF0 == 0x184D2A50
 		if !bytes.HasPrefix(head, magic) && !skippable {
 			skipped, err := c.scanTo(magic)
 			if err != nil && err != io.EOF {
@@ -257,32 +226,12 @@ func (c *container) startMember() error {
 			}
 			continue
 		}
-		switch c.comp {
-		case CompressionGzip:
-			if err := c.openGzip(); err != nil {
-				c.resync = true
-				if c.storedPos() <= start {
-					c.br.Discard(1)
-				}
-				return c.formatErr(start, "read gzip member header", ErrCorrupt, err)
+		if err := k.open(c); err != nil {
+			c.resync = true
+			if c.storedPos() <= start {
+				c.br.Discard(1)
 			}
-		case CompressionZstd:
-			if err := c.openZstd(); err != nil {
-				c.resync = true
-				if c.storedPos() <= start {
-					c.br.Discard(1)
-				}
-				return c.formatErr(start, "open zstd frame", ErrCorrupt, err)
-			}
-		case CompressionLZ4:
-			c.frame.reset(c.br, false)
-			if c.lz == nil {
-				c.lz = lz4.NewReader(&c.frame)
-			} else {
-				c.lz.Reset(&c.frame)
-			}
-			c.open(c.lz)
-			c.members[len(c.members)-1].stored = start
+			return c.formatErr(start, k.openErr, ErrCorrupt, err)
 		}
 		return nil
 	}
@@ -454,7 +403,7 @@ func (c *container) endOf(u int64) (int64, bool) {
 // isMemberStart reports whether decompressed position u is the first byte
 // of a member other than the first one (a record boundary candidate).
 func (c *container) isMemberStart(u int64) bool {
-	if c.comp == CompressionNone || c.comp == CompressionBzip2 {
+	if !codecs[c.comp].members {
 		return false
 	}
 	i := c.find(u)

@@ -35,9 +35,6 @@ const (
 	CompressionBzip2
 )
 
-func (c Compression) String() string {
-	return [...]string{"none", "gzip", "zstd", "lz4", "bzip2"}[c]
-}
 
 // Field is one header field in the order it was stored. Raw holds the exact
 // stored bytes of the field, continuation lines and line ending included, so

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -915,8 +914,6 @@ func (s *sorter) lookupAgnostic(r *Record) *Origin {
 // IsInputName tells whether a file name is one ExpandInputs picks from a
 // directory.
 func IsInputName(name string) bool { return warcName.MatchString(name) }
-
-var warcName = regexp.MustCompile(`(?i)\.(warc|arc)(\.(gz|zst|zstd|lz4|bz2))?(\.open)?$`)
 
 // ExpandInputs turns command-line inputs — files, directories (searched
 // recursively for names ending .warc or .arc, optionally .gz, .zst,
