@@ -35,7 +35,6 @@ const (
 	CompressionBzip2
 )
 
-
 // Field is one header field in the order it was stored. Raw holds the exact
 // stored bytes of the field, continuation lines and line ending included, so
 // a header block can be rebuilt byte for byte from its fields.

@@ -1,0 +1,185 @@
+package pack
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// start compresses j on a goroutine of its own with a free encoder slot.
+func (w *Writer) start(j *frameJob) {
+	if n := len(w.freeSlots); n > 0 {
+		j.slot, w.freeSlots = w.freeSlots[n-1], w.freeSlots[:n-1]
+	} else {
+		j.slot = &encSlot{}
+		w.slots = append(w.slots, j.slot)
+	}
+	j.done = make(chan struct{})
+	go func() {
+		defer close(j.done)
+		w.compress(j, j.slot)
+	}()
+}
+
+// writeOldest waits for the oldest queued frame's compression and
+// appends it to the pack.
+func (w *Writer) writeOldest() error {
+	j := w.queue[0]
+	<-j.done
+	w.freeSlots = append(w.freeSlots, j.slot)
+	if j.err != nil {
+		return w.fail(j.err)
+	}
+	if err := w.write(j, len(w.frames)-len(w.queue)); err != nil {
+		return err
+	}
+	w.queue[0] = nil
+	w.queue = w.queue[1:]
+	return nil
+}
+
+// wait waits for every frame compressing in the background.
+func (w *Writer) wait() {
+	for _, j := range w.queue {
+		if j.done != nil {
+			<-j.done
+		}
+	}
+}
+
+// frameJob is a flushed frame waiting to be compressed and written.
+type frameJob struct {
+	done        chan struct{} // closed when compressed, if compressed in the background
+	slot        *encSlot
+	plain, dict []byte
+	count       uint32
+	depth       uint8
+	reach       int64 // as decodedFrame.reach
+	bases       []baseRef
+	enc         []byte
+	err         error
+}
+
+// encSlot holds one worker's encoders: zstd dictionaries are set per
+// encoder, and switching an encoder between having one and not is costly.
+type encSlot struct {
+	plain, dict *zstd.Encoder
+	buf         []byte
+}
+
+func (w *Writer) compress(j *frameJob, sl *encSlot) {
+	if haveLibzstd && w.opts.Level == zstd.SpeedBestCompression && w.compressC(j, sl) {
+		return
+	}
+	enc := &sl.plain
+	if j.dict != nil {
+		enc = &sl.dict
+	}
+	if *enc == nil {
+		if *enc, j.err = w.newEncoder(); j.err != nil {
+			return
+		}
+	}
+	if j.dict != nil {
+		if err := (*enc).ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, j.dict)); err != nil {
+			j.err = fmt.Errorf("set dictionary: %w", err)
+			return
+		}
+	}
+	j.enc = (*enc).EncodeAll(j.plain, sl.buf[:0])
+	sl.buf = j.enc
+}
+
+// compressC compresses j with the reference zstd library and reports
+// whether it did. The frame is decoded again by the reader's decoder
+// before it is used: the two libraries must agree on every frame, and a
+// frame they would not agree on is left to the pure-Go encoder.
+func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
+	enc, err := libzstdCompress(sl.buf[:0], j.plain, j.dict)
+	if err != nil {
+		return false
+	}
+	sl.buf = enc
+	if j.dict != nil {
+		// The library writes no dictionary id for a raw-content
+		// dictionary; the format's frames name id 1.
+		if enc, err = nameDict(enc, dictID); err != nil {
+			return false
+		}
+	}
+	back, err := w.s.decode(enc, j.dict, len(j.plain))
+	if err != nil {
+		return false
+	}
+	same := bytes.Equal(back, j.plain)
+	w.s.cache.give(back)
+	if !same {
+		return false
+	}
+	j.enc = enc
+	return true
+}
+
+// drain compresses the queued frames (with one worker, here; else they
+// are compressing already) and appends them to the pack in Flush order.
+func (w *Writer) drain() error {
+	if w.opts.Workers > 1 {
+		for len(w.queue) > 0 {
+			if err := w.writeOldest(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(w.slots) == 0 {
+		w.slots = append(w.slots, &encSlot{})
+	}
+	seq := len(w.frames) - len(w.queue)
+	for _, j := range w.queue {
+		w.compress(j, w.slots[0])
+		if j.err != nil {
+			return w.fail(j.err)
+		}
+		if err := w.write(j, seq); err != nil {
+			return err
+		}
+		seq++
+	}
+	clear(w.queue)
+	w.queue = w.queue[:0]
+	return nil
+}
+
+// write appends the compressed frame j, number seq of this writer, to
+// the pack.
+func (w *Writer) write(j *frameJob, seq int) error {
+	h := frameHeader{depth: j.depth, clen: uint32(len(j.enc)), ulen: uint32(len(j.plain)),
+		count: j.count, dcrc: crc(j.enc), bases: j.bases}
+	hdr := h.appendTo(w.hdrBuf[:0])
+	w.hdrBuf = hdr
+	flen := int64(len(hdr) + len(j.enc))
+	if err := w.ensurePack(flen); err != nil {
+		return w.fail(err)
+	}
+	off := w.packLen
+	if _, err := w.pack.WriteAt(hdr, off); err != nil {
+		return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
+	}
+	if _, err := w.pack.WriteAt(j.enc, off+int64(len(hdr))); err != nil {
+		return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
+	}
+	w.packLen += flen
+	w.dirty[w.packNum] = w.packLen
+	w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
+	return nil
+}
+
+func (w *Writer) newEncoder() (*zstd.Encoder, error) {
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(w.opts.Level), zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+	if err != nil {
+		return nil, fmt.Errorf("create zstd encoder: %w", err)
+	}
+	return e, nil
+}
