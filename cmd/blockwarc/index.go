@@ -98,20 +98,13 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 	}
 
 	var w io.Writer = stdout
-	var outFile *os.File
+	var outFile *atomicFile
 	if opts.out != "" {
-		// Written next to the target and renamed on success, so a failed
-		// run never leaves a partial index under the final name.
-		f, err := createTemp(opts.out)
+		f, err := createAtomic(opts.out)
 		if err != nil {
 			return warcio.WalkStats{}, fmt.Errorf("create output: %w", err)
 		}
-		defer func() {
-			if outFile != nil {
-				outFile.Close()
-				os.Remove(outFile.Name())
-			}
-		}()
+		defer f.Discard()
 		outFile, w = f, f
 	}
 
@@ -152,14 +145,7 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		return st, fmt.Errorf("write index: %w", err)
 	}
 	if outFile != nil {
-		f := outFile
-		outFile = nil
-		if err := f.Close(); err != nil {
-			os.Remove(f.Name())
-			return st, fmt.Errorf("write index: %w", err)
-		}
-		if err := os.Rename(f.Name(), opts.out); err != nil {
-			os.Remove(f.Name())
+		if err := outFile.Commit(); err != nil {
 			return st, fmt.Errorf("write index: %w", err)
 		}
 	}

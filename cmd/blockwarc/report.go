@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"runtime"
 	"time"
@@ -134,37 +132,4 @@ func emitReport(r *report.Report, opts reportOptions, stdout io.Writer) error {
 		return write(stdout)
 	}
 	return writeFileAtomic(opts.text, write)
-}
-
-// writeFileAtomic writes name through a temporary file next to it, renamed
-// over it on success: a failed run never leaves a partial page.
-func writeFileAtomic(name string, write func(io.Writer) error) error {
-	f, err := createTemp(name)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return fmt.Errorf("write %s: %w", name, fs.ErrExist)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	ok = true
-	return nil
 }
