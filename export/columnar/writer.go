@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 
 	"blockwarc/export/tables"
+	"blockwarc/internal/countio"
 )
 
 // Format is the file format of the tables.
@@ -416,7 +416,8 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 	if err != nil {
 		return nil, err
 	}
-	cw := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	cw := &countedFile{bw: bufio.NewWriterSize(f, 1<<20)}
+	cw.W = cw.bw
 	if opts.Format == Arrow {
 		iw, err := ipc.NewFileWriter(cw, ipc.WithSchema(schema), ipc.WithAllocator(opts.Allocator))
 		if err != nil {
@@ -457,7 +458,7 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 
 type parquetPart struct {
 	f  *os.File
-	cw *countWriter
+	cw *countedFile
 	w  *pqarrow.FileWriter
 }
 
@@ -478,7 +479,7 @@ func (p *parquetPart) discard() error {
 
 type ipcPart struct {
 	f  *os.File
-	cw *countWriter
+	cw *countedFile
 	w  *ipc.FileWriter
 }
 
@@ -497,9 +498,16 @@ func (p *ipcPart) discard() error {
 	return p.f.Close()
 }
 
+// countedFile counts the bytes written to a part file through its buffer
+// (the Seek of countio.Writer gives the Arrow IPC writer its position).
+type countedFile struct {
+	countio.Writer
+	bw *bufio.Writer
+}
+
 // finishFile flushes the buffer, syncs and closes f, and returns its size.
-func finishFile(f *os.File, cw *countWriter) (int64, error) {
-	if err := cw.w.Flush(); err != nil {
+func finishFile(f *os.File, cw *countedFile) (int64, error) {
+	if err := cw.bw.Flush(); err != nil {
 		f.Close()
 		return 0, err
 	}
@@ -510,28 +518,7 @@ func finishFile(f *os.File, cw *countWriter) (int64, error) {
 	if err := f.Close(); err != nil {
 		return 0, err
 	}
-	return cw.n, nil
-}
-
-// countWriter counts the bytes written through a buffer. Its Seek reports
-// the position and supports nothing else: the Arrow IPC writer asks for
-// the position, and never moves it.
-type countWriter struct {
-	w *bufio.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countWriter) Seek(offset int64, whence int) (int64, error) {
-	if offset != 0 || whence != io.SeekCurrent {
-		return c.n, errors.New("seek in tables writer: only the position can be asked")
-	}
-	return c.n, nil
+	return cw.N, nil
 }
 
 // mkdirTemp creates a new directory dir/prefix<random>. Unlike
