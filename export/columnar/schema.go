@@ -49,26 +49,26 @@ type rowPtr[R any] interface {
 	tables.Row
 }
 
-// cols is the layout of the table whose rows are R: its columns, in
+// rowLayout is the layout of the table whose rows are R: its columns, in
 // docs/TABLES.md order, and an estimate of the builder bytes a row adds.
-type cols[R any, P rowPtr[R]] struct {
+type rowLayout[R any, P rowPtr[R]] struct {
 	cols []column[R]
 	size func(*R) int
 }
 
-func (c cols[R, P]) table() string         { return P(new(R)).Table() }
-func (c cols[R, P]) schema() *arrow.Schema { return schemaOf(c.cols) }
-func (c cols[R, P]) newTable(w *Writer) tableWriter {
+func (c rowLayout[R, P]) table() string         { return P(new(R)).Table() }
+func (c rowLayout[R, P]) schema() *arrow.Schema { return schemaOf(c.cols) }
+func (c rowLayout[R, P]) newTable(w *Writer) tableWriter {
 	return newTable[R, P](w, c.table(), c.cols, c.size)
 }
 
 var layouts = []layout{
-	cols[tables.Capture, *tables.Capture]{captureCols, captureBytes},
-	cols[tables.Block, *tables.Block]{blockCols, blockBytes},
-	cols[tables.CaptureBlock, *tables.CaptureBlock]{captureBlockCols, captureBlockBytes},
-	cols[tables.Change, *tables.Change]{changeCols, changeBytes},
-	cols[tables.URL, *tables.URL]{urlCols, urlBytes},
-	cols[tables.Link, *tables.Link]{linkCols, linkBytes},
+	rowLayout[tables.Capture, *tables.Capture]{captureCols, captureBytes},
+	rowLayout[tables.Block, *tables.Block]{blockCols, blockBytes},
+	rowLayout[tables.CaptureBlock, *tables.CaptureBlock]{captureBlockCols, captureBlockBytes},
+	rowLayout[tables.Change, *tables.Change]{changeCols, changeBytes},
+	rowLayout[tables.URL, *tables.URL]{urlCols, urlBytes},
+	rowLayout[tables.Link, *tables.Link]{linkCols, linkBytes},
 }
 
 // specByName finds a table's layout; its keys are exactly tables.Specs'.
