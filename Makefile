@@ -29,10 +29,12 @@ run: build npm
 	./$(BIN) blocks -level 2 -html out/blocks.html $(SAMPLE_PAGE)
 	@echo "wrote out/blocks.html: $(SAMPLE_PAGE) with its blocks outlined"
 	rm -rf out/samples.bwa
-	./$(BIN) ingest -json out/samples.bwa $(SAMPLES)
+	@# One walk of the archive writes the tables and the storage report
+	@# (the same report as 'blockwarc report -html out/report.html' after it).
+	./$(BIN) ingest -json -report out/report.txt -report-html out/report.html out/samples.bwa $(SAMPLES)
 	./$(BIN) verify out/samples.bwa
 	@echo "archive out/samples.bwa: $$(du -sb --exclude=tables out/samples.bwa | cut -f1) bytes for $$(du -cb $(SAMPLES)/*.warc.gz | tail -1 | cut -f1) bytes of input .warc.gz"
-	./$(BIN) report -html out/report.html out/samples.bwa
+	@cat out/report.txt
 	@echo "wrote out/report.html: the storage report as one self-contained page with charts"
 	./$(BIN) diff -history out/samples.bwa '$(SAMPLE_URL)' | head -n 12
 	./$(BIN) diff -from 20221121 -to 20221213 -html out/diff.html out/samples.bwa '$(SAMPLE_URL)'

@@ -1,7 +1,10 @@
 package export
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -104,4 +107,42 @@ func FuzzCDXJLine(f *testing.F) {
 		multipartToQuery(body, "multipart/form-data; boundary="+mime)
 		postQuery(&summary{httpCT: mime, body: []byte(body), method: "POST"})
 	})
+}
+
+// TestCDXJSpool merges late (POST) lines into the main stream, with the
+// main stream in memory and spilled to a temporary file. Lines of equal
+// key and time come in byte order (the walk gave b 1 {"z"} first), and an
+// undated line ("null", first in walk order) after the key's dated ones.
+func TestCDXJSpool(t *testing.T) {
+	main := []string{"a null {}\n", "a 1 {}\n", "b 1 {\"z\":1}\n", "b 1 {}\n", "b 2 {}\n", "d 1 {}\n"}
+	late := []string{"e 0 {}\n", "b 1 {\"late\":1}\n", "0 9 {}\n", "c 5 {}\n"}
+	want := "0 9 {}\na 1 {}\na null {}\nb 1 {\"late\":1}\nb 1 {\"z\":1}\nb 1 {}\nb 2 {}\nc 5 {}\nd 1 {}\ne 0 {}\n"
+	for _, limit := range []int{0, 8} {
+		dir := t.TempDir()
+		sp := &CDXJSpool{TempDir: dir, MemLimit: limit}
+		for i := range main {
+			if err := sp.Main([]byte(main[i])); err != nil {
+				t.Fatal(err)
+			}
+			if i < len(late) {
+				sp.Late([]byte(late[i]))
+			}
+		}
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		if err := sp.CopyTo(w); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		sp.Cleanup()
+		if out.String() != want {
+			t.Errorf("memLimit %d: got\n%s\nwant\n%s", limit, out.String(), want)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("memLimit %d: %d temp files left", limit, len(left))
+		}
+		if (limit != 0) != (sp.f != nil) {
+			t.Errorf("memLimit %d: spilled to file: %v", limit, sp.f != nil)
+		}
+	}
 }

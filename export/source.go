@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe"
+	"blockwarc/internal/countio"
 	"blockwarc/warcio"
 )
 
@@ -91,7 +92,7 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 		if err != nil {
 			return err
 		}
-		cw := &countWriter{w: w}
+		cw := &countio.Writer{W: w}
 		var out io.Writer = cw
 		if opts.Gzip {
 			out = &memberWriter{w: cw}
@@ -104,7 +105,7 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 		if err != nil {
 			return err
 		}
-		return done(SourceStats{File: f, SourceStats: st, Left: int64(len(vs)) - st.Records - st.Gaps, Written: cw.n})
+		return done(SourceStats{File: f, SourceStats: st, Left: int64(len(vs)) - st.Records - st.Gaps, Written: cw.N})
 	})
 	if err == nil && names != nil && found < len(names) {
 		return fmt.Errorf("the archive holds %d of the %d input files named (blockwarc ls -files lists them)", found, len(names))

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe"
+	"blockwarc/internal/countio"
 	"blockwarc/warcio"
 )
 
@@ -70,7 +71,7 @@ func WriteWARC(ctx context.Context, w io.Writer, a *dedupe.Archive, opts WARCOpt
 	if level == 0 {
 		level = gzip.DefaultCompression
 	}
-	cw := &countWriter{w: w}
+	cw := &countio.Writer{W: w}
 	zw, err := gzip.NewWriterLevel(cw, level)
 	if err != nil {
 		return st, fmt.Errorf("start gzip: %w", err)
@@ -112,23 +113,11 @@ func WriteWARC(ctx context.Context, w io.Writer, a *dedupe.Archive, opts WARCOpt
 		}
 		return nil
 	})
-	st.Written = cw.n
+	st.Written = cw.N
 	if err != nil {
 		return st, fmt.Errorf("export WARC: %w", err)
 	}
 	return st, nil
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // urlSelector is the URLPrefix test.

@@ -120,17 +120,11 @@ func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, s
 		}
 		return st, err
 	}
-	f, err := createTemp(out)
+	f, err := createAtomic(out)
 	if err != nil {
 		return export.WARCStats{}, fmt.Errorf("create output: %w", err)
 	}
-	published := false
-	defer func() {
-		if !published {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
+	defer f.Discard()
 	bw := bufio.NewWriterSize(f, 256<<10)
 	st, err := export.WriteWARC(ctx, bw, a, opts)
 	if err != nil {
@@ -139,19 +133,7 @@ func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, s
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("write %s: %w", out, err)
 	}
-	if err := f.Sync(); err != nil {
-		return st, fmt.Errorf("sync %s: %w", out, err)
-	}
-	if err := f.Close(); err != nil {
-		return st, fmt.Errorf("close %s: %w", out, err)
-	}
-	if err := os.Rename(f.Name(), out); err != nil {
-		os.Remove(f.Name())
-		published = true // nothing left to clean up
-		return st, fmt.Errorf("publish %s: %w", out, err)
-	}
-	published = true
-	return st, nil
+	return st, f.Commit()
 }
 
 // runExportSources writes input files back: one (-source) to out or
@@ -175,20 +157,17 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 	}
 	outNames := export.SourceNames(a.Files(), opts.Gzip)
 	var (
-		cur       *os.File // the file being written (dir or out), a temporary name
+		cur       *atomicFile // the file being written (dir or out), under a temporary name
 		bw        *bufio.Writer
 		final     string
 		notExact  int
 		published []string
 	)
-	discard := func() {
+	defer func() {
 		if cur != nil {
-			cur.Close()
-			os.Remove(cur.Name())
-			cur = nil
+			cur.Discard()
 		}
-	}
-	defer discard()
+	}()
 	open := func(f dedupe.InputFile) (io.Writer, error) {
 		final = out
 		if dir != "" {
@@ -206,7 +185,7 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 			return bw, nil
 		}
 		var err error
-		if cur, err = createTemp(final); err != nil {
+		if cur, err = createAtomic(final); err != nil {
 			return nil, fmt.Errorf("create output: %w", err)
 		}
 		bw = bufio.NewWriterSize(cur, 256<<10)
@@ -217,17 +196,10 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 			return fmt.Errorf("write %s: %w", st.File.Name, err)
 		}
 		if cur != nil {
-			if err := cur.Sync(); err != nil {
-				return fmt.Errorf("sync %s: %w", final, err)
-			}
-			if err := cur.Close(); err != nil {
-				return fmt.Errorf("close %s: %w", final, err)
-			}
-			tmp := cur.Name()
+			f := cur
 			cur = nil
-			if err := os.Rename(tmp, final); err != nil {
-				os.Remove(tmp)
-				return fmt.Errorf("publish %s: %w", final, err)
+			if err := f.Commit(); err != nil {
+				return err
 			}
 			published = append(published, final)
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -9,13 +11,23 @@ import (
 	"strconv"
 )
 
-// createTemp creates a new file next to name, to be renamed over it when
-// complete, so that a failed run never leaves a partial output under the
-// final name. Unlike os.CreateTemp (always 0600) it asks for 0666 and lets
-// the process umask decide, as os.Create does: an index or export is an
-// ordinary file that a replay service running as another user may need to
-// read, and a user who sets umask 077 wants it private.
-func createTemp(name string) (*os.File, error) {
+// atomicFile is an output file written under a temporary name next to its
+// target and renamed over it by Commit, so that a failed run never leaves
+// a partial output under the final name. The CLI writes every file it
+// publishes (an index, a report page, an export) through one.
+//
+// Unlike os.CreateTemp (always 0600) it asks for 0666 and lets the process
+// umask decide, as os.Create does: an index or export is an ordinary file
+// that a replay service running as another user may need to read, and a
+// user who sets umask 077 wants it private.
+type atomicFile struct {
+	*os.File
+	target string
+	done   bool // committed or discarded
+}
+
+// createAtomic starts the file that Commit will publish as name.
+func createAtomic(name string) (*atomicFile, error) {
 	dir, base := filepath.Dir(name), filepath.Base(name)
 	for range 100 {
 		p := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
@@ -23,7 +35,64 @@ func createTemp(name string) (*os.File, error) {
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		return f, err
+		if err != nil {
+			return nil, err
+		}
+		return &atomicFile{File: f, target: name}, nil
 	}
 	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, "."+base+".tmp-*"), Err: fs.ErrExist}
+}
+
+// Commit syncs and closes the file and renames it over its target (never
+// over a directory). After an error the temporary file is gone.
+func (f *atomicFile) Commit() error {
+	if f.done {
+		return fmt.Errorf("publish %s: already done", f.target)
+	}
+	f.done = true
+	tmp := f.Name()
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if fi, serr := os.Stat(f.target); serr == nil && fi.IsDir() {
+			err = fs.ErrExist
+		} else if serr != nil && !errors.Is(serr, fs.ErrNotExist) {
+			err = serr
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, f.target)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", f.target, err)
+	}
+	return nil
+}
+
+// Discard closes and removes the temporary file unless it was committed:
+// defer it after createAtomic.
+func (f *atomicFile) Discard() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// writeFileAtomic writes name through an atomicFile: a failed run never
+// leaves a partial file.
+func writeFileAtomic(name string, write func(io.Writer) error) error {
+	f, err := createAtomic(name)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	defer f.Discard()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return f.Commit()
 }

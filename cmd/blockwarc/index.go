@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -98,34 +96,27 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 	}
 
 	var w io.Writer = stdout
-	var outFile *os.File
+	var outFile *atomicFile
 	if opts.out != "" {
-		// Written next to the target and renamed on success, so a failed
-		// run never leaves a partial index under the final name.
-		f, err := createTemp(opts.out)
+		f, err := createAtomic(opts.out)
 		if err != nil {
 			return warcio.WalkStats{}, fmt.Errorf("create output: %w", err)
 		}
-		defer func() {
-			if outFile != nil {
-				outFile.Close()
-				os.Remove(outFile.Name())
-			}
-		}()
+		defer f.Discard()
 		outFile, w = f, f
 	}
 
-	sp := &lineSpool{dir: opts.tempDir}
-	defer sp.cleanup()
+	sp := &export.CDXJSpool{TempDir: opts.tempDir}
+	defer sp.Cleanup()
 	var line []byte
 	var curKey string
 	ix := export.NewCDXJIndexer(func(e *export.CDXJEntry) error {
 		line = e.AppendTo(line[:0])
 		if e.URLKey == curKey {
-			return sp.writeMain(line)
+			return sp.Main(line)
 		}
 		// A POST entry keyed by its request body: sorted in at the end.
-		sp.addLate(line)
+		sp.Late(line)
 		return nil
 	})
 	st, err := warcio.Walk(ctx, inputs, wopts, func(c *warcio.Capture) error {
@@ -145,226 +136,18 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		return st, err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := sp.copyTo(bw); err != nil {
+	if err := sp.CopyTo(bw); err != nil {
 		return st, err
 	}
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("write index: %w", err)
 	}
 	if outFile != nil {
-		f := outFile
-		outFile = nil
-		if err := f.Close(); err != nil {
-			os.Remove(f.Name())
-			return st, fmt.Errorf("write index: %w", err)
-		}
-		if err := os.Rename(f.Name(), opts.out); err != nil {
-			os.Remove(f.Name())
+		if err := outFile.Commit(); err != nil {
 			return st, fmt.Errorf("write index: %w", err)
 		}
 	}
 	return st, nil
-}
-
-// lineSpool holds the CDXJ lines in output order: the main stream (already
-// sorted, kept in memory up to spoolMem, then in a temporary file) and the
-// few "late" lines of POST captures whose key is not their capture's key,
-// merged in when the index is written out.
-type lineSpool struct {
-	dir      string
-	memLimit int // 0: spoolMem
-	mem      bytes.Buffer
-	f        *os.File
-	fw       *bufio.Writer
-	late     [][]byte
-	run      [][]byte // main lines of one (urlkey, timestamp), not written yet
-	undated  [][]byte // main lines of the current urlkey without a date
-	key      []byte   // the current urlkey
-}
-
-const spoolMem = 16 << 20
-
-// maxUndated bounds the undated lines of one urlkey held back.
-const maxUndated = 1 << 16
-
-// writeMain takes the next line of the main stream. Lines come sorted by
-// urlkey and timestamp; lines that share both are held and written in
-// byte order (compareCDXJ), whatever order the walk gave them in.
-//
-// The walk gives a key's records without a parseable date first; their
-// timestamp "null" sorts after every date byte-wise, so they are held
-// and written after the key's dated lines.
-func (s *lineSpool) writeMain(line []byte) error {
-	k, ts := keyTime(line)
-	if s.key != nil && !bytes.Equal(k, s.key) {
-		if err := s.flushKey(); err != nil {
-			return err
-		}
-	}
-	if s.key == nil {
-		s.key = slices.Clone(k)
-	}
-	if string(ts) == "null" {
-		s.undated = append(s.undated, slices.Clone(line))
-		if len(s.undated) >= maxUndated {
-			// A hostile dump: memory stays bounded, the key's order is
-			// then walk order, not byte order.
-			if err := s.flushRun(s.undated); err != nil {
-				return err
-			}
-			s.undated = s.undated[:0]
-		}
-		return nil
-	}
-	if len(s.run) > 0 && !sameKeyTime(s.run[0], line) {
-		if err := s.flushRun(s.run); err != nil {
-			return err
-		}
-		s.run = s.run[:0]
-	}
-	s.run = append(s.run, slices.Clone(line))
-	return nil
-}
-
-// flushKey writes what is held of the current key.
-func (s *lineSpool) flushKey() error {
-	if err := s.flushRun(s.run); err != nil {
-		return err
-	}
-	if err := s.flushRun(s.undated); err != nil {
-		return err
-	}
-	s.run, s.undated, s.key = s.run[:0], s.undated[:0], nil
-	return nil
-}
-
-func (s *lineSpool) flushRun(run [][]byte) error {
-	slices.SortFunc(run, bytes.Compare)
-	for _, l := range run {
-		if err := s.writeSorted(l); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func keyTime(l []byte) (key, ts []byte) {
-	key, rest, _ := bytes.Cut(l, []byte{' '})
-	ts, _, _ = bytes.Cut(rest, []byte{' '})
-	return key, ts
-}
-
-// sameKeyTime reports whether two CDXJ lines share urlkey and timestamp.
-func sameKeyTime(a, b []byte) bool {
-	ka, ta := keyTime(a)
-	kb, tb := keyTime(b)
-	return bytes.Equal(ka, kb) && bytes.Equal(ta, tb)
-}
-
-func (s *lineSpool) writeSorted(line []byte) error {
-	if s.f == nil {
-		s.mem.Write(line)
-		limit := s.memLimit
-		if limit == 0 {
-			limit = spoolMem
-		}
-		if s.mem.Len() < limit {
-			return nil
-		}
-		f, err := os.CreateTemp(s.dir, "blockwarc-index-*.cdxj")
-		if err != nil {
-			return fmt.Errorf("create temp file: %w", err)
-		}
-		s.f, s.fw = f, bufio.NewWriterSize(f, 256<<10)
-		_, err = s.fw.Write(s.mem.Bytes())
-		s.mem = bytes.Buffer{}
-		return err
-	}
-	_, err := s.fw.Write(line)
-	return err
-}
-
-func (s *lineSpool) addLate(line []byte) { s.late = append(s.late, slices.Clone(line)) }
-
-// copyTo writes the main lines merged with the sorted late lines.
-func (s *lineSpool) copyTo(w *bufio.Writer) error {
-	if err := s.flushKey(); err != nil {
-		return err
-	}
-	var src *bufio.Reader
-	if s.f != nil {
-		if err := s.fw.Flush(); err != nil {
-			return fmt.Errorf("write temp file: %w", err)
-		}
-		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("read temp file: %w", err)
-		}
-		src = bufio.NewReaderSize(s.f, 256<<10)
-	} else {
-		src = bufio.NewReaderSize(&s.mem, 256<<10)
-	}
-	slices.SortStableFunc(s.late, compareCDXJ)
-	late := s.late
-	for {
-		line, err := src.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// A line longer than the buffer: assemble it.
-			full := slices.Clone(line)
-			for err == bufio.ErrBufferFull {
-				line, err = src.ReadSlice('\n')
-				full = append(full, line...)
-			}
-			line = full
-		}
-		if len(line) > 0 {
-			for len(late) > 0 && compareCDXJ(late[0], line) < 0 {
-				if _, err := w.Write(late[0]); err != nil {
-					return fmt.Errorf("write index: %w", err)
-				}
-				late = late[1:]
-			}
-			if _, err := w.Write(line); err != nil {
-				return fmt.Errorf("write index: %w", err)
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("read temp file: %w", err)
-		}
-	}
-	for _, l := range late {
-		if _, err := w.Write(l); err != nil {
-			return fmt.Errorf("write index: %w", err)
-		}
-	}
-	return nil
-}
-
-// compareCDXJ orders lines by urlkey, then timestamp, then the whole
-// line byte by byte: lines of equal key and time (a response and its
-// request) come in the order `LC_ALL=C sort` gives them, so an index can
-// be merged with others by `sort -m`.
-func compareCDXJ(a, b []byte) int {
-	ka, ra, _ := bytes.Cut(a, []byte{' '})
-	kb, rb, _ := bytes.Cut(b, []byte{' '})
-	if c := bytes.Compare(ka, kb); c != 0 {
-		return c
-	}
-	ta, _, _ := bytes.Cut(ra, []byte{' '})
-	tb, _, _ := bytes.Cut(rb, []byte{' '})
-	if c := bytes.Compare(ta, tb); c != 0 {
-		return c
-	}
-	return bytes.Compare(a, b)
-}
-
-func (s *lineSpool) cleanup() {
-	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name())
-	}
 }
 
 // newProgress returns a progress bar over the inputs' stored size when

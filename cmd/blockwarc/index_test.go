@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base32"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"blockwarc/export"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/index")
@@ -56,7 +57,7 @@ func golden(t *testing.T, name, got string) {
 func checkSorted(t *testing.T, cdxj string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(cdxj, "\n"), "\n")
-	if !sort.SliceIsSorted(lines, func(i, j int) bool { return compareCDXJ([]byte(lines[i]), []byte(lines[j])) < 0 }) {
+	if !sort.SliceIsSorted(lines, func(i, j int) bool { return export.CompareCDXJ([]byte(lines[i]), []byte(lines[j])) < 0 }) {
 		t.Fatal("index is not sorted by urlkey, timestamp")
 	}
 }
@@ -180,44 +181,6 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-// TestLineSpool merges late (POST) lines into the main stream, with the
-// main stream in memory and spilled to a temporary file. Lines of equal
-// key and time come in byte order (the walk gave b 1 {"z"} first), and an
-// undated line ("null", first in walk order) after the key's dated ones.
-func TestLineSpool(t *testing.T) {
-	main := []string{"a null {}\n", "a 1 {}\n", "b 1 {\"z\":1}\n", "b 1 {}\n", "b 2 {}\n", "d 1 {}\n"}
-	late := []string{"e 0 {}\n", "b 1 {\"late\":1}\n", "0 9 {}\n", "c 5 {}\n"}
-	want := "0 9 {}\na 1 {}\na null {}\nb 1 {\"late\":1}\nb 1 {\"z\":1}\nb 1 {}\nb 2 {}\nc 5 {}\nd 1 {}\ne 0 {}\n"
-	for _, limit := range []int{0, 8} {
-		dir := t.TempDir()
-		sp := &lineSpool{dir: dir, memLimit: limit}
-		for i := range main {
-			if err := sp.writeMain([]byte(main[i])); err != nil {
-				t.Fatal(err)
-			}
-			if i < len(late) {
-				sp.addLate([]byte(late[i]))
-			}
-		}
-		var out bytes.Buffer
-		w := bufio.NewWriter(&out)
-		if err := sp.copyTo(w); err != nil {
-			t.Fatal(err)
-		}
-		w.Flush()
-		sp.cleanup()
-		if out.String() != want {
-			t.Errorf("memLimit %d: got\n%s\nwant\n%s", limit, out.String(), want)
-		}
-		if left, _ := os.ReadDir(dir); len(left) != 0 {
-			t.Errorf("memLimit %d: %d temp files left", limit, len(left))
-		}
-		if (limit != 0) != (sp.f != nil) {
-			t.Errorf("memLimit %d: spilled to file: %v", limit, sp.f != nil)
-		}
-	}
-}
-
 // TestIndexCorpusManifest indexes the whole corpus with a small -mem (so
 // the walk spills) and checks the HTML 200 captures of every URL against
 // the corpus manifest, written by the tool that made the crawls: the same
@@ -281,7 +244,7 @@ func TestIndexEqualKeysByteSorted(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	runs := 0
 	for i := 1; i < len(lines); i++ {
-		if sameKeyTime([]byte(lines[i-1]), []byte(lines[i])) {
+		if keyTime(lines[i-1]) == keyTime(lines[i]) {
 			runs++
 			if lines[i-1] > lines[i] {
 				t.Errorf("equal keys out of byte order:\n%s\n%s", lines[i-1], lines[i])
@@ -291,4 +254,10 @@ func TestIndexEqualKeysByteSorted(t *testing.T) {
 	if runs < 10 {
 		t.Errorf("only %d lines share key and time with the one before: the test proves little", runs)
 	}
+}
+
+// keyTime is a CDXJ line's urlkey and timestamp.
+func keyTime(line string) string {
+	f := strings.SplitN(line, " ", 3)
+	return f[0] + " " + f[1]
 }

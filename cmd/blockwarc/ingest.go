@@ -27,7 +27,10 @@ Ctrl-C or a crash it stays at its last commit, and running ingest again
 completes it. A second ingest of the same archive at the same time is
 refused. Then the tables ARCHIVE/tables are rewritten from the whole
 archive (see 'blockwarc tables'; -tables=false skips it, and they are not
-rewritten when no new file was ingested and they exist).`
+rewritten when no new file was ingested and they exist). -report and
+-report-html write the storage report (see 'blockwarc report') from the
+same walk of the archive as the tables: the same report as running
+'blockwarc report' afterwards, for one walk instead of two.`
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
@@ -39,6 +42,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
+	var ropts reportOptions
+	fs.StringVar(&ropts.text, "report", "", "also write the storage report (as 'blockwarc report' prints it) to `FILE` after the ingest; - for standard output, after the summary")
+	fs.StringVar(&ropts.html, "report-html", "", "also write the storage report as a self-contained HTML page to `FILE` after the ingest")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -55,6 +61,10 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	commit, err := parseSize(*commitFlag)
 	if err != nil || commit <= 0 {
 		fmt.Fprintf(stderr, "blockwarc ingest: bad -commit %q: want a size such as 64MiB\n", *commitFlag)
+		return exitUsage
+	}
+	if ropts.html != "" && isDir(ropts.html) {
+		fmt.Fprintf(stderr, "blockwarc ingest: -report-html %s is a directory; want a file name\n", ropts.html)
 		return exitUsage
 	}
 	if *level < 1 || *workers < 1 {
@@ -121,10 +131,22 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
 		return exitFailure
 	}
+	var rep *report.Report
+	wantReport := ropts.text != "" || ropts.html != ""
 	if *withTables && (st.Files > 0 || !isDir(filepath.Join(fs.Arg(0), "tables"))) {
 		// The archive is committed: a failure here leaves it complete and
 		// the previous tables in place.
-		sum, err := writeTables(ctx, fs.Arg(0), tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}, stderr)
+		topts := tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}
+		if wantReport {
+			// The report's rows are the tables' rows: one walk feeds both.
+			g := report.NewAggregator(report.Options{})
+			topts.also = g
+			topts.done = func(a *dedupe.Archive) (err error) {
+				rep, err = g.Finish(ctx, fs.Arg(0), a)
+				return err
+			}
+		}
+		sum, err := writeTables(ctx, fs.Arg(0), topts, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "blockwarc ingest: archive committed, but: %v\n", err)
 			return exitFailure
@@ -139,6 +161,20 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if !*asJSON {
 		fmt.Fprintln(stdout, ingestSummary(fs.Arg(0), st, time.Since(began)))
+	}
+	if wantReport {
+		ropts.workers, ropts.tmp = *workers, *tempDir
+		if rep == nil {
+			// No tables walk this run: the report walks on its own.
+			rep, err = buildReport(ctx, fs.Arg(0), ropts, stderr)
+		}
+		if err == nil {
+			err = emitReport(rep, ropts, stdout)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc ingest: archive committed, but the report: %v\n", err)
+			return exitFailure
+		}
 	}
 	if st.Malformed > 0 {
 		fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)

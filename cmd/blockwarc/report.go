@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"runtime"
 	"time"
@@ -29,10 +27,12 @@ and the tables. docs/REPORT.md defines every figure.
 -html also writes the report as one self-contained HTML page with charts
 (inline SVG: no scripts, nothing loaded from anywhere).`
 
-// reportOptions are the flags of the report command.
+// reportOptions are the flags of the report command (and of ingest's
+// -report, -report-html).
 type reportOptions struct {
 	json         bool
 	alternatives bool
+	text         string // where the text (or JSON) report goes: - for stdout, "" nowhere, else a file
 	html         string
 	workers      int
 	tmp          string
@@ -40,7 +40,7 @@ type reportOptions struct {
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("report", "ARCHIVE", reportAbout, stderr)
-	var opts reportOptions
+	opts := reportOptions{text: "-"}
 	fs.BoolVar(&opts.json, "json", false, "print the report as JSON (docs/REPORT.md) instead of text")
 	fs.BoolVar(&opts.alternatives, "alternatives", false, "also measure the alternatives: every record gzipped alone with repeated payloads as revisits, and all records as one zstd stream (reads and compresses the whole collection again)")
 	fs.StringVar(&opts.html, "html", "", "also write the report as a self-contained HTML page to `FILE`")
@@ -74,14 +74,23 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // writeReport computes the report of dir and writes it to stdout (and to
 // opts.html).
 func writeReport(ctx context.Context, dir string, opts reportOptions, stdout, stderr io.Writer) error {
+	r, err := buildReport(ctx, dir, opts, stderr)
+	if err != nil {
+		return err
+	}
+	return emitReport(r, opts, stdout)
+}
+
+// buildReport computes the report of dir with a walk of its own.
+func buildReport(ctx context.Context, dir string, opts reportOptions, stderr io.Writer) (*report.Report, error) {
 	if fi, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("open archive: %w", err)
+		return nil, fmt.Errorf("open archive: %w", err)
 	} else if !fi.IsDir() {
-		return fmt.Errorf("open archive: %s is not a directory", dir)
+		return nil, fmt.Errorf("open archive: %s is not a directory", dir)
 	}
 	a, err := dedupe.Open(dir, pack.Options{})
 	if err != nil {
-		return fmt.Errorf("open archive %s: %w", dir, err)
+		return nil, fmt.Errorf("open archive %s: %w", dir, err)
 	}
 	defer a.Close()
 	to := tables.Options{Workers: opts.workers, TempDir: opts.tmp}
@@ -101,49 +110,26 @@ func writeReport(ctx context.Context, dir string, opts reportOptions, stdout, st
 		// On stderr: the report itself stays the same from run to run.
 		fmt.Fprintf(stderr, "report with alternatives measured in %.1f s\n", time.Since(start).Seconds())
 	}
-	if err != nil {
-		return err
-	}
+	return r, err
+}
+
+// emitReport writes r as opts ask: the page to opts.html, the text (or
+// JSON) to opts.text.
+func emitReport(r *report.Report, opts reportOptions, stdout io.Writer) error {
 	if opts.html != "" {
 		if err := writeFileAtomic(opts.html, r.WriteHTML); err != nil {
 			return err
 		}
 	}
+	write := r.WriteText
 	if opts.json {
-		return r.WriteJSON(stdout)
+		write = r.WriteJSON
 	}
-	return r.WriteText(stdout)
-}
-
-// writeFileAtomic writes name through a temporary file next to it, renamed
-// over it on success: a failed run never leaves a partial page.
-func writeFileAtomic(name string, write func(io.Writer) error) error {
-	f, err := createTemp(name)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
+	switch opts.text {
+	case "":
+		return nil
+	case "-":
+		return write(stdout)
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return fmt.Errorf("write %s: %w", name, fs.ErrExist)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	ok = true
-	return nil
+	return writeFileAtomic(opts.text, write)
 }

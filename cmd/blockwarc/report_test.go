@@ -368,3 +368,52 @@ func TestReportHTMLChromium(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", png)
 }
+
+// TestIngestReport: ingest -report/-report-html writes, from its tables
+// walk, the very report 'blockwarc report' writes afterwards; with no new
+// file (no tables walk) it walks on its own, to the same report.
+func TestIngestReport(t *testing.T) {
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "samples.bwa")
+	txt, page := filepath.Join(dir, "ingest.txt"), filepath.Join(dir, "ingest.html")
+	args := append([]string{"ingest", "-workers", "2", "-report", txt, "-report-html", page, arch}, sampleFiles(t)...)
+	if code, _, errOut := runCmd(t, args...); code != exitOK {
+		t.Fatalf("ingest -report exit %d: %s", code, errOut)
+	}
+	wantPage := filepath.Join(dir, "report.html")
+	code, wantText, errOut := runCmd(t, "report", "-html", wantPage, arch)
+	if code != exitOK {
+		t.Fatalf("report exit %d: %s", code, errOut)
+	}
+	same := func(what, got, want string) {
+		t.Helper()
+		g, err := os.ReadFile(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := os.ReadFile(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(g, w) {
+			t.Errorf("%s: ingest's report (%d bytes) differs from report's (%d bytes)", what, len(g), len(w))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "want.txt"), []byte(wantText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	same("text", txt, filepath.Join(dir, "want.txt"))
+	same("html", page, wantPage)
+
+	// Nothing new: no tables walk, the report walks alone; - is stdout,
+	// after the summary line.
+	args = append([]string{"ingest", "-report", "-", arch}, sampleFiles(t)...)
+	code, out, errOut := runCmd(t, args...)
+	if code != exitOK {
+		t.Fatalf("second ingest exit %d: %s", code, errOut)
+	}
+	summary, text, _ := strings.Cut(out, "\n")
+	if !strings.Contains(summary, "nothing new") || text != wantText {
+		t.Errorf("second ingest: summary %q, report same as report's: %v", summary, text == wantText)
+	}
+}

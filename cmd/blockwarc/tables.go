@@ -34,6 +34,11 @@ type tablesOptions struct {
 	format  columnar.Format
 	workers int
 	tempDir string
+	// also receives every row the walk makes besides the writer (the
+	// storage report's Aggregator, so that ingest -report walks once);
+	// done, when set, runs with the archive once the tables are published.
+	also tables.Sink
+	done func(*dedupe.Archive) error
 }
 
 // tablesSummary is what writeTables did: the -json line (snake_case
@@ -109,7 +114,11 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 			bar.Add(1)
 		}
 	}
-	st, err := tables.Build(ctx, a, bopts, w)
+	var sink tables.Sink = w
+	if opts.also != nil {
+		sink = tables.Tee(w, opts.also)
+	}
+	st, err := tables.Build(ctx, a, bopts, sink)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -119,6 +128,9 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 		return sum, fmt.Errorf("write tables %s: %w", out, err)
 	}
 	sum.Tables = w.Stats()
+	if opts.done != nil {
+		return sum, opts.done(a)
+	}
 	return sum, nil
 }
 

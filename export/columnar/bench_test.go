@@ -17,15 +17,24 @@ import (
 // memSink keeps every row: the writer benchmark replays them.
 type memSink struct{ synthRows }
 
-func (s *memSink) Capture(r *tables.Capture) error { s.captures = append(s.captures, *r); return nil }
-func (s *memSink) CaptureBlock(r *tables.CaptureBlock) error {
-	s.captureBlocks = append(s.captureBlocks, *r)
+// It takes no links, as the five tables it replays need none.
+func (s *memSink) Takes(t string) bool { return t != tables.LinksTable }
+func (s *memSink) Add(r tables.Row) error {
+	switch r := r.(type) {
+	case *tables.Capture:
+		s.captures = append(s.captures, *r)
+	case *tables.CaptureBlock:
+		s.captureBlocks = append(s.captureBlocks, *r)
+	case *tables.Change:
+		s.changes = append(s.changes, *r)
+	case *tables.URL:
+		s.urls = append(s.urls, *r)
+	case *tables.Block:
+		s.blocks = append(s.blocks, *r)
+	}
 	return nil
 }
-func (s *memSink) Change(r *tables.Change) error { s.changes = append(s.changes, *r); return nil }
-func (s *memSink) URL(r *tables.URL) error       { s.urls = append(s.urls, *r); return nil }
-func (s *memSink) Block(r *tables.Block) error   { s.blocks = append(s.blocks, *r); return nil }
-func (s *memSink) Close() error                  { return nil }
+func (s *memSink) Close() error { return nil }
 
 func (s *synthRows) count() int64 {
 	return int64(len(s.captures) + len(s.blocks) + len(s.captureBlocks) + len(s.changes) + len(s.urls))

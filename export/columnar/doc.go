@@ -5,9 +5,12 @@
 //
 // Words:
 //
-//   - table: one of the six tables; its rows are the structs of package
-//     export/tables and its Arrow schema is Schema(name), one column per
-//     struct field in the same order.
+//   - table: one of the six tables of tables.Specs; its rows are the
+//     structs of package export/tables and its Arrow schema is
+//     Schema(name), one column per struct field in the same order. Adding a
+//     table is a spec in tables.Specs, its row type (with its Table
+//     method), and its columns in layouts (schema.go): the writer, Tables()
+//     and Schema follow.
 //   - part: one file of a table, DIR/<table>/part-NNNNN.parquet (or .arrow),
 //     holding at most WriterOptions.PartRows rows; a table always has at
 //     least one part, empty when the table is, so a glob never matches

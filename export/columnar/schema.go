@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -11,39 +12,81 @@ import (
 
 // Table names, in the order the files are described in docs/TABLES.md.
 const (
-	Captures      = "captures"
-	Blocks        = "blocks"
-	CaptureBlocks = "capture_blocks"
-	Changes       = "changes"
-	URLs          = "urls"
-	Links         = "links"
+	Captures      = tables.CapturesTable
+	Blocks        = tables.BlocksTable
+	CaptureBlocks = tables.CaptureBlocksTable
+	Changes       = tables.ChangesTable
+	URLs          = tables.URLsTable
+	Links         = tables.LinksTable
 )
 
 // Tables lists the table names in the order of docs/TABLES.md.
-func Tables() []string {
-	return []string{Captures, Blocks, CaptureBlocks, Changes, URLs, Links}
-}
+func Tables() []string { return tables.Names() }
 
 // Schema returns the Arrow schema of the named table (nil for an unknown
 // name). Changing a schema changes what notebooks read: the golden file
 // export/columnar/testdata/schema.golden fails the tests when one moves.
 func Schema(table string) *arrow.Schema {
-	switch table {
-	case Captures:
-		return schemaOf(captureCols)
-	case Blocks:
-		return schemaOf(blockCols)
-	case CaptureBlocks:
-		return schemaOf(captureBlockCols)
-	case Changes:
-		return schemaOf(changeCols)
-	case URLs:
-		return schemaOf(urlCols)
-	case Links:
-		return schemaOf(linkCols)
+	if s := specByName[table]; s != nil {
+		return s.schema()
 	}
 	return nil
 }
+
+// layout is how one table's rows become Arrow columns: the columnar half
+// of a tables.Spec. layouts holds one per spec; an init check ties the two
+// lists together, so a table added to tables.Specs without its columns
+// (or the reverse) fails every test at once.
+type layout interface {
+	table() string
+	schema() *arrow.Schema
+	newTable(w *Writer) tableWriter
+}
+
+// rowPtr is a pointer to a row type of package tables.
+type rowPtr[R any] interface {
+	*R
+	tables.Row
+}
+
+// rowLayout is the layout of the table whose rows are R: its columns, in
+// docs/TABLES.md order, and an estimate of the builder bytes a row adds.
+type rowLayout[R any, P rowPtr[R]] struct {
+	cols []column[R]
+	size func(*R) int
+}
+
+func (c rowLayout[R, P]) table() string         { return P(new(R)).Table() }
+func (c rowLayout[R, P]) schema() *arrow.Schema { return schemaOf(c.cols) }
+func (c rowLayout[R, P]) newTable(w *Writer) tableWriter {
+	return newTable[R, P](w, c.table(), c.cols, c.size)
+}
+
+var layouts = []layout{
+	rowLayout[tables.Capture, *tables.Capture]{captureCols, captureBytes},
+	rowLayout[tables.Block, *tables.Block]{blockCols, blockBytes},
+	rowLayout[tables.CaptureBlock, *tables.CaptureBlock]{captureBlockCols, captureBlockBytes},
+	rowLayout[tables.Change, *tables.Change]{changeCols, changeBytes},
+	rowLayout[tables.URL, *tables.URL]{urlCols, urlBytes},
+	rowLayout[tables.Link, *tables.Link]{linkCols, linkBytes},
+}
+
+// specByName finds a table's layout; its keys are exactly tables.Specs'.
+var specByName = func() map[string]layout {
+	m := make(map[string]layout, len(layouts))
+	for _, l := range layouts {
+		m[l.table()] = l
+	}
+	if len(m) != len(layouts) || len(m) != len(tables.Specs) {
+		panic(fmt.Sprintf("columnar: %d layouts for %d tables", len(layouts), len(tables.Specs)))
+	}
+	for _, s := range tables.Specs {
+		if m[s.Name] == nil {
+			panic("columnar: no columns for table " + s.Name)
+		}
+	}
+	return m
+}()
 
 // column is one column of a table of rows R: its Arrow field and how a
 // row's value is appended to the column's builder. Defining both together

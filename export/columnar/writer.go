@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 
 	"blockwarc/export/tables"
+	"blockwarc/internal/countio"
 )
 
 // Format is the file format of the tables.
@@ -97,19 +97,14 @@ type Writer struct {
 	lock *os.File
 	opts WriterOptions
 
-	captures      *table[tables.Capture]
-	blocks        *table[tables.Block]
-	captureBlocks *table[tables.CaptureBlock]
-	changes       *table[tables.Change]
-	urls          *table[tables.URL]
-	links         *table[tables.Link]
-	all           []tableWriter
+	all    []tableWriter          // in tables.Specs order
+	byName map[string]tableWriter // the same, by table name
 
 	err  error // first error; sticky
 	done bool  // Close or Abort was called
 }
 
-var _ tables.LinkSink = (*Writer)(nil)
+var _ tables.Sink = (*Writer)(nil)
 
 // NewWriter starts writing tables that will replace dir when the Writer
 // closes. It writes into a fresh sibling directory (dir + ".tmp-*", so in
@@ -157,13 +152,12 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("create tables directory: %w", err)
 	}
 	w := &Writer{dir: dir, tmp: tmp, lock: lock, opts: opts}
-	w.captures = newTable(w, Captures, captureCols, captureBytes)
-	w.blocks = newTable(w, Blocks, blockCols, blockBytes)
-	w.captureBlocks = newTable(w, CaptureBlocks, captureBlockCols, captureBlockBytes)
-	w.changes = newTable(w, Changes, changeCols, changeBytes)
-	w.urls = newTable(w, URLs, urlCols, urlBytes)
-	w.links = newTable(w, Links, linkCols, linkBytes)
-	w.all = []tableWriter{w.captures, w.blocks, w.captureBlocks, w.changes, w.urls, w.links}
+	w.byName = make(map[string]tableWriter, len(tables.Specs))
+	for _, s := range tables.Specs {
+		t := specByName[s.Name].newTable(w)
+		w.all = append(w.all, t)
+		w.byName[s.Name] = t
+	}
 	for _, name := range Tables() {
 		if err := os.Mkdir(filepath.Join(tmp, name), 0o777); err != nil {
 			w.Abort()
@@ -173,32 +167,21 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 	return w, nil
 }
 
-// Capture adds a row to the captures table.
-func (w *Writer) Capture(r *tables.Capture) error { return addRow(w, w.captures, r) }
+// Takes implements tables.Sink: the Writer writes every table.
+func (w *Writer) Takes(string) bool { return true }
 
-// Block adds a row to the blocks table.
-func (w *Writer) Block(r *tables.Block) error { return addRow(w, w.blocks, r) }
-
-// CaptureBlock adds a row to the capture_blocks table.
-func (w *Writer) CaptureBlock(r *tables.CaptureBlock) error { return addRow(w, w.captureBlocks, r) }
-
-// Change adds a row to the changes table.
-func (w *Writer) Change(r *tables.Change) error { return addRow(w, w.changes, r) }
-
-// URL adds a row to the urls table.
-func (w *Writer) URL(r *tables.URL) error { return addRow(w, w.urls, r) }
-
-// Link adds a row to the links table.
-func (w *Writer) Link(r *tables.Link) error { return addRow(w, w.links, r) }
-
-// addRow adds r to t unless an earlier error stopped the writer: the
-// first error is returned by every later call and by Close.
-func addRow[R any](w *Writer, t *table[R], r *R) error {
+// Add adds a row to its table (tables.Sink). The first error stops the
+// writer: it is returned by every later call and by Close.
+func (w *Writer) Add(r tables.Row) error {
 	if w.err != nil {
 		return w.err
 	}
+	t := w.byName[r.Table()]
+	if t == nil {
+		return fmt.Errorf("add row: no table %q", r.Table())
+	}
 	if w.done {
-		return fmt.Errorf("add %s row: writer closed", t.name)
+		return fmt.Errorf("add %s row: writer closed", r.Table())
 	}
 	if err := t.add(r); err != nil {
 		w.err = err
@@ -277,6 +260,7 @@ func (w *Writer) release() {
 
 // tableWriter is what the Writer does with each table whatever its rows.
 type tableWriter interface {
+	add(tables.Row) error
 	finish() error
 	abort() error
 	release()
@@ -285,7 +269,7 @@ type tableWriter interface {
 
 // table buffers one table's rows in Arrow builders and writes each full
 // row group to the current part file.
-type table[R any] struct {
+type table[R any, P rowPtr[R]] struct {
 	w    *Writer
 	name string
 	cols []column[R]
@@ -304,14 +288,19 @@ type table[R any] struct {
 	fileBytes int64 // bytes of the closed part files
 }
 
-func newTable[R any](w *Writer, name string, cols []column[R], size func(*R) int) *table[R] {
-	t := &table[R]{w: w, name: name, cols: cols, size: size, schema: schemaOf(cols)}
+func newTable[R any, P rowPtr[R]](w *Writer, name string, cols []column[R], size func(*R) int) *table[R, P] {
+	t := &table[R, P]{w: w, name: name, cols: cols, size: size, schema: schemaOf(cols)}
 	t.rb = array.NewRecordBuilder(w.opts.Allocator, t.schema)
 	t.builders = t.rb.Fields()
 	return t
 }
 
-func (t *table[R]) add(r *R) error {
+func (t *table[R, P]) add(row tables.Row) error {
+	p, ok := row.(P)
+	if !ok {
+		return fmt.Errorf("add %s row: a %T is not one", t.name, row)
+	}
+	r := (*R)(p)
 	for i, c := range t.cols {
 		c.put(t.builders[i], r)
 	}
@@ -325,7 +314,7 @@ func (t *table[R]) add(r *R) error {
 
 // flush encodes the buffered rows as one row group of the open part file,
 // starting a part file when none is open and ending it once full.
-func (t *table[R]) flush() error {
+func (t *table[R, P]) flush() error {
 	if t.rows == 0 {
 		return nil
 	}
@@ -349,11 +338,11 @@ func (t *table[R]) flush() error {
 	return nil
 }
 
-func (t *table[R]) partName() string {
+func (t *table[R, P]) partName() string {
 	return filepath.Join(t.name, fmt.Sprintf("part-%05d%s", t.parts-1, t.w.opts.Format.Ext()))
 }
 
-func (t *table[R]) openPart() error {
+func (t *table[R, P]) openPart() error {
 	t.parts++
 	path := filepath.Join(t.w.tmp, t.partName())
 	p, err := createPart(path, t.schema, t.w.opts)
@@ -364,7 +353,7 @@ func (t *table[R]) openPart() error {
 	return nil
 }
 
-func (t *table[R]) closePart() error {
+func (t *table[R, P]) closePart() error {
 	p := t.part
 	t.part = nil
 	n, err := p.close()
@@ -377,7 +366,7 @@ func (t *table[R]) closePart() error {
 
 // finish writes the last row group and closes the last part; a table with
 // no rows still gets one (empty) part, so its glob matches a file.
-func (t *table[R]) finish() error {
+func (t *table[R, P]) finish() error {
 	if err := t.flush(); err != nil {
 		return err
 	}
@@ -392,7 +381,7 @@ func (t *table[R]) finish() error {
 	return nil
 }
 
-func (t *table[R]) abort() error {
+func (t *table[R, P]) abort() error {
 	if t.part == nil {
 		return nil
 	}
@@ -401,14 +390,14 @@ func (t *table[R]) abort() error {
 	return p.discard()
 }
 
-func (t *table[R]) release() {
+func (t *table[R, P]) release() {
 	if t.rb != nil {
 		t.rb.Release()
 		t.rb, t.builders = nil, nil
 	}
 }
 
-func (t *table[R]) stats() TableStats {
+func (t *table[R, P]) stats() TableStats {
 	return TableStats{Name: t.name, Rows: t.total, Parts: t.parts, Bytes: t.fileBytes}
 }
 
@@ -427,7 +416,8 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 	if err != nil {
 		return nil, err
 	}
-	cw := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	cw := &countedFile{bw: bufio.NewWriterSize(f, 1<<20)}
+	cw.W = cw.bw
 	if opts.Format == Arrow {
 		iw, err := ipc.NewFileWriter(cw, ipc.WithSchema(schema), ipc.WithAllocator(opts.Allocator))
 		if err != nil {
@@ -468,7 +458,7 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 
 type parquetPart struct {
 	f  *os.File
-	cw *countWriter
+	cw *countedFile
 	w  *pqarrow.FileWriter
 }
 
@@ -489,7 +479,7 @@ func (p *parquetPart) discard() error {
 
 type ipcPart struct {
 	f  *os.File
-	cw *countWriter
+	cw *countedFile
 	w  *ipc.FileWriter
 }
 
@@ -508,9 +498,16 @@ func (p *ipcPart) discard() error {
 	return p.f.Close()
 }
 
+// countedFile counts the bytes written to a part file through its buffer
+// (the Seek of countio.Writer gives the Arrow IPC writer its position).
+type countedFile struct {
+	countio.Writer
+	bw *bufio.Writer
+}
+
 // finishFile flushes the buffer, syncs and closes f, and returns its size.
-func finishFile(f *os.File, cw *countWriter) (int64, error) {
-	if err := cw.w.Flush(); err != nil {
+func finishFile(f *os.File, cw *countedFile) (int64, error) {
+	if err := cw.bw.Flush(); err != nil {
 		f.Close()
 		return 0, err
 	}
@@ -521,28 +518,7 @@ func finishFile(f *os.File, cw *countWriter) (int64, error) {
 	if err := f.Close(); err != nil {
 		return 0, err
 	}
-	return cw.n, nil
-}
-
-// countWriter counts the bytes written through a buffer. Its Seek reports
-// the position and supports nothing else: the Arrow IPC writer asks for
-// the position, and never moves it.
-type countWriter struct {
-	w *bufio.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countWriter) Seek(offset int64, whence int) (int64, error) {
-	if offset != 0 || whence != io.SeekCurrent {
-		return c.n, errors.New("seek in tables writer: only the position can be asked")
-	}
-	return c.n, nil
+	return cw.N, nil
 }
 
 // mkdirTemp creates a new directory dir/prefix<random>. Unlike

@@ -143,22 +143,22 @@ func optText(i int) string {
 func (s *synthRows) writeAll(t testing.TB, w *Writer) {
 	t.Helper()
 	for i := range s.captures {
-		must(t, w.Capture(&s.captures[i]))
+		must(t, w.Add(&s.captures[i]))
 	}
 	for i := range s.captureBlocks {
-		must(t, w.CaptureBlock(&s.captureBlocks[i]))
+		must(t, w.Add(&s.captureBlocks[i]))
 	}
 	for i := range s.changes {
-		must(t, w.Change(&s.changes[i]))
+		must(t, w.Add(&s.changes[i]))
 	}
 	for i := range s.urls {
-		must(t, w.URL(&s.urls[i]))
+		must(t, w.Add(&s.urls[i]))
 	}
 	for i := range s.links {
-		must(t, w.Link(&s.links[i]))
+		must(t, w.Add(&s.links[i]))
 	}
 	for i := range s.blocks {
-		must(t, w.Block(&s.blocks[i]))
+		must(t, w.Add(&s.blocks[i]))
 	}
 	must(t, w.Close())
 }
@@ -421,7 +421,7 @@ func TestReplace(t *testing.T) {
 			must(t, err)
 			want := synth(12, 5)
 			for i := range want.captures {
-				must(t, w.Capture(&want.captures[i]))
+				must(t, w.Add(&want.captures[i]))
 			}
 			if name == "fallback" {
 				// Close by hand with the fallback publish.
@@ -478,7 +478,7 @@ func TestAbortKeepsOld(t *testing.T) {
 	must(t, err)
 	rows := synth(10, 7)
 	for i := range rows.captures {
-		must(t, w.Capture(&rows.captures[i])) // some row groups are on disk
+		must(t, w.Add(&rows.captures[i])) // some row groups are on disk
 	}
 	must(t, w.Abort())
 	must(t, w.Abort())
@@ -599,8 +599,8 @@ func TestListNotNull(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tables")
 	w, err := NewWriter(dir, WriterOptions{Allocator: mem})
 	must(t, err)
-	must(t, w.Block(&tables.Block{Topic: nil}))
-	must(t, w.Block(&tables.Block{Topic: []string{}}))
+	must(t, w.Add(&tables.Block{Topic: nil}))
+	must(t, w.Add(&tables.Block{Topic: []string{}}))
 	must(t, w.Close())
 	recs, _ := readParquet(t, partFiles(t, dir, Blocks, Parquet)[0], memory.NewGoAllocator())
 	defer release(recs)
@@ -620,8 +620,8 @@ func TestCrash(t *testing.T) {
 		rows := synth(64, 9)
 		for {
 			for i := range rows.captures {
-				must(t, w.Capture(&rows.captures[i]))
-				must(t, w.Block(&rows.blocks[i]))
+				must(t, w.Add(&rows.captures[i]))
+				must(t, w.Add(&rows.blocks[i]))
 			}
 		}
 	}
@@ -678,14 +678,14 @@ func TestWriteError(t *testing.T) {
 	rows := synth(5, 12)
 	var first error
 	for i := range rows.captures {
-		if err := w.Capture(&rows.captures[i]); err != nil && first == nil {
+		if err := w.Add(&rows.captures[i]); err != nil && first == nil {
 			first = err
 		}
 	}
 	if first == nil || !strings.Contains(first.Error(), "create captures/part-00000.parquet") {
 		t.Fatalf("first error %v, want one naming the part file", first)
 	}
-	if err := w.URL(&rows.urls[0]); err != first {
+	if err := w.Add(&rows.urls[0]); err != first {
 		t.Errorf("a later call returned %v, want the first error", err)
 	}
 	if err := w.Close(); err != first {
@@ -717,7 +717,7 @@ func TestBoundedMemory(t *testing.T) {
 	for i := range n {
 		s := string(text[i%1024:]) + fmt.Sprint(i)
 		c.MainText = &s
-		must(t, w.Capture(&c))
+		must(t, w.Add(&c))
 	}
 	peak := mem.peak
 	must(t, w.Close())

@@ -130,8 +130,8 @@ func (g *Aggregator) enter(key string) {
 	}
 }
 
-// Capture implements tables.Sink.
-func (g *Aggregator) Capture(c *tables.Capture) error {
+// capture takes a tables.Capture row.
+func (g *Aggregator) capture(c *tables.Capture) error {
 	if g.closed {
 		return errClosed
 	}
@@ -258,8 +258,8 @@ func hostKey(u, hostName string) string {
 	return hostName
 }
 
-// CaptureBlock implements tables.Sink.
-func (g *Aggregator) CaptureBlock(b *tables.CaptureBlock) error {
+// captureBlock takes a tables.CaptureBlock row.
+func (g *Aggregator) captureBlock(b *tables.CaptureBlock) error {
 	if g.closed {
 		return errClosed
 	}
@@ -270,8 +270,8 @@ func (g *Aggregator) CaptureBlock(b *tables.CaptureBlock) error {
 	return nil
 }
 
-// Change implements tables.Sink.
-func (g *Aggregator) Change(c *tables.Change) error {
+// change takes a tables.Change row.
+func (g *Aggregator) change(c *tables.Change) error {
 	if g.closed {
 		return errClosed
 	}
@@ -287,8 +287,8 @@ func (g *Aggregator) Change(c *tables.Change) error {
 	return nil
 }
 
-// URL implements tables.Sink.
-func (g *Aggregator) URL(u *tables.URL) error {
+// url takes a tables.URL row.
+func (g *Aggregator) url(u *tables.URL) error {
 	if g.closed {
 		return errClosed
 	}
@@ -437,8 +437,8 @@ func mergePoints(ps []Point, max int) []Point {
 	return out
 }
 
-// Block implements tables.Sink.
-func (g *Aggregator) Block(b *tables.Block) error {
+// block takes a tables.Block row.
+func (g *Aggregator) block(b *tables.Block) error {
 	if g.closed {
 		return errClosed
 	}
@@ -479,6 +479,30 @@ func snippet(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// Takes implements tables.Sink: the report reads no links (Build then
+// does not extract them).
+func (g *Aggregator) Takes(table string) bool { return table != tables.LinksTable }
+
+// Add implements tables.Sink.
+func (g *Aggregator) Add(r tables.Row) error {
+	switch r := r.(type) {
+	case *tables.Capture:
+		return g.capture(r)
+	case *tables.CaptureBlock:
+		return g.captureBlock(r)
+	case *tables.Change:
+		return g.change(r)
+	case *tables.URL:
+		return g.url(r)
+	case *tables.Block:
+		return g.block(r)
+	}
+	if g.closed {
+		return errClosed
+	}
+	return nil
 }
 
 // Close implements tables.Sink: it finishes the last URL.

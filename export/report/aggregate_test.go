@@ -59,11 +59,11 @@ func feed(t *testing.T, g *Aggregator, hs []history) {
 			if strings.HasSuffix(h.url, ".pdf") {
 				c.StoredAs, c.StoredWhy = "payload", ptr("not-html")
 			}
-			if err := g.Capture(c); err != nil {
+			if err := g.Add(c); err != nil {
 				t.Fatal(err)
 			}
 			for j, p := range []string{"1", "2"} {
-				if err := g.CaptureBlock(&tables.CaptureBlock{URLSURTKey: key, Version: int32(i + 1), Ordinal: int32(j + 1), Path: p, BlockID: h.url + "#" + p, Status: "unchanged"}); err != nil {
+				if err := g.Add(&tables.CaptureBlock{URLSURTKey: key, Version: int32(i + 1), Ordinal: int32(j + 1), Path: p, BlockID: h.url + "#" + p, Status: "unchanged"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -73,11 +73,11 @@ func feed(t *testing.T, g *Aggregator, hs []history) {
 			if h.paths != nil {
 				ch.ChangedPaths = h.paths[i]
 			}
-			if err := g.Change(ch); err != nil {
+			if err := g.Add(ch); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := g.URL(&tables.URL{URL: h.url, URLSURTKey: key, URLHostName: host, URLScheme: h.url[:strings.Index(h.url, ":")], Captures: int64(len(h.intervals) + 1)}); err != nil {
+		if err := g.Add(&tables.URL{URL: h.url, URLSURTKey: key, URLHostName: host, URLScheme: h.url[:strings.Index(h.url, ":")], Captures: int64(len(h.intervals) + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -292,7 +292,7 @@ func TestVolatileBlocks(t *testing.T) {
 		{BlockID: "http://x.example/a#2", Tag: "div", Label: "content", Text: "news of the day", Bytes: 10, Captures: 5, URLs: 1},
 		{BlockID: "http://x.example/b#1", Tag: "nav", Label: "navigation", Text: "home", Bytes: 20, Captures: 3, URLs: 2},
 	} {
-		if err := g.Block(&b); err != nil {
+		if err := g.Add(&b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -319,7 +319,7 @@ func TestVolatileBlocks(t *testing.T) {
 	if b := r.Blocks; b.Distinct != 2 || b.Bytes != 30 || b.SharedAcrossURLs != 1 || b.SharedBytes != 20 || b.ReferencedBytes != 10*5+20*3 {
 		t.Errorf("blocks %+v", b)
 	}
-	if err := g.Capture(&tables.Capture{}); err == nil {
+	if err := g.Add(&tables.Capture{}); err == nil {
 		t.Error("row after Close accepted")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"blockwarc/dedupe"
+	"blockwarc/internal/countio"
 )
 
 // Names of the alternatives, in the order the report lists them.
@@ -175,14 +176,14 @@ func MeasureAlternatives(ctx context.Context, a *dedupe.Archive) (*AltMeasure, e
 // zout and the gzip members to gout (for the tests to read them back).
 func measureAlternatives(ctx context.Context, a *dedupe.Archive, zout, gout io.Writer) (*AltMeasure, error) {
 	m := &AltMeasure{}
-	zc := &countWriter{w: zout}
+	zc := &countio.Writer{W: zout}
 	zw, err := zstd.NewWriter(zc, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
 		zstd.WithWindowSize(zstdLongWindow), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
 	defer zw.Close()
-	gc := &countWriter{w: gout}
+	gc := &countio.Writer{W: gout}
 	gw, _ := gzip.NewWriterLevel(gc, gzip.DefaultCompression)
 	gzipOne := func(rec []byte) error {
 		gw.Reset(gc)
@@ -233,7 +234,7 @@ func measureAlternatives(ctx context.Context, a *dedupe.Archive, zout, gout io.W
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
-	m.GzipRevisitBytes, m.ZstdLongBytes = gc.n, zc.n
+	m.GzipRevisitBytes, m.ZstdLongBytes = gc.N, zc.N
 	return m, nil
 }
 
@@ -302,16 +303,4 @@ func warcField(hdr []byte, name string) string {
 		}
 	}
 	return ""
-}
-
-// countWriter counts the bytes written through it to w.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

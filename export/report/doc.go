@@ -28,9 +28,10 @@
 //	err = r.WriteText(os.Stdout)
 //	err = r.WriteHTML(f) // one self-contained page: inline SVG, no scripts
 //
-// or, to feed one walk to several sinks:
+// or, to feed the walk that writes the tables to the report too (what
+// ingest -report does):
 //
 //	ag := report.NewAggregator(report.Options{})
-//	_, err := tables.Build(ctx, a, tables.Options{}, multiSink{ag, writer})
-//	r, err := ag.Report("site.bwa", a)
+//	_, err := tables.Build(ctx, a, tables.Options{}, tables.Tee(writer, ag))
+//	r, err := ag.Finish(ctx, "site.bwa", a) // after the tables are published
 package report

@@ -89,14 +89,14 @@ func Build(ctx context.Context, a *dedupe.Archive, opts Options, sink Sink) (Sta
 		seen:   map[pack.ID]struct{}{},
 		blocks: map[pack.ID]blockCount{},
 	}
-	b.links, _ = sink.(LinkSink)
+	b.links = sink.Takes(LinksTable)
 	if err := b.run(ctx); err != nil {
 		return b.st, err
 	}
 	b.st.SpillBytes = spill.size()
 	if err := spill.emit(b.blocks, func(r *Block) error {
 		b.st.Blocks++
-		return sink.Block(r)
+		return sink.Add(r)
 	}); err != nil {
 		return b.st, err
 	}
@@ -118,7 +118,7 @@ type builder struct {
 	blocks map[pack.ID]blockCount
 	nURL   int64
 	nCap   int64
-	links  LinkSink // sink, when it takes links; else nil
+	links  bool // the sink takes links: extract them
 }
 
 // job is one URL on its way through a worker: its captures' rows stream
@@ -140,7 +140,7 @@ var errAborted = errors.New("build aborted")
 func (b *builder) run(ctx context.Context) error {
 	workers := max(b.opts.Workers, 1)
 	if workers == 1 {
-		w := newWorker(b.a, b.links != nil)
+		w := newWorker(b.a, b.links)
 		return b.a.WalkOrdered(func(uv dedupe.URLVersions) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -155,7 +155,7 @@ func (b *builder) run(ctx context.Context) error {
 	}
 	pool := make(chan *worker, workers)
 	for range workers {
-		pool <- newWorker(b.a, b.links != nil)
+		pool <- newWorker(b.a, b.links)
 	}
 	abort := make(chan struct{})
 	var running sync.WaitGroup
@@ -235,7 +235,7 @@ func (b *builder) capture(c *capOut) error {
 	}
 	c.row.AddedBytes = added
 	b.st.AddedBytes += added
-	if err := b.sink.Capture(c.row); err != nil {
+	if err := b.sink.Add(c.row); err != nil {
 		return fmt.Errorf("write captures row: %w", err)
 	}
 	b.st.Captures++
@@ -260,21 +260,21 @@ func (b *builder) capture(c *capOut) error {
 			cnt.lastURL = b.nURL
 		}
 		b.blocks[id] = cnt
-		if err := b.sink.CaptureBlock(cb); err != nil {
+		if err := b.sink.Add(cb); err != nil {
 			return fmt.Errorf("write capture_blocks row: %w", err)
 		}
 		b.st.CaptureBlocks++
 	}
-	if b.links != nil {
+	if b.links {
 		for _, l := range c.links {
-			if err := b.links.Link(l); err != nil {
+			if err := b.sink.Add(l); err != nil {
 				return fmt.Errorf("write links row: %w", err)
 			}
 			b.st.Links++
 		}
 	}
 	if c.change != nil {
-		if err := b.sink.Change(c.change); err != nil {
+		if err := b.sink.Add(c.change); err != nil {
 			return fmt.Errorf("write changes row: %w", err)
 		}
 		b.st.Changes++
@@ -288,7 +288,7 @@ func (b *builder) endURL(u *URL, st *Stats) error {
 	if u == nil {
 		return nil
 	}
-	if err := b.sink.URL(u); err != nil {
+	if err := b.sink.Add(u); err != nil {
 		return fmt.Errorf("write urls row: %w", err)
 	}
 	b.st.URLs++
@@ -302,7 +302,7 @@ func (b *builder) endURL(u *URL, st *Stats) error {
 // worker turns one URL's versions into rows; it owns a Partitioner.
 type worker struct {
 	a     *dedupe.Archive
-	links bool // extract the links table (the sink is a LinkSink)
+	links bool // extract the links table (the sink takes them)
 	p     *partition.Partitioner
 	pages map[pageKey]*page // pages of the current URL, for reuse
 }

@@ -103,6 +103,26 @@ func (r *recorder) fail(format string, args ...any) error {
 	return nil
 }
 
+func (r *recorder) Takes(string) bool { return true }
+
+func (r *recorder) Add(row Row) error {
+	switch row := row.(type) {
+	case *Capture:
+		return r.Capture(row)
+	case *CaptureBlock:
+		return r.CaptureBlock(row)
+	case *Change:
+		return r.Change(row)
+	case *URL:
+		return r.URL(row)
+	case *Block:
+		return r.Block(row)
+	case *Link:
+		return r.Link(row)
+	}
+	return r.fail("row of unknown table %q", row.Table())
+}
+
 // Per-URL rows must precede the URL's urls row, and no URL row may come
 // after the blocks started.
 func (r *recorder) Capture(c *Capture) error {
@@ -709,12 +729,8 @@ func (s *failSink) row() error {
 	}
 	return nil
 }
-func (s *failSink) Capture(*Capture) error           { return s.row() }
-func (s *failSink) CaptureBlock(*CaptureBlock) error { return s.row() }
-func (s *failSink) Change(*Change) error             { return s.row() }
-func (s *failSink) URL(*URL) error                   { return s.row() }
-func (s *failSink) Block(*Block) error               { return s.row() }
-func (s *failSink) Close() error                     { s.closed = true; return nil }
+func (s *failSink) Add(Row) error { return s.row() }
+func (s *failSink) Close() error  { s.closed = true; return nil }
 
 // TestBuildErrors: a sink error or a cancelled context stops Build with
 // that error, without closing the sink or leaving the spill file.

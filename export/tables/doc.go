@@ -1,6 +1,7 @@
 // Package tables derives the six tables of docs/TABLES.md (captures,
 // blocks, capture_blocks, changes, urls, links) from a block-level delta archive
-// and hands their rows to a Sink, in table order.
+// and hands their rows to a Sink, in table order. The tables are listed
+// once, in Specs; each has one row type (a Row).
 //
 // Words:
 //

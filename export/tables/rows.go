@@ -7,6 +7,59 @@ import "time"
 // them in table order and hands them to a Sink: the Parquet/Arrow writer
 // and the storage report are both Sinks, so the report is computed from
 // exactly the rows a notebook sees.
+//
+// A table is one entry of Specs plus its row type (which names its spec
+// with a Table method) and its columns in export/columnar.
+
+// Spec describes one table.
+type Spec struct {
+	Name string // the table's name: its directory of part files, and its heading in docs/TABLES.md
+	Doc  string // what one row is, as docs/TABLES.md's heading says it
+}
+
+// Table names.
+const (
+	CapturesTable      = "captures"
+	BlocksTable        = "blocks"
+	CaptureBlocksTable = "capture_blocks"
+	ChangesTable       = "changes"
+	URLsTable          = "urls"
+	LinksTable         = "links"
+)
+
+// Specs lists the tables in the order of docs/TABLES.md, the order in
+// which every writer lays them out.
+var Specs = []Spec{
+	{CapturesTable, "one row per capture"},
+	{BlocksTable, "one row per distinct block"},
+	{CaptureBlocksTable, "capture × block, in page order"},
+	{ChangesTable, "one row per pair of successive captures of a URL"},
+	{URLsTable, "one row per URL"},
+	{LinksTable, "one row per link of a block, per URL"},
+}
+
+// Names returns the table names of Specs, in order.
+func Names() []string {
+	out := make([]string, len(Specs))
+	for i, s := range Specs {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Row is a row of one of the tables: a *Capture, *Block, *CaptureBlock,
+// *Change, *URL or *Link.
+type Row interface {
+	// Table is the name of the row's table (a Spec's Name).
+	Table() string
+}
+
+func (*Capture) Table() string      { return CapturesTable }
+func (*Block) Table() string        { return BlocksTable }
+func (*CaptureBlock) Table() string { return CaptureBlocksTable }
+func (*Change) Table() string       { return ChangesTable }
+func (*URL) Table() string          { return URLsTable }
+func (*Link) Table() string         { return LinksTable }
 
 // Capture is a row of the captures table.
 type Capture struct {
@@ -148,26 +201,65 @@ type Link struct {
 	Rel        *string
 }
 
-// LinkSink is a Sink that also takes the links table. Links arrive with
-// the capture whose block first shows them on the URL, after its
-// capture_blocks rows. A Sink that is not a LinkSink gets no links, and
-// Build does not extract them.
-type LinkSink interface {
-	Sink
-	Link(*Link) error
+// Sink receives the rows of every table it takes (Takes), one Add call
+// per row. Captures, CaptureBlocks, Changes and URLs arrive in table order
+// (url_surtkey, then fetch_time), one URL after another: a URL's captures,
+// capture_blocks, links and changes come before its urls row; links arrive
+// with the capture whose block first shows them on the URL, after its
+// capture_blocks rows. Blocks rows arrive after every URL, in their own
+// table order. Close is called once at the end (not after an error). The
+// rows passed are not retained by the caller: a Sink may keep them.
+//
+// A Sink type-switches on the rows it uses and ignores the others, so a
+// new table costs a sink nothing unless it reads it.
+type Sink interface {
+	// Takes says whether the sink wants the named table's rows. Build
+	// asks it for the links only, which cost their own extraction: the
+	// other tables' rows are by-products of one another and are all sent.
+	Takes(table string) bool
+	Add(Row) error
+	Close() error
 }
 
-// Sink receives the rows of every table. Captures, CaptureBlocks, Changes
-// and URLs arrive in table order (url_surtkey, then fetch_time), one URL
-// after another: a URL's captures, capture_blocks and changes come before
-// its urls row. Blocks rows arrive after every URL, in their own table
-// order. Close is called once at the end (not after an error). The rows
-// passed are not retained by the caller: a Sink may keep them.
-type Sink interface {
-	Capture(*Capture) error
-	CaptureBlock(*CaptureBlock) error
-	Change(*Change) error
-	URL(*URL) error
-	Block(*Block) error
-	Close() error
+// TakesAll is a Takes for sinks that take every table.
+func TakesAll(string) bool { return true }
+
+// Tee returns a Sink that hands every row to each of sinks that takes its
+// table, so that one walk of the archive feeds them all (the tables and
+// the storage report): it takes what any of them takes. Close closes
+// each, returning the first error.
+func Tee(sinks ...Sink) Sink { return tee(sinks) }
+
+type tee []Sink
+
+func (t tee) Takes(table string) bool {
+	for _, s := range t {
+		if s.Takes(table) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t tee) Add(r Row) error {
+	name := r.Table()
+	for _, s := range t {
+		if !s.Takes(name) {
+			continue
+		}
+		if err := s.Add(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t tee) Close() error {
+	var first error
+	for _, s := range t {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
