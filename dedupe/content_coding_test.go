@@ -17,6 +17,7 @@ import (
 
 	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/reencode"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/partition"
 	"blockwarc/warcio"
 )
@@ -181,7 +182,7 @@ func reproducible(t *testing.T, files []string, lim reencode.Limits) int64 {
 // with no restore-time bound: every record restores byte for byte, and
 // exactly the responses reencode.Find reproduces are kept as blocks.
 func TestRoundTripContentCodedInterop(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	var files []string
 	for _, n := range contentCodedInterop {
 		files = append(files, filepath.Join(dir, n))
