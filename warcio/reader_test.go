@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -778,15 +777,6 @@ func TestNextSkipsUnreadBodies(t *testing.T) {
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	var k []string
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }
 
 func fillX(p []byte) {

@@ -140,7 +140,7 @@ func BenchmarkWalkSpill(b *testing.B) {
 	files := corpusFiles(b)
 	const limit = 4 << 20
 	bin := filepath.Join(b.TempDir(), "blockwarc")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
