@@ -40,9 +40,15 @@ func RepoRoot(tb testing.TB) string {
 
 // Dir returns the path of ../shared/<sub...> next to the repository root.
 // When that path does not exist the test is skipped ("../shared/corpus
-// not found: large-data check skipped"), or fails under CI=true.
+// not found: large-data check skipped"), or fails under CI=true. With
+// go test -short, checks reading the corpus are skipped.
 func Dir(tb testing.TB, sub ...string) string {
 	tb.Helper()
+	if len(sub) > 0 && sub[0] == "corpus" && testing.Short() {
+		// go test -short (the race-detector run of make test) leaves the
+		// corpus, hundreds of megabytes, to the full run.
+		tb.Skip("../shared/corpus: large-data check skipped in -short mode")
+	}
 	rel := filepath.Join(append([]string{"..", "shared"}, sub...)...)
 	d := filepath.Join(RepoRoot(tb), rel)
 	if _, err := os.Stat(d); err != nil {
