@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 
 	"blockwarc/warcio"
 )
@@ -73,7 +74,7 @@ var corpusSites = []string{"mkdocs-org", "ota-mektoube", "ota-tinder", "ota-love
 func BenchmarkArchiveSize(b *testing.B) {
 	for _, site := range corpusSites {
 		b.Run(site, func(b *testing.B) {
-			in := filepath.Join(sharedDir(b), "corpus", site)
+			in := sharedtest.Dir(b, "corpus", site)
 			inputs, err := expandInputs([]string{in})
 			if err != nil {
 				b.Fatal(err)
@@ -197,7 +198,7 @@ func BenchmarkRestore(b *testing.B) {
 }
 
 func benchRestore(b *testing.B, site string) {
-	in := filepath.Join(sharedDir(b), "corpus", site)
+	in := sharedtest.Dir(b, "corpus", site)
 	arch := filepath.Join(b.TempDir(), "a.bwa")
 	if _, err := Ingest(context.Background(), arch, []string{in}, Options{}); err != nil {
 		b.Fatal(err)
@@ -278,7 +279,7 @@ func keyOf(v *Version) string { return warcio.SURT(v.TargetURI) }
 // load, and alternating exposes both settings to the same load.
 func BenchmarkIngestWorkers(b *testing.B) {
 	const rounds = 3
-	in := filepath.Join(sharedDir(b), "corpus", "mkdocs-org")
+	in := sharedtest.Dir(b, "corpus", "mkdocs-org")
 	st, err := os.Stat(in)
 	if err != nil || !st.IsDir() {
 		b.Fatalf("corpus site %s: %v", in, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 )
 
 // TestCrashChild is the ingest that TestCrashResume kills; it does
@@ -46,7 +47,7 @@ func catalogOf(t *testing.T, a *Archive) []string {
 // ingest again must give the same catalog as an uninterrupted run, with
 // every record restoring from the input bytes.
 func TestCrashResume(t *testing.T) {
-	in := filepath.Join(sharedDir(t), "corpus", "ota-mektoube")
+	in := sharedtest.Dir(t, "corpus", "ota-mektoube")
 	ref := filepath.Join(t.TempDir(), "ref.bwa")
 	if _, err := Ingest(context.Background(), ref, []string{in}, Options{}); err != nil {
 		t.Fatal(err)

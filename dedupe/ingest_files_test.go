@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -18,7 +19,7 @@ import (
 // against a separate read of that file alone, under both the skip and the
 // warn policy (whose OnError must still see every error).
 func TestInputFileCounts(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	inputs, err := expandInputs([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestInputFileCounts(t *testing.T) {
 // applier), leave the archive at its last commit, and a second run must
 // complete it to the same archive as an uninterrupted run.
 func TestIngestCancelled(t *testing.T) {
-	in := filepath.Join(sharedDir(t), "corpus", "ota-mektoube")
+	in := sharedtest.Dir(t, "corpus", "ota-mektoube")
 	arch := filepath.Join(t.TempDir(), "a.bwa")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -133,7 +133,7 @@ func (w *countWriter) Write(p []byte) (int, error) {
 // kept, valid digests and the revisit fields pointing at an earlier
 // capture with the same payload.
 func TestRevisitWARC(t *testing.T) {
-	inputs, err := expandInputs([]string{filepath.Join(sharedDir(t), "corpus", "mkdocs-org")})
+	inputs, err := expandInputs([]string{sharedtest.Dir(t, "corpus", "mkdocs-org")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,36 +17,9 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
-
-// sharedDir returns ../shared relative to the repository root, skipping
-// (or failing under CI=true) when it is missing.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = up
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true): %v", shared, err)
-		}
-		t.Skipf("shared test data missing at %s: %v", shared, err)
-	}
-	return shared
-}
 
 // original reads, independently of warcio, the stored bytes of the record
 // at off (plus skip decompressed bytes) in file: n bytes of it.
@@ -131,7 +104,7 @@ func testOpts() Options {
 }
 
 func TestRoundTripInterop(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +159,7 @@ func archiveBytes(t testing.TB, dir string) int64 {
 }
 
 func TestRoundTripCorpus(t *testing.T) {
-	corpus := filepath.Join(sharedDir(t), "corpus")
+	corpus := sharedtest.Dir(t, "corpus")
 	for _, site := range []string{"ota-lovescout24", "ota-mektoube", "mkdocs-org"} {
 		t.Run(site, func(t *testing.T) {
 			arch := filepath.Join(t.TempDir(), "a.bwa")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // BenchmarkIngestRSS builds the blockwarc command and runs `ingest -mem
@@ -25,7 +27,7 @@ import (
 // of this (large) benchmark process would report this process's peak.
 func BenchmarkIngestRSS(b *testing.B) {
 	const limit = 256 << 20
-	corpus := filepath.Join(sharedDir(b), "corpus")
+	corpus := sharedtest.Dir(b, "corpus")
 	var inputs []string
 	for _, site := range []string{"mkdocs-org", "ota-lovescout24", "ota-mektoube", "ota-tinder"} {
 		inputs = append(inputs, filepath.Join(corpus, site))
@@ -33,7 +35,7 @@ func BenchmarkIngestRSS(b *testing.B) {
 	tmp := b.TempDir()
 	bin := filepath.Join(tmp, "bw")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/blockwarc")
-	build.Dir = repoRoot(b)
+	build.Dir = sharedtest.RepoRoot(b)
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -84,23 +86,4 @@ func TestRSSHelper(t *testing.T) {
 		t.Fatal("no rusage on this system")
 	}
 	fmt.Printf("maxrss=%d\n", ru.Maxrss<<10) // KiB on Linux
-}
-
-// repoRoot returns the directory holding go.mod above the package.
-func repoRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			tb.Fatal("go.mod not found above the package directory")
-		}
-		dir = up
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -47,7 +48,7 @@ func plainStream(path string) (b []byte, ok bool) {
 // stream), verify proves it, and where the standard library can
 // decompress the file on its own the stream is the one it gives.
 func TestSourceRebuildsInterop(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	inputs, err := warcio.ExpandInputs([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +190,7 @@ func TestSourceGapsAndClean(t *testing.T) {
 // records once, in file order; a damaged object is still named per
 // record, and the file as not restoring.
 func TestVerifyNamesDamageInFile(t *testing.T) {
-	in := filepath.Join(sharedDir(t), "testdata", "interop", "pywb--example-wpull.warc.gz")
+	in := filepath.Join(sharedtest.Interop(t), "pywb--example-wpull.warc.gz")
 	arch := filepath.Join(t.TempDir(), "a.bwa")
 	// Small frames: the damage hits data objects, not the catalog's frame.
 	if _, err := Ingest(context.Background(), arch, []string{in}, Options{Pack: pack.Options{FrameSize: 4 << 10}}); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 )
 
 // warcRecord returns one WARC/1.0 record with the usual fields; block is
@@ -138,7 +139,7 @@ func TestIdenticalCaptureAddsNoObject(t *testing.T) {
 func TestResumeIsIdempotent(t *testing.T) {
 	dir := t.TempDir()
 	arch := filepath.Join(dir, "a.bwa")
-	in := filepath.Join(sharedDir(t), "corpus", "ota-lovescout24")
+	in := sharedtest.Dir(t, "corpus", "ota-lovescout24")
 	st, err := Ingest(context.Background(), arch, []string{in}, testOpts())
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +325,7 @@ func errorsIsLocked(err error) bool { return err != nil && errors.Is(err, pack.E
 // the number of workers (modelling and compression): 1, 2 (the default of
 // the command) and an odd 3.
 func TestWorkersSameArchive(t *testing.T) {
-	in := filepath.Join(sharedDir(t), "corpus", "mkdocs-org")
+	in := sharedtest.Dir(t, "corpus", "mkdocs-org")
 	var first map[string][]byte
 	for _, workers := range []int{1, 2, 3} {
 		arch := filepath.Join(t.TempDir(), "a.bwa")

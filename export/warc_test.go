@@ -21,47 +21,15 @@ import (
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
 	"blockwarc/export"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
-
-// warcRepoRoot is the directory holding go.mod, found from the package dir.
-func warcRepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = up
-	}
-}
-
-// warcSharedDir returns ../shared next to the repository; it fails under
-// CI=true when missing, else skips.
-func warcSharedDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join(warcRepoRoot(t), "..", "shared")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true): it holds the interop samples and the corpus", d)
-		}
-		t.Skipf("shared test data missing at %s; set it up to run this test", d)
-	}
-	return d
-}
 
 // warcioJSBin returns the warcio.js command installed by `make npm`; it
 // fails under CI=true when missing, else skips.
 func warcioJSBin(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(warcRepoRoot(t), "testdata", "npm", "node_modules", ".bin", "warcio")
+	bin := filepath.Join(sharedtest.RepoRoot(t), "testdata", "npm", "node_modules", ".bin", "warcio")
 	_, err := os.Stat(bin)
 	if err == nil {
 		_, err = exec.LookPath("node")
@@ -91,13 +59,11 @@ type origRecord struct {
 // uncompressed input, Common Crawl, revisits and ARC (which an export
 // leaves out).
 func exportInputs(t testing.TB) (later, earlier []string) {
-	shared := warcSharedDir(t)
-	site, err := filepath.Glob(filepath.Join(shared, "corpus", "ota-lovescout24", "*.warc.gz"))
-	if err != nil || len(site) < 4 {
-		t.Fatalf("corpus site ota-lovescout24: %d dumps, %v", len(site), err)
+	site := sharedtest.CorpusFiles(t, "ota-lovescout24")
+	if len(site) < 4 {
+		t.Fatalf("corpus site ota-lovescout24: %d dumps, want at least 4", len(site))
 	}
-	slices.Sort(site)
-	interop := filepath.Join(shared, "testdata", "interop")
+	interop := sharedtest.Interop(t)
 	earlier = append(earlier, site[:len(site)/2]...)
 	for _, n := range []string{"jwarc--cc.warc.gz", "nodewarc--books.toscrape.warc", "iagowarc--test.warc.gz", "pywb--example-url-agnostic-revisit.warc.gz", "aut--example.arc.gz"} {
 		earlier = append(earlier, filepath.Join(interop, n))
@@ -578,7 +544,7 @@ func FuzzParsePeriod(f *testing.F) {
 // ours: the share of the export that is compression rather than restoring
 // records). Throughput is of uncompressed record bytes.
 func BenchmarkWriteWARC(b *testing.B) {
-	site := filepath.Join(warcSharedDir(b), "corpus", "ota-mektoube")
+	site := sharedtest.Dir(b, "corpus", "ota-mektoube")
 	arch := filepath.Join(b.TempDir(), "a.bwa")
 	if _, err := dedupe.Ingest(context.Background(), arch, []string{site}, dedupe.Options{MemLimit: 256 << 20}); err != nil {
 		b.Fatal(err)

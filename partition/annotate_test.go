@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // --- the benchmark metric, on hand-computed cases ---
@@ -321,12 +323,7 @@ func annFindBlock(res *Result, ok func(*Block) bool) *Block {
 
 func corpusPages(t *testing.T, site string) []ptHTMLRecord {
 	t.Helper()
-	dir := annSharedDir(t, filepath.Join("corpus", site))
-	files, err := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no WARC files in %s: %v", dir, err)
-	}
-	slices.Sort(files)
+	files := sharedtest.CorpusFiles(t, site)
 	return ptReadWARCHTML(t, files[len(files)-1])
 }
 

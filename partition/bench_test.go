@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,40 +18,14 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/net/html"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // Test-only access to ../shared: the corpus of wget crawls and the
 // article-extraction pages. partition must not import warcio, so the
 // corpus is read by the small WARC splitter below, which is enough for
 // wget's clean files (one gzip member per record, exact Content-Length).
-
-// sharedDir returns ../shared next to the repository root. When it is
-// missing the test fails under CI=true and is skipped otherwise.
-func benchSharedDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			tb.Fatal("find repository root: no go.mod above the package directory")
-		}
-		dir = up
-	}
-	s := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(s, "corpus", "manifest.tsv")); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("shared data missing: %v (CI=true needs %s)", err, s)
-		}
-		tb.Skipf("shared data missing (%v); set up %s to run this", err, s)
-	}
-	return s
-}
 
 // corpusCapture is one HTML capture of the corpus.
 type corpusCapture struct {
@@ -64,16 +37,8 @@ type corpusCapture struct {
 // folders (all sites when sites is empty), sorted by URL then date.
 func readCorpus(tb testing.TB, sites ...string) []corpusCapture {
 	tb.Helper()
-	root := filepath.Join(benchSharedDir(tb), "corpus")
-	files, err := filepath.Glob(filepath.Join(root, "*", "*.warc.gz"))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var caps []corpusCapture
-	for _, f := range files {
-		if len(sites) > 0 && !slices.Contains(sites, filepath.Base(filepath.Dir(f))) {
-			continue
-		}
+	for _, f := range sharedtest.CorpusFiles(tb, sites...) {
 		c, err := readWARCHTML(f)
 		if err != nil {
 			tb.Fatalf("read %s: %v", f, err)
@@ -187,7 +152,7 @@ func changedPairs(caps []corpusCapture) [][2]corpusCapture {
 // TestReadCorpus checks the test reader against the manifest, so the
 // benchmark's figures rest on the right captures.
 func TestReadCorpus(t *testing.T) {
-	dir := filepath.Join(benchSharedDir(t), "corpus")
+	dir := sharedtest.Dir(t, "corpus")
 	caps := readCorpus(t, "ota-lovescout24")
 	man, err := os.ReadFile(filepath.Join(dir, "ota-lovescout24", "manifest.tsv"))
 	if err != nil {
@@ -310,7 +275,7 @@ func benchPages(tb testing.TB) (corpus, articles [][]byte) {
 // benchArticles returns the article-extraction pages, decompressed.
 func benchArticles(tb testing.TB) [][]byte {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(benchSharedDir(tb), "testdata", "article-extraction", "html", "*.html.gz"))
+	files, err := filepath.Glob(filepath.Join(sharedtest.Dir(tb, "testdata", "article-extraction", "html"), "*.html.gz"))
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("find article-extraction pages: %v (%d files)", err, len(files))
 	}

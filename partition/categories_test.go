@@ -22,18 +22,6 @@ func leafSet(res *Result) map[string]bool {
 	return m
 }
 
-// sharedLeaves counts the leaves of b whose bytes are also a leaf of a.
-func sharedLeaves(a, b *Result) int {
-	s := leafSet(a)
-	k := 0
-	for _, l := range b.Leaves {
-		if s[string(b.BlockBytes(l))] {
-			k++
-		}
-	}
-	return k
-}
-
 // Layouts that change often: between two captures years apart the
 // guidelines were reworded throughout (informal to formal address), in
 // every section. Each section — a heading and its paragraphs — is one

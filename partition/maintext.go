@@ -61,10 +61,9 @@ type mainExtractor struct {
 	withTitle bool
 	score     []float64
 	scored    []bool
-	para      []int32   // prefix sums over pre-order of the runes of voting paragraphs
-	commas    []int32   // prefix sums over pre-order of commas (, ， 、) in the text
-	lis       []int32   // prefix sums over pre-order of <li> elements
-	weight    []float64 // class/id weight, computed lazily (NaN = not yet)
+	para      []int32 // prefix sums over pre-order of the runes of voting paragraphs
+	commas    []int32 // prefix sums over pre-order of commas (, ， 、) in the text
+	lis       []int32 // prefix sums over pre-order of <li> elements
 	// labelDrop marks nodes (by pre-order index) of blocks the labeller
 	// classed as boilerplate.
 	labelDrop map[int32]bool

@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/klauspost/compress/gzip"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // The article-extraction benchmark metric (scrapinghub's
@@ -92,39 +94,6 @@ func averageScores(pages [][3]float64) (p, r, f1 float64) {
 	return p, r, f1
 }
 
-// annRepoRoot walks up from the package directory to the one holding go.mod.
-func annRepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("get working directory: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("find go.mod above the package directory")
-		}
-		dir = parent
-	}
-}
-
-// annSharedDir returns ../shared/<sub> next to the repository; it fails under
-// CI=true and skips otherwise when the shared data is missing.
-func annSharedDir(t testing.TB, sub string) string {
-	t.Helper()
-	dir := filepath.Join(annRepoRoot(t), "..", "shared", sub)
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing: %v (CI=true needs ../shared next to the repository)", err)
-		}
-		t.Skipf("shared test data missing: %v", err)
-	}
-	return dir
-}
-
 type articlePage struct {
 	id    string
 	html  []byte
@@ -133,7 +102,7 @@ type articlePage struct {
 
 func loadArticles(t testing.TB) []articlePage {
 	t.Helper()
-	dir := annSharedDir(t, "testdata/article-extraction")
+	dir := sharedtest.Dir(t, "testdata", "article-extraction")
 	raw, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
 	if err != nil {
 		t.Fatalf("read ground truth: %v", err)

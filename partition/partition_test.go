@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // testPage reads a page of testdata/pages (gunzipping .gz files).
@@ -204,12 +206,8 @@ func TestOptionsDefaults(t *testing.T) {
 // TestSharedCorpus runs every distinct HTML payload of the shared corpus
 // and the article-extraction pages through the invariants.
 func TestSharedCorpus(t *testing.T) {
-	shared := ptSharedDir(t)
 	seen := map[[20]byte]bool{}
-	files, _ := filepath.Glob(filepath.Join(shared, "corpus", "*", "*.warc.gz"))
-	if len(files) == 0 {
-		t.Fatal("no corpus WARC files under ../shared/corpus")
-	}
+	files := sharedtest.CorpusFiles(t)
 	pages := 0
 	for _, f := range files {
 		for _, r := range ptReadWARCHTML(t, f) {
@@ -225,7 +223,7 @@ func TestSharedCorpus(t *testing.T) {
 			pages++
 		}
 	}
-	arts, _ := filepath.Glob(filepath.Join(shared, "testdata", "article-extraction", "html", "*.html.gz"))
+	arts, _ := filepath.Glob(filepath.Join(sharedtest.Dir(t, "testdata", "article-extraction", "html"), "*.html.gz"))
 	for _, f := range arts {
 		doc := ptReadGz(t, f)
 		res := mustPartition(t, doc, Options{})
@@ -258,39 +256,6 @@ func TestWideFlatPage(t *testing.T) {
 }
 
 // Helpers shared by the partition tests.
-
-// ptRepoRoot walks up from the package directory to the one holding go.mod.
-func ptRepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-}
-
-// ptSharedDir returns ../shared next to the repository, failing under CI
-// and skipping otherwise when it is missing.
-func ptSharedDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join(ptRepoRoot(t), "..", "shared")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true): %v", d, err)
-		}
-		t.Skipf("shared test data missing at %s; set up ../shared to run this test", d)
-	}
-	return d
-}
 
 // ptHTMLRecord is one text/html 200 response payload of a WARC file.
 type ptHTMLRecord struct {

@@ -169,7 +169,6 @@ func (b *treeBuilder) build(doc []byte) (*Node, []*Node) {
 		start := off
 		off += len(z.Raw())
 		if off > len(doc) { // cannot happen: Raw spans tile the input
-			off = len(doc)
 			break
 		}
 		switch tt {
@@ -423,8 +422,6 @@ func (b *treeBuilder) rawAttrs(raw []byte, skip int) bool {
 		switch raw[j] {
 		case '/':
 			i = j + 1
-		default:
-			i = j
 		case '=':
 			j = skipTagSpace(raw, j+1)
 			if j >= len(raw) {
@@ -454,6 +451,8 @@ func (b *treeBuilder) rawAttrs(raw []byte, skip int) bool {
 					i++
 				}
 			}
+		default:
+			i = j
 		}
 		for _, c := range raw[vs:ve] {
 			if tagClass[c]&clValue != 0 {
@@ -580,7 +579,6 @@ func (b *treeBuilder) text(start, end int) {
 	if p.Tag == "head" && !isSpace(b.doc[start:end]) {
 		// Non-blank text ends the head (HTML5 "in head" → "after head").
 		b.closeTo("head")
-		p = b.top()
 	}
 	if last := b.lastChild(); last != nil && last.Kind == TextNode && last.End == start {
 		last.End = end

@@ -4,13 +4,14 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // cpuNow returns the CPU time (user + system) this process has used. The
@@ -63,7 +64,7 @@ func gunzipFiles(files []string) (int64, error) {
 // merge). x-gzip is the CPU time of plain gzip decompression of the same
 // files, measured in the same run, over ours (target >= 0.6 when spilling).
 func BenchmarkWalk(b *testing.B) {
-	files, _ := filepath.Glob(filepath.Join(sharedDir(b), "corpus", "*", "*.warc.gz"))
+	files := sharedtest.CorpusFiles(b)
 	if len(files) < 300 {
 		b.Fatalf("corpus incomplete: %d files", len(files))
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // rebuildStreams walks inputs with Gaps and rebuilds each file's
@@ -74,7 +76,7 @@ func rebuildStreams(t *testing.T, inputs []string, mem int64) (map[string][]byte
 // every interop file, odd and broken ones included, the records and the
 // gaps Walk yields rebuild the decompressed stream byte for byte.
 func TestGapsTileInterop(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	files, err := ExpandInputs([]string{dir})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/partition"
 )
 
@@ -25,19 +26,13 @@ type httpSample struct {
 	block          []byte
 }
 
-// httpInteropDir returns ../shared/testdata/interop (see sharedDir).
-func httpInteropDir(t testing.TB) string {
-	t.Helper()
-	return filepath.Join(sharedDir(t), "testdata", "interop")
-}
-
 // httpSampleBlocks reads a whole WARC (gunzipping it whole when it starts
 // with the gzip magic) and splits it into record blocks by Content-Length.
 // It is deliberately naive: version line, fields up to a blank line (any
 // line ending), Content-Length bytes, then skip line ends.
 func httpSampleBlocks(t testing.TB, name string) []httpSample {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(httpInteropDir(t), name))
+	data, err := os.ReadFile(filepath.Join(sharedtest.Interop(t), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +555,7 @@ func TestRecordHTTPReader(t *testing.T) {
 	for _, name := range []string{"warcio--example.warc.gz", "pywb--iana.warc.gz", "warcat--at.warc.gz",
 		"wac--mutliple-headers.warc", "warcio--example.arc", "aut--example.arc.gz"} {
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join(httpInteropDir(t), name))
+			f, err := os.Open(filepath.Join(sharedtest.Interop(t), name))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	slyrz "github.com/slyrz/warc"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // TestOracleSlyrz compares our records with github.com/slyrz/warc, an
@@ -18,7 +20,7 @@ import (
 // stops at the first malformed record, and buffers whole blocks in memory.
 // So the comparison covers the records slyrz returns before it stops.
 func TestOracleSlyrz(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	compared := 0
 	for _, path := range files {

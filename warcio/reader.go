@@ -712,7 +712,7 @@ func (b *body) close() {
 	if len(trailer) > 0 {
 		raw := rec.RawHeader
 		if cap(raw)-len(raw) >= len(trailer) {
-			rec.Trailer = append(raw[len(raw):len(raw)], trailer...)
+			rec.Trailer = append(raw[len(raw):], trailer...)
 		} else {
 			rec.Trailer = trailer
 		}

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -21,35 +20,9 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
-)
 
-// sharedDir returns ../shared next to the repository root. Tests that need
-// it fail under CI=true when it is missing and skip otherwise.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "testdata", "interop")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true): %v", shared, err)
-		}
-		t.Skipf("shared test data missing at %s; set it up to run this test", shared)
-	}
-	return shared
-}
+	"blockwarc/internal/sharedtest"
+)
 
 // readRec is a record read in full by the tests.
 type readRec struct {
@@ -245,7 +218,7 @@ var interop = map[string]interopCase{
 }
 
 func TestInterop(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	files, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +309,7 @@ func TestInterop(t *testing.T) {
 // TestCorpusOffsets checks record offsets against the CDX files wget wrote
 // while crawling, and payload digests against the corpus manifest.
 func TestCorpusOffsets(t *testing.T) {
-	site := filepath.Join(sharedDir(t), "corpus", "mkdocs-org")
+	site := sharedtest.Dir(t, "corpus", "mkdocs-org")
 	cdxs, _ := filepath.Glob(filepath.Join(site, "*.cdx"))
 	if len(cdxs) == 0 {
 		t.Fatal("no CDX files in the mkdocs-org corpus")
@@ -806,15 +779,6 @@ func TestNextSkipsUnreadBodies(t *testing.T) {
 	}
 }
 
-func sortedKeys(m map[string]string) []string {
-	var k []string
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
-}
-
 func fillX(p []byte) {
 	if len(p) == 0 {
 		return
@@ -826,10 +790,7 @@ func fillX(p []byte) {
 }
 
 func corpusFiles(b *testing.B) [][]byte {
-	files, _ := filepath.Glob(filepath.Join(sharedDir(b), "corpus", "mkdocs-org", "*.warc.gz"))
-	if len(files) == 0 {
-		b.Fatal("no corpus files")
-	}
+	files := sharedtest.CorpusFiles(b, "mkdocs-org")
 	var out [][]byte
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -939,7 +900,7 @@ func BenchmarkGzipBaseline(b *testing.B) {
 // TestDeclaredDigests checks that digests in the less common encodings are
 // really compared, not just left unknown.
 func TestDeclaredDigests(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	for _, tc := range []struct {
 		file      string
 		algPrefix string // of WARC-Block-Digest or WARC-Payload-Digest

@@ -492,7 +492,6 @@ func parseIPv6(s string) (string, bool) {
 			pieces[idx] = uint16(v4 >> 16)
 			pieces[idx+1] = uint16(v4)
 			idx += 2
-			i = len(s)
 			break
 		}
 		if i < len(s) {

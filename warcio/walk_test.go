@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // samples are the repository's own sample crawls (24 snapshots of one site).
@@ -319,8 +321,8 @@ func TestWalkInputs(t *testing.T) {
 // payload digest, the URL-agnostic one by WARC-Refers-To-Target-URI and
 // date, across files given in either order.
 func TestWalkRevisits(t *testing.T) {
-	shared := sharedDir(t)
-	in := func(n string) string { return filepath.Join(shared, "testdata", "interop", n) }
+	interop := sharedtest.Interop(t)
+	in := func(n string) string { return filepath.Join(interop, n) }
 
 	orig, rev := in("pywb--example-url-agnostic-orig.warc.gz"), in("pywb--example-url-agnostic-revisit.warc.gz")
 	for _, inputs := range [][]string{{orig, rev}, {rev, orig}} {

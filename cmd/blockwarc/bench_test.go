@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -50,7 +51,7 @@ func singleCore(f func() error) (time.Duration, error) {
 
 func corpusFiles(b *testing.B) []string {
 	b.Helper()
-	files, _ := filepath.Glob(filepath.Join(sharedDir(b), "corpus", "*", "*.warc.gz"))
+	files := sharedtest.CorpusFiles(b)
 	if len(files) < 300 {
 		b.Fatalf("corpus incomplete: %d files", len(files))
 	}
@@ -139,7 +140,7 @@ func BenchmarkWalkSpill(b *testing.B) {
 	files := corpusFiles(b)
 	const limit = 4 << 20
 	bin := filepath.Join(b.TempDir(), "blockwarc")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

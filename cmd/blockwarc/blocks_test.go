@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/partition"
 
 	"github.com/klauspost/compress/gzip"
@@ -128,7 +129,7 @@ func TestBlocksMain(t *testing.T) {
 		t.Errorf("-main holds the search dialog's text")
 	}
 
-	dir := blocksShared(t, "article-extraction")
+	dir := sharedtest.Dir(t, "testdata", "article-extraction")
 	const id = "05844573ca7e1fba714d715bb11ca08c26e25328999c74a1cb3bc8a0e4399f0f"
 	raw, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
 	if err != nil {
@@ -344,34 +345,6 @@ func TestBlocksUsage(t *testing.T) {
 	if code != exitOK || strings.Contains(out, "  ") || !strings.Contains(out, "*") {
 		t.Errorf("-level 1: exit %d, tree:\n%s", code, out)
 	}
-}
-
-// sharedTestdata returns ../shared/testdata/<sub> next to the repository;
-// it fails under CI=true and skips otherwise when it is missing.
-func blocksShared(t *testing.T, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("find repository root: no go.mod above the package directory")
-		}
-		dir = up
-	}
-	d := filepath.Join(dir, "..", "shared", "testdata", sub)
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing: %v (CI=true needs ../shared next to the repository)", err)
-		}
-		t.Skipf("shared test data missing: %v", err)
-	}
-	return d
 }
 
 // FuzzAnnotatedHTML: whatever the page, the annotated copy carries one

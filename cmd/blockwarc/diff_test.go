@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 const tinderPrivacy = "http://127.0.0.1:8102/Tinder/Privacy%20Policy.html"
@@ -30,7 +32,7 @@ var (
 // footer replaced by navigation) and back.
 func tinderArchive(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(sharedDir(t), "corpus", "ota-tinder")
+	dir := sharedtest.Dir(t, "corpus", "ota-tinder")
 	tinderOnce.Do(func() {
 		var files []string
 		for _, d := range []string{"20220108063013", "20220111003013", "20220120003014", "20220331003237", "20220411183236",

@@ -14,13 +14,14 @@ import (
 	"testing"
 
 	"blockwarc/dedupe"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
 // interopArchive ingests every interop file into a new archive.
 func interopArchive(t *testing.T) (dir string, inputs []string, arch string) {
 	t.Helper()
-	dir = filepath.Join(sharedDir(t), "testdata", "interop")
+	dir = sharedtest.Interop(t)
 	inputs, err := warcio.ExpandInputs([]string{dir})
 	if err != nil {
 		t.Fatal(err)

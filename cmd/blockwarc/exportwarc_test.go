@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"blockwarc/dedupe"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -18,7 +19,7 @@ import (
 // a new archive.
 func exportArchive(t *testing.T, names ...string) string {
 	t.Helper()
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	var in []string
 	for _, n := range names {
 		in = append(in, filepath.Join(dir, n))

@@ -13,13 +13,14 @@ import (
 	"testing"
 
 	"blockwarc/export"
+	"blockwarc/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/index")
 
 func sampleFiles(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(repoRoot(t), "testdata", "samples", "*.warc.gz"))
+	files, err := filepath.Glob(filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples", "*.warc.gz"))
 	if err != nil || len(files) < 3 {
 		t.Fatalf("sample crawls missing under testdata/samples")
 	}
@@ -82,7 +83,7 @@ func TestIndexGoldenSamples(t *testing.T) {
 // TestIndexGoldenPostRevisit covers POST requests (query built from the
 // body: form, JSON, chunked binary) and revisits.
 func TestIndexGoldenPostRevisit(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	code, out, errOut := runCmd(t, "index",
 		filepath.Join(dir, "warcio--post-test.warc.gz"),
 		filepath.Join(dir, "warciojs--post-test-more.warc"),
@@ -186,7 +187,7 @@ func TestParseSize(t *testing.T) {
 // the corpus manifest, written by the tool that made the crawls: the same
 // captures, in the same capture-time order, with the same payload digests.
 func TestIndexCorpusManifest(t *testing.T) {
-	corpus := filepath.Join(sharedDir(t), "corpus")
+	corpus := sharedtest.Dir(t, "corpus")
 	manifest, err := os.ReadFile(filepath.Join(corpus, "manifest.tsv"))
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +236,7 @@ func TestIndexCorpusManifest(t *testing.T) {
 // capture's response, request and metadata) come in byte order, as
 // `LC_ALL=C sort` puts them, so indexes merge with `sort -m`.
 func TestIndexEqualKeysByteSorted(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "testdata", "interop")
+	dir := sharedtest.Interop(t)
 	code, out, errOut := runCmd(t, "index", "-policy", "skip", dir)
 	if code != exitOK && code != exitSkipped {
 		t.Fatalf("exit %d: %s", code, errOut)

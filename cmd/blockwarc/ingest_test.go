@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"blockwarc/export/report"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -21,7 +22,7 @@ import (
 // checks cat's payloads against the site's manifest (SHA-1 of every HTML
 // capture, written when the corpus was made).
 func TestIngestCatVerify(t *testing.T) {
-	site := filepath.Join(sharedDir(t), "corpus", "ota-lovescout24")
+	site := sharedtest.Dir(t, "corpus", "ota-lovescout24")
 	arch := filepath.Join(t.TempDir(), "site.bwa")
 	code, out, errOut := runCmd(t, "ingest", "-json", "-workers", "2", arch, site)
 	if code != exitOK {
@@ -99,7 +100,7 @@ func TestIngestCatVerify(t *testing.T) {
 // interrupted one says that re-running resumes.
 func TestIngestSummary(t *testing.T) {
 	arch := filepath.Join(t.TempDir(), "s.bwa")
-	samples := filepath.Join(repoRoot(t), "testdata", "samples")
+	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"ingest", "-tables=false", arch, samples}, &out, &errb); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, errb.String())

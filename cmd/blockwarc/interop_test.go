@@ -14,47 +14,15 @@ import (
 	"sync"
 	"testing"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
-
-// repoRoot is the directory holding go.mod, found from the package dir.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-}
-
-// sharedDir returns ../shared next to the repository; it fails under
-// CI=true when missing, else skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join(repoRoot(t), "..", "shared")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true): it holds the interop samples and the corpus", d)
-		}
-		t.Skipf("shared test data missing at %s; set it up to run this test", d)
-	}
-	return d
-}
 
 // warcioJS returns the warcio.js command installed by `make npm`; it fails
 // under CI=true when missing, else skips.
 func warcioJS(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", ".bin", "warcio")
+	bin := filepath.Join(sharedtest.RepoRoot(t), "testdata", "npm", "node_modules", ".bin", "warcio")
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("warcio.js missing at %s (CI=true): run `make npm`", bin)
@@ -204,18 +172,17 @@ func runWarcioJS(t *testing.T, bin string, files []string) []cdxjLine {
 //     Compared where the URL is http(s).
 func TestInteropWarcioJS(t *testing.T) {
 	bin := warcioJS(t)
-	shared := sharedDir(t)
 	var files []string
-	interop, _ := filepath.Glob(filepath.Join(shared, "testdata", "interop", "*"))
+	interop, _ := filepath.Glob(filepath.Join(sharedtest.Interop(t), "*"))
 	for _, f := range interop {
 		if filepath.Base(f) == "SOURCES.md" {
 			continue
 		}
 		files = append(files, f)
 	}
-	corpus, _ := filepath.Glob(filepath.Join(shared, "corpus", "*", "*.warc.gz"))
+	corpus := sharedtest.CorpusFiles(t)
 	if len(interop) < 50 || len(corpus) < 300 {
-		t.Fatalf("expected the interop samples and the corpus under %s; found %d and %d files", shared, len(interop), len(corpus))
+		t.Fatalf("expected the interop samples and the corpus under ../shared; found %d and %d files", len(interop), len(corpus))
 	}
 	files = append(files, corpus...)
 

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/html"
 
 	"blockwarc/export/report"
+	"blockwarc/internal/sharedtest"
 )
 
 // reportArchive ingests the bundled samples into a fresh archive.
@@ -201,7 +202,7 @@ func TestReportMalformed(t *testing.T) {
 // TestReadmeReportFigures: the report excerpt in the README is what
 // `make run` prints for the bundled samples, figure for figure.
 func TestReadmeReportFigures(t *testing.T) {
-	root := repoRoot(t)
+	root := sharedtest.RepoRoot(t)
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +319,7 @@ document.body.setAttribute("data-problems", problems.join(" | "));
 // else the test's temp dir).
 func TestReportHTMLChromium(t *testing.T) {
 	bin := chromium(t)
-	site := filepath.Join(sharedDir(t), "corpus", "ota-tinder")
+	site := sharedtest.Dir(t, "corpus", "ota-tinder")
 	arch := filepath.Join(t.TempDir(), "tinder.bwa")
 	if code, _, errOut := runCmd(t, "ingest", "-tables=false", arch, site); code != exitOK {
 		t.Fatalf("ingest exit %d: %s", code, errOut)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // joinRecord is one record of the WARC file TestTablesJoinCDXJ writes.
@@ -53,7 +55,7 @@ func httpResponse(status, extra, body string) string {
 // heading, with the example paths pointed at tablesDir and cdxj.
 func sectionSQL(t *testing.T, heading, tablesDir, cdxj string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "TABLES.md"))
+	b, err := os.ReadFile(filepath.Join(sharedtest.RepoRoot(t), "docs", "TABLES.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func sectionSQL(t *testing.T, heading, tablesDir, cdxj string) []string {
 // url_query) of the records written here.
 func TestTablesJoinCDXJ(t *testing.T) {
 	script := npmScript(t, "@duckdb/node-api", "duckdb-query.mjs")
-	samples := filepath.Join(repoRoot(t), "testdata", "samples")
+	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
 	dir := t.TempDir()
 	// In a subdirectory: ingest and index are given its path, the tables
 	// and the CDXJ name the file by its base name.

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet/file"
 
 	"blockwarc/export/columnar"
+	"blockwarc/internal/sharedtest"
 )
 
 // runCLI runs the blockwarc command line in-process and returns its exit
@@ -51,7 +52,7 @@ func parquetRows(t *testing.T, dir, table string) int64 {
 }
 
 func TestTablesCommand(t *testing.T) {
-	samples := filepath.Join(repoRoot(t), "testdata", "samples")
+	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
 	arch := filepath.Join(t.TempDir(), "s.bwa")
 
 	if code, errs := runCLI(t, "ingest", "-tables=false", arch, samples); code != exitOK {
@@ -168,7 +169,7 @@ func readManifest(t *testing.T, path string) []manifestEntry {
 // they are not, else skips.
 func npmScript(t *testing.T, module, script string) string {
 	t.Helper()
-	npm := filepath.Join(repoRoot(t), "testdata", "npm")
+	npm := filepath.Join(sharedtest.RepoRoot(t), "testdata", "npm")
 	missing := ""
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node not found"
@@ -203,7 +204,7 @@ func runNode(t *testing.T, script string, args ...string) []byte {
 // 'site.bwa/tables', pointed at tablesDir) and the example queries.
 func docQueries(t *testing.T, tablesDir string) (setup, examples []string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "TABLES.md"))
+	b, err := os.ReadFile(filepath.Join(sharedtest.RepoRoot(t), "docs", "TABLES.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,12 +248,11 @@ func docQueries(t *testing.T, tablesDir string) (setup, examples []string) {
 // example query of docs/TABLES.md.
 func TestTablesDuckDB(t *testing.T) {
 	script := npmScript(t, "@duckdb/node-api", "duckdb-check.mjs")
-	shared := sharedDir(t)
 	sites := []string{"mkdocs-org", "ota-mektoube", "ota-lovescout24", "ota-tinder"}
 	var inputs []string
 	var manifest []manifestEntry
 	for _, s := range sites {
-		d := filepath.Join(shared, "corpus", s)
+		d := sharedtest.Dir(t, "corpus", s)
 		inputs = append(inputs, d)
 		manifest = append(manifest, readManifest(t, filepath.Join(d, "manifest.tsv"))...)
 	}
@@ -363,7 +363,7 @@ var arrowTypeJS = map[arrow.Type]string{
 // counts those of the Parquet tables.
 func TestTablesArrowIPC(t *testing.T) {
 	script := npmScript(t, "apache-arrow", "arrow-check.mjs")
-	samples := filepath.Join(repoRoot(t), "testdata", "samples")
+	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
 	arch := filepath.Join(t.TempDir(), "s.bwa")
 	if code, errs := runCLI(t, "ingest", arch, samples); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, errs)
@@ -431,7 +431,7 @@ func treeBytes(t *testing.T, dir string) map[string]string {
 // whatever the number of workers, and incremental ingests give the same
 // tables as one ingest of everything.
 func TestTablesDeterministic(t *testing.T) {
-	samples := filepath.Join(repoRoot(t), "testdata", "samples")
+	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
 	files, _ := filepath.Glob(filepath.Join(samples, "*.warc.gz"))
 	if len(files) < 4 {
 		t.Fatalf("want the sample WARC files in %s", samples)

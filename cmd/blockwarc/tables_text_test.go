@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // docQuery returns the sql block of docs/TABLES.md's example queries that
@@ -51,7 +53,7 @@ func duckQuery(t *testing.T, setup []string, queries map[string]string) map[stri
 // independent reading of the archive: content text = the title and
 // content blocks, visible text = all, in page order, one per line.
 func TestTablesPageTextQuery(t *testing.T) {
-	site := filepath.Join(sharedDir(t), "corpus", "ota-lovescout24")
+	site := sharedtest.Dir(t, "corpus", "ota-lovescout24")
 	arch := filepath.Join(t.TempDir(), "site.bwa")
 	if code, errs := runCLI(t, "ingest", arch, site); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, errs)

@@ -2,12 +2,13 @@ package hdrcodec
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // headerObj is one header block as the dedupe store would hold it.
@@ -19,7 +20,7 @@ type headerObj struct {
 }
 
 func corpusObjects(b *testing.B, site string, anyType bool) []headerObj {
-	dir := filepath.Join(sharedDir(b, "corpus"), site)
+	dir := sharedtest.Dir(b, "corpus", site)
 	all := loadDir(b, dir, func(name string) bool { return strings.HasSuffix(name, ".warc.gz") })
 	var objs []headerObj
 	for _, r := range chainOpt(all, anyType) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // fuzzSeeds returns header blocks from the odd-header table and, when the
@@ -18,7 +20,8 @@ func fuzzSeeds(f *testing.F) [][2][]byte {
 			seeds = append(seeds, [2][]byte{[]byte(tc.raw), []byte(tc.prev)})
 		}
 	}
-	dir := filepath.Join(repoRoot(f), "..", "shared", "testdata", "interop")
+	// Seeds only: without ../shared the fuzz target still runs on the rest.
+	dir := filepath.Join(sharedtest.RepoRoot(f), "..", "shared", "testdata", "interop")
 	for _, name := range []string{"warcio--example.warc", "jwarc--fold.warc", "wac--mutliple-headers.warc", "pywb--missing-status-text.warc", "pywacz--example-iana.warc", "warcat--not_utf8_http_header.warc"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			continue

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // ctxFor is what a caller restoring s knows: the block, the capture time
@@ -85,7 +87,7 @@ func roundTripAll(t *testing.T, recs []withPrev, refs bool) (w, h tally) {
 }
 
 func TestRoundTripInterop(t *testing.T) {
-	dir := sharedDir(t, "testdata/interop")
+	dir := sharedtest.Interop(t)
 	all := loadDir(t, dir, func(name string) bool {
 		return !strings.Contains(name, ".arc") && !strings.HasSuffix(name, ".lz4") && name != "SOURCES.md"
 	})
@@ -97,7 +99,7 @@ func TestRoundTripInterop(t *testing.T) {
 }
 
 func TestRoundTripCorpus(t *testing.T) {
-	dir := sharedDir(t, "corpus")
+	dir := sharedtest.Dir(t, "corpus")
 	for _, site := range []string{"mkdocs-org", "ota-mektoube", "ota-lovescout24"} {
 		t.Run(site, func(t *testing.T) {
 			all := loadDir(t, dir+"/"+site, func(name string) bool { return strings.HasSuffix(name, ".warc.gz") })

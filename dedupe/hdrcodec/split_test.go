@@ -29,39 +29,6 @@ type sample struct {
 	httpHdr  []byte // nil when the block is not application/http
 }
 
-// repoRoot walks up from the package directory to the one holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-}
-
-// sharedDir returns ../shared/<sub> next to the repository, failing under
-// CI=true and skipping otherwise when it is missing.
-func sharedDir(t testing.TB, sub string) string {
-	t.Helper()
-	d := filepath.Join(repoRoot(t), "..", "shared", sub)
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing: %s (%v)", d, err)
-		}
-		t.Skipf("shared test data missing: %s (set up ../shared to run this test)", d)
-	}
-	return d
-}
-
 // readAll returns the decompressed bytes of a WARC file, as far as they
 // decompress (corrupt files give what precedes the damage).
 func readAll(t testing.TB, path string) []byte {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -16,7 +17,7 @@ import (
 // header (ARC: its URL-record line) and HTTP header, against the previous
 // one of the same type and URI and against none.
 func TestRoundTripWarcio(t *testing.T) {
-	dir := sharedDir(t, "testdata/interop")
+	dir := sharedtest.Interop(t)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

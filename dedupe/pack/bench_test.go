@@ -8,42 +8,21 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"blockwarc/internal/sharedtest"
 )
 
-// sharedCorpus returns the records of the wget crawls of one site in
+// corpusRecords returns the records of the wget crawls of one site in
 // ../shared/corpus (crawl order), split at WARC record starts: realistic
 // objects, with the repetition across crawls that the archive exploits.
-func sharedCorpus(tb testing.TB, site string) [][]byte {
+func corpusRecords(tb testing.TB, site string) [][]byte {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "corpus", site)
-	files, _ := filepath.Glob(filepath.Join(corpus, "*.warc.gz"))
-	if len(files) == 0 {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("shared corpus %s is missing (CI=true requires it)", corpus)
-		}
-		tb.Skipf("shared corpus %s is missing; benchmarks need it", corpus)
-	}
-	sort.Strings(files)
+	files := sharedtest.CorpusFiles(tb, site)
 	var recs [][]byte
 	for _, name := range files {
 		f, err := os.Open(name)
@@ -77,7 +56,7 @@ func sharedCorpus(tb testing.TB, site string) [][]byte {
 // same frame size: x-zstd is the time ratio, size-x-zstd the size ratio
 // (the archive stores each distinct record once, zstd does not dedupe).
 func BenchmarkAdd(b *testing.B) {
-	recs := sharedCorpus(b, "mkdocs-org")
+	recs := corpusRecords(b, "mkdocs-org")
 	var total int64
 	for _, r := range recs {
 		total += int64(len(r))
@@ -138,7 +117,7 @@ func BenchmarkAdd(b *testing.B) {
 // frame cache, so most reads decompress a frame: p50/p99 latency, and the
 // p50 as a ratio of raw zstd DecodeAll of one frame of the same size.
 func BenchmarkGet(b *testing.B) {
-	recs := sharedCorpus(b, "mkdocs-org")
+	recs := corpusRecords(b, "mkdocs-org")
 	opts := Options{noSync: true, CacheBytes: 1 << 20}
 	s, err := Create(filepath.Join(b.TempDir(), "g.bwa"), opts)
 	if err != nil {

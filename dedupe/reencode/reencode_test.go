@@ -20,43 +20,11 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/outputs.txt")
-
-// repoRoot is the directory holding go.mod, found from the package dir.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = up
-	}
-}
-
-// interopDir returns ../shared/testdata/interop; it fails under CI=true
-// when missing, else skips.
-func interopDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join(repoRoot(t), "..", "shared", "testdata", "interop")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true): %v", d, err)
-		}
-		t.Skipf("shared test data missing at %s; set it up to run this test", d)
-	}
-	return d
-}
 
 // entity is a content-coded HTTP response entity of an interop file.
 type entity struct {
@@ -68,7 +36,7 @@ type entity struct {
 // interopEntities reads every response of the interop files with
 // exactly one content coding, de-chunked when chunked.
 func interopEntities(t testing.TB) []entity {
-	dir := interopDir(t)
+	dir := sharedtest.Interop(t)
 	paths, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
 	"blockwarc/export/tables"
+	"blockwarc/internal/sharedtest"
 )
 
 // memSink keeps every row: the writer benchmark replays them.
@@ -81,10 +82,9 @@ func (s *synthRows) writeJSONL(b *testing.B, dir string) int64 {
 // corpusRows ingests corpus sites from ../shared into a temporary archive
 // and returns the rows of its tables and the archive's size in bytes.
 func corpusRows(b *testing.B, sites ...string) (*synthRows, int64) {
-	shared := sharedCorpus(b)
 	var inputs []string
 	for _, s := range sites {
-		inputs = append(inputs, filepath.Join(shared, s))
+		inputs = append(inputs, sharedtest.Dir(b, "corpus", s))
 	}
 	dir := filepath.Join(b.TempDir(), "bench.bwa")
 	if _, err := dedupe.Ingest(context.Background(), dir, inputs, dedupe.Options{Level: dedupe.DefaultLevel}); err != nil {
@@ -99,21 +99,6 @@ func corpusRows(b *testing.B, sites ...string) (*synthRows, int64) {
 		b.Fatal(err)
 	}
 	return &sink.synthRows, size
-}
-
-// sharedCorpus returns ../shared/corpus; it fails under CI=true when
-// missing, else skips.
-func sharedCorpus(b *testing.B) string {
-	wd, err := os.Getwd()
-	must(b, err)
-	d := filepath.Join(wd, "..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			b.Fatalf("shared corpus missing at %s (CI=true)", d)
-		}
-		b.Skipf("shared corpus missing at %s: skipping", d)
-	}
-	return d
 }
 
 func dirSize(b *testing.B, dir string) int64 {

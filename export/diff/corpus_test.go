@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -16,21 +14,9 @@ import (
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/partition"
 )
-
-func sharedCorpus(t testing.TB) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	d := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing at %s (CI=true)", d)
-		}
-		t.Skipf("shared corpus missing at %s; set up ../shared to run this test", d)
-	}
-	return d
-}
 
 // pairStats is what comparing every changed consecutive pair of captures
 // of a site found.
@@ -48,11 +34,7 @@ type pairStats struct {
 // pair of HTML captures of each URL as the diff command does.
 func comparePairs(t testing.TB, site string) pairStats {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(sharedCorpus(t), site, "*.warc.gz"))
-	if len(files) == 0 {
-		t.Fatalf("no WARC files for corpus site %s", site)
-	}
-	slices.Sort(files)
+	files := sharedtest.CorpusFiles(t, site)
 	dir := filepath.Join(t.TempDir(), site+".bwa")
 	if _, err := dedupe.Ingest(context.Background(), dir, files, dedupe.Options{}); err != nil {
 		t.Fatal(err)

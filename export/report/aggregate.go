@@ -576,9 +576,7 @@ func (g *Aggregator) fill(r *Report) {
 	slices.SortFunc(vs, volatileCmp)
 	r.VolatileBlocks = vs
 	ss := make([]URLSeries, len(g.series))
-	for i, s := range g.series {
-		ss[i] = s
-	}
+	copy(ss, g.series)
 	slices.SortFunc(ss, seriesCmp)
 	r.URLSeries = ss
 	r.Timeline, r.TimelinePeriod = timeline(g.days)

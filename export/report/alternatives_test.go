@@ -14,6 +14,7 @@ import (
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
 	"blockwarc/export/tables"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -59,7 +60,7 @@ func readRecords(t *testing.T, r io.Reader, name string) []testRecord {
 // earlier response of the same URL with the same payload, as many as the
 // inputs' own payload digests say repeat.
 func TestAlternatives(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(repoRoot(t), "testdata", "samples", "*.warc.gz"))
+	files, err := filepath.Glob(filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples", "*.warc.gz"))
 	if err != nil || len(files) < 3 {
 		t.Fatalf("sample crawls missing: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
 	"blockwarc/export/tables"
+	"blockwarc/internal/sharedtest"
 )
 
 // countSink is the baseline: it receives the rows and does nothing.
@@ -23,7 +24,7 @@ func (s *countSink) Close() error         { return nil }
 // (tables.Build into a sink that only counts), measured in the same run:
 // x-tables-build is how many times the walk alone the report takes.
 func BenchmarkReport(b *testing.B) {
-	site := corpusSite(b, "mkdocs-org")
+	site := sharedtest.Dir(b, "corpus", "mkdocs-org")
 	dir := filepath.Join(b.TempDir(), "site.bwa")
 	ctx := context.Background()
 	st, err := dedupe.Ingest(ctx, dir, []string{site}, dedupe.Options{Workers: 1})

@@ -18,41 +18,9 @@ import (
 	"blockwarc/dedupe/pack"
 	"blockwarc/export/changerate"
 	"blockwarc/export/tables"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
-
-// repoRoot is the directory holding go.mod, found from the package dir.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = up
-	}
-}
-
-// corpusSite returns ../shared/corpus/<site>; it fails under CI=true when
-// missing, else skips.
-func corpusSite(t testing.TB, site string) string {
-	t.Helper()
-	d := filepath.Join(repoRoot(t), "..", "shared", "corpus", site)
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing at %s (CI=true): %v", d, err)
-		}
-		t.Skipf("shared corpus missing at %s; set up ../shared to run this test", d)
-	}
-	return d
-}
 
 // siteRecord is what the test reads from the WARCs itself.
 type siteRecord struct {
@@ -166,7 +134,7 @@ func backtestFromRecords(recs []siteRecord) Backtest {
 // counts taken independently: the files on disk, the WARC records read
 // with warcio, the corpus manifest, and the pack's own account.
 func TestReportCorpus(t *testing.T) {
-	site := corpusSite(t, "mkdocs-org")
+	site := sharedtest.Dir(t, "corpus", "mkdocs-org")
 	files, err := filepath.Glob(filepath.Join(site, "*.warc.gz"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no WARC files in %s: %v", site, err)

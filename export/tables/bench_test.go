@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"blockwarc/dedupe"
+	"blockwarc/internal/sharedtest"
 )
 
 // countSink discards rows, counting them; it takes no links, so Build
@@ -44,7 +45,7 @@ func restoreWalk(b *testing.B, a *dedupe.Archive) (bytes int64) {
 // only restores every capture (measured in the same run); bytes are the
 // restored captures' record bytes.
 func BenchmarkBuild(b *testing.B) {
-	a := ingest(b, b.TempDir(), siteFiles(b, "mkdocs-org"))
+	a := ingest(b, b.TempDir(), sharedtest.CorpusFiles(b, "mkdocs-org"))
 	start := time.Now()
 	const baseRuns = 3
 	var n int64

@@ -19,53 +19,10 @@ import (
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/partition"
 	"blockwarc/warcio"
 )
-
-// repoRoot is the directory holding go.mod, found from the package dir.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-}
-
-// sharedDir returns ../shared next to the repository; it fails under
-// CI=true when missing, else skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join(repoRoot(t), "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "corpus")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared test data missing at %s (CI=true): the tables tests build archives from its corpus", d)
-		}
-		t.Skipf("shared test data missing at %s; set it up to run this test", d)
-	}
-	return d
-}
-
-// siteFiles lists a corpus site's WARC files in name (= time) order.
-func siteFiles(t testing.TB, site string) []string {
-	t.Helper()
-	fs, err := filepath.Glob(filepath.Join(sharedDir(t), "corpus", site, "*.warc.gz"))
-	if err != nil || len(fs) == 0 {
-		t.Fatalf("no WARC files for corpus site %s: %v", site, err)
-	}
-	slices.Sort(fs)
-	return fs
-}
 
 // ingest builds an archive in dir from batches of inputs, one Ingest
 // each, and opens it.
@@ -229,7 +186,7 @@ type manifestLine struct {
 
 func readManifest(t testing.TB, site string) []manifestLine {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedDir(t), "corpus", site, "manifest.tsv"))
+	f, err := os.Open(filepath.Join(sharedtest.Dir(t, "corpus", site), "manifest.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +216,7 @@ func readManifest(t testing.TB, site string) []manifestLine {
 func TestBuildCorpus(t *testing.T) {
 	for _, site := range []string{"ota-lovescout24", "ota-mektoube", "ota-tinder", "mkdocs-org"} {
 		t.Run(site, func(t *testing.T) {
-			files := siteFiles(t, site)
+			files := sharedtest.CorpusFiles(t, site)
 			a := ingest(t, t.TempDir(), files)
 			r, st := build(t, a, Options{Workers: 2})
 			checkManifest(t, r, readManifest(t, site))
@@ -573,7 +530,7 @@ func findVersion(t *testing.T, a *dedupe.Archive, c *Capture) dedupe.Version {
 // files first, so the second ingest adds earlier captures to every URL)
 // gives the same rows as one ingest of all files, with any worker count.
 func TestBuildDeterministic(t *testing.T) {
-	files := siteFiles(t, "ota-lovescout24")
+	files := sharedtest.CorpusFiles(t, "ota-lovescout24")
 	half := len(files) / 2
 	one := ingest(t, t.TempDir(), files)
 	two := ingest(t, t.TempDir(), files[half:], files[:half])
@@ -627,7 +584,7 @@ func interop(t testing.TB, names ...string) []string {
 	t.Helper()
 	var out []string
 	for _, n := range names {
-		out = append(out, filepath.Join(sharedDir(t), "testdata", "interop", n))
+		out = append(out, filepath.Join(sharedtest.Interop(t), n))
 	}
 	return out
 }
@@ -735,7 +692,7 @@ func (s *failSink) Close() error  { s.closed = true; return nil }
 // TestBuildErrors: a sink error or a cancelled context stops Build with
 // that error, without closing the sink or leaving the spill file.
 func TestBuildErrors(t *testing.T) {
-	a := ingest(t, t.TempDir(), siteFiles(t, "ota-lovescout24")[:4])
+	a := ingest(t, t.TempDir(), sharedtest.CorpusFiles(t, "ota-lovescout24")[:4])
 	all := &countSink{}
 	if _, err := Build(context.Background(), a, Options{TempDir: t.TempDir()}, all); err != nil {
 		t.Fatal(err)

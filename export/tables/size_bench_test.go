@@ -8,6 +8,7 @@ import (
 
 	"blockwarc/export/columnar"
 	"blockwarc/export/tables"
+	"blockwarc/internal/sharedtest"
 )
 
 // treeSize sums the sizes of the regular files under dir.
@@ -36,7 +37,7 @@ func BenchmarkTablesSize(b *testing.B) {
 	for _, site := range []string{"mkdocs-org", "ota-tinder", "ota-mektoube", "ota-lovescout24"} {
 		b.Run(site, func(b *testing.B) {
 			arch := filepath.Join(b.TempDir(), "a.bwa")
-			a := tables.IngestForTest(b, arch, tables.SiteFilesForTest(b, site))
+			a := tables.IngestForTest(b, arch, sharedtest.CorpusFiles(b, site))
 			archive := treeSize(b, arch)
 			var size int64
 			b.ResetTimer()

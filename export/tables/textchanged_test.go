@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // TestBuildTextChanged: on three real crawls of a privacy policy, the
@@ -12,7 +14,7 @@ import (
 // say so: text_changed false then true, with the one text-changed block,
 // as blockwarc diff reports the same pairs.
 func TestBuildTextChanged(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "corpus", "ota-tinder")
+	dir := sharedtest.Dir(t, "corpus", "ota-tinder")
 	var files []string
 	for _, d := range []string{"20220108063013", "20220111003013", "20220120003014"} {
 		files = append(files, filepath.Join(dir, "ota-tinder-"+d+".warc.gz"))

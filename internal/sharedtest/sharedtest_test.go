@@ -1,0 +1,76 @@
+package sharedtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// recorder is a testing.TB that records how a helper ended the test
+// instead of ending it.
+type recorder struct {
+	testing.TB
+	skipped, failed string
+}
+
+func (r *recorder) Helper()                           {}
+func (r *recorder) Skip(args ...any)                  { r.skipped = fmt.Sprint(args...) }
+func (r *recorder) Fatalf(format string, args ...any) { r.failed = fmt.Sprintf(format, args...) }
+
+func TestUnavailable(t *testing.T) {
+	t.Setenv("CI", "")
+	r := &recorder{TB: t}
+	Unavailable(r, "../shared/%s not found", "corpus")
+	if r.skipped != "../shared/corpus not found" || r.failed != "" {
+		t.Errorf("outside CI: skipped %q, failed %q; want a skip with the reason", r.skipped, r.failed)
+	}
+
+	t.Setenv("CI", "true")
+	r = &recorder{TB: t}
+	Unavailable(r, "../shared/%s not found", "corpus")
+	if r.skipped != "" || !strings.HasPrefix(r.failed, "../shared/corpus not found") || !strings.Contains(r.failed, "CI=true") {
+		t.Errorf("under CI=true: skipped %q, failed %q; want a failure naming CI", r.skipped, r.failed)
+	}
+}
+
+func TestRepoRoot(t *testing.T) {
+	root := RepoRoot(t)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This package sits at internal/sharedtest of the module.
+	if want := filepath.Dir(filepath.Dir(wd)); root != want {
+		t.Errorf("RepoRoot = %s, want %s", root, want)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestDirMissing(t *testing.T) {
+	t.Setenv("CI", "")
+	r := &recorder{TB: t}
+	Dir(r, "no-such-dir")
+	if !strings.HasPrefix(r.skipped, "../shared/no-such-dir not found") || !strings.Contains(r.skipped, "skipped") {
+		t.Errorf("skip reason %q, want it to name ../shared/no-such-dir", r.skipped)
+	}
+}
+
+func TestCorpusFiles(t *testing.T) {
+	all := CorpusFiles(t)
+	site := CorpusFiles(t, "mkdocs-org")
+	if len(site) == 0 || len(all) <= len(site) {
+		t.Fatalf("%d files of mkdocs-org, %d in all: want some, and more in all", len(site), len(all))
+	}
+	for i, f := range site {
+		if filepath.Base(filepath.Dir(f)) != "mkdocs-org" || !strings.HasSuffix(f, ".warc.gz") {
+			t.Errorf("file %s is not a .warc.gz of mkdocs-org", f)
+		}
+		if i > 0 && site[i-1] >= f {
+			t.Errorf("files not sorted: %s before %s", site[i-1], f)
+		}
+	}
+}
