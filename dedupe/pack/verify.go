@@ -185,7 +185,7 @@ type Stats struct {
 	Frames      int64
 	PackBytes   int64 // committed pack bytes, headers included
 	IndexBytes  int64
-	CommitBytes int64
+	CommitBytes int64 // COMMIT and its copy
 }
 
 // Stats streams every index once (memory: one frame table at a time) and
@@ -201,8 +201,10 @@ func (s *Store) Stats() (Stats, error) {
 	for _, n := range packs {
 		st.PackBytes += n
 	}
-	if fi, err := os.Stat(filepath.Join(s.dir, commitName)); err == nil {
-		st.CommitBytes = fi.Size()
+	for _, name := range []string{commitName, commitCopy} {
+		if fi, err := os.Stat(filepath.Join(s.dir, name)); err == nil {
+			st.CommitBytes += fi.Size()
+		}
 	}
 	for _, ix := range idx {
 		st.IndexBytes += ix.size
