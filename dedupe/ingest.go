@@ -98,6 +98,10 @@ type Stats struct {
 	Gaps     int64 `json:"gaps"`
 	GapBytes int64 `json:"gap_bytes"`
 	Commits  int   `json:"commits"`
+	// Recovered says, when the archive's COMMIT was damaged and its copy
+	// served (pack.Store.Recovered), what was wrong; this ingest's
+	// commits rewrote both files.
+	Recovered string `json:"recovered,omitempty"`
 }
 
 // Ingest adds the records of inputs to the archive in dir, creating it
@@ -129,6 +133,7 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		return st, err
 	}
 	defer s.Close()
+	st.Recovered = s.Recovered()
 	w, err := s.Begin()
 	if err != nil {
 		return st, err

@@ -18,7 +18,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/export"
 	"blockwarc/partition"
 )
@@ -168,7 +167,7 @@ func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Write
 // archivedPage reads the capture of url nearest to o.at (the latest when
 // empty) from the archive at dir, partitioned as diff does.
 func archivedPage(dir, url string, o blocksOptions) (*loaded, error) {
-	a, err := dedupe.Open(dir, pack.Options{})
+	a, err := openArchive(dir, os.Stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/export"
 )
 
@@ -58,7 +57,7 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blockwarc cat: bad -part %q: want payload, http or record\n", *part)
 		return exitUsage
 	}
-	a, err := dedupe.Open(fs.Arg(0), pack.Options{})
+	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc cat: %v\n", err)
 		return exitFailure

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/export"
 	"blockwarc/export/diff"
 	"blockwarc/partition"
@@ -105,7 +104,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	a, err := dedupe.Open(fs.Arg(0), pack.Options{})
+	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc diff: %v\n", err)
 		return exitFailure

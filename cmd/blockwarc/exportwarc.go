@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/export"
 )
 
@@ -105,7 +104,7 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 // exportWARC writes the export to out (a file, published by rename only
 // when complete) or, when out is "", to stdout.
 func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, stdout io.Writer) (export.WARCStats, error) {
-	a, err := dedupe.Open(dir, pack.Options{})
+	a, err := openArchive(dir, os.Stderr)
 	if err != nil {
 		return export.WARCStats{}, err
 	}
@@ -139,7 +138,7 @@ func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, s
 // runExportSources writes input files back: one (-source) to out or
 // stdout, or all of them into dir (-sources).
 func runExportSources(ctx context.Context, archive, name, dir, out string, opts export.SourceOptions, stdout, stderr io.Writer) int {
-	a, err := dedupe.Open(archive, pack.Options{})
+	a, err := openArchive(archive, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
 		return exitFailure

@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
 )
 
 // atomicFile is an output file written under a temporary name next to its
@@ -95,4 +98,18 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return f.Commit()
+}
+
+// openArchive opens the archive at dir for reading. When its COMMIT was
+// damaged and the copy served, it says so on w: the archive reads as of
+// the copy, and the next ingest (or 'blockwarc verify' to see what else
+// is wrong) rewrites it.
+func openArchive(dir string, w io.Writer) (*dedupe.Archive, error) {
+	a, err := dedupe.Open(dir, pack.Options{})
+	if err == nil {
+		if r := a.Store().Recovered(); r != "" {
+			fmt.Fprintf(w, "blockwarc: warning: %s\n", r)
+		}
+	}
+	return a, err
 }

@@ -117,6 +117,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if bar != nil {
 		bar.Finish()
 	}
+	if st.Recovered != "" {
+		fmt.Fprintf(stderr, "blockwarc ingest: warning: %s\n", st.Recovered)
+	}
 	if err != nil && created && st.Commits == 0 {
 		// Nothing was committed to the archive this run created: leave no
 		// empty archive behind to be mistaken for a result.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 )
 
 const lsAbout = `List the URLs an archive holds, in SURT order, one line each:
@@ -46,7 +45,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	prefix := fs.Arg(1)
-	a, err := dedupe.Open(fs.Arg(0), pack.Options{})
+	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc ls: %v\n", err)
 		return exitFailure

@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/export/report"
 	"blockwarc/export/tables"
 )
@@ -88,7 +86,7 @@ func buildReport(ctx context.Context, dir string, opts reportOptions, stderr io.
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("open archive: %s is not a directory", dir)
 	}
-	a, err := dedupe.Open(dir, pack.Options{})
+	a, err := openArchive(dir, stderr)
 	if err != nil {
 		return nil, fmt.Errorf("open archive %s: %w", dir, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"golang.org/x/term"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/export/columnar"
 	"blockwarc/export/tables"
 )
@@ -97,7 +96,7 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 		out = filepath.Join(dir, "tables")
 	}
 	sum := tablesSummary{Dir: out, Format: opts.format}
-	a, err := dedupe.Open(dir, pack.Options{})
+	a, err := openArchive(dir, stderr)
 	if err != nil {
 		return sum, err
 	}

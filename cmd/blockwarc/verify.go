@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 )
 
 const verifyAbout = `Check the whole archive ARCHIVE: every object against its SHA-256 id and
@@ -29,7 +28,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return exitUsage
 	}
-	a, err := dedupe.Open(fs.Arg(0), pack.Options{})
+	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc verify: %v\n", err)
 		return exitFailure

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,27 +96,85 @@ func decodeManifest(b []byte, file string) (*manifest, error) {
 	return m, nil
 }
 
-func readManifest(dir string) (*manifest, error) {
+// readManifest reads the archive's commit from COMMIT, or from its copy
+// COMMIT.copy when COMMIT is missing or damaged (a copy that is itself
+// damaged, or names files that are not there, does not count). The
+// copy is written after COMMIT, so it holds the same generation or the
+// one before; when it serves, recovered says so, to be said loudly:
+// the next commit rewrites both.
+func readManifest(dir string) (m *manifest, recovered string, err error) {
 	path := filepath.Join(dir, commitName)
+	m, err = readManifestFile(path)
+	if err == nil {
+		return m, "", nil
+	}
+	if errors.Is(err, ErrNotArchive) {
+		if _, cerr := os.Stat(filepath.Join(dir, commitCopy)); cerr != nil {
+			return nil, "", fmt.Errorf("open archive %s: %w", dir, ErrNotArchive)
+		}
+	}
+	cm, cerr := readManifestFile(filepath.Join(dir, commitCopy))
+	if cerr == nil {
+		cerr = filesPresent(dir, cm)
+	}
+	if cerr != nil {
+		if errors.Is(err, ErrNotArchive) {
+			return nil, "", fmt.Errorf("open archive %s: %w", dir, ErrNotArchive)
+		}
+		return nil, "", err // COMMIT's error: the copy did not help
+	}
+	return cm, fmt.Sprintf("%s is unreadable (%v); read its copy %s (generation %d) instead", path, err, commitCopy, cm.seq), nil
+}
+
+// readManifestFile reads and decodes one commit file.
+func readManifestFile(path string) (*manifest, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("open archive %s: %w", dir, ErrNotArchive)
+			return nil, ErrNotArchive
 		}
 		return nil, fmt.Errorf("read commit: %w", err)
 	}
 	return decodeManifest(b, path)
 }
 
+// filesPresent checks that the files m names exist, the packs at least
+// as long as committed and the indexes exactly so.
+func filesPresent(dir string, m *manifest) error {
+	for _, r := range m.packs {
+		if fi, err := os.Stat(filepath.Join(dir, packName(r.num))); err != nil || fi.Size() < r.size {
+			return fmt.Errorf("commit names %s of %d bytes, not there", packName(r.num), r.size)
+		}
+	}
+	for _, r := range m.indexes {
+		if fi, err := os.Stat(filepath.Join(dir, indexName(r.num))); err != nil || fi.Size() != r.size {
+			return fmt.Errorf("commit names %s of %d bytes, not there", indexName(r.num), r.size)
+		}
+	}
+	return nil
+}
+
 // publishManifest makes m the archive's commit: temp file, fsync, rename,
-// fsync of the directory, so a crash leaves either the old or the new one.
+// fsync of the directory, so a crash leaves either the old or the new
+// one; then the same again for the copy COMMIT.copy, so that one
+// damaged commit file does not make the archive unreadable.
 func publishManifest(dir string, m *manifest, nosync bool) error {
+	b := m.encode()
+	for _, name := range []string{commitName, commitCopy} {
+		if err := publishFile(dir, name, b, nosync); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func publishFile(dir, name string, b []byte, nosync bool) error {
 	tmp := filepath.Join(dir, commitTemp)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("write commit: %w", err)
 	}
-	if _, err := f.Write(m.encode()); err != nil {
+	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return fmt.Errorf("write commit: %w", err)
 	}
@@ -126,8 +185,8 @@ func publishManifest(dir string, m *manifest, nosync bool) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write commit: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, commitName)); err != nil {
-		return fmt.Errorf("publish commit: %w", err)
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("publish %s: %w", name, err)
 	}
 	if nosync {
 		return nil

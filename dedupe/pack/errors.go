@@ -19,6 +19,9 @@ var (
 	ErrLocked = errors.New("archive locked")
 	// ErrNotArchive means the directory has no COMMIT file.
 	ErrNotArchive = errors.New("not a blockwarc archive")
+	// ErrConflict is matched by *ConflictError: another writer
+	// committed since this one began.
+	ErrConflict = errors.New("archive changed by another writer")
 	// ErrClosed is returned by a Writer or Store used after Close.
 	ErrClosed = errors.New("closed")
 )
@@ -43,12 +46,26 @@ func corrupt(file string, off int64, format string, args ...any) error {
 
 // LockedError reports that another writer holds the archive lock.
 type LockedError struct {
-	Path string // the lock file
+	Path string // what is locked: the archive directory, or its LOCK file
 }
 
 func (e *LockedError) Error() string {
 	return fmt.Sprintf("archive is locked: another ingest is running (lock held on %s)", e.Path)
 }
+
+// ConflictError reports that a commit found another generation than the
+// one its writer began from: nothing was published.
+type ConflictError struct {
+	Dir          string
+	Began, Found uint64 // generations
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("commit refused: %s is at generation %d, but this ingest began from %d (another writer committed meanwhile); nothing was published, run the ingest again", e.Dir, e.Found, e.Began)
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 // Is makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }

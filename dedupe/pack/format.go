@@ -78,6 +78,7 @@ const (
 
 	commitName = "COMMIT"
 	commitTemp = "COMMIT.tmp"
+	commitCopy = "COMMIT.copy"
 	lockName   = "LOCK"
 )
 

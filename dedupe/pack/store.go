@@ -145,6 +145,9 @@ type Store struct {
 	idx    []*indexFile     // oldest first
 	closed bool
 	writer *Writer
+	// recovered says why the commit was read from COMMIT.copy ("" when
+	// COMMIT was good): Recovered.
+	recovered string
 
 	fmu   sync.Mutex
 	files map[uint32]*os.File // pack read handles
@@ -205,9 +208,13 @@ func (s *Store) reload() error {
 	var err error
 	for try := 0; try < 5; try++ {
 		var m *manifest
-		if m, err = readManifest(s.dir); err != nil {
+		var recovered string
+		if m, recovered, err = readManifest(s.dir); err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.recovered = recovered
+		s.mu.Unlock()
 		var idx []*indexFile
 		idx, err = s.openIndexes(m)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -300,6 +307,15 @@ func (s *Store) Close() error {
 			return nil
 		}
 	}
+}
+
+// Recovered says, when COMMIT was unreadable and its copy served
+// instead, what was wrong ("" otherwise). Callers say it loudly; the
+// next commit rewrites both files.
+func (s *Store) Recovered() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.recovered
 }
 
 // Dir returns the archive directory.

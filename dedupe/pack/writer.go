@@ -23,7 +23,7 @@ import (
 type Writer struct {
 	s    *Store
 	opts Options
-	lock *os.File
+	lock *archiveLock
 	err  error
 
 	m         *manifest // last commit
@@ -103,6 +103,15 @@ func (s *Store) Begin() (*Writer, error) {
 	if err := cleanup(s.dir, m); err != nil {
 		unlock(lock)
 		return nil, fmt.Errorf("begin: %w", err)
+	}
+	// A copy that is missing (an archive from before copies), behind (a
+	// crash between the two renames) or damaged is rewritten now, so the
+	// archive does not hang on COMMIT alone until the next commit.
+	if cm, err := readManifestFile(filepath.Join(s.dir, commitCopy)); err != nil || cm.seq != m.seq {
+		if err := publishFile(s.dir, commitCopy, m.encode(), s.opts.noSync); err != nil {
+			unlock(lock)
+			return nil, fmt.Errorf("begin: %w", err)
+		}
 	}
 	w := &Writer{
 		s: s, opts: s.opts, lock: lock, m: m,
@@ -452,6 +461,15 @@ func (w *Writer) Commit(payload []byte) error {
 		}
 		merged = slices.Clone(m.indexes[j:])
 		m.indexes = append(m.indexes[:j], ref)
+	}
+	// Compare and swap, as git does with refs: publish only over the
+	// generation this writer began from. With the lock held nothing else
+	// commits; this catches what would slip past a lock (an archive
+	// copied or shared in ways flock does not see).
+	if cur, _, err := readManifest(w.s.dir); err != nil {
+		return w.fail(fmt.Errorf("commit: reread the commit: %w", err))
+	} else if cur.seq != w.m.seq {
+		return w.fail(&ConflictError{Dir: w.s.dir, Began: w.m.seq, Found: cur.seq})
 	}
 	if err := publishManifest(w.s.dir, m, w.opts.noSync); err != nil {
 		return w.fail(fmt.Errorf("commit: %w", err))
