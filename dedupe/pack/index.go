@@ -75,11 +75,6 @@ func readUint(b []byte, w uint8) (uint32, []byte) {
 	return v, b[w:]
 }
 
-// fits reports whether e's fields fit layout l.
-func (l entryLayout) fits(e *entry, nf uint64) bool {
-	return uint64(e.frame) < nf && byteWidth(e.frame) <= l.frame && byteWidth(e.off) <= l.off && byteWidth(e.len) <= l.len
-}
-
 func (e *entry) appendTo(dst []byte, l entryLayout) []byte {
 	dst = append(dst, e.id[1:]...)
 	dst = appendUint(dst, e.frame, l.frame)
