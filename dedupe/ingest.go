@@ -23,12 +23,11 @@ import (
 	"blockwarc/warcio"
 )
 
-// DefaultLevel is the partition level of a URL without history. The
-// archive keeps the coarsest blocks: every block costs an id in the
-// catalog and an index entry, and on the corpus level 1 makes the archive
-// 5–20 % smaller than level 3 (BenchmarkArchiveSize). Finer levels are
-// for analysis (the tables partition on their own).
-const DefaultLevel = 1
+// DefaultLevel is the partition level of a URL without history: the
+// adaptive partition (partition.LevelAdaptive), whose blocks are single
+// regions of the page. Stored in a Version as is; archives written
+// before it stored fixed levels (1 and up), which keep their meaning.
+const DefaultLevel = partition.LevelAdaptive
 
 // DefaultFrameSize is the frame size ingest asks of the pack store when
 // Options.Pack.FrameSize is 0: a URL's successive captures compress
@@ -40,7 +39,8 @@ const DefaultFrameSize = 4 << 20
 // Options configure Ingest. The zero value is usable.
 type Options struct {
 	// Level is the partition level for URLs the archive has no level for
-	// yet (DefaultLevel when 0). A URL keeps the level of its history.
+	// yet (DefaultLevel, adaptive, when 0). A URL keeps the level of its
+	// history.
 	Level int
 	// Pack configures the object store (frame size, delta chain bound,
 	// compression workers...).
@@ -165,7 +165,7 @@ func hashFile(ctx context.Context, path string, buf []byte) (InputFile, error) {
 // skipped.
 func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Stats, error) {
 	var st Stats
-	if opts.Level <= 0 {
+	if opts.Level == 0 {
 		opts.Level = DefaultLevel
 	}
 	if opts.CommitBytes <= 0 {
@@ -670,7 +670,7 @@ func (g *ingester) loadHistory(u *urlState) error {
 	for i := range vs {
 		v := &vs[i]
 		u.seen[identity(v.File, v.Offset, v.Skip)] = true
-		if v.Level > 0 {
+		if v.Level != 0 { // LevelAdaptive is negative
 			u.level = v.Level
 		}
 		switch {
@@ -1112,7 +1112,9 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 		}
 		doc, coding = dec, b
 	}
-	r, err := u.part.Partition(doc, PageOptions(m.ContentType(), u.level, v.TargetURI))
+	popts := PageOptions(m.ContentType(), u.level, v.TargetURI)
+	popts.Prior = u.prevRes // adaptive: keep the URL's partition while its layout holds
+	r, err := u.part.Partition(doc, popts)
 	if err != nil {
 		whole(reasonPartition)
 		return

@@ -139,7 +139,7 @@ func TestLevels(t *testing.T) {
 			t.Errorf("level %d leaves = %v, want %v", lv, got, want[lv])
 		}
 	}
-	res := mustPartition(t, doc, Options{})
+	res := mustPartition(t, doc, Options{Level: 3})
 	if res.Blocks[1].Level != 1 || len(res.Blocks[1].Children) != 0 {
 		t.Errorf("header should stay an undivided level-1 block")
 	}
@@ -191,10 +191,14 @@ func TestEmptyAndTrivialInputs(t *testing.T) {
 func TestOptionsDefaults(t *testing.T) {
 	doc := testPage(t, "mektoube-privacy-2026.html")
 	def := mustPartition(t, doc, Options{})
-	three := mustPartition(t, doc, Options{Level: 3})
-	if treeSig(def) != treeSig(three) {
-		t.Fatal("Level 0 should mean 3")
+	adaptive := mustPartition(t, doc, Options{Level: LevelAdaptive})
+	if treeSig(def) != treeSig(adaptive) {
+		t.Fatal("Level 0 should mean adaptive")
 	}
+	if other := mustPartition(t, doc, Options{Level: -7}); treeSig(other) != treeSig(adaptive) {
+		t.Fatal("any negative level should mean adaptive")
+	}
+	three := mustPartition(t, doc, Options{Level: 3})
 	huge := mustPartition(t, doc, Options{Level: 1 << 30})
 	if len(huge.Leaves) < len(three.Leaves) {
 		t.Fatal("a huge level must not lose leaves")

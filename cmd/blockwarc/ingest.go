@@ -32,7 +32,7 @@ rewritten when no new file was ingested and they exist).`
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
-	level := fs.Int("level", dedupe.DefaultLevel, "partition `LEVEL` for URLs without history (a URL keeps the level of its history)")
+	level := fs.Int("level", 0, "fixed partition `LEVEL` for URLs without history (0: adaptive, blocks of single regions; a URL keeps the level of its history)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression)")
 	commitFlag := fs.String("commit", "64MiB", "commit after every `SIZE` of input records")
@@ -58,8 +58,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc ingest: bad -commit %q: want a size such as 64MiB\n", *commitFlag)
 		return exitUsage
 	}
-	if *level < 1 || *workers < 1 {
-		fmt.Fprintln(stderr, "blockwarc ingest: -level and -workers must be at least 1")
+	if *level < 0 || *workers < 1 {
+		fmt.Fprintln(stderr, "blockwarc ingest: -level must be 0 or more and -workers at least 1")
 		return exitUsage
 	}
 	// Frames compress in the background, as many at once as there are
