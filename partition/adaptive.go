@@ -112,8 +112,7 @@ func (p *partitioner) nodeFacts(n *Node) (text, linkText, links int, region bool
 // table of contents beside the text); or n holds a dominant share of
 // the page's visible text.
 func (p *partitioner) severalRegions(n *Node, kids []*Node, pageText int) bool {
-	text, _, _, _ := p.nodeFacts(n)
-	if pageText > 0 && float64(text) > dominantShare*float64(pageText) {
+	if p.dominant(n, pageText) {
 		return true
 	}
 	regions, menu, article := 0, false, false
@@ -130,6 +129,23 @@ func (p *partitioner) severalRegions(n *Node, kids []*Node, pageText int) bool {
 		}
 	}
 	return regions >= 2 || menu && article
+}
+
+// dominant reports whether n holds more than dominantShare of the
+// page's visible text.
+func (p *partitioner) dominant(n *Node, pageText int) bool {
+	text, _, _, _ := p.nodeFacts(n)
+	return pageText > 0 && float64(text) > dominantShare*float64(pageText)
+}
+
+// sectionParts divides a section fragment into its heading and
+// paragraphs (its segments, tightened), as rule 7 does a longer one.
+func (p *partitioner) sectionParts(n *Node) []*Node {
+	segs := p.segments(n)
+	for i, s := range segs {
+		segs[i] = p.tighten(s)
+	}
+	return segs
 }
 
 // planKey names a divided block for Options.Prior: its path in the block
@@ -154,6 +170,12 @@ func (p *partitioner) adapt(blocks []*Block, lv, pageText int, prior map[string]
 			continue
 		}
 		kids := p.extractBlock(b.Node)
+		if len(kids) < 2 && b.Node.Kind == FragmentNode && b.Node.section && p.dominant(b.Node, pageText) {
+			// A section is kept whole up to maxSectionText (rule 7);
+			// one that holds most of the page's text is divided by its
+			// paragraphs, or a one-word change flags most of the page.
+			kids = p.sectionParts(b.Node)
+		}
 		key := planKey(b)
 		divided := len(kids) >= 2
 		if prior != nil {
