@@ -35,7 +35,7 @@ run: build npm
 	./$(BIN) index -o out/samples.cdxj $(SAMPLES)
 	@echo "wrote out/samples.cdxj ($$(wc -l < out/samples.cdxj) records); first lines:"
 	@head -n 3 out/samples.cdxj
-	./$(BIN) blocks -level 2 -html out/blocks.html $(SAMPLE_PAGE)
+	./$(BIN) blocks -html out/blocks.html $(SAMPLE_PAGE)
 	@echo "wrote out/blocks.html: $(SAMPLE_PAGE) with its blocks outlined"
 	rm -rf out/samples.bwa
 	@# One walk of the archive writes the tables and the storage report

@@ -55,7 +55,7 @@ func (g *ingester) loadHistory(u *urlState) error {
 	for i := range vs {
 		v := &vs[i]
 		u.seen[identity(v.File, v.Offset, v.Skip)] = true
-		if v.Level > 0 {
+		if v.Level != 0 { // LevelAdaptive is negative
 			u.level = v.Level
 		}
 		switch {
@@ -357,6 +357,7 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	// the tables' business, computed when they read the page.
 	po := PageOptions(m.ContentType(), u.level, v.TargetURI)
 	po.SkipAnnotation = true
+	po.Prior = u.prevRes // adaptive: keep the URL's partition while its layout holds
 	r, err := u.part.Partition(doc, po)
 	if err != nil {
 		whole(WhyPartition)

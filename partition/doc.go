@@ -14,8 +14,11 @@
 //   - Blocks nest. The block tree is built level by level: level 1
 //     divides the page into its top regions; level n+1 divides each
 //     level-n block that can be divided; a block that cannot be divided
-//     stays as it is. The partition level (Options.Level, default 3) is
-//     the depth of the tree that is kept.
+//     stays as it is. A fixed partition level (Options.Level) is the
+//     depth of the tree that is kept; the default, LevelAdaptive,
+//     divides each block while it holds several regions (landmarks, a
+//     menu beside an article, most of the page's text) and keeps it as
+//     soon as it is one.
 //   - A leaf is a kept block: a block at the requested level, or an
 //     undividable block above it. Leaves are disjoint and in document
 //     order (Result.Leaves).

@@ -58,9 +58,11 @@ func FuzzReassemble(f *testing.F) {
 }
 
 // FuzzPartition: no panic, spans nested inside the input, leaves
-// disjoint and ordered, and two runs equal, at a random level and depth;
-// the second run goes through a Partitioner that has seen the earlier
-// inputs, and must give exactly the same result.
+// disjoint and ordered, and two runs equal, at a random level (0: the
+// adaptive partition) and depth; the second run goes through a
+// Partitioner that has seen the earlier inputs, and must give exactly the
+// same result. An adaptive run with the partition of the input's first
+// half as its prior keeps the invariants too.
 func FuzzPartition(f *testing.F) {
 	fuzzSeeds(f)
 	var mu sync.Mutex
@@ -68,7 +70,7 @@ func FuzzPartition(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		opts := Options{}
 		if len(doc) > 0 {
-			opts.Level = int(doc[0]%6) + 1
+			opts.Level = int(doc[0] % 7) // 0: adaptive
 			opts.MaxDepth = int(doc[len(doc)-1] % 12)
 			opts.StyleSheets = []string{strings.ToValidUTF8(string(doc[:len(doc)/4]), "")}
 		}
@@ -90,6 +92,19 @@ func FuzzPartition(f *testing.F) {
 			if l.Level > opts.Level && opts.Level > 0 {
 				t.Fatalf("leaf at level %d > %d", l.Level, opts.Level)
 			}
+		}
+		if opts.Level == 0 {
+			prior, err := Partition(doc[:len(doc)/2], opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			popts := opts
+			popts.Prior = prior
+			c, err := Partition(doc, popts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ptCheckInvariants(t, doc, c)
 		}
 	})
 }

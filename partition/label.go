@@ -131,7 +131,7 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		return LabelNavigation
 	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && f.TextLen < 300:
 		return LabelForm
-	case isHeadingTag(b.Tag) || b.Node != nil && headingRank(x.doc, b.Node) > 0 || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
+	case isHeadingTag(b.Tag) || b.Node != nil && (headingRank(x.doc, b.Node) > 0 || boldLine(b)) || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
 		return LabelTitle
 	case f.Links >= 1 && f.LinkTextRatio >= 0.5 && inMenu(b.Node):
 		// A part of a menu (a dropdown, a column of a mega menu) is
@@ -154,6 +154,18 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		return LabelContent
 	}
 	return LabelOther
+}
+
+// boldLine reports a block that is a <strong> or <b> alone: wrappers
+// are tightened, so a bold-only paragraph or list item (a CMS editor's
+// heading) becomes its bold element, no heading by its tag. A short one
+// (at most 20 words) not ending as a sentence is a heading line.
+func boldLine(b *Block) bool {
+	if b.Tag != "strong" && b.Tag != "b" || b.Features.Words == 0 || b.Features.Words > 20 || b.Features.LinkTextRatio >= 0.5 {
+		return false
+	}
+	t := strings.TrimSpace(b.Text)
+	return t != "" && !strings.ContainsAny(t[len(t)-1:], ".,;")
 }
 
 func isHeadingTag(t string) bool {

@@ -11,11 +11,12 @@ const maxDocBytes = 1 << 30
 // maxLevel bounds Options.Level.
 const maxLevel = 64
 
-// DefaultLevel is the partition level kept when Options.Level is 0. It is
-// the one default of the product: ingest, the tables and the blocks
-// command all use it (a URL with history keeps the level it was archived
-// at, which the archive records).
-const DefaultLevel = 3
+// DefaultLevel is the partition level kept when Options.Level is 0: the
+// adaptive partition (LevelAdaptive). It is the one default of the
+// product: ingest, the tables and the blocks command all use it (a URL
+// with history keeps the level it was archived at, which the archive
+// records).
+const DefaultLevel = LevelAdaptive
 
 // partitioner holds the per-document tables ExtractBlock reads.
 type partitioner struct {
@@ -23,6 +24,7 @@ type partitioner struct {
 	facts    []facts
 	styles   *styleTable
 	maxDepth int
+	regions  []regionFacts // adaptive partition only
 }
 
 // Partition splits doc into blocks and a layout. It tokenizes the
@@ -38,8 +40,11 @@ func Partition(doc []byte, opts Options) (*Result, error) {
 // partition is Partition for a document within bounds.
 func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 	level := opts.Level
-	if level <= 0 {
+	if level == 0 {
 		level = DefaultLevel
+	}
+	if level < 0 {
+		level = LevelAdaptive
 	}
 	level = min(level, maxLevel)
 
@@ -51,6 +56,10 @@ func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 	res.facts = p.facts
 	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)
 	frontier := res.Blocks
+	if level == LevelAdaptive {
+		res.plan = p.adaptive(res.Blocks, nodes, root, opts.Prior)
+		frontier = nil
+	}
 	for lv := 2; lv <= level && len(frontier) > 0; lv++ {
 		var next []*Block
 		for _, b := range frontier {

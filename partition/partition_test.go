@@ -141,7 +141,7 @@ func TestLevels(t *testing.T) {
 			t.Errorf("level %d leaves = %v, want %v", lv, got, want[lv])
 		}
 	}
-	res := mustPartition(t, doc, Options{})
+	res := mustPartition(t, doc, Options{Level: 3})
 	if res.Blocks[1].Level != 1 || len(res.Blocks[1].Children) != 0 {
 		t.Errorf("header should stay an undivided level-1 block")
 	}
@@ -193,10 +193,14 @@ func TestEmptyAndTrivialInputs(t *testing.T) {
 func TestOptionsDefaults(t *testing.T) {
 	doc := testPage(t, "mektoube-privacy-2026.html")
 	def := mustPartition(t, doc, Options{})
-	three := mustPartition(t, doc, Options{Level: 3})
-	if treeSig(def) != treeSig(three) {
-		t.Fatal("Level 0 should mean 3")
+	adaptive := mustPartition(t, doc, Options{Level: LevelAdaptive})
+	if treeSig(def) != treeSig(adaptive) {
+		t.Fatal("Level 0 should mean adaptive")
 	}
+	if other := mustPartition(t, doc, Options{Level: -7}); treeSig(other) != treeSig(adaptive) {
+		t.Fatal("any negative level should mean adaptive")
+	}
+	three := mustPartition(t, doc, Options{Level: 3})
 	huge := mustPartition(t, doc, Options{Level: 1 << 30})
 	if len(huge.Leaves) < len(three.Leaves) {
 		t.Fatal("a huge level must not lose leaves")
@@ -208,7 +212,7 @@ func TestOptionsDefaults(t *testing.T) {
 func TestSharedCorpus(t *testing.T) {
 	seen := map[[20]byte]bool{}
 	files := sharedtest.CorpusFiles(t)
-	pages := 0
+	pages, checked := 0, 0
 	for _, f := range files {
 		for _, r := range ptReadWARCHTML(t, f) {
 			h := sha1.Sum(r.Payload)
@@ -219,6 +223,12 @@ func TestSharedCorpus(t *testing.T) {
 			res := mustPartition(t, r.Payload, Options{})
 			if len(res.Leaves) == 0 {
 				t.Errorf("%s: %s has no blocks", filepath.Base(f), r.URI)
+			}
+			if regions, share, leaf := dominantLeaf(res); regions >= 3 {
+				checked++
+				if share > dominantShare {
+					t.Errorf("%s: %s has %d sectioning regions and a kept block (%s <%s>) holding %.0f%% of its visible text", filepath.Base(f), r.URI, regions, leaf.Path, leaf.Tag, 100*share)
+				}
 			}
 			pages++
 		}
@@ -232,7 +242,43 @@ func TestSharedCorpus(t *testing.T) {
 		}
 		pages++
 	}
-	t.Logf("%d distinct pages", pages)
+	t.Logf("%d distinct pages; %d corpus pages with 3 or more sectioning regions, none with a kept block over %.0f%% of the text", pages, checked, 100*dominantShare)
+	if checked == 0 {
+		t.Error("no corpus page has 3 sectioning regions: the dominant-block check checked nothing")
+	}
+}
+
+// dominantLeaf returns the number of sectioning regions of the page
+// (visible landmark elements: isLandmark) and the largest share of the
+// page's visible text that one kept block holds.
+func dominantLeaf(res *Result) (regions int, share float64, leaf *Block) {
+	for _, n := range res.nodes {
+		if n.Kind == ElementNode && res.facts[n.id].valid && !res.hiddenOf(n) && isLandmark(n) {
+			regions++
+		}
+	}
+	// Visible text as the rules count it: non-space characters.
+	var text func(n *Node) int
+	text = func(n *Node) int {
+		if n.Kind != FragmentNode {
+			return int(res.facts[n.id].text)
+		}
+		k := 0
+		for _, c := range n.Children {
+			k += text(c)
+		}
+		return k
+	}
+	total, most := int(res.facts[res.Root.id].text), 0
+	for _, l := range res.Leaves {
+		if t := text(l.Node); t > most {
+			most, leaf = t, l
+		}
+	}
+	if total == 0 {
+		return regions, 0, nil
+	}
+	return regions, float64(most) / float64(total), leaf
 }
 
 // TestWideFlatPage: a flat page of 10 000 headings and paragraphs (and

@@ -138,7 +138,7 @@ type Options struct {
 	ContentType string   // HTTP Content-Type of the page, for its charset parameter ("" = none)
 	Charset     string   // charset to read the page in, overriding detection ("" = DetectCharset)
 	BaseURL     string   // for resolving links and style sheets
-	Level       int      // partition level to keep; default DefaultLevel
+	Level       int      // partition level to keep; 0 = DefaultLevel, LevelAdaptive (or any negative) = adaptive
 	MaxDepth    int      // deepest DOM depth ExtractBlock descends to; default 0 = no limit
 	StyleSheets []string // texts of linked style sheets the caller found
 	// SkipAnnotation leaves every block's Text, Features, Topic and
@@ -146,6 +146,11 @@ type Options struct {
 	// (ingest stores bytes; Match reads the tree) saves about a third
 	// of the partition's time. The blocks are the same either way.
 	SkipAnnotation bool
+	// Prior is the adaptive partition of the URL's previous capture, if
+	// any: its choice of blocks to divide is kept while this capture's
+	// layout holds it, so that successive captures compare like with
+	// like (adaptive level only; see docs/PARTITION.md).
+	Prior *Result
 
 	// Topic extraction (Algorithms 2 and 3); see docs for defaults.
 	TopicWords   int     // θ: topic length in words after stop-word removal
@@ -164,6 +169,7 @@ type Result struct {
 	// when a browser knows it, else DetectCharset of the document).
 	Charset string
 
+	plan   map[string]bool // adaptive partition: the keys (planKey) of the divided blocks
 	styles styleTable
 	nodes  []*Node // every node of Root in pre-order (Node.id is the index)
 	facts  []facts // per-node extents computed bottom-up, indexed by Node.id

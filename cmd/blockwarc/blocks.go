@@ -67,7 +67,7 @@ func runBlocks(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := newFlagSet("blocks", "FILE|- | ARCHIVE URL", blocksAbout, stderr)
 	o := blocksOptions{max: 64 << 20}
 	fs.StringVar(&o.at, "at", "", "with ARCHIVE URL: the capture nearest `T` (default: the latest)")
-	fs.IntVar(&o.level, "level", 0, "partition level to keep (1 = coarsest; 0 = the partition's default, 3, or for a capture the level it was archived at)")
+	fs.IntVar(&o.level, "level", 0, "partition level to keep (1 = coarsest; 0 = the default, adaptive, or for a capture the level it was archived at)")
 	fs.BoolVar(&o.json, "json", false, "print the block tree as JSON (fields listed above)")
 	fs.BoolVar(&o.main, "main", false, "print only the page's main text")
 	fs.StringVar(&o.htmlOut, "html", "", "also write the page with its kept blocks outlined to `OUT`")
@@ -180,7 +180,7 @@ func archivedPage(dir, url string, o blocksOptions) (*loaded, error) {
 	if o.at != "" {
 		i = nearest(vs, o.at)
 	}
-	return loadPage(a, partition.NewPartitioner(), vs, i, diffLevel(diffOptions{level: o.level}, vs[i]))
+	return loadPage(a, partition.NewPartitioner(), vs, i, diffLevel(diffOptions{level: o.level}, vs[i]), nil)
 }
 
 // readPage reads at most max bytes of page (after gzip decompression when

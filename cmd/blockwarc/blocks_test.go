@@ -57,7 +57,7 @@ func TestBlocksTree(t *testing.T) {
 			t.Errorf("line %q: indent %d for path %s", l, indent, path)
 		}
 	}
-	for _, s := range []string{"<footer.col-md-12> footer", "<ul.nav.navbar-nav> navigation"} {
+	for _, s := range []string{"<footer.col-md-12> footer", "<div.container> navigation"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("tree lacks %q", s)
 		}

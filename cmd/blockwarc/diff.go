@@ -173,7 +173,10 @@ func payloadSource(vs []dedupe.Version, i int) (int, error) {
 	return -1, fmt.Errorf("revisit at %s: the capture it repeats is not in the archive", vs[i].Date.Format(time.RFC3339))
 }
 
-func loadPage(a *dedupe.Archive, pp *partition.Partitioner, vs []dedupe.Version, i, level int) (*loaded, error) {
+// loadPage reads and partitions capture i; prior, the partition of the
+// capture it is compared with (nil for none), keeps an adaptive partition
+// the same while the page's layout holds, as ingest does.
+func loadPage(a *dedupe.Archive, pp *partition.Partitioner, vs []dedupe.Version, i, level int, prior *partition.Result) (*loaded, error) {
 	j, err := payloadSource(vs, i)
 	if err != nil {
 		return nil, err
@@ -185,7 +188,9 @@ func loadPage(a *dedupe.Archive, pp *partition.Partitioner, vs []dedupe.Version,
 	if !pg.IsHTML() {
 		return nil, fmt.Errorf("capture at %s is %s, not HTML", vs[j].Date.Format(time.RFC3339), orUnknown(pg.MediaType))
 	}
-	res, err := pp.Partition(pg.Doc, dedupe.PageOptions(pg.ContentType, level, vs[j].TargetURI))
+	opts := dedupe.PageOptions(pg.ContentType, level, vs[j].TargetURI)
+	opts.Prior = prior
+	res, err := pp.Partition(pg.Doc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("partition capture at %s: %w", vs[j].Date.Format(time.RFC3339), err)
 	}
@@ -204,7 +209,7 @@ func diffLevel(o diffOptions, later dedupe.Version) int {
 	switch {
 	case o.level > 0:
 		return o.level
-	case later.Level > 0:
+	case later.Level != 0: // partition.LevelAdaptive is negative
 		return later.Level
 	}
 	return dedupe.DefaultLevel
@@ -234,13 +239,13 @@ func diffTwo(ctx context.Context, a *dedupe.Archive, url string, o diffOptions, 
 	}
 	level := diffLevel(o, vs[to])
 	pp := partition.NewPartitioner()
-	oldP, err := loadPage(a, pp, vs, from, level)
+	oldP, err := loadPage(a, pp, vs, from, level, nil)
 	if err != nil {
 		return err
 	}
 	// The partitioner reuses its tables, not its results: a second
 	// Partitioner keeps both results independent.
-	newP, err := loadPage(a, partition.NewPartitioner(), vs, to, level)
+	newP, err := loadPage(a, partition.NewPartitioner(), vs, to, level, oldP.res)
 	if err != nil {
 		return err
 	}
@@ -465,7 +470,11 @@ func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptio
 		e := historyEntry{Date: v.Date.UTC().Format(time.RFC3339Nano), Type: v.Type, RecordID: v.RecordID}
 		// Both sides of a comparison must be partitioned at one level;
 		// history uses the latest capture's, or -level.
-		cur, err := loadPage(a, pps[i%2], vs, i, diffLevel(o, vs[len(vs)-1]))
+		var prior *partition.Result
+		if prev != nil {
+			prior = prev.res
+		}
+		cur, err := loadPage(a, pps[i%2], vs, i, diffLevel(o, vs[len(vs)-1]), prior)
 		switch {
 		case err != nil && errors.Is(err, context.Canceled):
 			return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"blockwarc/dedupe"
 	"blockwarc/export/columnar"
 	"blockwarc/export/report"
+	"blockwarc/partition"
 	"blockwarc/warcio"
 )
 
@@ -34,7 +36,7 @@ same walk of the archive as the tables: the same report as running
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
-	level := fs.Int("level", dedupe.DefaultLevel, "partition `LEVEL` for URLs without history (a URL keeps the level of its history)")
+	level := fs.Int("level", dedupe.DefaultLevel, "partition `LEVEL` for URLs without history (0: adaptive, blocks of single regions, about 5-11 % larger archives until storage v2; a URL keeps the level of its history)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression)")
 	commitFlag := fs.String("commit", "64MiB", "commit after every `SIZE` of input records")
@@ -67,12 +69,12 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc ingest: -report-html %s is a directory; want a file name\n", ropts.html)
 		return exitUsage
 	}
-	if *level < 1 || *workers < 1 {
-		fmt.Fprintln(stderr, "blockwarc ingest: -level and -workers must be at least 1")
+	if *level < 0 || *workers < 1 {
+		fmt.Fprintln(stderr, "blockwarc ingest: -level must be 0 or more and -workers at least 1")
 		return exitUsage
 	}
 	opts := dedupe.Options{
-		Level: *level, Workers: *workers,
+		Level: cmp.Or(*level, partition.LevelAdaptive), Workers: *workers,
 		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
 	}
 	// The soft limit makes the collector hold the whole process near the

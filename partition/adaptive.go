@@ -1,0 +1,235 @@
+package partition
+
+import "strings"
+
+// LevelAdaptive is the Options.Level of the adaptive partition (the
+// paper's Level Manager, done for today's HTML): instead of one depth for
+// the whole page, every block is divided while it holds several regions
+// and kept as soon as it is one. It is negative because no archive
+// written before it stored a negative level (levels were 1 and up, 0 for
+// "not partitioned"), so a Version's stored level keeps its meaning.
+const LevelAdaptive = -1
+
+// dominantShare: a block holding more than this share of the page's
+// visible text holds several regions of it (an article and its
+// neighbours, or the sections of a long text) and is divided, so that a
+// change in one paragraph does not flag most of the page.
+const dominantShare = 0.6
+
+// Thresholds of the "table of contents beside an article" test: among a
+// block's candidates one is mostly links (a menu, a table of contents)
+// and another is mostly text (an article).
+const (
+	menuMinLinks   = 5   // a menu has at least this many links
+	menuLinkShare  = 0.5 // and at least this share of its text in links
+	textMinChars   = 200 // an article has at least this much visible text
+	textLinkShareM = 0.3 // and less than this share of it in links
+)
+
+// regionFacts are the per-node extents the adaptive choice reads,
+// computed in one bottom-up pass when the page is partitioned adaptively.
+type regionFacts struct {
+	linkText int32 // visible characters inside <a href>
+	links    int32 // visible <a href>
+	region   bool  // the subtree (node included) holds a landmark region
+}
+
+// isLandmark reports whether element n is a region of the page by its
+// name: HTML sectioning content (nav, aside, main, article, section,
+// search), a header or footer of the page (not one of an article or
+// section: those are the article's, as ARIA scopes banner and
+// contentinfo), or an ARIA landmark role.
+func isLandmark(n *Node) bool {
+	if n.Kind != ElementNode {
+		return false
+	}
+	switch n.Tag {
+	case "nav", "aside", "main", "article", "section", "search":
+		return true
+	case "header", "footer":
+		for a := n.Parent; a != nil; a = a.Parent {
+			switch a.Tag {
+			case "article", "aside", "main", "nav", "section":
+				return false
+			}
+		}
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(n.Attr("role"))) {
+	case "banner", "navigation", "main", "contentinfo", "complementary", "search":
+		return true
+	}
+	return false
+}
+
+// computeRegionFacts fills regionFacts bottom-up (reverse pre-order).
+func computeRegionFacts(nodes []*Node, fs []facts) []regionFacts {
+	rf := make([]regionFacts, len(nodes))
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := nodes[i]
+		r := &rf[i]
+		if !fs[i].valid {
+			continue
+		}
+		if n.Kind == ElementNode {
+			if n.Tag == "a" && n.Attr("href") != "" {
+				r.links++
+				r.linkText = fs[i].text // nested links are invalid HTML: the outer one counts
+			}
+			if isLandmark(n) {
+				r.region = true
+			}
+		}
+		if p := n.Parent; p != nil {
+			pr := &rf[p.id]
+			pr.links += r.links
+			if !(p.Kind == ElementNode && p.Tag == "a") {
+				pr.linkText += r.linkText
+			}
+			pr.region = pr.region || r.region
+		}
+	}
+	return rf
+}
+
+// nodeFacts sums what the adaptive choice needs of n (a fragment sums
+// its children).
+func (p *partitioner) nodeFacts(n *Node) (text, linkText, links int, region bool) {
+	if n.Kind != FragmentNode {
+		r := &p.regions[n.id]
+		return int(p.facts[n.id].text), int(r.linkText), int(r.links), r.region
+	}
+	for _, c := range n.Children {
+		t, lt, l, rg := p.nodeFacts(c)
+		text, linkText, links, region = text+t, linkText+lt, links+l, region || rg
+	}
+	return
+}
+
+// severalRegions reports whether block node n, whose candidates are
+// kids, holds several regions: two or more candidates are or hold
+// landmark regions; one candidate is a menu and another an article (a
+// table of contents beside the text); or n holds a dominant share of
+// the page's visible text.
+func (p *partitioner) severalRegions(n *Node, kids []*Node, pageText int) bool {
+	if p.dominant(n, pageText) {
+		return true
+	}
+	regions, menu, article := 0, false, false
+	for _, k := range kids {
+		t, lt, l, rg := p.nodeFacts(k)
+		if rg {
+			regions++
+		}
+		if l >= menuMinLinks && float64(lt) >= menuLinkShare*float64(t) {
+			menu = true
+		}
+		if t >= textMinChars && float64(lt) < textLinkShareM*float64(t) {
+			article = true
+		}
+	}
+	return regions >= 2 || menu && article
+}
+
+// dominant reports whether n holds more than dominantShare of the
+// page's visible text.
+func (p *partitioner) dominant(n *Node, pageText int) bool {
+	text, _, _, _ := p.nodeFacts(n)
+	return pageText > 0 && float64(text) > dominantShare*float64(pageText)
+}
+
+// sectionParts divides a section fragment into its heading and
+// paragraphs (its segments, tightened), as rule 7 does a longer one.
+func (p *partitioner) sectionParts(n *Node) []*Node {
+	segs := p.segments(n)
+	for i, s := range segs {
+		segs[i] = p.tighten(s)
+	}
+	return segs
+}
+
+// planKey names a divided block for Options.Prior: its path in the block
+// tree and its node's tag, id and class. A block of the new capture with
+// the same key is taken to be the same region.
+func planKey(b *Block) string {
+	return b.Path + "|" + b.Tag + "#" + b.ID + "." + b.Class
+}
+
+// adapt divides blocks (the level-lv blocks under one parent) as the
+// adaptive partition chooses and records every divided block's key in
+// plan. With a prior plan it follows it instead — divides exactly the
+// blocks the prior capture divided — and reports false when the layout
+// no longer holds: a block the plan divides is gone or cannot be
+// divided, or a block it keeps now holds several landmark regions.
+func (p *partitioner) adapt(blocks []*Block, lv, pageText int, prior map[string]bool, plan map[string]bool) bool {
+	if lv >= maxLevel {
+		return true
+	}
+	for _, b := range blocks {
+		if b.Node == nil || b.Node.Tag == "head" {
+			continue
+		}
+		kids := p.extractBlock(b.Node)
+		if len(kids) < 2 && b.Node.Kind == FragmentNode && b.Node.section && p.dominant(b.Node, pageText) {
+			// A section is kept whole up to maxSectionText (rule 7);
+			// one that holds most of the page's text is divided by its
+			// paragraphs, or a one-word change flags most of the page.
+			kids = p.sectionParts(b.Node)
+		}
+		key := planKey(b)
+		divided := len(kids) >= 2
+		if prior != nil {
+			switch {
+			case prior[key] && !divided:
+				return false // the region the plan divides is no longer divisible
+			case !prior[key] && divided && p.landmarkKids(kids) >= 2:
+				return false // a kept block now holds several regions
+			}
+			divided = prior[key]
+		} else {
+			divided = divided && p.severalRegions(b.Node, kids, pageText)
+		}
+		if !divided {
+			continue
+		}
+		plan[key] = true
+		b.Children = p.newBlocks(b, kids, lv+1)
+		if !p.adapt(b.Children, lv+1, pageText, prior, plan) {
+			return false
+		}
+	}
+	return true
+}
+
+// landmarkKids counts the candidates that are or hold landmark regions.
+func (p *partitioner) landmarkKids(kids []*Node) int {
+	k := 0
+	for _, c := range kids {
+		if _, _, _, rg := p.nodeFacts(c); rg {
+			k++
+		}
+	}
+	return k
+}
+
+// adaptive builds the block tree below the level-1 blocks adaptively,
+// following prior's plan while the layout holds it (every block it
+// divides is still there and divisible, no block it keeps has come to
+// hold several landmark regions), else choosing afresh. It returns the
+// plan used.
+func (p *partitioner) adaptive(blocks []*Block, nodes []*Node, root *Node, prior *Result) map[string]bool {
+	p.regions = computeRegionFacts(nodes, p.facts)
+	pageText := int(p.facts[root.id].text)
+	if prior != nil && prior.plan != nil {
+		plan := map[string]bool{}
+		if p.adapt(blocks, 1, pageText, prior.plan, plan) && len(plan) == len(prior.plan) {
+			return plan
+		}
+		for _, b := range blocks {
+			b.Children = nil
+		}
+	}
+	plan := map[string]bool{}
+	p.adapt(blocks, 1, pageText, nil, plan)
+	return plan
+}

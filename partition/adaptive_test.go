@@ -1,0 +1,116 @@
+package partition
+
+import (
+	"strings"
+	"testing"
+)
+
+func leafSig(res *Result) string {
+	var got []string
+	for _, l := range res.Leaves {
+		s := l.Path + " " + l.Tag
+		if l.ID != "" {
+			s += "#" + l.ID
+		}
+		got = append(got, s)
+	}
+	return strings.Join(got, ",")
+}
+
+// dividedSig lists the divided blocks: the partition's choice.
+func dividedSig(res *Result) string {
+	var got []string
+	var walk func([]*Block)
+	walk = func(bs []*Block) {
+		for _, b := range bs {
+			if len(b.Children) > 0 {
+				got = append(got, b.Path+" "+b.Tag)
+				walk(b.Children)
+			}
+		}
+	}
+	walk(res.Blocks)
+	return strings.Join(got, ",")
+}
+
+// The docs-site template: a wrapper holding navbar, table of contents
+// and article (most of the page) beside a footer. Level 1 keeps the
+// wrapper whole; the adaptive partition divides it down to single
+// regions and no further.
+func TestAdaptiveDividesSeveralRegions(t *testing.T) {
+	var links, body strings.Builder
+	for i := range 8 {
+		links.WriteString(`<li><a href="/p` + string(rune('a'+i)) + `">Chapter number ` + string(rune('a'+i)) + `</a></li>`)
+	}
+	for i := range 4 {
+		body.WriteString(`<h2>Section ` + string(rune('a'+i)) + `</h2><p>` + strings.Repeat("Words of the article go here. ", 12) + `</p>`)
+	}
+	doc := []byte(`<!DOCTYPE html><html><head><title>Docs</title></head><body>
+<div class="wrapper"><nav id=top><a href="/">Home</a> <a href="/about">About us</a> <a href="/blog">Our blog</a></nav>
+<div class="row"><div class="toc"><ul>` + links.String() + `</ul></div>
+<div class="article">` + body.String() + `</div></div></div>
+<footer>Copyright 2024 Example Incorporated, all rights reserved</footer></body></html>`)
+	one := mustPartition(t, doc, Options{Level: 1})
+	if got := leafSig(one); got != "1 head,2 div,3 footer" {
+		t.Fatalf("level 1 = %s", got)
+	}
+	res := mustPartition(t, doc, Options{})
+	// wrapper: nav and a row (2 regions by name? no: nav only) — it holds
+	// 95% of the text, so it is divided; the row holds a menu beside an
+	// article; the article (most of the text) by its sections.
+	want := "1 head,2.1 nav#top,2.2.1 ul,2.2.2.1 ,2.2.2.2 ,2.2.2.3 ,2.2.2.4 ,3 footer"
+	if got := leafSig(res); got != want {
+		t.Fatalf("adaptive = %s\nwant       %s", got, want)
+	}
+	if toc := res.Leaves[2]; toc.Features.Links != 8 {
+		t.Errorf("the table of contents should be one block, got %d links", toc.Features.Links)
+	}
+}
+
+// A block of one region is not divided however deep it goes: the header
+// (a few links) stays whole, and two articles in main are two regions.
+func TestAdaptiveStopsAtOneRegion(t *testing.T) {
+	para := func(s string) string { return "<p>" + strings.Repeat(s+" text of the paragraph. ", 8) + "</p>" }
+	doc := []byte(`<!DOCTYPE html><html><head><title>T</title></head><body>
+<header><div><a href="/">Home</a> <a href="/x">Elsewhere</a></div><div><a href="/y">Yonder</a> and more words here</div></header>
+<main><article id=a1>` + para("a1p1") + para("a1p2") + `</article>
+<article id=a2>` + para("a2p1") + para("a2p2") + `</article></main>
+<footer>Copyright 2024 Example</footer></body></html>`)
+	res := mustPartition(t, doc, Options{})
+	if got, want := leafSig(res), "1 head,2 header,3.1 article#a1,3.2 article#a2,4 footer"; got != want {
+		t.Fatalf("adaptive = %s, want %s", got, want)
+	}
+}
+
+// A URL keeps its partition while its layout holds: with the prior
+// capture's partition, a capture whose text shifted the shares keeps the
+// same blocks; when a kept block comes to hold several regions the
+// partition is chosen afresh.
+func TestAdaptivePriorPlan(t *testing.T) {
+	page := func(a1, a2 int, extra string) []byte {
+		return []byte(`<!DOCTYPE html><html><head><title>T</title></head><body><header>Site header with a name</header>
+<main><div id=c><div class=x>` + strings.Repeat("<p>Alpha words of the first part here.</p>", a1) + `</div>
+<div class=y>` + strings.Repeat("<p>Beta words of the second part here.</p>", a2) + `</div></div>` + extra + `</main>
+<footer>Footer text of the page</footer></body></html>`)
+	}
+	first := mustPartition(t, page(2, 12, ""), Options{})
+	fresh2 := mustPartition(t, page(12, 2, ""), Options{})
+	if dividedSig(first) == dividedSig(fresh2) {
+		t.Fatalf("test pages should partition differently when chosen afresh: %s", dividedSig(first))
+	}
+	kept := mustPartition(t, page(12, 2, ""), Options{Prior: first})
+	if dividedSig(kept) != dividedSig(first) {
+		t.Errorf("with the prior plan: %s, want the prior's %s", dividedSig(kept), dividedSig(first))
+	}
+	// New regions in a block the plan keeps: the layout changed.
+	changed := page(12, 2, `<nav>A <a href=/a>menu</a> of links</nav><aside>An aside with words</aside>`)
+	got := mustPartition(t, changed, Options{Prior: first})
+	if want := mustPartition(t, changed, Options{}); dividedSig(got) != dividedSig(want) {
+		t.Errorf("layout changed: %s, want the fresh choice %s", dividedSig(got), dividedSig(want))
+	}
+	// A fixed-level prior has no plan: chosen afresh.
+	fixed := mustPartition(t, page(2, 12, ""), Options{Level: 1})
+	if got := mustPartition(t, page(12, 2, ""), Options{Prior: fixed}); dividedSig(got) != dividedSig(fresh2) {
+		t.Errorf("a fixed-level prior should not constrain the partition")
+	}
+}
