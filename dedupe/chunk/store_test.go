@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -63,7 +64,11 @@ func storeAll(t *testing.T, vs [][][]byte, opts Options, batches int) (*os.File,
 	var dir Directory
 	var all []stored
 	last := map[int]int{}
-	per := (len(vs[0]) + batches - 1) / batches
+	longest := 0
+	for _, v := range vs {
+		longest = max(longest, len(v))
+	}
+	per := (longest + batches - 1) / batches
 	for b := 0; b < batches; b++ {
 		var prior *Reader
 		if len(dir) > 0 {
@@ -120,24 +125,9 @@ func TestRoundTrip(t *testing.T) {
 			if err := r.Verify(); err != nil {
 				t.Fatal(err)
 			}
-			var raw int
+			raw := restoreAll(t, r, all)
 			for i, s := range all {
-				raw += len(s.data)
-				var prev []uint64
-				if s.prev >= 0 {
-					prev = all[s.prev].refs
-				}
-				refs, err := DecodeRefs(nil, s.code, prev, len(s.data))
-				if err != nil {
-					t.Fatalf("version %d: %v", i, err)
-				}
-				got, err := r.Restore(nil, refs)
-				if err != nil {
-					t.Fatalf("version %d: %v", i, err)
-				}
-				if !bytes.Equal(got, s.data) {
-					t.Fatalf("version %d: restored %d bytes differ from the %d stored", i, len(got), len(s.data))
-				}
+				refs := s.refs
 				if n, _ := dir.Cost(refs); tc.opts.MaxFrames > 0 && n > tc.opts.MaxFrames {
 					t.Errorf("version %d touches %d frames, bound %d", i, n, tc.opts.MaxFrames)
 				}
@@ -145,7 +135,7 @@ func TestRoundTrip(t *testing.T) {
 			// Edits of a few tokens: deduplication must store far less
 			// than the versions, whatever the batches (a tiny table
 			// forgets chunks: it must restore, need not be small).
-			if end := dir.End(); tc.opts.TableEntries == 0 && end*10 > int64(raw) {
+			if end := dir.End(); tc.opts.TableEntries == 0 && end*10 > raw {
 				t.Errorf("chunk file %d bytes for %d bytes of versions: deduplication failed", end, raw)
 			}
 		})
@@ -215,4 +205,35 @@ func readByte(t *testing.T, f *os.File, off int64) byte {
 		t.Fatal(err)
 	}
 	return b[0]
+}
+
+// restoreAll decodes every stored ref list against its predecessor's,
+// checks it names the refs Put returned, restores it and compares with
+// the stored bytes. It returns the bytes restored.
+func restoreAll(t *testing.T, r *Reader, all []stored) int64 {
+	t.Helper()
+	var raw int64
+	var buf []byte
+	for i, s := range all {
+		raw += int64(len(s.data))
+		var prev []uint64
+		if s.prev >= 0 {
+			prev = all[s.prev].refs
+		}
+		refs, err := DecodeRefs(nil, s.code, prev, len(s.data))
+		if err != nil {
+			t.Fatalf("version %d: %v", i, err)
+		}
+		if !slices.Equal(refs, s.refs) {
+			t.Fatalf("version %d: decoded ref list differs from Put's", i)
+		}
+		buf, err = r.Restore(buf[:0], refs)
+		if err != nil {
+			t.Fatalf("version %d: %v", i, err)
+		}
+		if !bytes.Equal(buf, s.data) {
+			t.Fatalf("version %d: restored %d bytes differ from the %d stored", i, len(buf), len(s.data))
+		}
+	}
+	return raw
 }
