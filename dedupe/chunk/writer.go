@@ -15,7 +15,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultAvgChunk     = 256
+	DefaultAvgChunk     = 512
 	DefaultFrameSize    = 4 << 20
 	DefaultMaxFrames    = 8
 	DefaultTableEntries = 1 << 21
