@@ -26,14 +26,19 @@ type Reader struct {
 	used   int64
 	dec    *zstd.Decoder
 	raw    []byte
+	// spare is the buffer of the frame evicted last, reused by the next
+	// decode: a cold restore then allocates nothing frame-sized, which
+	// keeps the garbage collector out of restore latency.
+	spare []byte
 	// Decoded counts plaintext bytes decompressed (cache misses).
 	decoded int64
 }
 
 type frameData struct {
 	idx   int
-	plain []byte
-	offs  []uint32 // chunk i is plain[offs[i]:offs[i+1]]
+	buf   []byte   // the whole decoded frame
+	plain []byte   // its chunk bytes
+	offs  []uint32 // chunk i is plain[offs[2i]:offs[2i+1]]
 }
 
 // NewReader returns a Reader of the chunk file ra laid out by dir,
@@ -85,13 +90,31 @@ func (r *Reader) frame(i int) (*frameData, error) {
 		return nil, err
 	}
 	r.cache = append(r.cache, fd)
-	r.used += int64(cap(fd.plain))
+	r.used += int64(cap(fd.buf))
 	for len(r.cache) > 1 && r.used > r.budget {
-		r.used -= int64(cap(r.cache[0].plain))
-		r.cache[0] = nil
-		r.cache = r.cache[1:]
+		r.evict()
 	}
 	return fd, nil
+}
+
+// evict drops the least recently used frame, keeping its buffer.
+func (r *Reader) evict() {
+	fd := r.cache[0]
+	r.used -= int64(cap(fd.buf))
+	if cap(fd.buf) > cap(r.spare) {
+		r.spare = fd.buf[:0]
+	}
+	r.cache[0] = nil
+	r.cache = r.cache[1:]
+}
+
+// dropCache empties the cache (benchmarks of cold restores).
+func (r *Reader) dropCache() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(r.cache) > 0 {
+		r.evict()
+	}
 }
 
 // load reads, checks and decodes frame i.
@@ -107,7 +130,12 @@ func (r *Reader) load(i int) (*frameData, error) {
 	if crc32.Checksum(r.raw, castagnoli) != f.CRC {
 		return nil, bad("CRC-32C mismatch")
 	}
-	plain, err := r.dec.DecodeAll(r.raw, make([]byte, 0, f.Plain))
+	dst := r.spare[:0]
+	r.spare = nil
+	if cap(dst) < int(f.Plain) {
+		dst = make([]byte, 0, f.Plain)
+	}
+	plain, err := r.dec.DecodeAll(r.raw, dst)
 	if err != nil {
 		return nil, bad("zstd: %v", err)
 	}
@@ -119,22 +147,39 @@ func (r *Reader) load(i int) (*frameData, error) {
 	if k <= 0 || n != uint64(f.Chunks) {
 		return nil, bad("chunk count does not match the directory")
 	}
-	offs := make([]uint32, n+1)
+	if n > uint64(len(plain)) {
+		return nil, bad("chunk count past the frame")
+	}
+	lens := make([]uint64, n)
 	pos := k
-	var sum uint64
+	var metaSum, sum uint64
 	for j := range n {
 		l, k := binary.Uvarint(plain[pos:])
-		if k <= 0 {
-			return nil, bad("truncated chunk table")
+		if k <= 0 || l>>1 > uint64(len(plain)) {
+			return nil, bad("corrupt chunk table")
 		}
 		pos += k
-		sum += l
-		offs[j+1] = uint32(sum)
+		lens[j] = l
+		sum += l >> 1
+		if l&1 != 0 {
+			metaSum += l >> 1
+		}
 	}
 	if sum != uint64(len(plain)-pos) {
 		return nil, bad("chunk lengths sum to %d, frame holds %d", sum, len(plain)-pos)
 	}
-	return &frameData{idx: i, plain: plain[pos:], offs: offs}, nil
+	// Meta chunks come first, then the others, each class in number order.
+	offs := make([]uint32, 2*n)
+	meta, data := uint32(0), uint32(metaSum)
+	for j, l := range lens {
+		at := &data
+		if l&1 != 0 {
+			at = &meta
+		}
+		offs[2*j], offs[2*j+1] = *at, *at+uint32(l>>1)
+		*at += uint32(l >> 1)
+	}
+	return &frameData{idx: i, buf: plain, plain: plain[pos:], offs: offs}, nil
 }
 
 // Chunk returns the bytes of chunk c. They alias the cache: valid until
@@ -155,7 +200,7 @@ func (r *Reader) chunk(c uint64) ([]byte, error) {
 		return nil, err
 	}
 	o := c - r.dir[i].FirstChunk
-	return fd.plain[fd.offs[o]:fd.offs[o+1]], nil
+	return fd.plain[fd.offs[2*o]:fd.offs[2*o+1]], nil
 }
 
 // Restore appends to dst the bytes of the version whose ref list is refs.
@@ -187,7 +232,7 @@ func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 		first := r.dir[order[0]].FirstChunk
 		for _, c := range refs {
 			o := c - first
-			dst = append(dst, fd.plain[fd.offs[o]:fd.offs[o+1]]...)
+			dst = append(dst, fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]...)
 		}
 		return dst, nil
 	}
@@ -201,7 +246,7 @@ func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 		first := r.dir[i].FirstChunk
 		for _, k := range byFrame[i] {
 			o := refs[k] - first
-			b := fd.plain[fd.offs[o]:fd.offs[o+1]]
+			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
 			spans[k] = span{len(arena), len(b)}
 			arena = append(arena, b...)
 		}
@@ -233,9 +278,12 @@ func (r *Reader) Verify() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.dir {
-		if _, err := r.load(i); err != nil {
+		fd, err := r.load(i)
+		if err != nil {
 			return err
 		}
+		r.spare = fd.buf[:0] // not cached: its buffer serves the next frame
+
 	}
 	return nil
 }

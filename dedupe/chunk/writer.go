@@ -98,8 +98,9 @@ type Writer struct {
 	firsts   []uint64  // first chunk of every frame, written or compressing
 	runStart uint64    // first chunk number of this Writer
 
-	open     []byte   // open frame's chunk bytes
-	openLens []uint32 // and lengths
+	open     []byte   // open frame's chunk bytes (payload class)
+	openMeta []byte   // and of its metadata chunks (Part.Meta)
+	openLens []uint32 // length<<1 | meta of each of its chunks, in number order
 	openNext uint64   // next chunk number
 
 	cur, old map[hashKey]uint64 // two generations of the table
@@ -111,6 +112,7 @@ type Writer struct {
 
 	// per-Put scratch
 	chunks [][]byte
+	meta   []bool
 	keys   []hashKey
 	isNew  []bool
 	local  map[hashKey]uint64
@@ -199,24 +201,36 @@ func (w *Writer) frameOf(c uint64) int {
 	return i
 }
 
+// Part is a piece of a version. Meta marks headers and other metadata:
+// their new chunks are kept together in a frame, apart from payload
+// chunks, so that similar bytes sit side by side for the compressor.
+type Part struct {
+	Data []byte
+	Meta bool
+}
+
 // Put stores one version made of parts, in order: each part is chunked
 // on its own, so a chunk never straddles two parts. prev is the ref list
 // of the URL's previous capture (nil for none): its chunks are reused
 // even when the table forgot them or they were stored by an earlier
 // Writer. Put returns the version's ref list; the bytes of parts are not
 // retained.
-func (w *Writer) Put(parts [][]byte, prev []uint64) ([]uint64, error) {
+func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
 	if err := w.learnPrior(prev); err != nil {
 		return nil, err
 	}
-	w.chunks = w.chunks[:0]
+	w.chunks, w.meta = w.chunks[:0], w.meta[:0]
 	var err error
 	for _, p := range parts {
-		if w.chunks, err = w.split.split(w.chunks, p); err != nil {
+		k := len(w.chunks)
+		if w.chunks, err = w.split.split(w.chunks, p.Data); err != nil {
 			return nil, err
+		}
+		for range len(w.chunks) - k {
+			w.meta = append(w.meta, p.Meta)
 		}
 	}
 	n := len(w.chunks)
@@ -241,7 +255,7 @@ func (w *Writer) Put(parts [][]byte, prev []uint64) ([]uint64, error) {
 			refs[i] = r
 			continue
 		}
-		r, err := w.appendChunk(c)
+		r, err := w.appendChunk(c, w.meta[i])
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +313,7 @@ func (w *Writer) bound(refs []uint64) {
 	total := func() int {
 		t := len(byFrame)
 		if newBytes > 0 {
-			t += (len(w.open) + newBytes + w.opts.FrameSize - 1) / w.opts.FrameSize
+			t += (len(w.open) + len(w.openMeta) + newBytes + w.opts.FrameSize - 1) / w.opts.FrameSize
 		} else if inOpen {
 			t++
 		}
@@ -331,8 +345,8 @@ func (w *Writer) bound(refs []uint64) {
 	}
 }
 
-func (w *Writer) appendChunk(c []byte) (uint64, error) {
-	if len(w.open) > 0 && len(w.open)+len(c) > w.opts.FrameSize {
+func (w *Writer) appendChunk(c []byte, meta bool) (uint64, error) {
+	if n := len(w.open) + len(w.openMeta); n > 0 && n+len(c) > w.opts.FrameSize {
 		if err := w.flush(); err != nil {
 			return 0, err
 		}
@@ -340,8 +354,14 @@ func (w *Writer) appendChunk(c []byte) (uint64, error) {
 	if len(w.openLens) == 0 {
 		w.firsts = append(w.firsts, w.openNext)
 	}
-	w.open = append(w.open, c...)
-	w.openLens = append(w.openLens, uint32(len(c)))
+	l := uint32(len(c)) << 1
+	if meta {
+		w.openMeta = append(w.openMeta, c...)
+		l |= 1
+	} else {
+		w.open = append(w.open, c...)
+	}
+	w.openLens = append(w.openLens, l)
 	r := w.openNext
 	w.openNext++
 	w.st.NewChunks++
@@ -351,20 +371,22 @@ func (w *Writer) appendChunk(c []byte) (uint64, error) {
 
 // flush closes the open frame and hands it to a compression worker.
 //
-// Frame plaintext: uvarint chunk count, uvarint length of each chunk,
-// then the chunks' bytes in order.
+// Frame plaintext: uvarint chunk count, uvarint length<<1 | meta of each
+// chunk (in number order), the bytes of the meta chunks in number order,
+// then those of the other chunks in number order.
 func (w *Writer) flush() error {
 	if len(w.openLens) == 0 {
 		return nil
 	}
-	plain := binary.AppendUvarint(make([]byte, 0, len(w.open)+2*len(w.openLens)+8), uint64(len(w.openLens)))
+	plain := binary.AppendUvarint(make([]byte, 0, len(w.openMeta)+len(w.open)+2*len(w.openLens)+8), uint64(len(w.openLens)))
 	for _, l := range w.openLens {
 		plain = binary.AppendUvarint(plain, uint64(l))
 	}
+	plain = append(plain, w.openMeta...)
 	plain = append(plain, w.open...)
 	j := &frameJob{first: w.openNext - uint64(len(w.openLens)), chunks: uint32(len(w.openLens)),
 		plain: uint32(len(plain)), done: make(chan struct{})}
-	w.open, w.openLens = w.open[:0], w.openLens[:0]
+	w.open, w.openMeta, w.openLens = w.open[:0], w.openMeta[:0], w.openLens[:0]
 	w.sem <- struct{}{}
 	go func() {
 		defer func() { <-w.sem; close(j.done) }()
