@@ -112,16 +112,27 @@ const (
 	modeBlocks = "blocks" // as record, HTML payloads further cut at partition leaves
 )
 
-// parts cuts r for a mode; p partitions HTML in modeBlocks. Headers are
-// Meta parts unless noMeta.
+// parts cuts r for a mode; p partitions HTML in modeBlocks. Parts are
+// classed (WARC header 0, HTTP header 1, HTML 2, other payload 3) unless
+// noMeta (all class 0).
 func parts(r *record, mode string, p *partition.Partitioner, noMeta bool) []Part {
 	if mode == modeStream {
 		return []Part{{Data: r.bytes()}}
 	}
-	out := []Part{{Data: r.warcHdr, Meta: !noMeta}}
+	cl := func(c uint8) uint8 {
+		if noMeta {
+			return 0
+		}
+		return c
+	}
+	pay := cl(3)
+	if r.html {
+		pay = cl(2)
+	}
+	out := []Part{{Data: r.warcHdr, Class: cl(0)}}
 	body := r.block
 	if i := bytes.Index(body, []byte("\r\n\r\n")); i > 0 && bytes.HasPrefix(body, []byte("HTTP/")) {
-		out = append(out, Part{Data: body[:i+4], Meta: !noMeta})
+		out = append(out, Part{Data: body[:i+4], Class: cl(1)})
 		body = body[i+4:]
 	}
 	if mode == modeBlocks && r.html && len(body) > 0 {
@@ -129,15 +140,15 @@ func parts(r *record, mode string, p *partition.Partitioner, noMeta bool) []Part
 			at := 0
 			for _, l := range res.Leaves {
 				if l.Start > at {
-					out = append(out, Part{Data: body[at:l.Start]})
+					out = append(out, Part{Data: body[at:l.Start], Class: pay})
 				}
-				out = append(out, Part{Data: body[l.Start:l.End]})
+				out = append(out, Part{Data: body[l.Start:l.End], Class: pay})
 				at = l.End
 			}
 			body = body[at:]
 		}
 	}
-	return append(out, Part{Data: slices.Concat(body, r.trail)})
+	return append(out, Part{Data: slices.Concat(body, r.trail), Class: pay})
 }
 
 // refChain bounds how many ref lists a restore decodes: every refChain-th
@@ -351,8 +362,7 @@ func coldRestore(tb testing.TB, res result) time.Duration {
 // random restores (p50-µs, p99-µs) and with a cold cache (cold-p99-µs);
 // ingest speed of the chunk store (MB/s of records) against today's pack
 // store of the same records (x-pack-speed > 1: faster).
-// CHUNK_MODE (stream, record, blocks), CHUNK_META=0 (headers not kept
-// apart in frames) and CHUNK_MAXFRAMES, CHUNK_AVG, CHUNK_FRAME override
+// CHUNK_MODE (stream, record, blocks), CHUNK_META=0 (no chunk classes) and CHUNK_MAXFRAMES, CHUNK_AVG, CHUNK_FRAME override
 // the defaults for comparisons.
 func BenchmarkChunkStore(b *testing.B) {
 	mode, opts := benchConfig(b)

@@ -152,32 +152,31 @@ func (r *Reader) load(i int) (*frameData, error) {
 	}
 	lens := make([]uint64, n)
 	pos := k
-	var metaSum, sum uint64
+	var classSum [Classes]uint64
 	for j := range n {
 		l, k := binary.Uvarint(plain[pos:])
-		if k <= 0 || l>>1 > uint64(len(plain)) {
+		if k <= 0 || l>>2 > uint64(len(plain)) {
 			return nil, bad("corrupt chunk table")
 		}
 		pos += k
 		lens[j] = l
-		sum += l >> 1
-		if l&1 != 0 {
-			metaSum += l >> 1
-		}
+		classSum[l&3] += l >> 2
+	}
+	var at [Classes]uint32 // where each class's next chunk starts
+	var sum uint64
+	for c, n := range classSum {
+		at[c] = uint32(sum)
+		sum += n
 	}
 	if sum != uint64(len(plain)-pos) {
 		return nil, bad("chunk lengths sum to %d, frame holds %d", sum, len(plain)-pos)
 	}
-	// Meta chunks come first, then the others, each class in number order.
+	// Chunks are laid out class by class, each class in number order.
 	offs := make([]uint32, 2*n)
-	meta, data := uint32(0), uint32(metaSum)
 	for j, l := range lens {
-		at := &data
-		if l&1 != 0 {
-			at = &meta
-		}
-		offs[2*j], offs[2*j+1] = *at, *at+uint32(l>>1)
-		*at += uint32(l >> 1)
+		c, n := l&3, uint32(l>>2)
+		offs[2*j], offs[2*j+1] = at[c], at[c]+n
+		at[c] += n
 	}
 	return &frameData{idx: i, buf: plain, plain: plain[pos:], offs: offs}, nil
 }

@@ -89,7 +89,7 @@ func storeAll(t *testing.T, vs [][][]byte, opts Options, batches int) (*os.File,
 				}
 				data := vs[u][c]
 				cut := len(data) / 3 // two parts: boundaries kept
-				refs, err := w.Put([]Part{{Data: data[:cut], Meta: true}, {Data: data[cut:]}}, prev)
+				refs, err := w.Put([]Part{{Data: data[:cut], Class: uint8(c % Classes)}, {Data: data[cut:], Class: 2}}, prev)
 				if err != nil {
 					t.Fatal(err)
 				}
