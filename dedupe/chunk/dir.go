@@ -9,8 +9,9 @@ import (
 // Frame locates one frame of a chunk file and the chunks it holds.
 type Frame struct {
 	Offset     int64  // of the zstd frame in the chunk file
-	Size       uint32 // compressed bytes
-	Plain      uint32 // plaintext bytes (chunk table + chunks)
+	Size       uint32 // compressed bytes (table and body)
+	Table      uint32 // of which the chunk table's zstd frame
+	Plain      uint32 // plaintext bytes of the body (the chunks)
 	FirstChunk uint64 // chunk number of the frame's chunk 0
 	Chunks     uint32 // chunks held
 	CRC        uint32 // CRC-32C (Castagnoli) of the compressed bytes
@@ -48,12 +49,13 @@ func (d Directory) FrameOf(c uint64) int {
 }
 
 // Append encodes the directory: uvarint frame count, then per frame
-// uvarint Size, Plain, Chunks and 4 bytes CRC (little-endian). Offsets
-// and first chunks are the running sums: about 10 bytes a frame.
+// uvarint Size, Table, Plain, Chunks and 4 bytes CRC (little-endian).
+// Offsets and first chunks are the running sums: about 12 bytes a frame.
 func (d Directory) Append(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(d)))
 	for _, f := range d {
 		dst = binary.AppendUvarint(dst, uint64(f.Size))
+		dst = binary.AppendUvarint(dst, uint64(f.Table))
 		dst = binary.AppendUvarint(dst, uint64(f.Plain))
 		dst = binary.AppendUvarint(dst, uint64(f.Chunks))
 		dst = binary.LittleEndian.AppendUint32(dst, f.CRC)
@@ -64,7 +66,7 @@ func (d Directory) Append(dst []byte) []byte {
 // DecodeDirectory decodes Directory.Append's coding, all of b.
 func DecodeDirectory(b []byte) (Directory, error) {
 	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) { // ≥ 7 bytes a frame
+	if k <= 0 || n > uint64(len(b)) { // ≥ 8 bytes a frame
 		return nil, fmt.Errorf("chunk: corrupt directory")
 	}
 	b = b[k:]
@@ -72,7 +74,7 @@ func DecodeDirectory(b []byte) (Directory, error) {
 	var off int64
 	var first uint64
 	for range n {
-		var v [3]uint64
+		var v [4]uint64
 		for j := range v {
 			x, k := binary.Uvarint(b)
 			if k <= 0 || x > 1<<32-1 {
@@ -84,7 +86,10 @@ func DecodeDirectory(b []byte) (Directory, error) {
 		if len(b) < 4 {
 			return nil, fmt.Errorf("chunk: corrupt directory")
 		}
-		f := Frame{Offset: off, Size: uint32(v[0]), Plain: uint32(v[1]), FirstChunk: first, Chunks: uint32(v[2]), CRC: binary.LittleEndian.Uint32(b)}
+		if v[1] > v[0] {
+			return nil, fmt.Errorf("chunk: corrupt directory")
+		}
+		f := Frame{Offset: off, Size: uint32(v[0]), Table: uint32(v[1]), Plain: uint32(v[2]), FirstChunk: first, Chunks: uint32(v[3]), CRC: binary.LittleEndian.Uint32(b)}
 		b = b[4:]
 		d = append(d, f)
 		off += int64(f.Size)

@@ -26,6 +26,7 @@ type Reader struct {
 	used   int64
 	dec    *zstd.Decoder
 	raw    []byte
+	table  []byte
 	// spare is the buffer of the frame evicted last, reused by the next
 	// decode: a cold restore then allocates nothing frame-sized, which
 	// keeps the garbage collector out of restore latency.
@@ -130,12 +131,20 @@ func (r *Reader) load(i int) (*frameData, error) {
 	if crc32.Checksum(r.raw, castagnoli) != f.CRC {
 		return nil, bad("CRC-32C mismatch")
 	}
+	if f.Table > f.Size {
+		return nil, bad("table frame larger than the frame")
+	}
+	table, err := r.dec.DecodeAll(r.raw[:f.Table], r.table[:0])
+	if err != nil {
+		return nil, bad("zstd (chunk table): %v", err)
+	}
+	r.table = table
 	dst := r.spare[:0]
 	r.spare = nil
 	if cap(dst) < int(f.Plain) {
 		dst = make([]byte, 0, f.Plain)
 	}
-	plain, err := r.dec.DecodeAll(r.raw, dst)
+	plain, err := r.dec.DecodeAll(r.raw[f.Table:], dst)
 	if err != nil {
 		return nil, bad("zstd: %v", err)
 	}
@@ -143,18 +152,18 @@ func (r *Reader) load(i int) (*frameData, error) {
 		return nil, bad("%d plaintext bytes, directory says %d", len(plain), f.Plain)
 	}
 	r.decoded += int64(len(plain))
-	n, k := binary.Uvarint(plain)
+	n, k := binary.Uvarint(table)
 	if k <= 0 || n != uint64(f.Chunks) {
 		return nil, bad("chunk count does not match the directory")
 	}
-	if n > uint64(len(plain)) {
-		return nil, bad("chunk count past the frame")
+	if n > uint64(len(table)) {
+		return nil, bad("chunk count past the table")
 	}
 	lens := make([]uint64, n)
 	pos := k
 	var classSum [Classes]uint64
 	for j := range n {
-		l, k := binary.Uvarint(plain[pos:])
+		l, k := binary.Uvarint(table[pos:])
 		if k <= 0 || l>>2 > uint64(len(plain)) {
 			return nil, bad("corrupt chunk table")
 		}
@@ -168,8 +177,11 @@ func (r *Reader) load(i int) (*frameData, error) {
 		at[c] = uint32(sum)
 		sum += n
 	}
-	if sum != uint64(len(plain)-pos) {
-		return nil, bad("chunk lengths sum to %d, frame holds %d", sum, len(plain)-pos)
+	if pos != len(table) {
+		return nil, bad("%d bytes after the chunk table", len(table)-pos)
+	}
+	if sum != uint64(len(plain)) {
+		return nil, bad("chunk lengths sum to %d, frame holds %d", sum, len(plain))
 	}
 	// Chunks are laid out class by class, each class in number order.
 	offs := make([]uint32, 2*n)
@@ -178,7 +190,7 @@ func (r *Reader) load(i int) (*frameData, error) {
 		offs[2*j], offs[2*j+1] = at[c], at[c]+n
 		at[c] += n
 	}
-	return &frameData{idx: i, buf: plain, plain: plain[pos:], offs: offs}, nil
+	return &frameData{idx: i, buf: plain, plain: plain, offs: offs}, nil
 }
 
 // Chunk returns the bytes of chunk c. They alias the cache: valid until
