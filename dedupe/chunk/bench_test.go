@@ -168,6 +168,12 @@ type result struct {
 // storeSite stores recs in order through one Writer.
 func storeSite(tb testing.TB, recs []record, mode string, opts Options) result {
 	noMeta := os.Getenv("CHUNK_META") == "0"
+	chain := refChain
+	if v := os.Getenv("CHUNK_REFCHAIN"); v != "" {
+		if _, err := fmt.Sscan(v, &chain); err != nil {
+			tb.Fatalf("CHUNK_REFCHAIN=%q: %v", v, err)
+		}
+	}
 	f, err := os.Create(filepath.Join(tb.TempDir(), "chunks"))
 	if err != nil {
 		tb.Fatal(err)
@@ -189,7 +195,7 @@ func storeSite(tb testing.TB, recs []record, mode string, opts Options) result {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if depth[r.key] >= refChain {
+		if depth[r.key] >= chain {
 			prev, depth[r.key] = nil, 0
 		}
 		depth[r.key]++
