@@ -1,5 +1,5 @@
-// Package chunk is the proposed storage engine of archive format v3
-// ("Storage v2 (proposed)" in docs/FORMAT.md): every stored byte string (a
+// Package chunk is the proposed storage engine of the next archive format
+// version ("Storage v2 (proposed)" in docs/FORMAT.md): every stored byte string (a
 // version) is cut into content-defined chunks (FastCDC, 512 B average),
 // deduplicated, and the new chunks are appended in walk order to large
 // shared zstd frames, so that a crawl's new bytes across URLs compress
@@ -7,8 +7,9 @@
 //
 // Vocabulary:
 //
-//   - Chunk file: the concatenation of zstd frames; its Directory (kept
-//     by the owner, about 10 bytes a frame) locates them.
+//   - Chunk file: a sequence of frames, each a zstd frame of its chunk
+//     table and one of its chunks' bytes (laid out by class); its
+//     Directory (kept by the owner, about 12 bytes a frame) locates them.
 //   - Chunk number: a chunk is named by its place, not by a hash: chunks
 //     are numbered from 0 in the order they were appended, frame after
 //     frame, so frame f holds chunks FirstChunk(f) … FirstChunk(f)+Chunks(f)-1
@@ -21,7 +22,7 @@
 // Minimal loop:
 //
 //	w, err := chunk.NewWriter(file, nil, chunk.Options{})
-//	refs, err := w.Put([][]byte{header, payload}, prevRefs)
+//	refs, err := w.Put([]chunk.Part{{Data: hdr}, {Data: payload, Class: 2}}, prevRefs)
 //	code := chunk.EncodeRefs(nil, refs, prevRefs) // keep in the catalog
 //	dir, err := w.Close()                         // keep dir too
 //	r, err := chunk.NewReader(file, dir, 4<<20)

@@ -194,7 +194,8 @@ func (r *Reader) load(i int) (*frameData, error) {
 }
 
 // Chunk returns the bytes of chunk c. They alias the cache: valid until
-// the next call on r.
+// the next call on r from any goroutine (a decode may reuse the buffer of
+// the frame they live in).
 func (r *Reader) Chunk(c uint64) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
