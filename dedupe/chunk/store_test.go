@@ -104,6 +104,21 @@ func storeAll(t *testing.T, vs [][][]byte, opts Options, batches int) (*os.File,
 	return f, dir, all
 }
 
+// TestBoundBinds checks the restore bound's test case is one where the
+// bound has work: unbounded, some version names more than 2 frames.
+func TestBoundBinds(t *testing.T) {
+	vs := pages(7, 6, 12, 60_000)
+	_, dir, all := storeAll(t, vs, Options{FrameSize: 128 << 10, MaxFrames: -1}, 2)
+	most := 0
+	for _, s := range all {
+		n, _ := dir.Cost(s.refs)
+		most = max(most, n)
+	}
+	if most <= 2 {
+		t.Fatalf("unbounded, versions name at most %d frames: bound-2 of TestRoundTrip tests nothing", most)
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	vs := pages(7, 6, 12, 60_000)
 	for _, tc := range []struct {
