@@ -218,10 +218,10 @@ type Part struct {
 
 // Put stores one version made of parts, in order: each part is chunked
 // on its own, so a chunk never straddles two parts. prev is the ref list
-// of the URL's previous capture (nil for none): its chunks are reused
-// even when the table forgot them or they were stored by an earlier
-// Writer. Put returns the version's ref list; the bytes of parts are not
-// retained.
+// of the URL's previous capture (nil for none): when an earlier Writer
+// stored it, its chunks are read back through prior and entered in the
+// table, so they are reused although this Writer never saw them. Put
+// returns the version's ref list; the bytes of parts are not retained.
 func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
 	if w.err != nil {
 		return nil, w.err
