@@ -68,7 +68,7 @@ func corpusSites(tb testing.TB) []string {
 
 // record is one WARC record in URL/time order (warcio.Walk's).
 type record struct {
-	key                   string
+	key                   string // URL (SURT) and WARC-Type
 	warcHdr, block, trail []byte
 	html                  bool
 }
@@ -88,7 +88,10 @@ func loadSite(tb testing.TB, site string) []record {
 			if err != nil {
 				return err
 			}
-			r := record{key: c.Key, warcHdr: bytes.Clone(c.RawHeader), block: b, trail: bytes.Clone(c.Trailer)}
+			// A version is coded against the previous record of the same
+			// URL and type: the request, response and metadata records of
+			// one capture share the URL but little else.
+			r := record{key: c.Key + "\x00" + c.Type, warcHdr: bytes.Clone(c.RawHeader), block: b, trail: bytes.Clone(c.Trailer)}
 			if c.Type == "response" {
 				if i := bytes.Index(b, []byte("\r\n\r\n")); i > 0 {
 					r.html = bytes.Contains(bytes.ToLower(b[:i]), []byte("text/html"))
@@ -456,7 +459,7 @@ func benchConfig(tb testing.TB) (string, Options) {
 	for _, v := range []struct {
 		env string
 		dst *int
-	}{{"CHUNK_MAXFRAMES", &o.MaxFrames}, {"CHUNK_AVG", &o.AvgChunk}, {"CHUNK_FRAME", &o.FrameSize}} {
+	}{{"CHUNK_MAXFRAMES", &o.MaxFrames}, {"CHUNK_AVG", &o.AvgChunk}, {"CHUNK_FRAME", &o.FrameSize}, {"CHUNK_LEVEL", &o.Level}} {
 		if s := os.Getenv(v.env); s != "" {
 			if _, err := fmt.Sscan(s, v.dst); err != nil {
 				tb.Fatalf("%s=%q: %v", v.env, s, err)
