@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/DataDog/zstd v1.5.7
+	github.com/PlakarKorp/go-cdc-chunkers v1.1.0
 	github.com/andybalholm/brotli v1.2.8
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/klauspost/compress v1.20.3
@@ -29,6 +30,7 @@ require (
 	github.com/minio/c2goasm v0.0.0-20190812172519-36a3d3bbc4f3 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/zeebo/blake3 v0.2.4 // indirect
 	github.com/zeebo/xxh3 v1.0.2 // indirect
 	golang.org/x/exp v0.0.0-20240222234643-814bf88cf225 // indirect
 	golang.org/x/mod v0.41.0 // indirect

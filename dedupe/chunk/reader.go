@@ -1,0 +1,301 @@
+package chunk
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// DefaultCacheBytes is the decoded-frame cache of a Reader when none is
+// given: one default frame.
+const DefaultCacheBytes = 4 << 20
+
+// Reader reads chunks and versions of a chunk file. It is safe for
+// concurrent use (calls are serialised).
+type Reader struct {
+	mu     sync.Mutex
+	ra     io.ReaderAt
+	dir    Directory
+	budget int64
+	cache  []*frameData // most recently used last
+	used   int64
+	dec    *zstd.Decoder
+	raw    []byte
+	table  []byte
+	// spare is the buffer of the frame evicted last, reused by the next
+	// decode: a cold restore then allocates nothing frame-sized, which
+	// keeps the garbage collector out of restore latency.
+	spare []byte
+	// Decoded counts plaintext bytes decompressed (cache misses).
+	decoded int64
+}
+
+type frameData struct {
+	idx   int
+	buf   []byte   // the whole decoded frame
+	plain []byte   // its chunk bytes
+	offs  []uint32 // chunk i is plain[offs[2i]:offs[2i+1]]
+}
+
+// NewReader returns a Reader of the chunk file ra laid out by dir,
+// keeping up to cacheBytes of decoded frames (and always the last one).
+func NewReader(ra io.ReaderAt, dir Directory, cacheBytes int64) (*Reader, error) {
+	if cacheBytes <= 0 {
+		cacheBytes = DefaultCacheBytes
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<32))
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{ra: ra, dir: dir, budget: cacheBytes, dec: dec}, nil
+}
+
+// Directory returns the frames the Reader reads.
+func (r *Reader) Directory() Directory { return r.dir }
+
+// DecodedBytes returns the plaintext bytes decompressed so far.
+func (r *Reader) DecodedBytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.decoded
+}
+
+// CorruptError reports a frame that fails its checks.
+type CorruptError struct {
+	Frame  int
+	Offset int64
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("chunk: frame %d at offset %d: %s", e.Frame, e.Offset, e.Reason)
+}
+
+func (r *Reader) frame(i int) (*frameData, error) {
+	for k := len(r.cache) - 1; k >= 0; k-- {
+		if fd := r.cache[k]; fd.idx == i {
+			if k != len(r.cache)-1 {
+				copy(r.cache[k:], r.cache[k+1:])
+				r.cache[len(r.cache)-1] = fd
+			}
+			return fd, nil
+		}
+	}
+	fd, err := r.load(i)
+	if err != nil {
+		return nil, err
+	}
+	r.cache = append(r.cache, fd)
+	r.used += int64(cap(fd.buf))
+	for len(r.cache) > 1 && r.used > r.budget {
+		r.evict()
+	}
+	return fd, nil
+}
+
+// evict drops the least recently used frame, keeping its buffer.
+func (r *Reader) evict() {
+	fd := r.cache[0]
+	r.used -= int64(cap(fd.buf))
+	if cap(fd.buf) > cap(r.spare) {
+		r.spare = fd.buf[:0]
+	}
+	r.cache[0] = nil
+	r.cache = r.cache[1:]
+}
+
+// dropCache empties the cache (benchmarks of cold restores).
+func (r *Reader) dropCache() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(r.cache) > 0 {
+		r.evict()
+	}
+}
+
+// load reads, checks and decodes frame i.
+func (r *Reader) load(i int) (*frameData, error) {
+	f := r.dir[i]
+	bad := func(format string, a ...any) error {
+		return &CorruptError{Frame: i, Offset: f.Offset, Reason: fmt.Sprintf(format, a...)}
+	}
+	r.raw = slices.Grow(r.raw[:0], int(f.Size))[:f.Size]
+	if _, err := r.ra.ReadAt(r.raw, f.Offset); err != nil {
+		return nil, fmt.Errorf("chunk: read frame %d: %w", i, err)
+	}
+	if crc32.Checksum(r.raw, castagnoli) != f.CRC {
+		return nil, bad("CRC-32C mismatch")
+	}
+	if f.Table > f.Size {
+		return nil, bad("table frame larger than the frame")
+	}
+	table, err := r.dec.DecodeAll(r.raw[:f.Table], r.table[:0])
+	if err != nil {
+		return nil, bad("zstd (chunk table): %v", err)
+	}
+	r.table = table
+	dst := r.spare[:0]
+	r.spare = nil
+	if cap(dst) < int(f.Plain) {
+		dst = make([]byte, 0, f.Plain)
+	}
+	plain, err := r.dec.DecodeAll(r.raw[f.Table:], dst)
+	if err != nil {
+		return nil, bad("zstd: %v", err)
+	}
+	if len(plain) != int(f.Plain) {
+		return nil, bad("%d plaintext bytes, directory says %d", len(plain), f.Plain)
+	}
+	r.decoded += int64(len(plain))
+	n, k := binary.Uvarint(table)
+	if k <= 0 || n != uint64(f.Chunks) {
+		return nil, bad("chunk count does not match the directory")
+	}
+	if n > uint64(len(table)) {
+		return nil, bad("chunk count past the table")
+	}
+	lens := make([]uint64, n)
+	pos := k
+	var classSum [Classes]uint64
+	for j := range n {
+		l, k := binary.Uvarint(table[pos:])
+		if k <= 0 || l>>2 > uint64(len(plain)) {
+			return nil, bad("corrupt chunk table")
+		}
+		pos += k
+		lens[j] = l
+		classSum[l&3] += l >> 2
+	}
+	var at [Classes]uint32 // where each class's next chunk starts
+	var sum uint64
+	for c, n := range classSum {
+		at[c] = uint32(sum)
+		sum += n
+	}
+	if pos != len(table) {
+		return nil, bad("%d bytes after the chunk table", len(table)-pos)
+	}
+	if sum != uint64(len(plain)) {
+		return nil, bad("chunk lengths sum to %d, frame holds %d", sum, len(plain))
+	}
+	// Chunks are laid out class by class, each class in number order.
+	offs := make([]uint32, 2*n)
+	for j, l := range lens {
+		c, n := l&3, uint32(l>>2)
+		offs[2*j], offs[2*j+1] = at[c], at[c]+n
+		at[c] += n
+	}
+	return &frameData{idx: i, buf: plain, plain: plain, offs: offs}, nil
+}
+
+// Chunk returns the bytes of chunk c. They alias the cache: valid until
+// the next call on r from any goroutine (a decode may reuse the buffer of
+// the frame they live in).
+func (r *Reader) Chunk(c uint64) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.chunk(c)
+}
+
+func (r *Reader) chunk(c uint64) ([]byte, error) {
+	i := r.dir.FrameOf(c)
+	if i < 0 {
+		return nil, fmt.Errorf("chunk: no chunk %d (file holds %d)", c, r.dir.NextChunk())
+	}
+	fd, err := r.frame(i)
+	if err != nil {
+		return nil, err
+	}
+	o := c - r.dir[i].FirstChunk
+	return fd.plain[fd.offs[2*o]:fd.offs[2*o+1]], nil
+}
+
+// Restore appends to dst the bytes of the version whose ref list is refs.
+// Each frame it names is decoded at most once, whatever the order of the
+// refs and the cache size.
+func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Versions mostly name one or two frames, in runs: the common case
+	// copies straight to dst while the frame stays the same.
+	type span struct{ off, n int }
+	var order []int            // frames in first-use order
+	byFrame := map[int][]int{} // frame → indexes of refs
+	for k, c := range refs {
+		i := r.dir.FrameOf(c)
+		if i < 0 {
+			return dst, fmt.Errorf("chunk: no chunk %d (file holds %d)", c, r.dir.NextChunk())
+		}
+		if _, ok := byFrame[i]; !ok {
+			order = append(order, i)
+		}
+		byFrame[i] = append(byFrame[i], k)
+	}
+	if len(order) == 1 {
+		fd, err := r.frame(order[0])
+		if err != nil {
+			return dst, err
+		}
+		first := r.dir[order[0]].FirstChunk
+		for _, c := range refs {
+			o := c - first
+			dst = append(dst, fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]...)
+		}
+		return dst, nil
+	}
+	spans := make([]span, len(refs))
+	var arena []byte
+	for _, i := range order {
+		fd, err := r.frame(i)
+		if err != nil {
+			return dst, err
+		}
+		first := r.dir[i].FirstChunk
+		for _, k := range byFrame[i] {
+			o := refs[k] - first
+			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
+			spans[k] = span{len(arena), len(b)}
+			arena = append(arena, b...)
+		}
+	}
+	for _, s := range spans {
+		dst = append(dst, arena[s.off:s.off+s.n]...)
+	}
+	return dst, nil
+}
+
+// Cost returns the frames a restore of refs decodes with a cold cache
+// and their plaintext bytes.
+func (d Directory) Cost(refs []uint64) (frames int, plain int64) {
+	seen := map[int]bool{}
+	for _, c := range refs {
+		if i := d.FrameOf(c); i >= 0 && !seen[i] {
+			seen[i] = true
+			frames++
+			plain += int64(d[i].Plain)
+		}
+	}
+	return frames, plain
+}
+
+// Verify decodes every frame and checks it against the directory (CRC-32C
+// of the stored bytes, plaintext size, chunk table). Versions are checked
+// by their owner against the digests recorded at ingest.
+func (r *Reader) Verify() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.dir {
+		fd, err := r.load(i)
+		if err != nil {
+			return err
+		}
+		r.spare = fd.buf[:0] // not cached: its buffer serves the next frame
+
+	}
+	return nil
+}

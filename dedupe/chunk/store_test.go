@@ -1,0 +1,254 @@
+package chunk
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// pages returns n versions of a few synthetic "URLs": each capture edits
+// a few random tokens of the previous one, and every capture of one crawl
+// shares its new token, as the corpus does.
+func pages(seed uint64, urls, crawls, size int) [][][]byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	word := func() []byte {
+		b := make([]byte, 4+r.IntN(12))
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		return b
+	}
+	out := make([][][]byte, urls)
+	for u := range out {
+		var p []byte
+		for len(p) < size {
+			p = append(p, word()...)
+			p = append(p, ' ')
+		}
+		out[u] = append(out[u], p)
+	}
+	for range crawls - 1 {
+		token := word()
+		for u := range out {
+			p := bytes.Clone(out[u][len(out[u])-1])
+			for range 3 {
+				i := r.IntN(len(p))
+				p = append(p[:i], append(bytes.Clone(token), p[i:]...)...)
+			}
+			out[u] = append(out[u], p)
+		}
+	}
+	return out
+}
+
+type stored struct {
+	data []byte
+	refs []uint64
+	code []byte
+	prev int // index of the previous capture's stored entry, or -1
+}
+
+// storeAll writes pages in URL/time order through one Writer per batch
+// of URLs (a later batch continues the file with prior set), and returns
+// the file, its directory and what was stored.
+func storeAll(t *testing.T, vs [][][]byte, opts Options, batches int) (*os.File, Directory, []stored) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "chunks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	var dir Directory
+	var all []stored
+	last := map[int]int{}
+	longest := 0
+	for _, v := range vs {
+		longest = max(longest, len(v))
+	}
+	per := (longest + batches - 1) / batches
+	for b := 0; b < batches; b++ {
+		var prior *Reader
+		if len(dir) > 0 {
+			if prior, err = NewReader(f, dir, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, err := NewWriter(f, prior, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for u := range vs {
+			for c := b * per; c < min((b+1)*per, len(vs[u])); c++ {
+				p := -1
+				var prev []uint64
+				if i, ok := last[u]; ok {
+					p, prev = i, all[i].refs
+				}
+				data := vs[u][c]
+				cut := len(data) / 3 // two parts: boundaries kept
+				refs, err := w.Put([]Part{{Data: data[:cut], Class: uint8(c % Classes)}, {Data: data[cut:], Class: 2}}, prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, stored{data: data, refs: refs, code: EncodeRefs(nil, refs, prev), prev: p})
+				last[u] = len(all) - 1
+			}
+		}
+		if dir, err = w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f, dir, all
+}
+
+// TestBoundBinds checks the restore bound's test case is one where the
+// bound has work: unbounded, some version names more than 2 frames.
+func TestBoundBinds(t *testing.T) {
+	vs := pages(7, 6, 12, 60_000)
+	_, dir, all := storeAll(t, vs, Options{FrameSize: 128 << 10, MaxFrames: -1}, 2)
+	most := 0
+	for _, s := range all {
+		n, _ := dir.Cost(s.refs)
+		most = max(most, n)
+	}
+	if most <= 2 {
+		t.Fatalf("unbounded, versions name at most %d frames: bound-2 of TestRoundTrip tests nothing", most)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	vs := pages(7, 6, 12, 60_000)
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		batches int
+	}{
+		{"default", Options{FrameSize: 64 << 10}, 1},
+		{"three-writers", Options{FrameSize: 64 << 10}, 3},
+		{"bound-2", Options{FrameSize: 128 << 10, MaxFrames: 2}, 2},
+		{"tiny-table-purego", Options{FrameSize: 64 << 10, TableEntries: 64, PureGo: true}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, dir, all := storeAll(t, vs, tc.opts, tc.batches)
+			r, err := NewReader(f, dir, 4<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Verify(); err != nil {
+				t.Fatal(err)
+			}
+			raw := restoreAll(t, r, all)
+			for i, s := range all {
+				refs := s.refs
+				if n, _ := dir.Cost(refs); tc.opts.MaxFrames > 0 && n > tc.opts.MaxFrames {
+					t.Errorf("version %d touches %d frames, bound %d", i, n, tc.opts.MaxFrames)
+				}
+			}
+			// Edits of a few tokens: deduplication must store far less
+			// than the versions, whatever the batches (a tiny table
+			// forgets chunks: it must restore, need not be small).
+			if end := dir.End(); tc.opts.TableEntries == 0 && end*10 > raw {
+				t.Errorf("chunk file %d bytes for %d bytes of versions: deduplication failed", end, raw)
+			}
+		})
+	}
+}
+
+// TestPriorReuse checks that a second Writer reuses the chunks of a
+// URL's previous capture stored by the first, though its table is new.
+func TestPriorReuse(t *testing.T) {
+	vs := pages(3, 2, 2, 100_000)
+	_, _, all := storeAll(t, vs, Options{FrameSize: 1 << 20}, 2)
+	checked := 0
+	for _, s := range all {
+		if s.prev < 0 {
+			continue
+		}
+		set := map[uint64]bool{}
+		for _, r := range all[s.prev].refs {
+			set[r] = true
+		}
+		reused := 0
+		for _, r := range s.refs {
+			if set[r] {
+				reused++
+			}
+		}
+		if reused*10 < len(s.refs)*8 {
+			t.Errorf("a capture reuses %d of its %d chunks from the previous one", reused, len(s.refs))
+		}
+		checked++
+	}
+	if checked != 2 {
+		t.Fatalf("%d captures had a previous one, want 2", checked)
+	}
+}
+
+func TestCorruptFrame(t *testing.T) {
+	vs := pages(5, 2, 3, 50_000)
+	f, dir, all := storeAll(t, vs, Options{FrameSize: 16 << 10}, 1)
+	if _, err := f.WriteAt([]byte{0xff ^ readByte(t, f, dir[1].Offset+5)}, dir[1].Offset+5); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewReader(f, dir, 0)
+	err := r.Verify()
+	ce, ok := err.(*CorruptError)
+	if !ok || ce.Frame != 1 {
+		t.Fatalf("Verify after damage to frame 1: %v", err)
+	}
+	hit := 0
+	for i, s := range all {
+		if n, _ := (Directory{dir[1]}).Cost(s.refs); n == 0 {
+			continue
+		}
+		hit++
+		if _, err := r.Restore(nil, s.refs); err == nil {
+			t.Errorf("version %d names chunks of the damaged frame, yet restores", i)
+		}
+	}
+	if hit == 0 {
+		t.Fatal("no version names frame 1: the test damages nothing used")
+	}
+}
+
+func readByte(t *testing.T, f *os.File, off int64) byte {
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], off); err != nil {
+		t.Fatal(err)
+	}
+	return b[0]
+}
+
+// restoreAll decodes every stored ref list against its predecessor's,
+// checks it names the refs Put returned, restores it and compares with
+// the stored bytes. It returns the bytes restored.
+func restoreAll(t *testing.T, r *Reader, all []stored) int64 {
+	t.Helper()
+	var raw int64
+	var buf []byte
+	for i, s := range all {
+		raw += int64(len(s.data))
+		var prev []uint64
+		if s.prev >= 0 {
+			prev = all[s.prev].refs
+		}
+		refs, err := DecodeRefs(nil, s.code, prev, len(s.data))
+		if err != nil {
+			t.Fatalf("version %d: %v", i, err)
+		}
+		if !slices.Equal(refs, s.refs) {
+			t.Fatalf("version %d: decoded ref list differs from Put's", i)
+		}
+		buf, err = r.Restore(buf[:0], refs)
+		if err != nil {
+			t.Fatalf("version %d: %v", i, err)
+		}
+		if !bytes.Equal(buf, s.data) {
+			t.Fatalf("version %d: restored %d bytes differ from the %d stored", i, len(buf), len(s.data))
+		}
+	}
+	return raw
+}
