@@ -69,6 +69,11 @@ type Options struct {
 	// depends on the bytes and these limits only, not on timing, so the
 	// archive stays deterministic.
 	Reencode reencode.Limits
+	// SkipOriginal: do not read gzip inputs a second time to learn their
+	// members, so no file restores bit-exact compressed (its stream
+	// still restores). What the second read costs is measured by
+	// TestOriginalShare.
+	SkipOriginal bool
 }
 
 // Stats count what Ingest did.
@@ -207,15 +212,24 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	if err := <-hashed; err != nil {
 		return st, err
 	}
-	for _, t := range todo {
+	rows := make([]InputFile, len(todo))
+	for i, t := range todo {
 		in := t.in
 		in.Records, in.Malformed = g.records[t.path], g.malformed[t.path]
 		in.StreamLen = -1
 		if fs, ok := g.streams[t.path]; ok {
 			in.StreamLen, in.StreamSHA256, in.Gaps, in.Rebuildable = fs.Len, fs.SHA256, int64(fs.Gaps), fs.Tiled
 		}
-		r.Files = append(r.Files, in)
+		rows[i] = in
 	}
+	paths = paths[:0]
+	for _, t := range todo {
+		paths = append(paths, t.path)
+	}
+	if err := learnOriginals(ctx, rows, paths, opts.SkipOriginal); err != nil {
+		return st, err
+	}
+	r.Files = append(r.Files, rows...)
 	st.Files = len(todo)
 	if err := g.commit(); err != nil {
 		return st, err
