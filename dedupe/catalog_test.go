@@ -378,6 +378,9 @@ func TestReadOldCatalogs(t *testing.T) {
 				if f.Size == 0 || (f.Records == -1) != (ver < 3) || (f.StreamLen == -1) != (ver < 5) {
 					t.Errorf("version %d input file %+v: counts known from version 3, streams from 5", ver, f)
 				}
+				if (f.OriginalWhy == originalUnknown) != (ver < 6) || ver >= 6 && !f.OriginalExact() {
+					t.Errorf("version %d input file %s: original %q; wgets' gzip files restore bit-exact from version 6", ver, f.Name, f.OriginalReason())
+				}
 			}
 			n, unknown := 0, 0
 			err = a.WalkOrdered(func(u URLVersions) error {
