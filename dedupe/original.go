@@ -329,7 +329,11 @@ func (o *Original) appendTo(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(o.Runs)))
 	for _, r := range o.Runs {
 		b = binary.AppendUvarint(b, uint64(r.Count))
-		b = append(b, byte(r.P.Level|r.P.MemLevel<<4), byte(r.P.Strategy))
+		st := byte(r.P.Strategy)
+		if r.P.SyncFlush {
+			st |= 16
+		}
+		b = append(b, byte(r.P.Level|r.P.MemLevel<<4), st)
 		b = binary.AppendUvarint(b, uint64(r.Header))
 	}
 	for _, n := range o.Lens {
@@ -363,7 +367,7 @@ func decodeOriginal(d *dec) *Original {
 		if d.err != nil {
 			return nil
 		}
-		r.P = zlibenc.Params{Level: int(lm[0] & 15), MemLevel: int(lm[0] >> 4), Strategy: int(lm[1])}
+		r.P = zlibenc.Params{Level: int(lm[0] & 15), MemLevel: int(lm[0] >> 4), Strategy: int(lm[1] &^ 16), SyncFlush: lm[1]&16 != 0}
 		if !r.P.Valid() || r.Header >= len(o.Headers) || r.Count <= 0 || r.Count > len(d.b) {
 			d.fail("member run")
 			return nil

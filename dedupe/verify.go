@@ -1,13 +1,13 @@
 package dedupe
 
 import (
-	"blockwarc/dedupe/zlibenc"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/zlibenc"
 	"blockwarc/warcio"
 )
 

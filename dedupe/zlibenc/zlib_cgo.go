@@ -9,7 +9,7 @@ package zlibenc
 
 // bw_deflate compresses in[0:n] as one raw deflate stream into out, which
 // must hold deflateBound bytes. Returns the output length, or -1.
-static long bw_deflate(const unsigned char *in, size_t n, int level, int mem, int strat,
+static long bw_deflate(const unsigned char *in, size_t n, int level, int mem, int strat, int sync,
                        unsigned char *out, size_t cap) {
 	z_stream s;
 	memset(&s, 0, sizeof s);
@@ -18,6 +18,7 @@ static long bw_deflate(const unsigned char *in, size_t n, int level, int mem, in
 	s.avail_in = (uInt)n;
 	s.next_out = out;
 	s.avail_out = (uInt)cap;
+	if (sync && deflate(&s, Z_SYNC_FLUSH) != Z_OK) { deflateEnd(&s); return -1; }
 	int rc = deflate(&s, Z_FINISH);
 	long got = (long)s.total_out;
 	deflateEnd(&s);
@@ -36,7 +37,7 @@ static unsigned long bw_bound(size_t n, int level, int mem, int strat) {
 // bw_same reports whether deflating in[0:n] gives exactly want[0:wn],
 // comparing each piece of output as it is produced, so a wrong setting
 // costs only the work up to its first differing byte.
-static int bw_same(const unsigned char *in, size_t n, int level, int mem, int strat,
+static int bw_same(const unsigned char *in, size_t n, int level, int mem, int strat, int sync,
                    const unsigned char *want, size_t wn) {
 	unsigned char buf[16384];
 	z_stream s;
@@ -46,15 +47,19 @@ static int bw_same(const unsigned char *in, size_t n, int level, int mem, int st
 	s.avail_in = (uInt)n;
 	size_t pos = 0;
 	int same = 0;
+	// With sync, flush first: Z_SYNC_FLUSH until the input is in and the
+	// output has room left (zlib's rule for a complete flush), then finish.
+	int flush = sync ? Z_SYNC_FLUSH : Z_FINISH;
 	for (;;) {
 		s.next_out = buf;
 		s.avail_out = sizeof buf;
-		int rc = deflate(&s, Z_FINISH);
+		int rc = deflate(&s, flush);
 		size_t got = sizeof buf - s.avail_out;
 		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) break;
 		if (got > wn - pos || memcmp(buf, want + pos, got) != 0) break;
 		pos += got;
 		if (rc == Z_STREAM_END) { same = pos == wn; break; }
+		if (flush == Z_SYNC_FLUSH && s.avail_in == 0 && s.avail_out != 0) flush = Z_FINISH;
 	}
 	deflateEnd(&s);
 	return same;
@@ -85,6 +90,13 @@ func ptr(b []byte) *C.uchar {
 	return (*C.uchar)(unsafe.Pointer(&b[0]))
 }
 
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // Deflate appends the raw deflate stream of src with p to dst.
 func Deflate(dst, src []byte, p Params) ([]byte, error) {
 	if !p.Valid() {
@@ -97,8 +109,9 @@ func Deflate(dst, src []byte, p Params) ([]byte, error) {
 	if bound == 0 {
 		return dst, errors.New("zlibenc: deflateInit2 failed")
 	}
+	bound += 16 // a sync flush's empty stored block
 	out := make([]byte, bound)
-	n := C.bw_deflate(ptr(src), C.size_t(len(src)), C.int(p.Level), C.int(p.MemLevel), C.int(p.Strategy), ptr(out), C.size_t(bound))
+	n := C.bw_deflate(ptr(src), C.size_t(len(src)), C.int(p.Level), C.int(p.MemLevel), C.int(p.Strategy), cbool(p.SyncFlush), ptr(out), C.size_t(bound))
 	if n < 0 {
 		return dst, errors.New("zlibenc: deflate failed")
 	}
@@ -111,5 +124,5 @@ func Reproduces(src, want []byte, p Params) (bool, error) {
 	if !p.Valid() || len(src) >= maxInput {
 		return false, nil
 	}
-	return C.bw_same(ptr(src), C.size_t(len(src)), C.int(p.Level), C.int(p.MemLevel), C.int(p.Strategy), ptr(want), C.size_t(len(want))) == 1, nil
+	return C.bw_same(ptr(src), C.size_t(len(src)), C.int(p.Level), C.int(p.MemLevel), C.int(p.Strategy), cbool(p.SyncFlush), ptr(want), C.size_t(len(want))) == 1, nil
 }

@@ -31,6 +31,10 @@ type Params struct {
 	Level    int // 1–9 (0 stores, not tried)
 	MemLevel int // 1–9; zlib's default is 8
 	Strategy int // StrategyDefault or StrategyFiltered
+	// SyncFlush: the writer flushed (Z_SYNC_FLUSH) after the last input,
+	// then finished, as Python's warcio and pywb write each member; the
+	// stream ends in an empty stored block and an empty final one.
+	SyncFlush bool
 }
 
 // zlib strategies (Z_DEFAULT_STRATEGY, Z_FILTERED).
@@ -44,6 +48,9 @@ func (p Params) String() string {
 	if p.Strategy == StrategyFiltered {
 		s = "filtered"
 	}
+	if p.SyncFlush {
+		s += " syncflush"
+	}
 	return fmt.Sprintf("zlib level %d memLevel %d %s", p.Level, p.MemLevel, s)
 }
 
@@ -55,14 +62,25 @@ func (p Params) Valid() bool {
 
 // Candidates are the settings a search tries, most common first: zlib's
 // default level 6, then 9 (gzip -9, Heritrix), then the other levels, at
-// the default memLevel 8, then memLevel 9 and the filtered strategy.
+// the default memLevel 8, then memLevel 9 and the filtered strategy;
+// then each of those flushed before finishing (Python writers); last,
+// the smaller memLevels 1–7 (seen in the wild: level 4 memLevel 3).
+// 135 settings: a member no setting reproduces costs that many trials,
+// each stopped at its first differing output byte.
 func Candidates() []Params {
 	var ps []Params
-	for _, st := range []int{StrategyDefault, StrategyFiltered} {
-		for _, ml := range []int{8, 9} {
-			for _, l := range []int{6, 9, 1, 2, 3, 4, 5, 7, 8} {
-				ps = append(ps, Params{Level: l, MemLevel: ml, Strategy: st})
+	for _, flush := range []bool{false, true} {
+		for _, st := range []int{StrategyDefault, StrategyFiltered} {
+			for _, ml := range []int{8, 9} {
+				for _, l := range []int{6, 9, 1, 2, 3, 4, 5, 7, 8} {
+					ps = append(ps, Params{Level: l, MemLevel: ml, Strategy: st, SyncFlush: flush})
+				}
 			}
+		}
+	}
+	for ml := 1; ml <= 7; ml++ {
+		for _, l := range []int{6, 9, 1, 2, 3, 4, 5, 7, 8} {
+			ps = append(ps, Params{Level: l, MemLevel: ml})
 		}
 	}
 	return ps

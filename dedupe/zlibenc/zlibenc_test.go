@@ -74,32 +74,32 @@ func TestReproducesRejects(t *testing.T) {
 	}
 	doc := bytes.Repeat([]byte("<p>hello, archive; hello again</p>\n"), 2000)
 	doc = append(doc, []byte(strings.Repeat("xyzzy plugh ", 5000))...)
-	out6, _ := Deflate(nil, doc, Params{6, 8, StrategyDefault})
-	out1, _ := Deflate(nil, doc, Params{1, 8, StrategyDefault})
+	out6, _ := Deflate(nil, doc, Params{Level: 6, MemLevel: 8})
+	out1, _ := Deflate(nil, doc, Params{Level: 1, MemLevel: 8})
 	if bytes.Equal(out6, out1) {
 		t.Fatal("levels 1 and 6 give the same output: the document does not discriminate")
 	}
-	if ok, _ := Reproduces(doc, out6, Params{1, 8, StrategyDefault}); ok {
+	if ok, _ := Reproduces(doc, out6, Params{Level: 1, MemLevel: 8}); ok {
 		t.Error("level 1 accepted for level 6 output")
 	}
 	bad := bytes.Clone(out6)
 	bad[len(bad)/2] ^= 1
-	if ok, _ := Reproduces(doc, bad, Params{6, 8, StrategyDefault}); ok {
+	if ok, _ := Reproduces(doc, bad, Params{Level: 6, MemLevel: 8}); ok {
 		t.Error("damaged output accepted")
 	}
-	if ok, _ := Reproduces(doc, out6[:len(out6)-1], Params{6, 8, StrategyDefault}); ok {
+	if ok, _ := Reproduces(doc, out6[:len(out6)-1], Params{Level: 6, MemLevel: 8}); ok {
 		t.Error("short output accepted")
 	}
-	if ok, _ := Reproduces(doc, append(bytes.Clone(out6), 0), Params{6, 8, StrategyDefault}); ok {
+	if ok, _ := Reproduces(doc, append(bytes.Clone(out6), 0), Params{Level: 6, MemLevel: 8}); ok {
 		t.Error("long output accepted")
 	}
-	if ok, _ := Reproduces(nil, mustDeflate(t, nil), Params{6, 8, StrategyDefault}); !ok {
+	if ok, _ := Reproduces(nil, mustDeflate(t, nil), Params{Level: 6, MemLevel: 8}); !ok {
 		t.Error("empty input not reproduced")
 	}
 }
 
 func mustDeflate(t *testing.T, b []byte) []byte {
-	out, err := Deflate(nil, b, Params{6, 8, StrategyDefault})
+	out, err := Deflate(nil, b, Params{Level: 6, MemLevel: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
