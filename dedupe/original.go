@@ -41,7 +41,10 @@ const (
 	originalNoZlib   = 7 // ingested by a build without zlib (cgo)
 	originalSkipped  = 8 // ingest was told not to look (Options.SkipOriginal)
 	originalChanged  = 9 // the file changed between the reads of ingest
-	originalReasons  = 10
+	// originalPlain: the file is not compressed; its stream is the file
+	// (same length and SHA-256), so it restores as given without a table.
+	originalPlain   = 10
+	originalReasons = 11
 )
 
 var originalWhyText = [originalReasons]string{
@@ -55,6 +58,7 @@ var originalWhyText = [originalReasons]string{
 	originalNoZlib:   "ingested without zlib (cgo)",
 	originalSkipped:  "not examined",
 	originalChanged:  "file changed while ingested",
+	originalPlain:    "not compressed: the stream is the file",
 }
 
 // OriginalReason says why f does or does not restore bit-exact
@@ -67,10 +71,15 @@ func (f *InputFile) OriginalReason() string {
 }
 
 // OriginalExact says that export-warc -source -original rebuilds f as
-// given (compressed), checked against its SHA256.
+// given (compressed), checked against its SHA256: a gzip file through its
+// member table, or an uncompressed file, which is its stream.
 func (f *InputFile) OriginalExact() bool {
-	return f.OriginalWhy == originalExact && f.Original != nil && f.Rebuildable
+	return f.Rebuildable && (f.OriginalWhy == originalExact && f.Original != nil || f.OriginalWhy == originalPlain)
 }
+
+// OriginalCompressed says that f is a gzip file that restores bit-exact
+// compressed (OriginalExact, not merely uncompressed).
+func (f *InputFile) OriginalCompressed() bool { return f.OriginalExact() && f.Original != nil }
 
 // Limits of the member search: a member is held whole (compressed and
 // decompressed) while tried, and the table lives in the catalog root,
@@ -502,6 +511,11 @@ func (a *Archive) WriteOriginal(w io.Writer, f InputFile, vs []Version) (SourceS
 	if !f.OriginalExact() {
 		return SourceStats{}, fmt.Errorf("%w %s: %s", ErrNoOriginal, f.Name, f.OriginalReason())
 	}
+	if f.Original == nil { // not compressed: the stream is the file
+		st, err := a.streamSource(w, f, vs, nil, nil)
+		st.Exact = st.Exact && st.Bytes == f.Size && st.SHA256 == f.SHA256
+		return st, err
+	}
 	if !zlibenc.Available {
 		return SourceStats{}, fmt.Errorf("%w %s: this build has no zlib (built without cgo)", ErrNoOriginal, f.Name)
 	}
@@ -542,6 +556,8 @@ func learnOriginals(ctx context.Context, rows []InputFile, paths []string, skip 
 					in.OriginalWhy = originalSkipped
 				case !in.Rebuildable:
 					in.OriginalWhy = originalStream
+				case in.StreamLen == in.Size && in.StreamSHA256 == in.SHA256:
+					in.OriginalWhy = originalPlain
 				default:
 					o, why, err := learnOriginal(ctx, paths[i], in.Size, in.SHA256, in.StreamSHA256)
 					if err != nil {

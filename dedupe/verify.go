@@ -134,7 +134,7 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 		// restored records.
 		var w io.Writer = io.Discard
 		var ow *originalWriter
-		if f.OriginalExact() {
+		if f.OriginalCompressed() {
 			if zlibenc.Available {
 				ow = newOriginalWriter(io.Discard, f.Original)
 				ow.soft = true

@@ -264,7 +264,7 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 		what := "restores exactly (decompressed stream, SHA-256 as at ingest)"
 		switch {
 		case opts.Original:
-			what = "restores exactly (compressed, as given: SHA-256 of the file as at ingest)"
+			what = "restores exactly, as given (SHA-256 of the file as at ingest)"
 		case opts.Clean:
 			what = fmt.Sprintf("clean: %d record(s) and gap(s) left out", st.Left)
 		case st.Exact:

@@ -155,8 +155,10 @@ func listFiles(a *dedupe.Archive, asJSON bool, stdout io.Writer) error {
 		}
 		compressed, why := "unknown", f.OriginalReason()
 		switch {
-		case f.OriginalExact():
+		case f.OriginalCompressed():
 			compressed = "exact"
+		case f.OriginalExact():
+			compressed = "exact (not compressed)"
 		case f.OriginalWhy != 0: // 0: not recorded (before catalog version 6)
 			compressed = "no: " + why
 		}
