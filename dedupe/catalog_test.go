@@ -145,7 +145,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pb[4] != 5 {
+	if pb[4] != catalogVersion {
 		t.Fatalf("segment version %d", pb[4])
 	}
 	pb[4] = 3

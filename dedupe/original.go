@@ -77,6 +77,19 @@ func (f *InputFile) OriginalExact() bool {
 	return f.Rebuildable && (f.OriginalWhy == originalExact && f.Original != nil || f.OriginalWhy == originalPlain)
 }
 
+// OriginalRestorable says whether this build can write f as given
+// (WriteOriginal), and if not why: f does not restore bit-exact, or it
+// needs zlib and the build has none.
+func (f *InputFile) OriginalRestorable() (bool, string) {
+	switch {
+	case !f.OriginalExact():
+		return false, f.OriginalReason()
+	case f.Original != nil && !zlibenc.Available:
+		return false, "this build has no zlib (built without cgo)"
+	}
+	return true, ""
+}
+
 // OriginalCompressed says that f is a gzip file that restores bit-exact
 // compressed (OriginalExact, not merely uncompressed).
 func (f *InputFile) OriginalCompressed() bool { return f.OriginalExact() && f.Original != nil }

@@ -110,8 +110,8 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 			return err
 		}
 		found++
-		if opts.Original && !f.OriginalExact() {
-			return done(SourceStats{File: f, NotWritten: f.OriginalReason()})
+		if ok, why := f.OriginalRestorable(); opts.Original && !ok {
+			return done(SourceStats{File: f, NotWritten: why})
 		}
 		w, err := open(f)
 		if err != nil {

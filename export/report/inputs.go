@@ -78,9 +78,8 @@ func (in *Inputs) add(f dedupe.InputFile) {
 	in.Files = append(in.Files, r)
 }
 
-// maxInputLines bounds the files the text lists one by one; beyond, it
-// lists those that do not restore exactly both ways (the JSON and the
-// page list every file).
+// maxInputLines bounds the files the text lists: those that do not
+// restore exactly both ways (the JSON and the page list every file).
 const maxInputLines = 30
 
 func writeInputsText(bw *bufio.Writer, r *Report) {
@@ -96,19 +95,23 @@ func writeInputsText(bw *bufio.Writer, r *Report) {
 	t = &table{align: "ll"}
 	listed := 0
 	for _, f := range in.Files {
-		all := len(in.Files) <= maxInputLines
-		if all || f.Compressed != "exact" && f.Compressed != "uncompressed" || f.Decompressed != "exact" {
-			if listed++; listed > maxInputLines {
-				continue
-			}
+		if f.Decompressed == "exact" && (f.Compressed == "exact" || f.Compressed == "uncompressed") {
+			continue
+		}
+		if listed++; listed <= maxInputLines {
 			t.row("  "+f.Name, f.Says())
 		}
 	}
 	t.write(bw)
 	if listed > maxInputLines {
 		fmt.Fprintf(bw, "  … %d more (report -json lists every file)\n", listed-maxInputLines)
-	} else if len(in.Files) > maxInputLines {
-		fmt.Fprintf(bw, "  every other file restores exactly (compressed / decompressed, or is not compressed)\n")
+	}
+	if listed < len(in.Files) {
+		other := "every other file"
+		if listed == 0 {
+			other = "every file"
+		}
+		fmt.Fprintf(bw, "  %s restores exactly (compressed / decompressed, or is not compressed)\n", other)
 	}
 }
 
