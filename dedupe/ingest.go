@@ -72,7 +72,7 @@ type Options struct {
 	// SkipOriginal: do not read gzip inputs a second time to learn their
 	// members, so no file restores bit-exact compressed (its stream
 	// still restores). What the second read costs is measured by
-	// TestOriginalShare.
+	// BenchmarkOriginalShare.
 	SkipOriginal bool
 }
 

@@ -204,25 +204,31 @@ func TestOriginalDamageFound(t *testing.T) {
 	}
 }
 
-// TestOriginalShare ingests the interop files and the corpus with and
-// without learning gzip members and prints the share of input files that
-// restore bit-exact compressed, the ingest time and the archive size of
-// both; every file counted as exact is rebuilt and compared with the
-// file. It needs ../shared.
-func TestOriginalShare(t *testing.T) {
+// BenchmarkOriginalShare ingests the interop files and the corpus with
+// and without learning gzip members and prints the share of input files
+// that restore bit-exact compressed, the ingest time and the archive size
+// of both; every file counted as exact is rebuilt and checked against the
+// file's SHA-256. It needs ../shared. A benchmark, not a test, because it
+// ingests the corpus twice (about 45 s); TestExportSources and the CLI's
+// corpus test assert the shares.
+//
+//	go test ./dedupe -run '^$' -bench OriginalShare -benchtime 1x
+func BenchmarkOriginalShare(b *testing.B) {
 	if !zlibenc.Available {
-		t.Skip("built without cgo: no zlib")
+		b.Skip("built without cgo: no zlib")
 	}
+	for range b.N {
+		originalShare(b)
+	}
+}
+
+func originalShare(t testing.TB) {
 	shared := sharedDir(t)
 	sets := []struct{ name, dir string }{
 		{"interop", filepath.Join(shared, "testdata", "interop")},
 		{"corpus", filepath.Join(shared, "corpus")},
 	}
 	for _, set := range sets {
-		if testing.Short() && set.name == "corpus" {
-			t.Log("corpus skipped in -short mode")
-			continue
-		}
 		inputs := mustExpand(t, set.dir)
 		var took [2]time.Duration
 		var size [2]int64
