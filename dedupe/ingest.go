@@ -182,10 +182,17 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	for i := range todo {
 		paths[i] = todo[i].path // not todo[i].in: being hashed
 	}
+	learner := newOriginalLearner(ctx)
+	defer learner.stop()
 	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
 		MemLimit: budget.Sort, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
 		Progress: opts.InputProgress,
-		Gaps:     true, OnFile: func(fs warcio.FileStream) { g.streams[fs.File] = fs },
+		Gaps:     true, OnFile: func(fs warcio.FileStream) {
+			g.streams[fs.File] = fs
+			if !opts.SkipOriginal {
+				learner.start(fs)
+			}
+		},
 		OnRead: func(int64) {
 			if opts.ReadDone != nil {
 				var total int64
@@ -222,11 +229,7 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		}
 		rows[i] = in
 	}
-	paths = paths[:0]
-	for _, t := range todo {
-		paths = append(paths, t.path)
-	}
-	if err := learnOriginals(ctx, rows, paths, opts.SkipOriginal); err != nil {
+	if err := learner.apply(rows, paths, opts.SkipOriginal); err != nil {
 		return st, err
 	}
 	r.Files = append(r.Files, rows...)

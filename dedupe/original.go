@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"blockwarc/dedupe/zlibenc"
+	"blockwarc/warcio"
 )
 
 // An input file's original bytes (docs/FORMAT.md "Restoring an input
@@ -190,21 +191,30 @@ func parseGzipHeader(br *bufio.Reader) ([]byte, int, error) {
 // first, then zlibenc.Candidates, and giving up on the file at the first
 // member none reproduces (so a file zlib did not write costs one member's
 // search). want is the stream the first read saw; a file whose members
-// do not give it, or whose bytes do not hash to sum, changed under the
-// ingest.
-func learnOriginal(ctx context.Context, path string, size int64, sum [32]byte, want [32]byte) (*Original, uint8, error) {
+// do not give it changed under the ingest. It returns the SHA-256 and
+// length of the bytes it read, which the caller compares with the file's.
+func learnOriginal(ctx context.Context, path string, want [32]byte) (o *Original, why uint8, sum [32]byte, size int64, err error) {
 	if !zlibenc.Available {
-		return nil, originalNoZlib, nil
+		return nil, originalNoZlib, sum, 0, nil
 	}
+	o, why, raw, err := learnMembers(ctx, path, want)
+	if raw != nil {
+		raw.h.Sum(sum[:0])
+		size = raw.n
+	}
+	return o, why, sum, size, err
+}
+
+func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, uint8, *hashingReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("open input again for its gzip members: %w", err)
+		return nil, 0, nil, fmt.Errorf("open input again for its gzip members: %w", err)
 	}
 	defer f.Close()
 	raw := &hashingReader{r: f, h: sha256.New()}
 	br := bufio.NewReaderSize(raw, 256<<10)
 	if head, _ := br.Peek(2); len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
-		return nil, originalNotGzip, nil
+		return nil, originalNotGzip, nil, nil
 	}
 	pos := func() int64 { return raw.n - int64(br.Buffered()) }
 	o := &Original{}
@@ -216,7 +226,7 @@ func learnOriginal(ctx context.Context, path string, size int64, sum [32]byte, w
 	comp := []byte(nil)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		if _, err := br.Peek(1); err == io.EOF {
 			break
@@ -224,30 +234,30 @@ func learnOriginal(ctx context.Context, path string, size int64, sum [32]byte, w
 		start := pos()
 		hdr, slAt, err := parseGzipHeader(br)
 		if err != nil {
-			return nil, originalDamaged, nil
+			return nil, originalDamaged, nil, nil
 		}
 		bodyAt := pos()
 		if fr == nil {
 			fr = flate.NewReader(br)
 		} else if err := fr.(flate.Resetter).Reset(br, nil); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		plain.Reset()
 		n, err := io.Copy(&plain, io.LimitReader(fr, maxMemberPlain+1))
 		if n > maxMemberPlain {
-			return nil, originalLarge, nil
+			return nil, originalLarge, nil, nil
 		}
 		if err != nil {
-			return nil, originalDamaged, nil
+			return nil, originalDamaged, nil, nil
 		}
 		bodyEnd := pos()
 		var tr [8]byte
 		if _, err := io.ReadFull(br, tr[:]); err != nil {
-			return nil, originalDamaged, nil
+			return nil, originalDamaged, nil, nil
 		}
 		data := plain.Bytes()
 		if binary.LittleEndian.Uint32(tr[:]) != crc32.ChecksumIEEE(data) || binary.LittleEndian.Uint32(tr[4:]) != uint32(len(data)) {
-			return nil, originalDamaged, nil
+			return nil, originalDamaged, nil, nil
 		}
 		end := pos()
 		comp = comp[:0]
@@ -256,11 +266,11 @@ func learnOriginal(ctx context.Context, path string, size int64, sum [32]byte, w
 		}
 		comp = comp[:bodyEnd-bodyAt]
 		if _, err := f.ReadAt(comp, bodyAt); err != nil {
-			return nil, 0, fmt.Errorf("read gzip member of %s at %d: %w", path, start, err)
+			return nil, 0, nil, fmt.Errorf("read gzip member of %s at %d: %w", path, start, err)
 		}
 		p, ok := findParams(data, comp, prev)
 		if !ok {
-			return nil, originalNoParams, nil
+			return nil, originalNoParams, nil, nil
 		}
 		prev = &p
 		// The header: "sl" is recomputed when it says what it should
@@ -291,19 +301,17 @@ func learnOriginal(ctx context.Context, path string, size int64, sum [32]byte, w
 		stream.Write(data)
 	}
 	if _, err := io.Copy(io.Discard, br); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	var got [32]byte
 	stream.Sum(got[:0])
-	var fsum [32]byte
-	raw.h.Sum(fsum[:0])
-	if got != want || fsum != sum || raw.n != size {
-		return nil, originalChanged, nil
+	if got != want {
+		return nil, originalChanged, nil, nil
 	}
 	if len(o.appendTo(nil)) > maxMemberTable {
-		return nil, originalLarge, nil
+		return nil, originalLarge, nil, nil
 	}
-	return o, originalExact, nil
+	return o, originalExact, raw, nil
 }
 
 // findParams returns zlib settings under which data deflates to comp.
@@ -549,54 +557,91 @@ func originalStats(st SourceStats, ow *originalWriter, f InputFile) SourceStats 
 	return st
 }
 
-// learnOriginals sets Original and OriginalWhy of the rows (paths[i] is
-// row i's file), reading the files with known, rebuildable streams
-// again, several at once.
-func learnOriginals(ctx context.Context, rows []InputFile, paths []string, skip bool) error {
-	work := make(chan int)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(rows))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				in := &rows[i]
-				switch {
-				case in.StreamLen < 0:
-					continue // no version 6 field is written
-				case skip || paths[i] == "-": // standard input cannot be read again
-					in.OriginalWhy = originalSkipped
-				case !in.Rebuildable:
-					in.OriginalWhy = originalStream
-				case in.StreamLen == in.Size && in.StreamSHA256 == in.SHA256:
-					in.OriginalWhy = originalPlain
-				default:
-					o, why, err := learnOriginal(ctx, paths[i], in.Size, in.SHA256, in.StreamSHA256)
-					if err != nil {
-						select {
-						case errs <- err:
-						default:
-						}
-						continue
-					}
-					in.Original, in.OriginalWhy = o, why
-				}
-			}
-		}()
+// originalLearner reads gzip inputs a second time, each as soon as the
+// walk has read it to its end (Walk's OnFile), while the ingest goes on,
+// at most GOMAXPROCS files at once: the member search (one deflate per
+// member) then overlaps the modelling instead of following it. Each
+// search holds one member (at most maxMemberPlain bytes decompressed).
+type originalLearner struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	res    map[string]*learned
+}
+
+type learned struct {
+	o    *Original
+	why  uint8
+	sum  [32]byte
+	size int64
+	err  error
+}
+
+func newOriginalLearner(ctx context.Context) *originalLearner {
+	l := &originalLearner{sem: make(chan struct{}, runtime.GOMAXPROCS(0)), res: map[string]*learned{}}
+	l.ctx, l.cancel = context.WithCancel(ctx)
+	return l
+}
+
+// start begins learning the file fs describes, when its stream can be
+// rebuilt and it can be read again.
+func (l *originalLearner) start(fs warcio.FileStream) {
+	if !fs.Tiled || fs.File == "-" {
+		return
 	}
-	for i := range rows {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
 		select {
-		case work <- i:
-		case <-ctx.Done():
+		case l.sem <- struct{}{}:
+		case <-l.ctx.Done():
+			return
+		}
+		defer func() { <-l.sem }()
+		r := &learned{}
+		r.o, r.why, r.sum, r.size, r.err = learnOriginal(l.ctx, fs.File, fs.SHA256)
+		l.mu.Lock()
+		l.res[fs.File] = r
+		l.mu.Unlock()
+	}()
+}
+
+// stop abandons what is still running and waits for it.
+func (l *originalLearner) stop() {
+	l.cancel()
+	l.wg.Wait()
+}
+
+// apply waits for every search and sets Original and OriginalWhy of the
+// rows (paths[i] is row i's file); with skip it only marks them.
+func (l *originalLearner) apply(rows []InputFile, paths []string, skip bool) error {
+	l.wg.Wait()
+	for i := range rows {
+		in := &rows[i]
+		r := l.res[paths[i]]
+		switch {
+		case in.StreamLen < 0:
+			// no version 6 field is written
+		case skip || paths[i] == "-": // standard input cannot be read again
+			in.OriginalWhy = originalSkipped
+		case !in.Rebuildable:
+			in.OriginalWhy = originalStream
+		case in.StreamLen == in.Size && in.StreamSHA256 == in.SHA256:
+			in.OriginalWhy = originalPlain
+		case r == nil:
+			if err := l.ctx.Err(); err != nil {
+				return err
+			}
+			in.OriginalWhy = originalSkipped
+		case r.err != nil:
+			return r.err
+		case r.why == originalExact && (r.sum != in.SHA256 || r.size != in.Size):
+			in.OriginalWhy = originalChanged
+		default:
+			in.Original, in.OriginalWhy = r.o, r.why
 		}
 	}
-	close(work)
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return ctx.Err()
-	}
+	return nil
 }
