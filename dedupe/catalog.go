@@ -147,6 +147,12 @@ type InputFile struct {
 	StreamSHA256 [32]byte
 	Gaps         int64
 	Rebuildable  bool
+	// Original is the member table that rebuilds the file as given (a
+	// gzip file whose members zlib reproduces; catalog version 6), nil
+	// otherwise; OriginalWhy says which (original* constants): see
+	// OriginalExact and OriginalReason.
+	Original    *Original
+	OriginalWhy uint8
 }
 
 // sortVersions puts versions in capture order and drops repeats of the

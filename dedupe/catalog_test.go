@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/zlibenc"
 )
 
 func TestRecordIDRoundTrip(t *testing.T) {
@@ -143,7 +145,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pb[4] != 5 {
+	if pb[4] != catalogVersion {
 		t.Fatalf("segment version %d", pb[4])
 	}
 	pb[4] = 3
@@ -179,6 +181,13 @@ func TestRootRoundTrip(t *testing.T) {
 			{Name: "ota-tinder", Size: 1},
 			{Name: "", Size: 2},
 			{Name: "zzz", Size: 3},
+			// Version 6: a member table, and a reason.
+			{Name: "w.warc.gz", Size: 50, StreamLen: 10, Rebuildable: true, OriginalWhy: originalExact, Original: &Original{
+				Headers: []memberHeader{{Bytes: make([]byte, 24), SL: true, slAt: 16}, {Bytes: []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"), slAt: -1}},
+				Runs: []memberRun{{Count: 2, P: zlibenc.Params{Level: 6, MemLevel: 8}},
+					{Count: 1, Header: 1, P: zlibenc.Params{Level: 1, MemLevel: 9, Strategy: zlibenc.StrategyFiltered, SyncFlush: true}}},
+				Lens: []int64{5, 0, 5}}},
+			{Name: "v.warc", Size: 3, StreamLen: 3, Rebuildable: true, OriginalWhy: originalNotGzip},
 		},
 		Runs: [][]segRef{{{First: "", Last: "com,a)/", ID: pack.Sum([]byte("s"))}}},
 	}
@@ -194,7 +203,7 @@ func TestRootRoundTrip(t *testing.T) {
 		t.Fatalf("root does not round-trip: %+v", got)
 	}
 	for i := range r.Files {
-		if got.Files[i] != r.Files[i] {
+		if !reflect.DeepEqual(got.Files[i], r.Files[i]) {
 			t.Errorf("file %d: got %+v, want %+v", i, got.Files[i], r.Files[i])
 		}
 	}
@@ -377,6 +386,9 @@ func TestReadOldCatalogs(t *testing.T) {
 			for _, f := range fs {
 				if f.Size == 0 || (f.Records == -1) != (ver < 3) || (f.StreamLen == -1) != (ver < 5) {
 					t.Errorf("version %d input file %+v: counts known from version 3, streams from 5", ver, f)
+				}
+				if (f.OriginalWhy == originalUnknown) != (ver < 6) || ver >= 6 && !f.OriginalExact() {
+					t.Errorf("version %d input file %s: original %q; wgets' gzip files restore bit-exact from version 6", ver, f.Name, f.OriginalReason())
 				}
 			}
 			n, unknown := 0, 0

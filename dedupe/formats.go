@@ -5,7 +5,7 @@ package dedupe
 const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
-	catalogVersion = 5
+	catalogVersion = 6
 	// oldestCatalog is the oldest catalog version this reader knows.
 	oldestCatalog = 2
 )
@@ -47,5 +47,9 @@ var catalogFormats = map[uint64]*catalogFormat{
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded},
 	// Input streams (length, SHA-256, gaps) per file; gaps (flagGap).
 	5: {rootZstd: true, fileRow: fileRowV5, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap},
+	// Per input file, whether it restores bit-exact compressed and the
+	// gzip member table that does it.
+	6: {rootZstd: true, fileRow: fileRowV6, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap},
 }

@@ -74,6 +74,11 @@ type Options struct {
 	// depends on the bytes and these limits only, not on timing, so the
 	// archive stays deterministic.
 	Reencode reencode.Limits
+	// SkipOriginal: do not read gzip inputs a second time to learn their
+	// members, so no file restores bit-exact compressed (its stream
+	// still restores). What the second read costs is measured by
+	// BenchmarkOriginalShare.
+	SkipOriginal bool
 }
 
 // Stats count what Ingest did.
@@ -187,10 +192,17 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	for i := range todo {
 		paths[i] = todo[i].path // not todo[i].in: being hashed
 	}
+	learner := newOriginalLearner(ctx)
+	defer learner.stop()
 	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
 		MemLimit: budget.Sort, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
 		Progress: opts.InputProgress,
-		Gaps:     true, OnFile: func(fs warcio.FileStream) { g.streams[fs.File] = fs },
+		Gaps:     true, OnFile: func(fs warcio.FileStream) {
+			g.streams[fs.File] = fs
+			if !opts.SkipOriginal {
+				learner.start(fs)
+			}
+		},
 		OnRead: func(int64) {
 			if opts.ReadDone != nil {
 				var total int64
@@ -217,15 +229,20 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	if err := <-hashed; err != nil {
 		return st, err
 	}
-	for _, t := range todo {
+	rows := make([]InputFile, len(todo))
+	for i, t := range todo {
 		in := t.in
 		in.Records, in.Malformed = g.records[t.path], g.malformed[t.path]
 		in.StreamLen = -1
 		if fs, ok := g.streams[t.path]; ok {
 			in.StreamLen, in.StreamSHA256, in.Gaps, in.Rebuildable = fs.Len, fs.SHA256, int64(fs.Gaps), fs.Tiled
 		}
-		r.Files = append(r.Files, in)
+		rows[i] = in
 	}
+	if err := learner.apply(rows, paths, opts.SkipOriginal); err != nil {
+		return st, err
+	}
+	r.Files = append(r.Files, rows...)
 	st.Files = len(todo)
 	if err := g.commit(); err != nil {
 		return st, err

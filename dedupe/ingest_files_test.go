@@ -136,7 +136,7 @@ func TestIngestCancelled(t *testing.T) {
 	}
 }
 
-func mustExpand(t *testing.T, in string) []string {
+func mustExpand(t testing.TB, in string) []string {
 	t.Helper()
 	files, err := expandInputs([]string{in})
 	if err != nil {

@@ -75,6 +75,15 @@ func (r *root) body() []byte {
 				fl |= 1
 			}
 			b = append(b, fl)
+			// Version 6: bit-exact compressed, and how.
+			switch {
+			case f.OriginalWhy != originalExact:
+				b = append(b, f.OriginalWhy)
+			case f.Original == nil:
+				b = append(b, originalUnknown)
+			default:
+				b = f.Original.appendTo(append(b, originalExact))
+			}
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.Runs)))
@@ -207,6 +216,26 @@ func fileRowV5(d *dec, prev *InputFile) InputFile {
 			}
 			f.Rebuildable = fl[0]&1 != 0
 		}
+	}
+	return f
+}
+
+// fileRowV6 reads a row of catalog version 6: version 5's and, when the
+// stream is known, why the file does or does not restore bit-exact
+// compressed, followed by its member table when it does.
+func fileRowV6(d *dec, prev *InputFile) InputFile {
+	f := fileRowV5(d, prev)
+	if d.err != nil || f.StreamLen < 0 {
+		return f
+	}
+	if w := d.bytes(1, "file original"); w != nil {
+		if f.OriginalWhy = w[0]; f.OriginalWhy >= originalReasons {
+			d.fail("file original")
+			return f
+		}
+	}
+	if f.OriginalWhy == originalExact {
+		f.Original = decodeOriginal(d)
 	}
 	return f
 }

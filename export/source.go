@@ -24,6 +24,11 @@ type SourceOptions struct {
 	// is not well-formed (WARCOptions.Clean): the file then reads
 	// without error everywhere, and is not the original any more.
 	Clean bool
+	// Original writes each file as it was given to ingest, compressed,
+	// bit for bit (Archive.WriteOriginal), checked against the SHA-256 of
+	// the file; a file the archive cannot so restore is not written
+	// (SourceStats.NotWritten says why). Not with Gzip or Clean.
+	Original bool
 }
 
 // SourceStats is what WriteSources did for one input file.
@@ -32,6 +37,8 @@ type SourceStats struct {
 	dedupe.SourceStats
 	Left    int64 // records and gaps Clean left out
 	Written int64 // bytes written (compressed with Gzip)
+	// NotWritten, with Original, says why the file was not written.
+	NotWritten string
 }
 
 // SourceNames maps the names of the archive's input files to the names
@@ -54,6 +61,22 @@ func SourceNames(files []dedupe.InputFile, gz bool) map[string]string {
 			}
 		}
 		out[f.Name] = n
+	}
+	return out
+}
+
+// OriginalNames maps the names of the archive's input files to the
+// names export-warc -sources -original writes them under: their own
+// (distinct, as the archive's rows are), "" for a name that could escape
+// the directory.
+func OriginalNames(files []dedupe.InputFile) map[string]string {
+	out := map[string]string{}
+	for _, f := range files {
+		if SourceName(f.Name, false) != "" {
+			out[f.Name] = f.Name
+		} else {
+			out[f.Name] = ""
+		}
 	}
 	return out
 }
@@ -88,6 +111,9 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 			return err
 		}
 		found++
+		if ok, why := f.OriginalRestorable(); opts.Original && !ok {
+			return done(SourceStats{File: f, NotWritten: why})
+		}
 		w, err := open(f)
 		if err != nil {
 			return err
@@ -101,7 +127,12 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 		if opts.Clean {
 			clean = warcio.WellFormed
 		}
-		st, err := a.WriteSource(out, f, vs, clean)
+		var st dedupe.SourceStats
+		if opts.Original {
+			st, err = a.WriteOriginal(out, f, vs)
+		} else {
+			st, err = a.WriteSource(out, f, vs, clean)
+		}
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/zlibenc"
 	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
@@ -113,13 +114,19 @@ func TestExportSources(t *testing.T) {
 	if code := run(context.Background(), []string{"ls", "-files", arch}, &lsOut, &lsErr); code != exitOK {
 		t.Fatalf("ls -files: exit %d: %s", code, lsErr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(lsOut.String()), "\n")
+	lsText := lsOut.String()
+	lines := strings.Split(strings.TrimSpace(lsText), "\n")
 	if len(lines) != len(inputs) {
 		t.Errorf("ls -files: %d lines for %d inputs", len(lines), len(inputs))
 	}
+	compressed := 0
 	for _, l := range lines {
-		if !strings.HasSuffix(l, "\texact") {
+		f := strings.Split(l, "\t")
+		if len(f) != 7 || f[5] != "exact" || f[6] != "exact" && !strings.HasPrefix(f[6], "exact (not compressed)") && !strings.HasPrefix(f[6], "no: ") {
 			t.Errorf("ls -files: %q", l)
+		}
+		if len(f) == 7 && f[6] == "exact" {
+			compressed++
 		}
 	}
 	sum := sha256.Sum256(want)
@@ -127,6 +134,50 @@ func TestExportSources(t *testing.T) {
 	run(context.Background(), []string{"ls", "-files", "-json", arch}, &lsOut, &lsErr)
 	if !strings.Contains(lsOut.String(), `"stream_sha256":"`+hex.EncodeToString(sum[:])+`"`) {
 		t.Errorf("ls -files -json does not give %s's stream digest", one)
+	}
+
+	if !zlibenc.Available {
+		if compressed != 0 {
+			t.Errorf("ls -files: %d files bit-exact compressed in a build without zlib", compressed)
+		}
+		return // no zlib (cgo): no -original of gzip files
+	}
+	if compressed < 20 {
+		t.Errorf("ls -files: %d files bit-exact compressed, want the 30 zlib wrote", compressed)
+	}
+
+	// -original: a gzip file as given, bit for bit; a file zlib did not
+	// write is not written, and says why.
+	code, orig, stderr := runExport(t, "-source", one, "-original", arch)
+	if code != exitOK || !bytes.Equal(orig, raw) {
+		t.Errorf("-source %s -original: exit %d, %d bytes, want the file's %d: %s", one, code, len(orig), len(raw), stderr)
+	}
+	const goGzip = "iagowarc--test.warc.gz"
+	if code, orig, stderr := runExport(t, "-source", goGzip, "-original", arch); code != exitFailure || len(orig) != 0 || !strings.Contains(stderr, "NOT WRITTEN") {
+		t.Errorf("-source %s -original (Go's gzip): exit %d, %d bytes, %s", goGzip, code, len(orig), stderr)
+	}
+	if code, _, _ := runExport(t, "-source", one, "-original", "-gzip", arch); code != exitUsage {
+		t.Errorf("-original with -gzip: exit %d, want usage", code)
+	}
+	origDir := filepath.Join(t.TempDir(), "orig")
+	code, _, stderr = runExport(t, "-sources", origDir, "-original", arch)
+	if n := strings.Count(stderr, "NOT WRITTEN"); code != exitFailure || n != len(inputs)-len(lines)+strings.Count(lsText, "\tno: ") {
+		t.Errorf("-sources -original: exit %d, %d not written: %s", code, n, stderr)
+	}
+	sameFiles := 0
+	for _, in := range inputs {
+		got, err := os.ReadFile(filepath.Join(origDir, filepath.Base(in)))
+		if err != nil {
+			continue
+		}
+		want, _ := os.ReadFile(in)
+		if !bytes.Equal(got, want) {
+			t.Errorf("-sources -original: %s differs from the input", in)
+		}
+		sameFiles++
+	}
+	if sameFiles != compressed+strings.Count(lsText, "exact (not compressed)") {
+		t.Errorf("-sources -original wrote %d files identical to their inputs, want %d", sameFiles, compressed)
 	}
 }
 

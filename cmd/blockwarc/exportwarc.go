@@ -32,7 +32,12 @@ with -gzip one gzip member per record). -sources DIR writes every input
 file into DIR (created if missing) under its name without the compression
 suffix, plus .gz with -gzip (two inputs that would share a name, a.warc
 and a.warc.lz4, keep their whole name plus .plain); an existing file is
-not overwritten. A line
+not overwritten. -original writes the files as they were given,
+compressed, bit for bit, under their own names, checked against the
+SHA-256 of the file recorded at ingest: possible for a gzip file whose
+members the system zlib reproduces (blockwarc ls -files says which; a
+build without cgo has no zlib and writes none); a file that cannot be so
+restored is not written, and says why. A line
 per file on stderr says whether it restored exactly; exit status 1 when
 one did not. NAME is the base name ingest recorded (blockwarc ls -files).`
 
@@ -46,6 +51,7 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 	source := fs.String("source", "", "write input file `NAME` back, in its original order")
 	sources := fs.String("sources", "", "write every input file back into directory `DIR`")
 	gz := fs.Bool("gzip", false, "with -source/-sources: one gzip member per record instead of the plain stream")
+	original := fs.Bool("original", false, "with -source/-sources: the file as given, compressed, bit for bit (gzip files zlib reproduces)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -59,7 +65,15 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintln(stderr, "blockwarc export-warc: -source and -sources select whole files: not with each other, -url, -from, -to; -sources not with -o")
 			return exitUsage
 		}
-		return runExportSources(ctx, fs.Arg(0), *source, *sources, *out, export.SourceOptions{Gzip: *gz, Clean: *clean}, stdout, stderr)
+		if *original && (*gz || *clean) {
+			fmt.Fprintln(stderr, "blockwarc export-warc: -original writes the file as given: not with -gzip or -clean")
+			return exitUsage
+		}
+		return runExportSources(ctx, fs.Arg(0), *source, *sources, *out, export.SourceOptions{Gzip: *gz, Clean: *clean, Original: *original}, stdout, stderr)
+	}
+	if *original {
+		fmt.Fprintln(stderr, "blockwarc export-warc: -original goes with -source or -sources")
+		return exitUsage
 	}
 	if *gz {
 		fmt.Fprintln(stderr, "blockwarc export-warc: -gzip goes with -source or -sources (the WARC export is always gzip)")
@@ -155,6 +169,9 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 		}
 	}
 	outNames := export.SourceNames(a.Files(), opts.Gzip)
+	if opts.Original {
+		outNames = export.OriginalNames(a.Files())
+	}
 	var (
 		cur       *atomicFile // the file being written (dir or out), under a temporary name
 		bw        *bufio.Writer
@@ -191,6 +208,22 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 		return bw, nil
 	}
 	done := func(st export.SourceStats) error {
+		if st.NotWritten != "" {
+			fmt.Fprintf(stderr, "%s: NOT WRITTEN: does not restore as given (compressed): %s\n", st.File.Name, st.NotWritten)
+			notExact++
+			return nil
+		}
+		if opts.Original && !st.Exact {
+			// Never publish a file that differs from the one given (on standard
+			// output the bytes are out already: the exit status says it).
+			if cur != nil {
+				cur.Discard()
+				cur = nil
+			}
+			fmt.Fprintf(stderr, "%s: NOT WRITTEN: the rebuilt file (%d bytes) differs from the one ingested (%d bytes, SHA-256 as at ingest)\n", st.File.Name, st.Bytes, st.File.Size)
+			notExact++
+			return nil
+		}
 		if err := bw.Flush(); err != nil {
 			return fmt.Errorf("write %s: %w", st.File.Name, err)
 		}
@@ -204,6 +237,8 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 		}
 		what := "restores exactly (decompressed stream, SHA-256 as at ingest)"
 		switch {
+		case opts.Original:
+			what = "restores exactly, as given (SHA-256 of the file as at ingest)"
 		case opts.Clean:
 			what = fmt.Sprintf("clean: %d record(s) and gap(s) left out", st.Left)
 		case st.Exact:

@@ -21,14 +21,19 @@ it is given. Records without a target URI (warcinfo) are left out.
 -captures lists every capture instead, one line each:
   URL  TIME  TYPE  HOW-STORED  FILE@OFFSET
 -files lists the input files ingested instead, in ingest order:
-  NAME  SIZE  RECORDS  MALFORMED  GAPS  RESTORES
+  NAME  SIZE  RECORDS  MALFORMED  GAPS  RESTORES  COMPRESSED
 (RESTORES: "exact" when export-warc -source rebuilds the file's
 decompressed stream byte for byte and verify checks it against the SHA-256
-recorded at ingest; "unknown" for files ingested before that was recorded.)
+recorded at ingest; "unknown" for files ingested before that was recorded.
+COMPRESSED: "exact" when export-warc -source -original rebuilds the file
+as given, compressed, bit for bit (verify checks it against the file's
+SHA-256), else "no: " and why (not gzip, a member zlib does not
+reproduce...), "unknown" for files ingested before that was recorded.)
 -json prints one JSON object per line with the same fields
 (url, captures, first, last; or url, time, type, stored_as, stored_why,
 file, offset; or name, size, sha256, records, malformed, gaps,
-stream_bytes, stream_sha256, restores). ls reads only the catalog, never
+stream_bytes, stream_sha256, restores, restores_compressed,
+compressed_why). ls reads only the catalog, never
 a payload.`
 
 func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -147,10 +152,20 @@ func listFiles(a *dedupe.Archive, asJSON bool, stdout io.Writer) error {
 		if f.Rebuildable {
 			restores = "exact"
 		}
+		compressed, why := "unknown", f.OriginalReason()
+		switch {
+		case f.OriginalCompressed():
+			compressed = "exact"
+		case f.OriginalExact():
+			compressed = "exact (not compressed)"
+		case f.OriginalWhy != 0: // 0: not recorded (before catalog version 6)
+			compressed = "no: " + why
+		}
 		if asJSON {
 			row := map[string]any{"name": f.Name, "size": f.Size, "sha256": fmt.Sprintf("%x", f.SHA256),
 				"records": nullCount(f.Records), "malformed": nullCount(f.Malformed), "gaps": f.Gaps,
-				"stream_bytes": nullCount(f.StreamLen), "stream_sha256": nil, "restores": restores}
+				"stream_bytes": nullCount(f.StreamLen), "stream_sha256": nil, "restores": restores,
+				"restores_compressed": strings.SplitN(compressed, ":", 2)[0], "compressed_why": why}
 			if f.StreamLen >= 0 {
 				row["stream_sha256"] = fmt.Sprintf("%x", f.StreamSHA256)
 			}
@@ -159,7 +174,7 @@ func listFiles(a *dedupe.Archive, asJSON bool, stdout io.Writer) error {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\t%s\n", f.Name, f.Size, countText(f.Records), countText(f.Malformed), f.Gaps, restores)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", f.Name, f.Size, countText(f.Records), countText(f.Malformed), f.Gaps, restores, compressed)
 	}
 	return w.Flush()
 }

@@ -45,6 +45,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if st.FilesUnknown > 0 {
 		fmt.Fprintf(stdout, " (%d not checkable)", st.FilesUnknown)
 	}
+	fmt.Fprintf(stdout, ", %d input files rebuilt bit-exact (compressed)", st.FilesOriginal)
+	if st.FilesOriginalUnchecked > 0 {
+		fmt.Fprintf(stdout, " (%d not checkable: built without zlib)", st.FilesOriginalUnchecked)
+	}
 	fmt.Fprintf(stdout, "; %d problem(s)\n", st.Problems)
 	if st.Problems > 0 {
 		return exitFailure

@@ -27,6 +27,7 @@ func (g *Aggregator) Report(dir string, a *dedupe.Archive) (*Report, error) {
 	for _, f := range a.Files() {
 		r.InputFiles++
 		r.InputBytes += f.Size
+		r.Inputs.add(f)
 		if f.Records < 0 || f.Malformed < 0 {
 			known = false
 		}

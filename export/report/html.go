@@ -78,6 +78,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	p("</div>\n")
 
+	writeInputsHTML(bw, r)
+
 	p("<h2>Against the alternatives</h2>\n")
 	writeAlternatives(bw, r)
 

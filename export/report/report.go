@@ -23,6 +23,8 @@ type Report struct {
 	// divisor is 0.
 	Saving *float64 `json:"saving"`
 	Ratio  *float64 `json:"ratio"`
+	// Inputs says how each input file restores (decompressed, compressed).
+	Inputs Inputs `json:"inputs"`
 
 	// Alternatives sets the archive beside other ways of keeping the
 	// collection (docs/REPORT.md); the computed ones only with

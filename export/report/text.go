@@ -44,6 +44,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	t.row("saved", "", HumanBytes(r.SavedBytes), saved)
 	t.write(bw)
+	writeInputsText(bw, r)
 
 	p("\nWhere the archive's bytes go\n")
 	t = &table{align: "lrrrr"}
