@@ -17,39 +17,16 @@ import (
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 	"blockwarc/partition"
 	"blockwarc/warcio"
 
 	"github.com/klauspost/compress/zstd"
 )
 
-// corpusDir returns ../shared/corpus next to the repository, skipping
-// (failing under CI=true) when it is missing.
-func corpusDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			tb.Fatal("go.mod not found above the package directory")
-		}
-		dir = up
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(c); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("shared corpus %s is missing (CI=true requires it)", c)
-		}
-		tb.Skipf("shared corpus %s is missing: the corpus benchmarks and tests need it", c)
-	}
-	return c
-}
+// corpusDir returns ../shared/corpus (sharedtest: skipped when missing,
+// failing under CI=true).
+func corpusDir(tb testing.TB) string { return sharedtest.Dir(tb, "corpus") }
 
 // corpusSites lists every site directory of the corpus.
 func corpusSites(tb testing.TB) []string {
