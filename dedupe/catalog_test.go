@@ -391,30 +391,12 @@ func TestReadOldCatalogs(t *testing.T) {
 					t.Errorf("version %d input file %s: original %q; wgets' gzip files restore bit-exact from version 6", ver, f.Name, f.OriginalReason())
 				}
 			}
-			n, unknown := 0, 0
-			err = a.WalkOrdered(func(u URLVersions) error {
-				for i := range u.Versions {
-					v := &u.Versions[i]
-					p, err := a.Restore(v)
-					if err != nil {
-						t.Errorf("%s at %d: %v", v.File, v.Offset, err)
-						continue
-					}
-					rec := p.Record()
-					orig, err := original(filepath.Join(root, v.File), v.Offset, v.Skip, len(rec))
-					if err != nil || !bytes.Equal(orig, rec) {
-						t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
-					}
-					if st := v.Storage(); st.How == StoredPayload && st.Why == WhyUnknown {
-						unknown++
-					}
-					n++
+			unknown := 0
+			n := restoreAll(t, a, root, func(v *Version) {
+				if st := v.Storage(); st.How == StoredPayload && st.Why == WhyUnknown {
+					unknown++
 				}
-				return nil
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			// Version 2 did not record why a payload is whole.
 			if n != 24 || (unknown > 0) != (ver == 2) {
 				t.Fatalf("restored %d records (%d whole payloads of unknown reason), want 24", n, unknown)
@@ -472,33 +454,12 @@ func TestExtendOldCatalogs(t *testing.T) {
 			if len(fs) != 4 || fs[3].Records != st.Records || fs[3].Records == 0 || (fs[0].Records == -1) != (ver < 3) || fs[3].StreamLen <= 0 {
 				t.Fatalf("input files %+v after extending (ingest read %d records)", fs, st.Records)
 			}
-			n, inline := 0, 0
-			err = a.WalkOrdered(func(u URLVersions) error {
-				for i := range u.Versions {
-					v := &u.Versions[i]
-					p, err := a.Restore(v)
-					if err != nil {
-						t.Errorf("%s at %d: %v", v.File, v.Offset, err)
-						continue
-					}
-					rec := p.Record()
-					file := v.File
-					if !filepath.IsAbs(file) {
-						file = filepath.Join(root, file)
-					}
-					if orig, err := original(file, v.Offset, v.Skip, len(rec)); err != nil || !bytes.Equal(orig, rec) {
-						t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
-					}
-					if v.Storage().How == StoredInline {
-						inline++
-					}
-					n++
+			inline := 0
+			n := restoreAll(t, a, root, func(v *Version) {
+				if v.Storage().How == StoredInline {
+					inline++
 				}
-				return nil
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			if n != 32 || inline == 0 {
 				t.Fatalf("restored %d records (%d inline), want 32 with inline ones from the new run", n, inline)
 			}
@@ -553,4 +514,37 @@ func TestCatalogFormats(t *testing.T) {
 			t.Errorf("catalog version %d: format %+v incomplete", ver, f)
 		}
 	}
+}
+
+// restoreAll restores every version of a in catalog order, compares it
+// with its input record (relative input names are under root), calls
+// each with it, and returns how many versions it read.
+func restoreAll(t *testing.T, a *Archive, root string, each func(*Version)) int {
+	t.Helper()
+	n := 0
+	err := a.WalkOrdered(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			n++
+			each(v)
+			p, err := a.Restore(v)
+			if err != nil {
+				t.Errorf("%s at %d: %v", v.File, v.Offset, err)
+				continue
+			}
+			rec := p.Record()
+			file := v.File
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(root, file)
+			}
+			if orig, err := original(file, v.Offset, v.Skip, len(rec)); err != nil || !bytes.Equal(orig, rec) {
+				t.Errorf("%s at %d: restored record differs from the input (%v)", v.File, v.Offset, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -356,15 +356,19 @@ func encodeSegment(urls []URLVersions, unique func(pack.ID) (bool, error)) ([]by
 type resolver = func(prefix []byte) (pack.ID, error)
 
 // openSegment checks a segment's magic and version and returns a decoder
-// of its two parts (docs/FORMAT.md "Catalog segment").
-func openSegment(b []byte, resolve resolver) (*dec, error) {
+// of its parts (docs/FORMAT.md "Catalog segment") positioned at its URL
+// count, with the input file names the segment's versions name.
+func openSegment(b []byte, resolve resolver) (*dec, []string, error) {
+	if len(b) < 4 || string(b[:4]) != segmentMagic {
+		return nil, nil, fmt.Errorf("%w: segment has no %s magic", errCatalog, segmentMagic)
+	}
 	d := &dec{b: b[4:], split: true, resolve: resolve}
 	ver := d.uvarint("version")
 	if d.f = catalogFormats[ver]; d.err == nil && d.f == nil {
-		return nil, fmt.Errorf("%w: segment version %d, this reader knows %d to %d", errCatalog, ver, oldestCatalog, catalogVersion)
+		return nil, nil, fmt.Errorf("%w: segment version %d, this reader knows %d to %d", errCatalog, ver, oldestCatalog, catalogVersion)
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, nil, d.err
 	}
 	n := d.uvarint("segment main part length")
 	var cn [numCols]uint64
@@ -381,27 +385,38 @@ func openSegment(b []byte, resolve resolver) (*dec, error) {
 		rest -= min(l, rest)
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, nil, d.err
 	}
 	d.b, d.r = d.b[:n], d.b[n:]
 	for c := range cn {
 		d.cols[c], d.r = d.r[:cn[c]:cn[c]], d.r[cn[c]:]
 	}
-	return d, nil
+	files := d.files()
+	d.segFiles = make([]segFile, len(files))
+	return d, files, d.err
+}
+
+// versions reads the nv versions of one URL entry, in capture order.
+func (d *dec) versions(files []string, nv int) []Version {
+	vs := make([]Version, 0, nv)
+	t := newIDTable()
+	for range nv {
+		v := d.f.version(d, files, t)
+		if len(vs) > 0 {
+			v.prevRecordID = vs[len(vs)-1].RecordID
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 // findInSegment decodes the segment and returns the versions of key
 // (nil when absent). It decodes entries only up to key.
 func findInSegment(b []byte, key string, resolve resolver) ([]Version, error) {
-	if len(b) < 4 || string(b[:4]) != segmentMagic {
-		return nil, fmt.Errorf("%w: segment has no %s magic", errCatalog, segmentMagic)
-	}
-	d, err := openSegment(b, resolve)
+	d, files, err := openSegment(b, resolve)
 	if err != nil {
 		return nil, err
 	}
-	files := d.files()
-	d.segFiles = make([]segFile, len(files))
 	n := d.count("url count", 2)
 	for range n {
 		k := d.str("key")
@@ -410,15 +425,7 @@ func findInSegment(b []byte, key string, resolve resolver) ([]Version, error) {
 			break
 		}
 		d.skip = k != key
-		vs := make([]Version, 0, nv)
-		t := newIDTable()
-		for range nv {
-			v := d.f.version(d, files, t)
-			if len(vs) > 0 {
-				v.prevRecordID = vs[len(vs)-1].RecordID
-			}
-			vs = append(vs, v)
-		}
+		vs := d.versions(files, nv)
 		if d.err != nil {
 			return nil, d.err
 		}
@@ -431,28 +438,15 @@ func findInSegment(b []byte, key string, resolve resolver) ([]Version, error) {
 
 // decodeSegment decodes every entry of a segment.
 func decodeSegment(b []byte, resolve resolver) ([]URLVersions, error) {
-	if len(b) < 4 || string(b[:4]) != segmentMagic {
-		return nil, fmt.Errorf("%w: segment has no %s magic", errCatalog, segmentMagic)
-	}
-	d, err := openSegment(b, resolve)
+	d, files, err := openSegment(b, resolve)
 	if err != nil {
 		return nil, err
 	}
-	files := d.files()
-	d.segFiles = make([]segFile, len(files))
 	n := d.count("url count", 2)
 	out := make([]URLVersions, 0, n)
 	for range n {
 		u := URLVersions{Key: d.str("key")}
-		nv := d.count("version count", minVersionBytes)
-		t := newIDTable()
-		for range nv {
-			v := d.f.version(d, files, t)
-			if len(u.Versions) > 0 {
-				v.prevRecordID = u.Versions[len(u.Versions)-1].RecordID
-			}
-			u.Versions = append(u.Versions, v)
-		}
+		u.Versions = d.versions(files, d.count("version count", minVersionBytes))
 		if d.err != nil {
 			return nil, d.err
 		}
