@@ -434,6 +434,14 @@ func (w *Writer) flush() error {
 	return nil
 }
 
+// FrameWriter is an output that takes a frame with its directory entry
+// (an archive that keeps frames inside files of its own and the
+// directory in its indexes). Frame.Offset is then the Writer's running
+// offset, meaningful to the owner only if it makes it so.
+type FrameWriter interface {
+	WriteFrame(f Frame, data []byte) error
+}
+
 func (w *Writer) writeHead() error {
 	j := w.pending[0]
 	w.pending = w.pending[1:]
@@ -442,18 +450,43 @@ func (w *Writer) writeHead() error {
 		w.err = fmt.Errorf("chunk: compress frame: %w", j.err)
 		return w.err
 	}
-	if _, err := w.out.Write(j.out); err != nil {
+	f := Frame{Offset: w.dir.End(), Size: uint32(len(j.out)), Table: j.table, Plain: j.plain,
+		FirstChunk: j.first, Chunks: j.chunks, CRC: crc32.Checksum(j.out, castagnoli)}
+	var err error
+	if fw, ok := w.out.(FrameWriter); ok {
+		err = fw.WriteFrame(f, j.out)
+	} else {
+		_, err = w.out.Write(j.out)
+	}
+	if err != nil {
 		w.err = fmt.Errorf("chunk: write frame: %w", err)
 		return w.err
 	}
-	w.dir = append(w.dir, Frame{Offset: w.dir.End(), Size: uint32(len(j.out)), Table: j.table, Plain: j.plain,
-		FirstChunk: j.first, Chunks: j.chunks, CRC: crc32.Checksum(j.out, castagnoli)})
+	w.dir = append(w.dir, f)
 	w.st.Frames++
 	w.st.FrameBytes += int64(len(j.out))
 	return nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Flush closes the open frame and writes it and every frame still
+// compressing, in order: after Flush every chunk Put returned is in a
+// written frame. The Writer stays usable (a commit point of its owner).
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	for len(w.pending) > 0 {
+		if err := w.writeHead(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Close writes the open frame and every frame still compressing, and
 // returns the directory of the whole chunk file (the prior frames and
@@ -475,6 +508,20 @@ func (w *Writer) Close() (Directory, error) {
 	}
 	w.err = errors.New("chunk: writer closed")
 	return w.dir, nil
+}
+
+// Abort drops the open frame and the frames still compressing, writing
+// nothing more (the owner discards what was not committed). The Writer
+// cannot be used afterwards.
+func (w *Writer) Abort() {
+	for _, j := range w.pending {
+		<-j.done
+	}
+	w.pending = nil
+	if w.enc != nil {
+		w.enc.Close()
+	}
+	w.err = errors.New("chunk: writer aborted")
 }
 
 // Stats reports what the Writer stored so far.

@@ -72,6 +72,9 @@ func (c *frameCache) get(k frameKey) *decodedFrame {
 
 // release drops a hold on f taken by get or put.
 func (c *frameCache) release(f *decodedFrame) {
+	if f == nil { // an object restored from chunks holds no frame
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f.refs--

@@ -149,12 +149,29 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	if written != n {
 		return fail(fmt.Errorf("merge indexes: wrote %d of %d entries", written, n))
 	}
+	var nc uint64
 	for _, ix := range ins {
 		_, foff, _ := indexBodySizes(ix.n, ix.nf, ix.lay)
 		if _, err := io.Copy(bw, io.NewSectionReader(ix.f, int64(foff), int64(ix.nf*frameRowSize))); err != nil {
 			return fail(fmt.Errorf("merge indexes: read %s: %w", ix.path, err))
 		}
 	}
+	// The merged index is of this version: the chunk-frame tables of the
+	// inputs (none before format 3) follow, in order, with their count.
+	for _, ix := range ins {
+		if ix.ver < 3 {
+			continue
+		}
+		coff, _ := chunkSection(ix.n, ix.nf, ix.nc, ix.lay)
+		if _, err := io.Copy(bw, io.NewSectionReader(ix.f, int64(coff), int64(ix.nc*chunkRowSize))); err != nil {
+			return fail(fmt.Errorf("merge indexes: read %s: %w", ix.path, err))
+		}
+		nc += ix.nc
+	}
+	if nc > 1<<32-1 {
+		return fail(fmt.Errorf("merge indexes: %d chunk frames is over the format limit", nc))
+	}
+	bw.Write(le.AppendUint32(nil, uint32(nc)))
 	if err := bw.Flush(); err != nil {
 		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
 	}
@@ -172,6 +189,6 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	if err := f.Close(); err != nil {
 		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
 	}
-	_, _, size := indexBodySizes(n, nf, lay)
+	_, size := chunkSection(n, nf, nc, lay)
 	return int64(size), nil
 }

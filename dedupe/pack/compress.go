@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
+	"blockwarc/dedupe/chunk"
+
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -27,11 +29,13 @@ func (w *Writer) start(j *frameJob) {
 func (w *Writer) writeOldest() error {
 	j := w.queue[0]
 	<-j.done
-	w.freeSlots = append(w.freeSlots, j.slot)
+	if j.slot != nil {
+		w.freeSlots = append(w.freeSlots, j.slot)
+	}
 	if j.err != nil {
 		return w.fail(j.err)
 	}
-	if err := w.write(j, len(w.frames)-len(w.queue)); err != nil {
+	if err := w.write(j, j.seq); err != nil {
 		return err
 	}
 	w.queue[0] = nil
@@ -50,6 +54,8 @@ func (w *Writer) wait() {
 
 // frameJob is a flushed frame waiting to be compressed and written.
 type frameJob struct {
+	seq         int           // its frames entry
+	chunkFrame  *chunk.Frame  // a frame of chunks, compressed already (enc)
 	done        chan struct{} // closed when compressed, if compressed in the background
 	slot        *encSlot
 	plain, dict []byte
@@ -135,16 +141,16 @@ func (w *Writer) drain() error {
 	if len(w.slots) == 0 {
 		w.slots = append(w.slots, &encSlot{})
 	}
-	seq := len(w.frames) - len(w.queue)
 	for _, j := range w.queue {
-		w.compress(j, w.slots[0])
+		if j.chunkFrame == nil {
+			w.compress(j, w.slots[0])
+		}
 		if j.err != nil {
 			return w.fail(j.err)
 		}
-		if err := w.write(j, seq); err != nil {
+		if err := w.write(j, j.seq); err != nil {
 			return err
 		}
-		seq++
 	}
 	clear(w.queue)
 	w.queue = w.queue[:0]
@@ -156,6 +162,9 @@ func (w *Writer) drain() error {
 func (w *Writer) write(j *frameJob, seq int) error {
 	h := frameHeader{depth: j.depth, clen: uint32(len(j.enc)), ulen: uint32(len(j.plain)),
 		count: j.count, dcrc: crc(j.enc), bases: j.bases}
+	if cf := j.chunkFrame; cf != nil {
+		h = frameHeader{flags: frameChunks, clen: uint32(len(j.enc)), ulen: cf.Plain, count: cf.Chunks, dcrc: cf.CRC}
+	}
 	hdr := h.appendTo(w.hdrBuf[:0])
 	w.hdrBuf = hdr
 	flen := int64(len(hdr) + len(j.enc))
@@ -172,6 +181,10 @@ func (w *Writer) write(j *frameJob, seq int) error {
 	w.packLen += flen
 	w.dirty[w.packNum] = w.packLen
 	w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
+	if cf := j.chunkFrame; cf != nil {
+		w.chunkRows = append(w.chunkRows, chunkRow{pack: w.packNum, off: off, len: uint32(flen), first: cf.FirstChunk,
+			chunks: cf.Chunks, table: cf.Table, plain: cf.Plain, crc: cf.CRC})
+	}
 	return nil
 }
 

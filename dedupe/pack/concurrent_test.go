@@ -10,7 +10,7 @@ import (
 // TestConcurrentReaders reads committed objects from several goroutines
 // while the writer keeps committing (run with -race).
 func TestConcurrentReaders(t *testing.T) {
-	s, _ := mustCreate(t, Options{noSync: true, Level: 1, FrameSize: 4 << 10, CacheBytes: 64 << 10})
+	s, _ := mustCreate(t, Options{Plain: true, noSync: true, Level: 1, FrameSize: 4 << 10, CacheBytes: 64 << 10})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func (e bytesError) Error() string { return string(e) }
 // delta frames then still get exact bytes (run with -race).
 func TestHeldFrameKeepsBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	s, _ := mustCreate(t, Options{noSync: true, FrameSize: 8 << 10, CacheBytes: 1})
+	s, _ := mustCreate(t, Options{Plain: true, noSync: true, FrameSize: 8 << 10, CacheBytes: 1})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func packBytes(t *testing.T, dir string) int64 {
 
 func TestDeltaRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	s, dir := mustCreate(t, Options{noSync: true})
+	s, dir := mustCreate(t, Options{Plain: true, noSync: true})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestDeltaRoundTrip(t *testing.T) {
 
 func TestDeltaChainBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	s, dir := mustCreate(t, Options{MaxChain: 3, noSync: true})
+	s, dir := mustCreate(t, Options{Plain: true, MaxChain: 3, noSync: true})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestDeltaBaseChecks(t *testing.T) {
 		{"self-base", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, dir := mustCreate(t, Options{noSync: true})
+			s, dir := mustCreate(t, Options{Plain: true, noSync: true})
 			w, _ := s.Begin()
 			base := randBytes(r, 3000)
 			bid, _, _ := w.Add(KindBlock, base)
@@ -273,7 +273,7 @@ func TestDeltaBaseChecks(t *testing.T) {
 // itself (already its context); and that everything reads back.
 func TestAddNear(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	s, _ := mustCreate(t, Options{noSync: true, NearReach: -1})
+	s, _ := mustCreate(t, Options{Plain: true, noSync: true, NearReach: -1})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +332,7 @@ func TestAddNear(t *testing.T) {
 func TestAddNearReach(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	const frame = 16 << 10
-	s, dir := mustCreate(t, Options{noSync: true, FrameSize: frame, NearReach: 3 * frame})
+	s, dir := mustCreate(t, Options{Plain: true, noSync: true, FrameSize: frame, NearReach: 3 * frame})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,18 @@ var kindNames = [...]string{"invalid", "layout", "block", "warc-header", "http-h
 // Valid reports whether k is one of the defined kinds.
 func (k Kind) Valid() bool { return k >= KindLayout && k <= KindOther }
 
+// kindRefs marks, in a frame's object table and an index entry (format
+// 3), an object stored as the ref list of its chunks rather than as its
+// bytes (docs/FORMAT.md "Chunked objects").
+const kindRefs Kind = 0x80
+
+// plain is k without the storage mark: the kind callers see.
+func (k Kind) plain() Kind { return k &^ kindRefs }
+
+// storedValid reports whether k is a valid kind as a table or index
+// holds it: a defined kind, possibly marked kindRefs.
+func (k Kind) storedValid() bool { return k.plain().Valid() }
+
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -54,7 +66,7 @@ const (
 	// whose old files keep an older version still opens once a reader
 	// knows both: a new frame or index layout gets a new version and a
 	// decoder beside the old one (docs/FORMAT.md "Versions").
-	formatVersion = 2
+	formatVersion = 3
 	oldestFormat  = 2
 
 	packMagic   = "BWPK"
@@ -101,6 +113,9 @@ func appendFileHeader(dst []byte, magic string, num uint32) []byte {
 	return le.AppendUint32(dst, crc(dst[start:]))
 }
 
+// fileVersion is the format version of a header checkFileHeader accepted.
+func fileVersion(b []byte) uint16 { return le.Uint16(b[4:]) }
+
 func checkFileHeader(b []byte, magic string, num uint32, file string) error {
 	if len(b) < 16 {
 		return corrupt(file, 0, "file shorter than its header")
@@ -131,6 +146,7 @@ type baseRef struct {
 
 // frameHeader is the parsed header of a frame (FORMAT.md "Frame").
 type frameHeader struct {
+	flags uint8 // frameChunks or 0
 	depth uint8
 	clen  uint32
 	ulen  uint32
@@ -144,7 +160,7 @@ func frameHeaderSize(nbases int) int { return frameFixedSize + baseRefSize*nbase
 func (h *frameHeader) appendTo(dst []byte) []byte {
 	start := len(dst)
 	dst = append(dst, frameMagic...)
-	dst = append(dst, h.depth, 0)
+	dst = append(dst, h.depth, h.flags)
 	dst = le.AppendUint16(dst, uint16(len(h.bases)))
 	dst = le.AppendUint32(dst, h.clen)
 	dst = le.AppendUint32(dst, h.ulen)
@@ -179,9 +195,10 @@ func parseFrameHeader(b []byte, file string, off int64) (frameHeader, int, error
 	if le.Uint32(b[hl-4:]) != crc(b[:hl-4]) {
 		return h, 0, corrupt(file, off, "frame header checksum mismatch")
 	}
-	if b[5] != 0 {
+	if b[5]&^frameChunks != 0 {
 		return h, 0, corrupt(file, off, "unknown frame flags %#x", b[5])
 	}
+	h.flags = b[5]
 	h.depth = b[4]
 	h.clen = le.Uint32(b[8:])
 	h.ulen = le.Uint32(b[12:])
@@ -254,7 +271,7 @@ func parseTable(plain []byte, count uint32, file string, off int64) ([]objSpan, 
 			return nil, corrupt(file, off, "frame object table truncated")
 		}
 		k := Kind(plain[p])
-		if !k.Valid() {
+		if !k.storedValid() {
 			return nil, corrupt(file, off, "frame object %d has invalid kind %d", i, k)
 		}
 		l, n := binary.Uvarint(plain[p+1:])

@@ -104,6 +104,38 @@ type frameRow struct {
 	len  uint32
 }
 
+// chunkRow is one row of a format-3 index's chunk-frame table: a frame of
+// chunks (docs/FORMAT.md "Chunked objects") and the chunks it holds.
+type chunkRow struct {
+	pack   uint32
+	off    int64  // of the frame header in the pack
+	len    uint32 // header and data
+	first  uint64 // number of the frame's first chunk
+	chunks uint32
+	table  uint32 // compressed bytes of the chunk table (the data's first zstd frame)
+	plain  uint32 // plaintext bytes of the chunks
+	crc    uint32 // CRC of the data
+}
+
+const chunkRowSize = 40
+
+func (r chunkRow) appendTo(b []byte) []byte {
+	b = le.AppendUint32(b, r.pack)
+	b = le.AppendUint64(b, uint64(r.off))
+	b = le.AppendUint32(b, r.len)
+	b = le.AppendUint64(b, r.first)
+	b = le.AppendUint32(b, r.chunks)
+	b = le.AppendUint32(b, r.table)
+	b = le.AppendUint32(b, r.plain)
+	return le.AppendUint32(b, r.crc)
+}
+
+func decodeChunkRow(b []byte) chunkRow {
+	return chunkRow{pack: le.Uint32(b), off: int64(le.Uint64(b[4:])), len: le.Uint32(b[12:]),
+		first: le.Uint64(b[16:]), chunks: le.Uint32(b[24:]), table: le.Uint32(b[28:]), plain: le.Uint32(b[32:]),
+		crc: le.Uint32(b[36:])}
+}
+
 // indexFile is an open index. Only its fan-out table is held in memory;
 // entries and frame rows are read with ReadAt on demand.
 type indexFile struct {
@@ -118,6 +150,8 @@ type indexFile struct {
 	f      *os.File
 	size   int64
 	n, nf  uint64
+	nc     uint64 // chunk-frame rows (format 3)
+	ver    uint16
 	lay    entryLayout
 	fanout [256]uint32
 }
@@ -155,6 +189,45 @@ func indexBodySizes(n, nf uint64, l entryLayout) (entriesOff, framesOff, size ui
 	return entriesOff, framesOff, framesOff + nf*frameRowSize + trailerSize
 }
 
+// chunkSection is where a format-3 index's chunk-frame table starts and
+// the size of the whole file: after the frame table come nc rows and
+// their count (u32), then the trailer.
+func chunkSection(n, nf, nc uint64, l entryLayout) (chunksOff, size uint64) {
+	_, framesOff, _ := indexBodySizes(n, nf, l)
+	chunksOff = framesOff + nf*frameRowSize
+	return chunksOff, chunksOff + nc*chunkRowSize + 4 + trailerSize
+}
+
+// size is the file size an index of these counts has in its version.
+func (ix *indexFile) wantSize() uint64 {
+	if ix.ver < 3 {
+		_, _, size := indexBodySizes(ix.n, ix.nf, ix.lay)
+		return size
+	}
+	_, size := chunkSection(ix.n, ix.nf, ix.nc, ix.lay)
+	return size
+}
+
+// chunkRows reads the index's chunk-frame table (empty before format 3).
+func (ix *indexFile) chunkRows() ([]chunkRow, error) {
+	if ix.ver < 3 || ix.nc == 0 {
+		return nil, nil
+	}
+	off, _ := chunkSection(ix.n, ix.nf, ix.nc, ix.lay)
+	b := make([]byte, ix.nc*chunkRowSize)
+	if _, err := ix.f.ReadAt(b, int64(off)); err != nil {
+		return nil, fmt.Errorf("read index %s at %d: %w", ix.path, off, err)
+	}
+	rows := make([]chunkRow, ix.nc)
+	for i := range rows {
+		rows[i] = decodeChunkRow(b[i*chunkRowSize:])
+		if rows[i].off < packHeaderSize || rows[i].len < frameFixedSize+4 || rows[i].table > rows[i].len {
+			return nil, corrupt(ix.path, int64(off)+int64(i*chunkRowSize), "bad chunk-frame row")
+		}
+	}
+	return rows, nil
+}
+
 // openIndex opens and checks header, trailer and fan-out of an index
 // whose size the commit recorded.
 func openIndex(path string, num uint32, want int64) (*indexFile, error) {
@@ -189,6 +262,7 @@ func (ix *indexFile) load(want int64) error {
 	if err := checkFileHeader(head[:], indexMagic, ix.num, ix.path); err != nil {
 		return err
 	}
+	ix.ver = fileVersion(head[:])
 	var tr [trailerSize]byte
 	toff := ix.size - trailerSize
 	if _, err := ix.f.ReadAt(tr[:], toff); err != nil {
@@ -205,7 +279,17 @@ func (ix *indexFile) load(want int64) error {
 	if ix.n > uint64(ix.size)/uint64(ix.lay.size()) || ix.nf > uint64(ix.size)/frameRowSize {
 		return corrupt(ix.path, toff, "index counts %d/%d exceed file size", ix.n, ix.nf)
 	}
-	if _, _, size := indexBodySizes(ix.n, ix.nf, ix.lay); size != uint64(ix.size) {
+	if ix.ver >= 3 {
+		var c [4]byte
+		if _, err := ix.f.ReadAt(c[:], toff-4); err != nil {
+			return fmt.Errorf("read index %s: %w", ix.path, err)
+		}
+		ix.nc = uint64(le.Uint32(c[:]))
+		if ix.nc > uint64(ix.size)/chunkRowSize {
+			return corrupt(ix.path, toff-4, "index chunk-frame count %d exceeds file size", ix.nc)
+		}
+	}
+	if size := ix.wantSize(); size != uint64(ix.size) {
 		return corrupt(ix.path, toff, "index of %d entries and %d frames should be %d bytes, is %d", ix.n, ix.nf, size, ix.size)
 	}
 	fan := head[indexHeaderSize:]
@@ -245,7 +329,7 @@ func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
 			if uint64(e.frame) >= ix.nf {
 				return entry{}, false, corrupt(ix.path, off, "entry names frame %d of %d", e.frame, ix.nf)
 			}
-			if !e.kind.Valid() {
+			if !e.kind.storedValid() {
 				return entry{}, false, corrupt(ix.path, off, "entry has invalid kind %d", e.kind)
 			}
 			return e, true, nil
@@ -289,7 +373,7 @@ func (ix *indexFile) findPrefix(p []byte, buf []byte, fn func(entry) error) erro
 			break
 		}
 		e := decodeEntry(b, ix.lay, p[0])
-		if uint64(e.frame) >= ix.nf || !e.kind.Valid() {
+		if uint64(e.frame) >= ix.nf || !e.kind.storedValid() {
 			return corrupt(ix.path, off, "bad entry (frame %d of %d, kind %d)", e.frame, ix.nf, e.kind)
 		}
 		if err := fn(e); err != nil {
@@ -317,6 +401,11 @@ func (ix *indexFile) frame(i uint32, buf []byte) (frameRow, error) {
 // scan streams the whole index once: it checks the body checksum and the
 // order of entries and calls fn for each entry and then each frame row.
 func (ix *indexFile) scan(onEntry func(int64, entry) error, onFrame func(uint32, frameRow) error) error {
+	return ix.scanAll(onEntry, onFrame, nil)
+}
+
+// scanAll is scan that also calls onChunks with each chunk-frame row.
+func (ix *indexFile) scanAll(onEntry func(int64, entry) error, onFrame func(uint32, frameRow) error, onChunks func(chunkRow) error) error {
 	eoff, _, _ := indexBodySizes(ix.n, ix.nf, ix.lay)
 	es := uint64(ix.lay.size())
 	r := bufio.NewReaderSize(io.NewSectionReader(ix.f, 0, ix.size-trailerSize), 64<<10)
@@ -343,7 +432,7 @@ func (ix *indexFile) scan(onEntry func(int64, entry) error, onFrame func(uint32,
 			return corrupt(ix.path, off, "entries not sorted")
 		}
 		prev = e.id
-		if uint64(e.frame) >= ix.nf || !e.kind.Valid() {
+		if uint64(e.frame) >= ix.nf || !e.kind.storedValid() {
 			return corrupt(ix.path, off, "bad entry (frame %d of %d, kind %d)", e.frame, ix.nf, e.kind)
 		}
 		if onEntry != nil {
@@ -364,6 +453,24 @@ func (ix *indexFile) scan(onEntry func(int64, entry) error, onFrame func(uint32,
 			}
 		}
 	}
+	if ix.ver >= 3 {
+		var cb [chunkRowSize]byte
+		for range ix.nc {
+			if _, err := io.ReadFull(r, cb[:]); err != nil {
+				return fmt.Errorf("read index %s: %w", ix.path, err)
+			}
+			h.Write(cb[:])
+			if onChunks != nil {
+				if err := onChunks(decodeChunkRow(cb[:])); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := io.ReadFull(r, cb[:4]); err != nil {
+			return fmt.Errorf("read index %s: %w", ix.path, err)
+		}
+		h.Write(cb[:4])
+	}
 	var tr [trailerSize]byte
 	if _, err := ix.f.ReadAt(tr[:], ix.size-trailerSize); err != nil {
 		return fmt.Errorf("read index %s: %w", ix.path, err)
@@ -383,7 +490,7 @@ func fanRange(f *[256]uint32, b byte) (lo, hi uint32) {
 
 // writeIndex writes a complete index file (entries sorted by id) and
 // fsyncs it. The file is not in force until a commit names it.
-func writeIndex(path string, num uint32, entries []entry, frames []frameRow, nosync bool) (int64, error) {
+func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, nosync bool) (int64, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("write index: %w", err)
@@ -413,6 +520,10 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, nos
 		b = le.AppendUint32(b, r.len)
 		bw.Write(b)
 	}
+	for _, r := range chunks {
+		bw.Write(r.appendTo(b[:0]))
+	}
+	bw.Write(le.AppendUint32(b[:0], uint32(len(chunks))))
 	if err := bw.Flush(); err != nil {
 		f.Close()
 		return 0, fmt.Errorf("write index %s: %w", path, err)
@@ -433,7 +544,7 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, nos
 	if err := f.Close(); err != nil {
 		return 0, fmt.Errorf("write index %s: %w", path, err)
 	}
-	_, _, size := indexBodySizes(uint64(len(entries)), uint64(len(frames)), lay)
+	_, size := chunkSection(uint64(len(entries)), uint64(len(frames)), uint64(len(chunks)), lay)
 	return int64(size), nil
 }
 

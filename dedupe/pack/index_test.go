@@ -179,11 +179,11 @@ func TestEntryLayouts(t *testing.T) {
 		return ix
 	}
 	a, b := mk(700, 3, 200, 1<<31), mk(900, 70000, 1<<20, 70000)
-	sa, err := writeIndex(filepath.Join(dir, indexName(1)), 1, a, frames(3), true)
+	sa, err := writeIndex(filepath.Join(dir, indexName(1)), 1, a, frames(3), nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := writeIndex(filepath.Join(dir, indexName(2)), 2, b, frames(70000), true)
+	sb, err := writeIndex(filepath.Join(dir, indexName(2)), 2, b, frames(70000), nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

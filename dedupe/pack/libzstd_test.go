@@ -52,7 +52,7 @@ func TestNameDict(t *testing.T) {
 // decode it.
 func TestFormattedDictionary(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	s, _ := mustCreate(t, Options{noSync: true})
+	s, _ := mustCreate(t, Options{Plain: true, noSync: true})
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)

@@ -56,6 +56,14 @@ type Options struct {
 	// compresses a frame (outside the Go heap), else up to two pure-Go
 	// encoders of about 70 MB each.
 	Workers int
+	// Plain stores every object whole in frames, as format 2 did
+	// (format 3 otherwise stores all but catalog segments as chunks,
+	// docs/FORMAT.md "Chunked objects"): tests of the frame and delta
+	// layer, and comparisons with the old layout.
+	Plain bool
+	// ChunkTable bounds the writer's table of chunk hashes, in entries of
+	// about 60 bytes (default chunk.DefaultTableEntries, 2 Mi).
+	ChunkTable int
 	// SkipVerify skips the SHA-256 check of objects returned by Get (their
 	// frames are still checksummed). Verify always checks.
 	SkipVerify bool
@@ -151,6 +159,8 @@ type Store struct {
 
 	fmu   sync.Mutex
 	files map[uint32]*os.File // pack read handles
+
+	cv *chunkView // the chunks of the current view, read on first use
 }
 
 // Create makes a new, empty archive in dir (created if missing; it must not
@@ -271,6 +281,7 @@ func (s *Store) install(m *manifest, idx []*indexFile) {
 		}
 	}
 	s.m, s.idx = m, idx
+	s.cv = &chunkView{}
 	s.packs = make(map[uint32]int64, len(m.packs))
 	for _, p := range m.packs {
 		s.packs[p.num] = p.size
@@ -497,7 +508,7 @@ func (s *Store) Stat(id ID) (Kind, int, error) {
 	if !ok {
 		return 0, 0, fmt.Errorf("stat %s: %w", id, ErrNotFound)
 	}
-	return l.kind, int(l.objLen), nil
+	return l.kind.plain(), int(l.objLen), nil
 }
 
 // GetMany returns fresh copies of the plaintexts of ids, in the order
@@ -569,22 +580,29 @@ func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([
 		return nil, 0, nil, err
 	}
 	file := filepath.Join(s.dir, packName(l.pack))
-	// An empty object shares its offset with the next one.
-	want := objSpan{kind: l.kind, off: l.objOff, len: l.objLen}
-	i := sort.Search(len(fr.spans), func(i int) bool { return fr.spans[i].off >= l.objOff })
-	for i < len(fr.spans) && fr.spans[i] != want && fr.spans[i].off == l.objOff && fr.spans[i].len == 0 {
-		i++
-	}
-	if i == len(fr.spans) || fr.spans[i] != want {
+	sp, ok := fr.span(l)
+	if !ok {
 		s.cache.release(fr)
-		return nil, 0, nil, corrupt(file, l.off, "index entry for %s (offset %d, length %d, kind %s) matches no object of the frame", id, l.objOff, l.objLen, l.kind)
+		return nil, 0, nil, corrupt(file, l.off, "index entry for %s (offset %d, length %d, kind %s) matches no object of the frame", id, l.objOff, l.objLen, l.kind.plain())
 	}
-	b := fr.plain[l.objOff : l.objOff+l.objLen]
+	b := fr.plain[sp.off : sp.off+sp.len]
+	if l.kind&kindRefs != 0 {
+		// A chunked object: restored from its chunks into a buffer of
+		// its own, so the frame of ref lists is let go here.
+		b, err = s.restoreRefs(b, l.objLen, file, l.off, id)
+		s.cache.release(fr)
+		fr = nil
+		if err != nil {
+			return nil, 0, nil, err
+		}
+	}
 	if verify && Sum(b) != id {
-		s.cache.release(fr)
+		if fr != nil {
+			s.cache.release(fr)
+		}
 		return nil, 0, nil, corrupt(file, l.off, "object %s: plaintext does not match its id", id)
 	}
-	return b, l.kind, fr, nil
+	return b, l.kind.plain(), fr, nil
 }
 
 func (s *Store) packFile(num uint32) (*os.File, error) {
@@ -641,6 +659,9 @@ func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *i
 	h, hl, err := parseFrameHeader(buf, file, row.off)
 	if err != nil {
 		return nil, err
+	}
+	if h.flags&frameChunks != 0 {
+		return nil, corrupt(file, row.off, "frame row names a frame of chunks")
 	}
 	if uint64(hl)+uint64(h.clen) != uint64(row.len) {
 		return nil, corrupt(file, row.off, "frame length %d does not match the index (%d)", hl+int(h.clen), row.len)

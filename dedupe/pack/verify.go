@@ -58,6 +58,25 @@ func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 		}
 	}
 	view := committedView{s}
+	// Frames of chunks: each listed once, its number range in sequence
+	// (chunkDirectory), and each decoded and checked.
+	if _, crows, err := chunkDirectory(idx); err != nil {
+		problem(ID{}, err)
+	} else {
+		for _, r := range crows {
+			k := frameKey{r.pack, r.off}
+			if seen, ok := frames[k]; !ok || seen {
+				problem(ID{}, corrupt(filepath.Join(s.dir, packName(r.pack)), r.off, "chunk-frame row names no frame, or one listed twice"))
+				continue
+			}
+			frames[k] = true
+		}
+		if cr, err := s.chunks(); err != nil {
+			problem(ID{}, err)
+		} else if err := cr.Verify(); err != nil {
+			problem(ID{}, s.chunkError(err))
+		}
+	}
 	for _, ix := range idx {
 		var rows []frameRow
 		if err := ix.scan(nil, func(_ uint32, r frameRow) error { rows = append(rows, r); return nil }); err != nil {
@@ -87,14 +106,26 @@ func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 			res.Frames++
 			file := filepath.Join(s.dir, packName(row.pack))
 			for _, sp := range fr.spans {
-				id := Sum(fr.plain[sp.off : sp.off+sp.len])
+				b := fr.plain[sp.off : sp.off+sp.len]
+				n := sp.len
+				if sp.kind&kindRefs != 0 {
+					// The object is its chunks; its id is known once
+					// they are restored.
+					var err error
+					if b, err = s.restoreRefs(b, maxFramePlain, file, row.off, ID{}); err != nil && !isLengthOnly(err) {
+						problem(ID{}, err)
+						continue
+					}
+					n = uint32(len(b))
+				}
+				id := Sum(b)
 				e, ok, err := ix.find(id, buf[:])
 				switch {
 				case err != nil:
 					problem(id, err)
 				case !ok:
 					problem(id, corrupt(file, row.off, "object %s of the frame is missing from %s", id, ix.path))
-				case e.frame != uint32(fi) || e.off != sp.off || e.len != sp.len || e.kind != sp.kind:
+				case e.frame != uint32(fi) || e.off != sp.off || e.len != n || e.kind != sp.kind:
 					problem(id, corrupt(ix.path, 0, "entry for %s does not match the frame at %s:%d", id, file, row.off))
 				default:
 					matched++
@@ -183,6 +214,8 @@ type KindStats struct {
 type Stats struct {
 	Kinds       [numKinds]KindStats // indexed by Kind
 	Frames      int64
+	ChunkFrames int64 // frames of chunks (format 3)
+	ChunkBytes  int64 // their bytes, headers included
 	PackBytes   int64 // committed pack bytes, headers included
 	IndexBytes  int64
 	CommitBytes int64 // COMMIT and its copy
@@ -214,17 +247,35 @@ func (s *Store) Stats() (Stats, error) {
 			objs  [numKinds]int64
 		}
 		fr := make([]acc, ix.nf)
-		err := ix.scan(func(_ int64, e entry) error {
-			fr[e.frame].plain[e.kind] += int64(e.len)
-			fr[e.frame].objs[e.kind]++
-			st.Kinds[e.kind].Objects++
-			st.Kinds[e.kind].Plain += int64(e.len)
+		var chunkBytes int64
+		var chunked [numKinds]int64
+		err := ix.scanAll(func(_ int64, e entry) error {
+			k := e.kind.plain()
+			if e.kind&kindRefs != 0 {
+				// Its bytes are in frames of chunks, apportioned below.
+				chunked[k] += int64(e.len)
+			} else {
+				fr[e.frame].plain[k] += int64(e.len)
+			}
+			fr[e.frame].objs[k]++
+			st.Kinds[k].Objects++
+			st.Kinds[k].Plain += int64(e.len)
 			return nil
-		}, func(i uint32, r frameRow) error { fr[i].row = r; return nil })
+		}, func(i uint32, r frameRow) error { fr[i].row = r; return nil },
+			func(r chunkRow) error { chunkBytes += int64(r.len); st.ChunkFrames++; return nil })
 		if err != nil {
 			return st, fmt.Errorf("stats: %w", err)
 		}
 		st.Frames += int64(len(fr))
+		// The frames of chunks an index lists hold the new chunks of the
+		// objects it lists: charged to kinds by their share of those
+		// objects' bytes (chunks shared between kinds make it a share,
+		// not an exact account). Frames of ref lists alone are charged
+		// to no kind.
+		for k, n := range apportion(chunkBytes, &chunked) {
+			st.Kinds[k].Stored += n
+		}
+		st.ChunkBytes += chunkBytes
 		for _, a := range fr {
 			delta, err := s.frameHasBases(a.row, packs)
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"blockwarc/dedupe/chunk"
+
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -43,6 +45,12 @@ type Writer struct {
 	building // the frame being built
 
 	hdrBuf []byte
+
+	// Chunked objects (chunks.go); cw is nil when Options.Plain.
+	cw        *chunk.Writer
+	pendRefs  map[ID][]uint64 // ref lists of the pending chunked objects
+	isChunk   []bool          // per frames entry: a frame of chunks
+	chunkRows []chunkRow      // chunk frames written since the last commit
 }
 
 // building is the frame being built.
@@ -66,6 +74,7 @@ type pend struct {
 	idx      int32
 	off, len uint32
 	kind     Kind
+	plain    uint32 // a chunked object's length (len is its ref list's)
 }
 
 type curObj struct {
@@ -122,6 +131,12 @@ func (s *Store) Begin() (*Writer, error) {
 	w.nextIndex = 1
 	if n := len(m.indexes); n > 0 {
 		w.nextIndex = m.indexes[n-1].num + 1
+	}
+	if !s.opts.Plain {
+		if err := w.startChunks(); err != nil {
+			unlock(lock)
+			return nil, err
+		}
 	}
 	s.mu.Lock()
 	s.writer = w
@@ -233,6 +248,11 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 	} else if ok {
 		return id, false, nil
 	}
+	if w.cw != nil && kind != KindVersionCatalog {
+		// The catalog stays whole: finding a URL then decodes its
+		// segment alone.
+		return w.addChunked(kind, data, id, base)
+	}
 	if len(w.cur) > 0 && w.curSize+len(data) > w.opts.FrameSize {
 		if err := w.Flush(); err != nil {
 			return id, false, err
@@ -311,10 +331,11 @@ func (w *Writer) Flush() error {
 	plain := appendTable(make([]byte, 0, tableLen(lens)+w.curSize), kinds, lens)
 	seq := int32(len(w.frames))
 	for _, o := range w.cur {
-		w.pending[o.id] = pend{frame: seq, off: uint32(len(plain)), len: uint32(len(o.data)), kind: o.kind}
+		p := w.pending[o.id]
+		w.pending[o.id] = pend{frame: seq, off: uint32(len(plain)), len: uint32(len(o.data)), kind: o.kind, plain: p.plain}
 		plain = append(plain, o.data...)
 	}
-	job := &frameJob{plain: plain, count: uint32(len(w.cur)), depth: w.curDepth, bases: w.bases,
+	job := &frameJob{seq: int(seq), plain: plain, count: uint32(len(w.cur)), depth: w.curDepth, bases: w.bases,
 		reach: int64(len(plain)) + w.baseReach}
 	if len(w.bases) > 0 {
 		job.dict = make([]byte, 0, w.dictSize)
@@ -323,6 +344,7 @@ func (w *Writer) Flush() error {
 		}
 	}
 	w.frames = append(w.frames, frameRow{}) // filled in when written
+	w.isChunk = append(w.isChunk, false)
 	w.queue = append(w.queue, job)
 	clear(w.cur)
 	w.cur = w.cur[:0]
@@ -376,6 +398,13 @@ func (w *Writer) ensurePack(need int64) error {
 				}
 				return fmt.Errorf("open pack for append: %w", err)
 			}
+			var h [packHeaderSize]byte
+			if _, err := f.ReadAt(h[:], 0); err != nil || checkFileHeader(h[:], packMagic, last.num, path) != nil || fileVersion(h[:]) != formatVersion {
+				// A pack of an older format (or unreadable here) is left
+				// as it is: new frames go to a new pack of this version.
+				f.Close()
+				return w.newPack(last.num + 1)
+			}
 			if err := f.Truncate(last.size); err != nil {
 				f.Close()
 				return fmt.Errorf("truncate pack %s to its committed length: %w", path, err)
@@ -414,6 +443,11 @@ func (w *Writer) Commit(payload []byte) error {
 	if len(payload) > maxPayload {
 		return fmt.Errorf("commit: payload of %d bytes over the limit of %d", len(payload), maxPayload)
 	}
+	if w.cw != nil {
+		if err := w.cw.Flush(); err != nil {
+			return w.fail(err)
+		}
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -440,13 +474,27 @@ func (w *Writer) Commit(payload []byte) error {
 	}
 	slices.SortFunc(m.packs, func(a, b fileRef) int { return int(int64(a.num) - int64(b.num)) })
 	if len(w.pending) > 0 {
+		// Frames of chunks are listed apart (with their chunk numbers):
+		// the frame table holds the frames of objects.
+		remap := make([]uint32, len(w.frames))
+		frames := make([]frameRow, 0, len(w.frames))
+		for i, r := range w.frames {
+			if !w.isChunk[i] {
+				remap[i] = uint32(len(frames))
+				frames = append(frames, r)
+			}
+		}
 		entries := make([]entry, 0, len(w.pending))
 		for id, p := range w.pending {
-			entries = append(entries, entry{id: id, frame: uint32(p.frame), off: p.off, len: p.len, kind: p.kind})
+			e := entry{id: id, frame: remap[p.frame], off: p.off, len: p.len, kind: p.kind}
+			if p.kind&kindRefs != 0 {
+				e.len = p.plain
+			}
+			entries = append(entries, e)
 		}
 		slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
 		num := w.nextIndex
-		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, w.frames, w.opts.noSync)
+		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, frames, w.chunkRows, w.opts.noSync)
 		if err != nil {
 			return w.fail(err)
 		}
@@ -483,12 +531,25 @@ func (w *Writer) Commit(payload []byte) error {
 	clear(w.pending)
 	clear(w.refs)
 	clear(w.dirty)
-	w.frames = w.frames[:0]
+	clear(w.pendRefs)
+	w.frames, w.isChunk, w.chunkRows = w.frames[:0], w.isChunk[:0], w.chunkRows[:0]
 	idx, err := w.s.openIndexes(m)
 	if err != nil {
 		return w.fail(fmt.Errorf("reopen after commit: %w", err))
 	}
 	w.s.install(m, idx)
+	if w.cw != nil {
+		// A chunk writer per commit: what the next commit writes depends
+		// on the committed archive alone, not on what this writer saw
+		// before, so a writer resuming after a crash writes the same
+		// bytes as one that went on (docs/FORMAT.md "Determinism").
+		if _, err := w.cw.Close(); err != nil {
+			return w.fail(err)
+		}
+		if err := w.startChunks(); err != nil {
+			return w.fail(err)
+		}
+	}
 	return nil
 }
 
@@ -578,7 +639,11 @@ func (w *Writer) locate(id ID) (loc, bool, error) {
 			}
 		}
 		row := w.frames[p.frame]
-		return loc{frameRow: row, objOff: p.off, objLen: p.len, kind: p.kind, limit: row.off + int64(row.len)}, true, nil
+		n := p.len
+		if p.kind&kindRefs != 0 {
+			n = p.plain
+		}
+		return loc{frameRow: row, objOff: p.off, objLen: n, kind: p.kind, limit: row.off + int64(row.len)}, true, nil
 	}
 	return w.s.locate(id)
 }
@@ -591,6 +656,10 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.wait() // background compressions use the slots and the store
+	if w.cw != nil {
+		w.cw.Abort()
+		w.cw = nil
+	}
 	if len(w.pending) > 0 || len(w.frames) > 0 {
 		w.s.cache.purge()
 	}

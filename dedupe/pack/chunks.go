@@ -1,0 +1,296 @@
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+
+	"blockwarc/dedupe/chunk"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Chunked objects (format 3, docs/FORMAT.md "Chunked objects"): a new
+// object's bytes are cut into content-defined chunks (package chunk),
+// deduplicated against every chunk this writer stored or reused, and the
+// new chunks appended in add order to large shared frames of their own,
+// so that the new bytes of one crawl, across URLs, compress together. The
+// object itself is stored as its ref list (a few bytes) in an ordinary
+// frame, marked kindRefs; its index entry keeps the object's plaintext
+// length. Chunks are named by number; an index lists the chunk frames of
+// its commits with their first chunk number, so no hash of a chunk is
+// stored.
+
+// frameChunks flags a frame header whose data is a frame of chunks (a
+// chunk table and the chunks, two zstd frames) rather than objects.
+const frameChunks uint8 = 1
+
+// refFrameSize is where a writer closes a frame of ref lists on its own:
+// ref lists are small, and a restore decodes the whole frame its ref
+// list is in.
+const refFrameSize = 64 << 10
+
+// chunkClass is the class of an object's chunks: similar bytes sit
+// together in a chunk frame (headers with headers, HTML with HTML).
+func chunkClass(k Kind) uint8 {
+	switch k {
+	case KindWARCHeader:
+		return 0
+	case KindHTTPHeader:
+		return 1
+	case KindLayout, KindBlock:
+		return 2
+	}
+	return 3
+}
+
+// chunkDir is the chunk directory of a committed view: chunk.Frame.Offset
+// is virtual, pack number << 40 | offset of the data in the pack.
+const chunkPackShift = 40
+
+func virtualOffset(pack uint32, off int64) int64 { return int64(pack)<<chunkPackShift | off }
+
+// chunkSource reads the data of chunk frames from committed packs.
+type chunkSource struct {
+	s     *Store
+	packs map[uint32]int64
+}
+
+func (c chunkSource) ReadAt(p []byte, off int64) (int, error) {
+	num := uint32(off >> chunkPackShift)
+	at := off & (1<<chunkPackShift - 1)
+	limit, ok := c.packs[num]
+	if !ok || at+int64(len(p)) > limit {
+		return 0, corrupt(filepath.Join(c.s.dir, packName(num)), at, "chunk frame lies outside the committed pack")
+	}
+	f, err := c.s.packFile(num)
+	if err != nil {
+		return 0, err
+	}
+	return f.ReadAt(p, at)
+}
+
+// chunkDirectory builds the directory of every chunk frame the indexes
+// list, checking that the frames number their chunks without gap or
+// overlap.
+func chunkDirectory(idx []*indexFile) (chunk.Directory, []chunkRow, error) {
+	var rows []chunkRow
+	for _, ix := range idx {
+		r, err := ix.chunkRows()
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, r...)
+	}
+	slices.SortFunc(rows, func(a, b chunkRow) int {
+		switch {
+		case a.first < b.first:
+			return -1
+		case a.first > b.first:
+			return 1
+		}
+		return 0
+	})
+	dir := make(chunk.Directory, len(rows))
+	var next uint64
+	for i, r := range rows {
+		if r.first != next || r.chunks == 0 {
+			return nil, nil, corrupt(filepath.Join("", packName(r.pack)), r.off, "chunk frame numbers chunks from %d (%d chunks), expected %d", r.first, r.chunks, next)
+		}
+		next += uint64(r.chunks)
+		dir[i] = chunk.Frame{Offset: virtualOffset(r.pack, r.off+frameFixedSize+4), Size: r.len - frameFixedSize - 4,
+			Table: r.table, Plain: r.plain, FirstChunk: r.first, Chunks: r.chunks, CRC: r.crc}
+	}
+	return dir, rows, nil
+}
+
+// chunkView is the chunk side of a committed view, built on first use.
+type chunkView struct {
+	once sync.Once
+	r    *chunk.Reader
+	err  error
+}
+
+func (s *Store) chunks() (*chunk.Reader, error) {
+	s.mu.RLock()
+	cv, idx, packs := s.cv, s.idx, s.packs
+	s.mu.RUnlock()
+	cv.once.Do(func() {
+		dir, _, err := chunkDirectory(idx)
+		if err != nil {
+			cv.err = err
+			return
+		}
+		cv.r, cv.err = chunk.NewReader(chunkSource{s, packs}, dir, chunk.DefaultCacheBytes)
+	})
+	return cv.r, cv.err
+}
+
+// restoreRefs returns the plaintext of a chunked object from its ref
+// list, checked against its length.
+func (s *Store) restoreRefs(code []byte, plainLen uint32, file string, off int64, id ID) ([]byte, error) {
+	refs, err := chunk.DecodeRefs(nil, code, nil, int(plainLen))
+	if err != nil {
+		return nil, corrupt(file, off, "object %s: %v", id, err)
+	}
+	cr, err := s.chunks()
+	if err != nil {
+		return nil, err
+	}
+	b, err := cr.Restore(make([]byte, 0, min(int(plainLen), 1<<20)), refs)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", id, s.chunkError(err))
+	}
+	if len(b) != int(plainLen) {
+		return b, &lengthError{corrupt(file, off, "object %s restores to %d bytes, index says %d", id, len(b), plainLen)}
+	}
+	return b, nil
+}
+
+// lengthError is a restore whose only fault is its length: Verify, which
+// restores an object before it knows its index entry, passes the largest
+// length and compares with the entry afterwards.
+type lengthError struct{ error }
+
+func (e *lengthError) Unwrap() error { return e.error }
+
+func isLengthOnly(err error) bool {
+	var le *lengthError
+	return errors.As(err, &le)
+}
+
+// chunkError names the pack file and offset of a chunk frame that fails
+// its checks.
+func (s *Store) chunkError(err error) error {
+	var ce *chunk.CorruptError
+	if errors.As(err, &ce) {
+		num := uint32(ce.Offset >> chunkPackShift)
+		return corrupt(filepath.Join(s.dir, packName(num)), ce.Offset&(1<<chunkPackShift-1)-frameFixedSize-4, "frame of chunks: %s", ce.Reason)
+	}
+	return err
+}
+
+// chunkOut takes the chunk writer's frames into the pack writer's queue,
+// in order with the object frames.
+type chunkOut struct{ w *Writer }
+
+func (c chunkOut) Write([]byte) (int, error) {
+	return 0, errors.New("pack: chunk frames go through WriteFrame")
+}
+
+func (c chunkOut) WriteFrame(f chunk.Frame, data []byte) error {
+	w := c.w
+	j := &frameJob{seq: len(w.frames), enc: data, chunkFrame: &f, done: closedChan}
+	w.frames = append(w.frames, frameRow{})
+	w.isChunk = append(w.isChunk, true)
+	w.queue = append(w.queue, j)
+	if w.opts.Workers == 1 {
+		return w.drain()
+	}
+	for len(w.queue) > w.opts.Workers+1 {
+		if err := w.writeOldest(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startChunks sets up the writer's chunk writer, continuing the
+// committed chunk numbering and reading earlier chunks through the
+// store's chunk reader.
+func (w *Writer) startChunks() error {
+	prior, err := w.s.chunks()
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	cw, err := chunk.NewWriter(chunkOut{w}, prior, chunk.Options{
+		TableEntries: w.opts.ChunkTable, Workers: w.opts.Workers, Level: chunk.DefaultLevel,
+		// Frames of chunks are compressed as the pack's are: the reference
+		// library at level 19 for the default level, klauspost otherwise.
+		PureGo: w.opts.Level != zstd.SpeedBestCompression})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	w.cw, w.pendRefs = cw, map[ID][]uint64{}
+	return nil
+}
+
+// addChunked stores data as chunks and the object as its ref list.
+func (w *Writer) addChunked(kind Kind, data []byte, id ID, base *ID) (ID, bool, error) {
+	var prev []uint64
+	if base != nil {
+		prev = w.refsOf(*base)
+	}
+	refs, err := w.cw.Put([]chunk.Part{{Data: data, Class: chunkClass(kind)}}, prev)
+	if err != nil {
+		return id, false, w.fail(fmt.Errorf("add object: %w", err))
+	}
+	code := chunk.EncodeRefs(nil, refs, nil)
+	if len(w.cur) > 0 && w.curSize+len(code) > min(w.opts.FrameSize, refFrameSize) {
+		if err := w.Flush(); err != nil {
+			return id, false, err
+		}
+	}
+	w.pending[id] = pend{frame: -1, idx: int32(len(w.cur)), kind: kind | kindRefs, plain: uint32(len(data))}
+	w.refs[[RefLen]byte(id[:RefLen])]++
+	w.cur = append(w.cur, curObj{id: id, kind: kind | kindRefs, data: code})
+	w.curSize += len(code)
+	w.pendRefs[id] = refs
+	return id, true, nil
+}
+
+// refsOf returns the ref list of a chunked object (nil when it is not
+// one, or cannot be read: it only helps the chunk writer learn the
+// chunks of an earlier capture).
+func (w *Writer) refsOf(id ID) []uint64 {
+	if r, ok := w.pendRefs[id]; ok {
+		return r
+	}
+	if _, ok := w.pending[id]; ok {
+		return nil
+	}
+	l, ok, err := w.s.locate(id)
+	if err != nil || !ok || l.kind&kindRefs == 0 {
+		return nil
+	}
+	budget := maxDecodes
+	fr, err := w.s.frame(committedView{w.s}, l.frameRow, l.limit, w.s.opts.MaxChain, &budget)
+	if err != nil {
+		return nil
+	}
+	defer w.s.cache.release(fr)
+	sp, ok := fr.span(l)
+	if !ok {
+		return nil
+	}
+	refs, err := chunk.DecodeRefs(nil, fr.plain[sp.off:sp.off+sp.len], nil, int(l.objLen))
+	if err != nil {
+		return nil
+	}
+	return refs
+}
+
+// span finds the table row of the object l locates. An object stored as
+// its ref list is matched by offset and kind (its index entry holds the
+// object's length, the row the ref list's); another by all three.
+func (fr *decodedFrame) span(l loc) (objSpan, bool) {
+	// An empty object shares its offset with the next one.
+	want := objSpan{kind: l.kind, off: l.objOff, len: l.objLen}
+	i := sort.Search(len(fr.spans), func(i int) bool { return fr.spans[i].off >= l.objOff })
+	for ; i < len(fr.spans) && fr.spans[i].off == l.objOff; i++ {
+		sp := fr.spans[i]
+		if sp == want || l.kind&kindRefs != 0 && sp.kind == l.kind {
+			return sp, true
+		}
+	}
+	return objSpan{}, false
+}
+
+var _ io.ReaderAt = chunkSource{}
+
+// closedChan marks a job that needs no compressing.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
