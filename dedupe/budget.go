@@ -23,25 +23,35 @@ type Budget struct {
 	// state outside the Go heap (pack.Options.NativeMemory), so one per
 	// 256 MiB of budget, and no more than the model workers.
 	Compress int
+	// ChunkTable bounds the pack writer's table of chunk hashes
+	// (pack.Options.ChunkTable, entries of about 64 bytes): a sixteenth
+	// of the budget, between 64 Ki and 2 Mi entries, taken from the sort.
+	// A smaller table forgets chunks sooner (size, never correctness).
+	ChunkTable int
 	// GoHeap is the soft limit for the Go heap: the budget, plus 256 MiB
 	// for the encoders' buffers and the frames and bases in flight, less
 	// what the compressing frames hold outside the heap.
 	GoHeap int64
 }
 
+// chunkEntryBytes is what one entry of the chunk table costs (a map
+// entry of a 16-byte key and a chunk number, with the map's overhead).
+const chunkEntryBytes = 64
+
 // minInFlight keeps two maximal jobs in flight however small the budget.
 const minInFlight = 2 * maxJobBytes
 
 // SplitMemory divides mem (warcio.DefaultWalkMemLimit when ≤ 0) for an
 // ingest with workers model workers. Sort and InFlight add up to mem, so
-// the records held never exceed it: a quarter in flight, the rest for the
-// sort.
+// the records held never exceed it: a quarter in flight, the chunk table,
+// the rest for the sort.
 func SplitMemory(mem int64, workers int) Budget {
 	if mem <= 0 {
 		mem = warcio.DefaultWalkMemLimit
 	}
 	b := Budget{InFlight: max(mem/4, minInFlight)}
-	b.Sort = max(mem-b.InFlight, 1)
+	b.ChunkTable = int(min(max(mem/16/chunkEntryBytes, 64<<10), 2<<20))
+	b.Sort = max(mem-b.InFlight-int64(b.ChunkTable)*chunkEntryBytes, 1)
 	b.Compress = max(1, min(workers, int(mem/(256<<20))))
 	b.GoHeap = mem + 256<<20 - pack.Options{Workers: b.Compress}.NativeMemory()
 	return b

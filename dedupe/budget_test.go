@@ -23,8 +23,12 @@ func TestSplitMemory(t *testing.T) {
 		if mem <= 0 {
 			mem = 1 << 30
 		}
-		if b.Sort+b.InFlight > max(mem, minInFlight+1) || b.Sort <= 0 || b.InFlight < minInFlight {
-			t.Errorf("mem %d: sort %d + in flight %d", mem, b.Sort, b.InFlight)
+		table := int64(b.ChunkTable) * chunkEntryBytes
+		if b.Sort+b.InFlight+table > max(mem, minInFlight+table+1) || b.Sort <= 0 || b.InFlight < minInFlight {
+			t.Errorf("mem %d: sort %d + in flight %d + chunk table %d", mem, b.Sort, b.InFlight, table)
+		}
+		if b.ChunkTable < 64<<10 || b.ChunkTable > 2<<20 || mem >= 1<<30 && b.ChunkTable < 1<<20 {
+			t.Errorf("mem %d: chunk table of %d entries", mem, b.ChunkTable)
 		}
 		if b.Compress != c.compress {
 			t.Errorf("mem %d, %d workers: %d frames compressing, want %d", mem, c.workers, b.Compress, c.compress)

@@ -132,6 +132,9 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		opts.Pack.FrameSize = DefaultFrameSize
 	}
 	budget := SplitMemory(opts.MemLimit, max(opts.Workers, 1))
+	if opts.Pack.ChunkTable <= 0 {
+		opts.Pack.ChunkTable = budget.ChunkTable
+	}
 	if opts.Pack.Workers <= 0 {
 		opts.Pack.Workers = budget.Compress
 	}

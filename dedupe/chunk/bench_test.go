@@ -9,15 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
 	"blockwarc/internal/sharedtest"
 	"blockwarc/partition"
 	"blockwarc/warcio"
@@ -254,32 +251,6 @@ func baselines(tb testing.TB, recs []record) (xz, zst, raw int64) {
 	return xz, zst, int64(len(all))
 }
 
-// packIngest stores the records through today's object store the way
-// pack's BenchmarkAdd does (one object per record, frames cut at
-// FrameSize), for the ingest speed comparison.
-func packIngest(tb testing.TB, recs []record) time.Duration {
-	t0 := time.Now()
-	s, err := pack.Create(filepath.Join(tb.TempDir(), "p.bwa"), pack.Options{Workers: runtime.GOMAXPROCS(0)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer s.Close()
-	w, err := s.Begin()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := range recs {
-		if _, _, err := w.Add(pack.KindRecord, recs[i].bytes()); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := w.Commit(nil); err != nil {
-		tb.Fatal(err)
-	}
-	w.Close()
-	return time.Since(t0)
-}
-
 // restoreStats restores random versions with a 4 MiB cache: cold bytes
 // decoded per restore (mean, p99), frames touched (max), latency p99.
 func restoreStats(tb testing.TB, res result, recs []record) (meanDec, p99Dec float64, maxFrames int, p99Lat, p50Lat time.Duration) {
@@ -344,14 +315,14 @@ func coldRestore(tb testing.TB, res result) time.Duration {
 // URL/time order, through the chunk store and reports, from one run:
 // archive size (frames + directory + ref lists) as a ratio of `xz -9e`
 // (x-xz9e, target ≤ 0.90) and of `zstd -19 --long=27` (x-zstd19long,
-// target ≤ 0.95) of the same sorted records; today's archive (dedupe.Ingest
-// of the site) on the same basis (today-x-zstd19long); cold bytes decoded
+// target ≤ 0.95) of the same sorted records; cold bytes decoded
 // per random capture restore (dec-mean-B, dec-p99-B), frames touched
 // (max-frames) and restore latency with a 4 MiB cache shared by the
 // random restores (p50-µs, p99-µs) and with a cold cache (cold-p99-µs);
 // ingest speed of the chunk store (MB/s of records, wall clock and per
-// CPU-second of the process, cgo threads included) against today's pack
-// store of the same records (x-pack-speed, x-pack-cpu > 1: faster).
+// CPU-second of the process, cgo threads included). The archive, which
+// stores its objects in this chunk store (pack format 3), is measured by
+// dedupe's BenchmarkArchiveSize.
 // CHUNK_MODE (stream, record, blocks), CHUNK_META=0 (no chunk classes) and CHUNK_MAXFRAMES, CHUNK_AVG, CHUNK_FRAME override
 // the defaults for comparisons.
 func BenchmarkChunkStore(b *testing.B) {
@@ -361,25 +332,18 @@ func BenchmarkChunkStore(b *testing.B) {
 			recs := loadSite(b, site)
 			xz, zst, raw := baselines(b, recs)
 			var res result
-			var packTime, chunkCPU, packCPU time.Duration
+			var chunkCPU time.Duration
 			b.SetBytes(raw)
 			b.ResetTimer()
 			for range b.N {
 				c0 := cpuTime(b)
 				res = storeSite(b, recs, mode, opts)
 				chunkCPU = cpuTime(b) - c0
-				b.StopTimer()
-				c0 = cpuTime(b)
-				packTime = packIngest(b, recs)
-				packCPU = cpuTime(b) - c0
-				b.StartTimer()
 			}
 			b.StopTimer()
-			today := todayArchive(b, site)
 			mean, p99, maxF, p99Lat, p50Lat := restoreStats(b, res, recs)
 			b.ReportMetric(float64(res.archive)/float64(xz), "x-xz9e")
 			b.ReportMetric(float64(res.archive)/float64(zst), "x-zstd19long")
-			b.ReportMetric(float64(today)/float64(zst), "today-x-zstd19long")
 			b.ReportMetric(float64(res.archive), "archive-B")
 			b.ReportMetric(float64(res.refsB), "reflist-B")
 			b.ReportMetric(float64(res.refsZ), "reflist-zstd-B")
@@ -394,44 +358,9 @@ func BenchmarkChunkStore(b *testing.B) {
 			b.ReportMetric(float64(p99Lat.Microseconds()), "p99-µs")
 			b.ReportMetric(float64(coldRestore(b, res).Microseconds()), "cold-p99-µs")
 			b.ReportMetric(float64(raw)/res.elapsed.Seconds()/1e6, "ingest-MB/s")
-			b.ReportMetric(packTime.Seconds()/res.elapsed.Seconds(), "x-pack-speed")
 			b.ReportMetric(float64(raw)/chunkCPU.Seconds()/1e6, "ingest-MB/cpu-s")
-			b.ReportMetric(packCPU.Seconds()/chunkCPU.Seconds(), "x-pack-cpu")
 		})
 	}
-}
-
-// todayArchive ingests the site with today's format (dedupe.Ingest,
-// default options) and returns the archive's bytes (tables aside).
-func todayArchive(tb testing.TB, site string) int64 {
-	if os.Getenv("CHUNK_TODAY") == "0" {
-		return 0
-	}
-	arch := filepath.Join(tb.TempDir(), "a.bwa")
-	if _, err := dedupe.Ingest(context.Background(), arch, []string{filepath.Join(corpusDir(tb), site)}, dedupe.Options{}); err != nil {
-		tb.Fatal(err)
-	}
-	var n int64
-	err := filepath.WalkDir(arch, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "tables" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			n += fi.Size()
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return n
 }
 
 func benchConfig(tb testing.TB) (string, Options) {
