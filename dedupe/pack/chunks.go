@@ -208,7 +208,11 @@ func (w *Writer) startChunks() error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	cw, err := chunk.NewWriter(chunkOut{w}, prior, chunk.Options{
-		TableEntries: w.opts.ChunkTable, Workers: w.opts.Workers, Level: chunk.DefaultLevel,
+		// One frame of chunks compresses while the next fills, whatever
+		// Options.Workers: a chunk frame then enters the pack queue at the
+		// same point among the object frames for any worker count, so the
+		// pack's bytes do not depend on it.
+		TableEntries: w.opts.ChunkTable, Workers: 1, Level: chunk.DefaultLevel,
 		// Frames of chunks are compressed as the pack's are: the reference
 		// library at level 19 for the default level, klauspost otherwise.
 		PureGo: w.opts.Level != zstd.SpeedBestCompression})

@@ -1,0 +1,161 @@
+package pack
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// An archive of format 2 extended by a format-3 writer: the old objects
+// read as before, the new ones are chunked in a new pack, and the whole
+// verifies.
+func TestExtendFormat2(t *testing.T) {
+	old := buildGolden(t, filepath.Join(t.TempDir(), "g.bwa"))
+	dir := filepath.Join(t.TempDir(), "x.bwa")
+	copyDir(t, goldenV2[0], dir)
+	s, err := Open(dir, Options{noSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	packsBefore := len(s.m.packs)
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Versions of old objects, as ingest adds a new capture against the
+	// previous one.
+	var objs []obj
+	for i, o := range old {
+		if i%3 != 0 {
+			continue
+		}
+		d := append(bytes.Clone(o.data), []byte(" and a little more")...)
+		objs = append(objs, obj{id: Sum(d), kind: o.kind, data: d})
+		if _, _, err := w.AddDelta(o.kind, d, o.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit([]byte("extended")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if len(s.m.packs) != packsBefore+1 {
+		t.Fatalf("%d packs after extending, want a new one beside the %d of format 2", len(s.m.packs), packsBefore)
+	}
+	last := s.m.packs[len(s.m.packs)-1]
+	h, err := os.ReadFile(filepath.Join(dir, packName(last.num)))
+	if err != nil || fileVersion(h) != formatVersion {
+		t.Fatalf("new pack: version %d (%v)", fileVersion(h), err)
+	}
+	checkAll(t, s, old)
+	checkAll(t, s, objs)
+	res := verifyClean(t, s)
+	if res.Objects != int64(len(old)+len(objs)) {
+		t.Fatalf("verify checked %d objects, want %d", res.Objects, len(old)+len(objs))
+	}
+	st, err := s.Stats()
+	if err != nil || st.ChunkFrames == 0 {
+		t.Fatalf("stats: %d chunk frames (%v)", st.ChunkFrames, err)
+	}
+}
+
+// Objects that repeat most of each other's bytes share chunks: the
+// archive holds little more than one copy.
+func TestChunkedDedup(t *testing.T) {
+	s, dir := mustCreate(t, Options{noSync: true})
+	base := randomObjects(7, 1, 200<<10)[0].data
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []obj
+	for i := range 20 {
+		d := bytes.Clone(base)
+		copy(d[(i*9973)%len(d):], []byte("a changed token"))
+		objs = append(objs, obj{id: Sum(d), kind: KindBlock, data: d})
+		if _, _, err := w.Add(KindBlock, d); err != nil {
+			t.Fatal(err)
+		}
+		if i == 9 { // across a commit too
+			if err := w.Commit(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	checkAll(t, s, objs)
+	verifyClean(t, s)
+	var size int64
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		fi, _ := e.Info()
+		size += fi.Size()
+	}
+	// Random bytes do not compress: two copies (one per commit, each
+	// starting its chunk table empty) and the changed chunks.
+	if size > int64(len(base))*5/2 {
+		t.Fatalf("20 near-copies of %d random bytes take %d bytes", len(base), size)
+	}
+}
+
+// A flipped byte in a frame of chunks is an error naming the pack, never
+// wrong bytes.
+func TestChunkFrameCorruption(t *testing.T) {
+	s, dir := mustCreate(t, Options{noSync: true})
+	objs := randomObjects(3, 40, 20000)
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addAll(t, w, objs)
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	_, rows, err := chunkDirectory(s.idx)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%d chunk frames (%v)", len(rows), err)
+	}
+	s.Close()
+	path := filepath.Join(dir, packName(rows[0].pack))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[rows[0].off+int64(rows[0].len)/2] ^= 0x40
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	failed := 0
+	for _, o := range objs {
+		got, _, err := s.Get(o.id)
+		switch {
+		case err == nil && !bytes.Equal(got, o.data):
+			t.Fatalf("%s: wrong bytes with no error", o.id)
+		case err != nil:
+			failed++
+			var ce *CorruptError
+			if !errors.As(err, &ce) || ce.File != path {
+				t.Fatalf("%s: %v, want a corruption error naming %s", o.id, err, path)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no object read failed after a flipped byte in its frame of chunks")
+	}
+	res, err := s.Verify(func(ID, error) {})
+	if err != nil || res.Problems == 0 {
+		t.Fatalf("verify found %d problems (%v)", res.Problems, err)
+	}
+}
