@@ -169,6 +169,19 @@ func i64[R any](name string, get func(*R) int64) column[R] {
 	}
 }
 
+func i64opt[R any](name string, get func(*R) *int64) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		put: func(b array.Builder, r *R) {
+			if v := get(r); v != nil {
+				b.(*array.Int64Builder).Append(*v)
+			} else {
+				b.AppendNull()
+			}
+		},
+	}
+}
+
 func f64[R any](name string, get func(*R) float64) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64},
@@ -267,6 +280,7 @@ var captureCols = []column[tables.Capture]{
 
 var blockCols = []column[tables.Block]{
 	str("block_id", func(r *tables.Block) string { return r.BlockID }),
+	i64("block_no", func(r *tables.Block) int64 { return r.BlockNo }),
 	str("first_url", func(r *tables.Block) string { return r.FirstURL }),
 	str("first_url_surtkey", func(r *tables.Block) string { return r.FirstURLSURTKey }),
 	ts("first_fetch_time", func(r *tables.Block) time.Time { return r.FirstFetchTime }),
@@ -298,16 +312,16 @@ var captureBlockCols = []column[tables.CaptureBlock]{
 	i32("version", func(r *tables.CaptureBlock) int32 { return r.Version }),
 	i32("ordinal", func(r *tables.CaptureBlock) int32 { return r.Ordinal }),
 	str("path", func(r *tables.CaptureBlock) string { return r.Path }),
-	str("block_id", func(r *tables.CaptureBlock) string { return r.BlockID }),
+	i64("block_no", func(r *tables.CaptureBlock) int64 { return r.BlockNo }),
 	str("status", func(r *tables.CaptureBlock) string { return r.Status }),
 	boolean("text_changed", func(r *tables.CaptureBlock) bool { return r.TextChanged }),
-	optStr("predecessor_block_id", func(r *tables.CaptureBlock) *string { return r.PredecessorBlockID }),
+	i64opt("predecessor_block_no", func(r *tables.CaptureBlock) *int64 { return r.PredecessorBlockNo }),
 	f64opt("similarity", func(r *tables.CaptureBlock) *float64 { return r.Similarity }),
 }
 
 var linkCols = []column[tables.Link]{
 	str("url_surtkey", func(r *tables.Link) string { return r.URLSURTKey }),
-	str("block_id", func(r *tables.Link) string { return r.BlockID }),
+	i64("block_no", func(r *tables.Link) int64 { return r.BlockNo }),
 	i32("ordinal", func(r *tables.Link) int32 { return r.Ordinal }),
 	str("tag", func(r *tables.Link) string { return r.Tag }),
 	str("href", func(r *tables.Link) string { return r.Href }),
@@ -376,7 +390,7 @@ func captureBytes(r *tables.Capture) int {
 }
 
 func blockBytes(r *tables.Block) int {
-	n := len(r.BlockID) + len(r.FirstURL) + len(r.FirstURLSURTKey) + len(r.Tag) + len(r.Path) + len(r.Label) + len(r.Text) + 120
+	n := len(r.BlockID) + 8 + len(r.FirstURL) + len(r.FirstURLSURTKey) + len(r.Tag) + len(r.Path) + len(r.Label) + len(r.Text) + 120
 	for _, s := range r.Topic {
 		n += len(s) + 4
 	}
@@ -390,11 +404,7 @@ func blockBytes(r *tables.Block) int {
 }
 
 func captureBlockBytes(r *tables.CaptureBlock) int {
-	n := len(r.URLSURTKey) + len(r.Path) + len(r.BlockID) + len(r.Status) + 48
-	if r.PredecessorBlockID != nil {
-		n += len(*r.PredecessorBlockID)
-	}
-	return n
+	return len(r.URLSURTKey) + len(r.Path) + len(r.Status) + 64
 }
 
 func changeBytes(r *tables.Change) int {
@@ -406,7 +416,7 @@ func changeBytes(r *tables.Change) int {
 }
 
 func linkBytes(r *tables.Link) int {
-	n := len(r.URLSURTKey) + len(r.BlockID) + len(r.Tag) + len(r.Href) + len(r.AnchorText) + 24
+	n := len(r.URLSURTKey) + 8 + len(r.Tag) + len(r.Href) + len(r.AnchorText) + 24
 	for _, s := range []*string{r.TargetURL, r.Rel} {
 		if s != nil {
 			n += len(*s)

@@ -426,34 +426,55 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 		}
 		return &ipcPart{f: f, cw: cw, w: iw}, nil
 	}
-	props := parquet.NewWriterProperties(
-		parquet.WithAllocator(opts.Allocator),
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithMaxRowGroupLength(int64(opts.RowGroupRows)),
-		// Long free text rarely repeats within a row group: a dictionary
-		// would be built and then abandoned.
-		parquet.WithDictionaryFor("main_text", false),
-		parquet.WithDictionaryFor("text", false),
-		// Text is most of the tables' bytes: zstd's best level makes it
-		// about 6 % smaller for little time (it is written once), and
-		// min/max statistics of long text help no query.
-		parquet.WithCompressionLevelFor("text", 19),
-		parquet.WithCompressionLevelFor("main_text", 19),
-		parquet.WithStatsFor("text", false),
-		parquet.WithStatsFor("main_text", false),
-		// ordinal counts 1, 2, 3… within a page or block: delta encoding
-		// stores such runs in a few bits, a dictionary in one index each.
-		parquet.WithDictionaryFor("ordinal", false),
-		parquet.WithEncodingFor("ordinal", parquet.Encodings.DeltaBinaryPacked),
-		parquet.WithCreatedBy("blockwarc"),
-	)
-	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(opts.Allocator), pqarrow.WithStoreSchema())
+	props := parquet.NewWriterProperties(parquetProps(opts)...)
+	// No stored Arrow schema (pqarrow.WithStoreSchema): it repeats the
+	// Parquet schema as base64 in every footer (1-3 KB a file, 9 KB of a
+	// small site's tables), and readers derive the same Arrow types from
+	// the Parquet logical types (timestamps: isAdjustedToUTC → tz=UTC).
+	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(opts.Allocator))
 	pw, err := pqarrow.NewFileWriter(schema, cw, props, aprops)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return &parquetPart{f: f, cw: cw, w: pw}, nil
+}
+
+// statsColumns are the sort keys (docs/TABLES.md): the only columns
+// whose min/max statistics let a reader skip row groups and pages.
+var statsColumns = []string{"url_surtkey", "fetch_time", "first_url_surtkey", "first_fetch_time"}
+
+// parquetProps are the Parquet settings of every part file, chosen by
+// measuring tables bytes ÷ archive bytes on the corpus sites
+// (BenchmarkTablesSize in export/tables).
+func parquetProps(opts WriterOptions) []parquet.WriterProperty {
+	props := []parquet.WriterProperty{
+		parquet.WithAllocator(opts.Allocator),
+		parquet.WithCompression(compress.Codecs.Zstd),
+		// zstd's best level for every column: the tables are written once
+		// and read many times, and at this level writing them costs no
+		// measurable time next to partitioning the pages (the corpus
+		// tables are 3-10 % smaller than at the default level).
+		parquet.WithCompressionLevel(19),
+		parquet.WithMaxRowGroupLength(int64(opts.RowGroupRows)),
+		// No dictionaries: a column's repeats (a URL over its captures, a
+		// label, a block id over its pages) sit next to one another in
+		// table order, where zstd finds them; a dictionary page and its
+		// index runs cost more than they save on every corpus site (5-8 %).
+		parquet.WithDictionaryDefault(false),
+		// Statistics only for the sort keys: min/max of hex ids and free
+		// text help no query, and cost their bytes twice (page header and
+		// footer) for every column chunk.
+		parquet.WithStats(false),
+		// ordinal counts 1, 2, 3… within a page or block: delta encoding
+		// stores such runs in a few bits.
+		parquet.WithEncodingFor("ordinal", parquet.Encodings.DeltaBinaryPacked),
+		parquet.WithCreatedBy("blockwarc"),
+	}
+	for _, c := range statsColumns {
+		props = append(props, parquet.WithStatsFor(c, true))
+	}
+	return props
 }
 
 type parquetPart struct {

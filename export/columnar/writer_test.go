@@ -40,6 +40,12 @@ func synth(n int, seed uint64) *synthRows {
 		}
 		return &v
 	}
+	optI64 := func(i int, v int64) *int64 {
+		if i%3 == 0 {
+			return nil
+		}
+		return &v
+	}
 	optF := func(i int, v float64) *float64 {
 		if i%4 == 1 {
 			return nil
@@ -89,7 +95,7 @@ func synth(n int, seed uint64) *synthRows {
 			AddedBytes: int64(i * 17), Title: optS(i, "Titre — 標題"), MainText: optS(i+1, text),
 		})
 		s.blocks = append(s.blocks, tables.Block{
-			BlockID: fmt.Sprintf("%064x", i*31), FirstURL: url, FirstURLSURTKey: surt, FirstFetchTime: at(i),
+			BlockID: fmt.Sprintf("%064x", i*31), BlockNo: int64(i + 1), FirstURL: url, FirstURLSURTKey: surt, FirstFetchTime: at(i),
 			Tag: "div", Path: fmt.Sprintf("1.%d.%d", i%5, i%3), Level: int32(i%3 + 1),
 			HTMLID: optS(i, "main"), HTMLClass: optS(i+1, "content wide"), Label: "content",
 			Topic: list(i), Text: text, Bytes: int32(i * 3), TextLength: int32(len(text)), Words: int32(i % 50),
@@ -103,8 +109,8 @@ func synth(n int, seed uint64) *synthRows {
 		}
 		s.captureBlocks = append(s.captureBlocks, tables.CaptureBlock{
 			URLSURTKey: surt, FetchTime: at(i), Version: int32(i%9 + 1), Ordinal: int32(i%13 + 1),
-			Path: fmt.Sprintf("1.%d", i%5), BlockID: fmt.Sprintf("%064x", i*31), Status: "modified",
-			PredecessorBlockID: optS(i+1, fmt.Sprintf("%064x", i*37)), Similarity: sim,
+			Path: fmt.Sprintf("1.%d", i%5), BlockNo: int64(i*31 + 1), Status: "modified",
+			PredecessorBlockNo: optI64(i+1, int64(i*37+1)), Similarity: sim,
 		})
 		s.changes = append(s.changes, tables.Change{
 			URL: url, URLSURTKey: surt, FromVersion: int32(i + 1), ToVersion: int32(i + 2),
@@ -122,7 +128,7 @@ func synth(n int, seed uint64) *synthRows {
 			VolatilePaths: list(i + 2),
 		})
 		s.links = append(s.links, tables.Link{
-			URLSURTKey: surt, BlockID: fmt.Sprintf("%064x", i), Ordinal: int32(i + 1), Tag: "a",
+			URLSURTKey: surt, BlockNo: int64(i + 1), Ordinal: int32(i + 1), Tag: "a",
 			Href: "../pfad/ä?q=" + fmt.Sprint(i), TargetURL: optS(i, "http://example.org/pfad/%C3%A4"),
 			AnchorText: optText(i), Rel: optS(i+1, "nofollow"),
 		})

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"blockwarc/dedupe/pack"
@@ -17,20 +15,21 @@ import (
 )
 
 // blockCount is what Build keeps in memory for each distinct block: its
-// counts and the last capture and URL that counted it. With the 32-byte
-// id as map key that is 64 bytes of data, about 75 bytes per block with
-// the map's own overhead — 750 MB for ten million distinct blocks. The
+// number, its counts and the last capture and URL that counted it. With
+// the 32-byte id as map key that is 72 bytes of data, about 83 bytes per
+// block with the map's own overhead — 830 MB for ten million distinct
+// blocks. The
 // block's attributes (text, topic, features) go to the spill file.
 type blockCount struct {
+	no               int64 // block_no: 1-based rank in first sight
 	captures, urls   int64
 	lastCap, lastURL int64 // 1-based ordinals; 0 = none yet
 }
 
 // blockSpill holds the first-sight rows of the blocks table on disk,
-// zstd-compressed gob records in first-sight order. First sight is table
-// order (url_surtkey, then capture order, then page order), which is the
-// blocks table's order except among blocks first seen in captures of
-// the same URL and time: read sorts those runs by block_id.
+// zstd-compressed gob records in first-sight order: table order
+// (url_surtkey, then capture order, then page order), which is block_no
+// order, the blocks table's.
 type blockSpill struct {
 	f    *os.File
 	zw   *zstd.Encoder
@@ -91,17 +90,6 @@ func (s *blockSpill) emit(counts map[pack.ID]blockCount, fn func(*Block) error) 
 	}
 	defer zr.Close()
 	dec := gob.NewDecoder(bufio.NewReaderSize(zr, 64<<10))
-	var run []*Block
-	flush := func() error {
-		slices.SortFunc(run, func(a, b *Block) int { return strings.Compare(a.BlockID, b.BlockID) })
-		for _, b := range run {
-			if err := fn(b); err != nil {
-				return err
-			}
-		}
-		run = run[:0]
-		return nil
-	}
 	for n := int64(0); n < s.rows; n++ {
 		b := new(Block)
 		if err := dec.Decode(b); err != nil {
@@ -114,14 +102,11 @@ func (s *blockSpill) emit(counts map[pack.ID]blockCount, fn func(*Block) error) 
 		c := counts[id]
 		b.Captures, b.URLs = c.captures, c.urls
 		b.FirstFetchTime = b.FirstFetchTime.UTC()
-		if len(run) > 0 && (run[0].FirstURLSURTKey != b.FirstURLSURTKey || !run[0].FirstFetchTime.Equal(b.FirstFetchTime)) {
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := fn(b); err != nil {
+			return err
 		}
-		run = append(run, b)
 	}
-	return flush()
+	return nil
 }
 
 // close removes the spill file.

@@ -72,7 +72,7 @@ func (s *Stats) add(o *Stats) {
 // jobBuffer captures and about 10 bytes per capture for the change rate,
 // whatever the length of the URL's history; plus, for the whole archive,
 // about 45 bytes per distinct object the captures reference (added_bytes
-// is charged to the first capture referencing an object) and 75 bytes per
+// is charged to the first capture referencing an object) and 83 bytes per
 // distinct block (its counts, see blockCount). Block attributes are
 // spilled to a temporary file in Options.TempDir.
 func Build(ctx context.Context, a *dedupe.Archive, opts Options, sink Sink) (Stats, error) {
@@ -247,6 +247,9 @@ func (b *builder) capture(c *capOut) error {
 			if first == nil {
 				return fmt.Errorf("build tables: block %s of %s has no first-sight row", id, c.row.URL)
 			}
+			// Numbered in first sight, which is the blocks table's order.
+			cnt.no = int64(len(b.blocks)) + 1
+			first.BlockNo = cnt.no
 			if err := b.spill.add(first); err != nil {
 				return err
 			}
@@ -260,6 +263,15 @@ func (b *builder) capture(c *capOut) error {
 			cnt.lastURL = b.nURL
 		}
 		b.blocks[id] = cnt
+		cb.BlockNo = cnt.no
+		if cb.PredecessorBlockID != nil {
+			// A block of the URL's previous capture: numbered already.
+			n, err := b.blockNo(*cb.PredecessorBlockID)
+			if err != nil {
+				return fmt.Errorf("predecessor of block %s of %s: %w", id, c.row.URL, err)
+			}
+			cb.PredecessorBlockNo = &n
+		}
 		if err := b.sink.Add(cb); err != nil {
 			return fmt.Errorf("write capture_blocks row: %w", err)
 		}
@@ -267,6 +279,11 @@ func (b *builder) capture(c *capOut) error {
 	}
 	if b.links {
 		for _, l := range c.links {
+			n, err := b.blockNo(l.BlockID)
+			if err != nil {
+				return fmt.Errorf("links of %s: %w", c.row.URL, err)
+			}
+			l.BlockNo = n
 			if err := b.sink.Add(l); err != nil {
 				return fmt.Errorf("write links row: %w", err)
 			}
@@ -280,6 +297,18 @@ func (b *builder) capture(c *capOut) error {
 		b.st.Changes++
 	}
 	return nil
+}
+
+// blockNo returns the block_no of a block seen already.
+func (b *builder) blockNo(hexID string) (int64, error) {
+	id, err := parseID(hexID)
+	if err != nil {
+		return 0, err
+	}
+	if cnt := b.blocks[id]; cnt.no != 0 {
+		return cnt.no, nil
+	}
+	return 0, fmt.Errorf("block %s not seen before", hexID)
 }
 
 // endURL emits a URL's urls row (nil: the key had no capture).

@@ -292,9 +292,15 @@ func checkTables(t *testing.T, a *dedupe.Archive, r *recorder, st Stats) {
 		t.Error("capture_blocks not in table order")
 	}
 	if !slices.IsSortedFunc(r.blocks, func(x, y *Block) int {
-		return cmp.Or(strings.Compare(x.FirstURLSURTKey, y.FirstURLSURTKey), x.FirstFetchTime.Compare(y.FirstFetchTime), strings.Compare(x.BlockID, y.BlockID))
+		return cmp.Or(strings.Compare(x.FirstURLSURTKey, y.FirstURLSURTKey), x.FirstFetchTime.Compare(y.FirstFetchTime))
 	}) {
 		t.Error("blocks not in table order")
+	}
+	for i, b := range r.blocks {
+		if b.BlockNo != int64(i+1) {
+			t.Errorf("blocks row %d: block_no %d", i+1, b.BlockNo)
+			break
+		}
 	}
 	if !slices.IsSortedFunc(r.urls, func(x, y *URL) int { return strings.Compare(x.URLSURTKey, y.URLSURTKey) }) {
 		t.Error("urls not in table order")
@@ -397,6 +403,27 @@ func checkTables(t *testing.T, a *dedupe.Archive, r *recorder, st Stats) {
 			t.Errorf("block %s twice", b.BlockID)
 		}
 		blocks[b.BlockID] = b
+	}
+	// block_no names the same block as the hex id, wherever it is used.
+	noOf := func(id string) int64 {
+		if b := blocks[id]; b != nil {
+			return b.BlockNo
+		}
+		return -1
+	}
+	for _, cb := range r.cbs {
+		if cb.BlockNo != noOf(cb.BlockID) {
+			t.Errorf("%s v%d #%d: block_no %d, block %s has %d", cb.URLSURTKey, cb.Version, cb.Ordinal, cb.BlockNo, cb.BlockID, noOf(cb.BlockID))
+		}
+		if (cb.PredecessorBlockID == nil) != (cb.PredecessorBlockNo == nil) ||
+			cb.PredecessorBlockID != nil && *cb.PredecessorBlockNo != noOf(*cb.PredecessorBlockID) {
+			t.Errorf("%s v%d #%d: predecessor_block_no %v for block %v", cb.URLSURTKey, cb.Version, cb.Ordinal, cb.PredecessorBlockNo, cb.PredecessorBlockID)
+		}
+	}
+	for _, l := range r.links {
+		if l.BlockNo != noOf(l.BlockID) {
+			t.Errorf("links row of %s: block_no %d, block %s has %d", l.URLSURTKey, l.BlockNo, l.BlockID, noOf(l.BlockID))
+		}
 	}
 	caps, urls := map[string]map[string]bool{}, map[string]map[string]bool{}
 	for _, cb := range r.cbs {

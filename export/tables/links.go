@@ -89,7 +89,7 @@ func (lp *linkPage) links(key, blockID string, b *partition.Block) []*Link {
 	walk = func(n *partition.Node) {
 		if n.Kind == partition.ElementNode && (n.Tag == "a" || n.Tag == "area") && hasAttr(n, "href") {
 			if l := lp.link(n); l != nil {
-				l.URLSURTKey, l.BlockID = key, blockID
+				l.URLSURTKey, l.BlockID = key, blockID // BlockNo: set by the builder
 				l.Ordinal = int32(len(out) + 1)
 				out = append(out, l)
 			}

@@ -3,7 +3,12 @@ package tables
 import "time"
 
 // The row types below are the tables of docs/TABLES.md, one field per
-// column in the same order; a nil pointer is a null. The Builder produces
+// column in the same order; a nil pointer is a null. The exceptions are
+// the hex ids CaptureBlock.BlockID, CaptureBlock.PredecessorBlockID and
+// Link.BlockID, which sinks in Go get for free but which are not columns:
+// the tables refer to a block by its block_no and keep its 64-digit id
+// once, in blocks (a hex id per capture_blocks and links row was a fifth
+// of the tables' bytes). The Builder produces
 // them in table order and hands them to a Sink: the Parquet/Arrow writer
 // and the storage report are both Sinks, so the report is computed from
 // exactly the rows a notebook sees.
@@ -104,6 +109,7 @@ type Capture struct {
 // Block is a row of the blocks table.
 type Block struct {
 	BlockID         string
+	BlockNo         int64
 	FirstURL        string
 	FirstURLSURTKey string
 	FirstFetchTime  time.Time
@@ -136,11 +142,14 @@ type CaptureBlock struct {
 	Version            int32
 	Ordinal            int32
 	Path               string
-	BlockID            string
+	BlockNo            int64
 	Status             string
 	TextChanged        bool
-	PredecessorBlockID *string
+	PredecessorBlockNo *int64
 	Similarity         *float64
+
+	BlockID            string  // not a column: blocks.block_id of BlockNo
+	PredecessorBlockID *string // not a column: blocks.block_id of PredecessorBlockNo
 }
 
 // Change is a row of the changes table.
@@ -192,13 +201,15 @@ type URL struct {
 // Link is a row of the links table: one link of a block, on a URL.
 type Link struct {
 	URLSURTKey string
-	BlockID    string
+	BlockNo    int64
 	Ordinal    int32
 	Tag        string
 	Href       string
 	TargetURL  *string
 	AnchorText string
 	Rel        *string
+
+	BlockID string // not a column: blocks.block_id of BlockNo
 }
 
 // Sink receives the rows of every table it takes (Takes), one Add call

@@ -54,19 +54,27 @@ checks.capture_blocks_bad_ordinals = Number(await one(`
     FROM capture_blocks GROUP BY ALL)
   WHERE d <> n OR lo <> 1 OR hi <> n`));
 checks.capture_blocks_unknown_block = Number(await one(`
-  SELECT count(*) FROM capture_blocks cb ANTI JOIN blocks b USING (block_id)`));
+  SELECT count(*) FROM capture_blocks cb ANTI JOIN blocks b USING (block_no)`));
+checks.capture_blocks_unknown_predecessor = Number(await one(`
+  SELECT count(*) FROM capture_blocks cb ANTI JOIN blocks b ON b.block_no = cb.predecessor_block_no
+  WHERE cb.predecessor_block_no IS NOT NULL`));
+checks.links_unknown_block = Number(await one(`
+  SELECT count(*) FROM links l ANTI JOIN capture_blocks cb USING (url_surtkey, block_no)`));
 checks.capture_blocks_fetch_time_mismatch = Number(await one(`
   SELECT count(*) FROM capture_blocks cb JOIN captures c USING (url_surtkey, version)
   WHERE cb.fetch_time <> c.fetch_time`));
 checks.blocks_unreferenced = Number(await one(`
-  SELECT count(*) FROM blocks b ANTI JOIN capture_blocks cb USING (block_id)`));
+  SELECT count(*) FROM blocks b ANTI JOIN capture_blocks cb USING (block_no)`));
 checks.blocks_counts_mismatch = Number(await one(`
   SELECT count(*) FROM blocks b JOIN (
-    SELECT block_id, count(DISTINCT (url_surtkey, version)) AS caps, count(DISTINCT url_surtkey) AS urls
-    FROM capture_blocks GROUP BY ALL) x USING (block_id)
+    SELECT block_no, count(DISTINCT (url_surtkey, version)) AS caps, count(DISTINCT url_surtkey) AS urls
+    FROM capture_blocks GROUP BY ALL) x USING (block_no)
   WHERE b.captures <> x.caps OR b.urls <> x.urls`));
 checks.duplicate_block_ids = Number(await one(`
   SELECT count(*) - count(DISTINCT block_id) FROM blocks`));
+// block_no numbers the blocks 1..n in table order.
+checks.block_no_not_row_number = Number(await one(`
+  SELECT count(*) FROM (SELECT block_no, row_number() OVER () AS n FROM blocks) WHERE block_no <> n`));
 // changes against captures: one row per successive pair, changed equal.
 checks.captures_after_first = Number(await one(`SELECT count(*) FROM captures WHERE version > 1`));
 checks.changes_changed_mismatch = Number(await one(`
