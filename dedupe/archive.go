@@ -64,7 +64,10 @@ func (a *Archive) Close() error {
 func (a *Archive) Store() *pack.Store { return a.store }
 
 // Files returns the input-file table: the files ingested completely.
-func (a *Archive) Files() []InputFile { return a.root.Files }
+func (a *Archive) Files() []InputFile {
+	a.loadFiles() // a union's table is merged from its parts' on first use
+	return a.root.Files
+}
 
 // Versions returns every capture of key (a SURT key, "" for records
 // without target URI) in capture order. It reads one catalog segment per

@@ -20,6 +20,9 @@ type union struct {
 	parts []unionPart
 	// route returns the index of the part whose key range holds key.
 	route func(key string) int
+
+	filesOnce sync.Once
+	filesErr  error
 }
 
 type unionPart struct {
@@ -32,16 +35,75 @@ type unionPart struct {
 // Join returns the archive that reads the archives opens return as one:
 // part i holds the keys k with route(k) == i, parts in ascending key
 // order, so that walking them one after the other walks all keys in
-// order. A part is opened by its function on first use. files is the
-// input-file table of the whole (one row per input file, Records summed
-// over the parts): the parts' own rows describe the same files, each
-// counting only its records.
-func Join(opens []func() (*Archive, error), route func(key string) int, files []InputFile) *Archive {
+// order; part 0 holds the key "" (records without a target URI, and the
+// gaps between records). A part is opened by its function on first use.
+//
+// Every part ingested the same input files, each keeping the records of
+// its keys (Options.Select), so each part has a row for every file, with
+// the whole file's stream, gaps and malformed count and its own records.
+// The union's input-file table (Files) has the files that every part
+// holds, in part 0's order, with Records summed and the rest from part
+// 0's row (the part that learns the compressed originals, and holds the
+// gaps). A file some part lacks (an ingest interrupted before that part
+// committed it) is left out, as an unfinished file is.
+func Join(opens []func() (*Archive, error), route func(key string) int) *Archive {
 	u := &union{parts: make([]unionPart, len(opens)), route: route}
 	for i, o := range opens {
 		u.parts[i].open = o
 	}
-	return &Archive{u: u, root: &root{Files: files}}
+	return &Archive{u: u, root: &root{}}
+}
+
+// loadFiles merges a union's input-file table from its parts, once.
+func (a *Archive) loadFiles() error {
+	if a.u == nil {
+		return nil
+	}
+	a.u.filesOnce.Do(func() {
+		ms, err := a.members()
+		if err != nil {
+			a.u.filesErr = err
+			return
+		}
+		a.root.Files = mergeFiles(ms)
+	})
+	return a.u.filesErr
+}
+
+// mergeFiles is the union's input-file table (Join).
+func mergeFiles(ms []*Archive) []InputFile {
+	type fileID struct {
+		name string
+		size int64
+		sum  [32]byte
+	}
+	rows := make([]map[fileID]int64, len(ms)) // records by file, parts 1...
+	for k, m := range ms[1:] {
+		rows[k+1] = make(map[fileID]int64, len(m.root.Files))
+		for _, g := range m.root.Files {
+			rows[k+1][fileID{g.Name, g.Size, g.SHA256}] = g.Records
+		}
+	}
+	var out []InputFile
+	for _, f := range ms[0].root.Files {
+		id, all := fileID{f.Name, f.Size, f.SHA256}, true
+		for _, recs := range rows[1:] {
+			r, ok := recs[id]
+			if !ok {
+				all = false
+				break
+			}
+			if r < 0 || f.Records < 0 {
+				f.Records = -1
+			} else {
+				f.Records += r
+			}
+		}
+		if all {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Part returns part i of a union (opening it), or a itself for i == 0 of

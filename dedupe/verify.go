@@ -75,6 +75,9 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	// A union of shards (Join) is checked part by part, then its input
 	// files whole (their records come from several parts).
 	ms, err := a.members()
+	if err == nil {
+		err = a.loadFiles()
+	}
 	if err != nil {
 		return st, err
 	}
