@@ -37,6 +37,7 @@ func keyHash(key string) uint64 {
 type sample struct {
 	mu    sync.Mutex
 	limit uint64 // keys with keyHash < limit are sampled
+	cap   int    // the most keys held (maxSampleKeys)
 	bytes map[string]int64
 	total int64 // block bytes of every record read, sampled or not
 }
@@ -49,7 +50,7 @@ func (s *sample) add(key string, n int64) {
 		return
 	}
 	s.bytes[key] += n
-	for len(s.bytes) > maxSampleKeys {
+	for len(s.bytes) > s.cap {
 		s.limit /= 2
 		for k := range s.bytes {
 			if keyHash(k) >= s.limit {
@@ -72,7 +73,7 @@ func Boundaries(ctx context.Context, inputs []string, n int, reader warcio.Optio
 	if err != nil {
 		return nil, err
 	}
-	s := &sample{limit: ^uint64(0), bytes: map[string]int64{}}
+	s := &sample{limit: ^uint64(0), cap: maxSampleKeys, bytes: map[string]int64{}}
 	reader.Policy = warcio.PolicySkip
 	reader.OnError = nil
 	work := make(chan string)
