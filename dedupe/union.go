@@ -3,6 +3,7 @@ package dedupe
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"blockwarc/dedupe/pack"
 )
@@ -26,10 +27,11 @@ type union struct {
 }
 
 type unionPart struct {
-	once sync.Once
-	open func() (*Archive, error)
-	a    *Archive
-	err  error
+	once   sync.Once
+	open   func() (*Archive, error)
+	a      *Archive
+	err    error
+	opened atomic.Pointer[Archive] // a, once opened: read without waiting (Recovered)
 }
 
 // Join returns the archive that reads the archives opens return as one:
@@ -116,7 +118,12 @@ func (a *Archive) Part(i int) (*Archive, error) {
 		return a, nil
 	}
 	p := &a.u.parts[i]
-	p.once.Do(func() { p.a, p.err = p.open() })
+	p.once.Do(func() {
+		p.a, p.err = p.open()
+		if p.a != nil {
+			p.opened.Store(p.a)
+		}
+	})
 	return p.a, p.err
 }
 
@@ -261,11 +268,11 @@ func (a *Archive) Recovered() string {
 	}
 	out := ""
 	for i := range a.u.parts {
-		p := &a.u.parts[i]
-		if p.a == nil {
+		pa := a.u.parts[i].opened.Load()
+		if pa == nil {
 			continue // not opened: nothing read from it
 		}
-		if r := p.a.store.Recovered(); r != "" {
+		if r := pa.store.Recovered(); r != "" {
 			if out != "" {
 				out += "; "
 			}

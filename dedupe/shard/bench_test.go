@@ -159,4 +159,3 @@ func BenchmarkShardCat(b *testing.B) {
 	b.ReportMetric(ms(q(lat[1], 0.99)), "p99-ms-2shards")
 	b.ReportMetric(float64(q(lat[1], 0.99))/float64(q(lat[0], 0.99)), "x-p99-2shards/1shard")
 }
-
