@@ -89,7 +89,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// The soft limit makes the collector hold the whole process near the
 	// budget instead of letting garbage double the heap (dedupe.Budget).
-	_, _, _, goHeap := shard.Split(mem, *workers, max(*shards, 1))
+	nShards := max(*shards, 1)
+	if m, err := shard.ReadManifest(fs.Arg(0)); err == nil {
+		nShards = len(m.Shards) // an existing archive keeps its shards
+	}
+	_, _, _, goHeap := shard.Split(mem, *workers, nShards)
 	debug.SetMemoryLimit(goHeap)
 	var ok bool
 	if opts.Reader.Policy, ok = parsePolicy(*policyFlag); !ok {
