@@ -27,6 +27,7 @@ var ErrNoCapture = errors.New("no capture")
 type Archive struct {
 	store *pack.Store
 	root  *root
+	u     *union // set for a union of shards (Join); store is nil then
 }
 
 // Open opens the archive directory dir for reading.
@@ -51,13 +52,22 @@ func Open(dir string, opts pack.Options) (*Archive, error) {
 }
 
 // Close releases the archive's files.
-func (a *Archive) Close() error { return a.store.Close() }
+func (a *Archive) Close() error {
+	if a.u != nil {
+		return a.u.close()
+	}
+	return a.store.Close()
+}
 
-// Store returns the underlying object store.
+// Store returns the underlying object store; nil for a union of shards
+// (Join), whose readers use Stat, StoreStats and Recovered instead.
 func (a *Archive) Store() *pack.Store { return a.store }
 
 // Files returns the input-file table: the files ingested completely.
-func (a *Archive) Files() []InputFile { return a.root.Files }
+func (a *Archive) Files() []InputFile {
+	a.loadFiles() // a union's table is merged from its parts' on first use
+	return a.root.Files
+}
 
 // Versions returns every capture of key (a SURT key, "" for records
 // without target URI) in capture order. It reads one catalog segment per
@@ -65,6 +75,9 @@ func (a *Archive) Files() []InputFile { return a.root.Files }
 // Gaps (Version.Gap) are left out: they are bytes of input files, not
 // captures.
 func (a *Archive) Versions(key string) ([]Version, error) {
+	if a.u != nil {
+		return a.unionVersions(key)
+	}
 	vs, err := versionsOf(a.store, a.root, key)
 	return dropGaps(vs), err
 }
@@ -163,6 +176,13 @@ func (a *Archive) get(id pack.ID) ([]byte, error) {
 // Restore rebuilds the record of v and checks it against the CRC the
 // catalog recorded.
 func (a *Archive) Restore(v *Version) (*Parts, error) {
+	if a.u != nil {
+		p, err := a.Part(v.shard)
+		if err != nil {
+			return nil, err
+		}
+		return p.Restore(v)
+	}
 	// The objects are read grouped by frame (a page's blocks and layout
 	// are mostly in one or two frames), each frame decompressed once.
 	ids := objectsOf(v)

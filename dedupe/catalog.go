@@ -66,9 +66,12 @@ type Version struct {
 	// catalog entry ("" for the first): a header may name it (a response's
 	// WARC-Concurrent-To), so it is a Ref of the header's context.
 	prevRecordID string
-	Layout       pack.ID   // formBlocks
-	Blocks       []pack.ID // formBlocks, in layout order
-	Framing      []byte    // formBlocks: warcio.Framing encoding, inline; nil when not chunked
+	// shard is the part of a union archive (Join) the version was read
+	// from; 0 otherwise.
+	shard   int
+	Layout  pack.ID   // formBlocks
+	Blocks  []pack.ID // formBlocks, in layout order
+	Framing []byte    // formBlocks: warcio.Framing encoding, inline; nil when not chunked
 	// Coding is, for formBlocks, the reencode.Params encoding
 	// (MarshalBinary) of a content-coded payload kept as the blocks of
 	// its decoded document; nil when the payload was not content-coded.

@@ -11,6 +11,9 @@ import "fmt"
 // That is the order of a re-exported WARC. Gaps (Version.Gap) are left
 // out; a key of gaps only is not visited.
 func (a *Archive) WalkOrdered(fn func(URLVersions) error) error {
+	if a.u != nil {
+		return a.unionWalk(fn, true, false)
+	}
 	cur := make([]*runCursor, 0, len(a.root.Runs))
 	for _, run := range a.root.Runs {
 		c := &runCursor{a: a, run: run}

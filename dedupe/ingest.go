@@ -79,6 +79,12 @@ type Options struct {
 	// still restores). What the second read costs is measured by
 	// BenchmarkOriginalShare.
 	SkipOriginal bool
+	// Select, when set, limits the ingest to the records (and gaps, key
+	// "") whose SURT key it accepts (warcio.WalkOptions.Select): one
+	// shard of a sharded archive. Every input is still read whole, so the
+	// input-file rows describe whole files; Records counts the selected
+	// records only.
+	Select func(key string) bool
 }
 
 // Stats count what Ingest did.
@@ -199,8 +205,8 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	defer learner.stop()
 	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
 		MemLimit: budget.Sort, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
-		Progress: opts.InputProgress,
-		Gaps:     true, OnFile: func(fs warcio.FileStream) {
+		Progress: opts.InputProgress, Select: opts.Select,
+		Gaps: true, OnFile: func(fs warcio.FileStream) {
 			g.streams[fs.File] = fs
 			if !opts.SkipOriginal {
 				learner.start(fs)

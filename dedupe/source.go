@@ -23,6 +23,9 @@ const sourceBatch = 256 << 10
 // Memory holds the versions of a batch of files (about sourceBatch
 // versions); each batch costs one pass over the catalog.
 func (a *Archive) WalkSources(names []string, fn func(f InputFile, vs []Version) error) error {
+	if err := a.loadFiles(); err != nil {
+		return err
+	}
 	paths, err := a.sourcePaths()
 	if err != nil {
 		return err

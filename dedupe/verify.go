@@ -72,19 +72,34 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 			fail(Problem{What: fmt.Sprintf("record %s at %d (%s %s)", v.File, v.Offset, v.Type, v.TargetURI), Err: err})
 		}
 	}
-	vr, err := a.store.Verify(func(id pack.ID, err error) {
-		if err == nil {
-			return
-		}
-		what := "object " + id.String()
-		if id == (pack.ID{}) {
-			what = "pack data" // damage not tied to one object
-		}
-		fail(Problem{What: what, Err: err})
-	})
-	st.Objects = vr.Objects
+	// A union of shards (Join) is checked part by part, then its input
+	// files whole (their records come from several parts).
+	ms, err := a.members()
+	if err == nil {
+		err = a.loadFiles()
+	}
 	if err != nil {
-		return st, fmt.Errorf("verify objects: %w", err)
+		return st, err
+	}
+	for _, m := range ms {
+		where := "" // the part's directory, for a union
+		if a.u != nil {
+			where = m.store.Dir() + ": "
+		}
+		vr, err := m.store.Verify(func(id pack.ID, err error) {
+			if err == nil {
+				return
+			}
+			what := "object " + id.String()
+			if id == (pack.ID{}) {
+				what = "pack data" // damage not tied to one object
+			}
+			fail(Problem{What: where + what, Err: err})
+		})
+		st.Objects += vr.Objects
+		if err != nil {
+			return st, fmt.Errorf("verify objects: %s%w", where, err)
+		}
 	}
 	// The versions of a rebuildable input file are restored once, in
 	// file order, below: that checks them and the file's stream together.
@@ -96,31 +111,9 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 		row, ok := paths[v.File]
 		return ok && a.root.Files[row].Rebuildable
 	}
-	for _, run := range a.root.Runs {
-		prev := ""
-		for i, ref := range run {
-			seg, _, err := a.store.Get(ref.ID)
-			if err != nil {
-				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
-				continue
-			}
-			urls, err := decodeSegment(seg, a.store.Resolve)
-			if err != nil {
-				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
-				continue
-			}
-			for j, u := range urls {
-				if (i > 0 || j > 0) && u.Key <= prev || u.Key < ref.First || u.Key > ref.Last {
-					fail(Problem{What: "catalog segment " + ref.ID.String(), Err: fmt.Errorf("%w: key %q out of order or range", errCatalog, u.Key)})
-				}
-				prev = u.Key
-				for k := range u.Versions {
-					if v := &u.Versions[k]; !inFilePass(v) {
-						p, err := restore(v, a.get)
-						checkOne(v, p, err)
-					}
-				}
-			}
+	for _, m := range ms {
+		if err := m.verifyRuns(fail, inFilePass, checkOne); err != nil {
+			return st, err
 		}
 	}
 	// Fixity of the inputs: every file the archive can rebuild must give
@@ -181,6 +174,40 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	return st, nil
 }
 
+// verifyRuns restores every version of the archive's own catalog runs
+// that inFilePass leaves out and checks it (checkOne), and checks the
+// runs' key order.
+func (a *Archive) verifyRuns(fail func(Problem), inFilePass func(*Version) bool, checkOne func(*Version, *Parts, error)) error {
+	for _, run := range a.root.Runs {
+		prev := ""
+		for i, ref := range run {
+			seg, _, err := a.store.Get(ref.ID)
+			if err != nil {
+				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
+				continue
+			}
+			urls, err := decodeSegment(seg, a.store.Resolve)
+			if err != nil {
+				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
+				continue
+			}
+			for j, u := range urls {
+				if (i > 0 || j > 0) && u.Key <= prev || u.Key < ref.First || u.Key > ref.Last {
+					fail(Problem{What: "catalog segment " + ref.ID.String(), Err: fmt.Errorf("%w: key %q out of order or range", errCatalog, u.Key)})
+				}
+				prev = u.Key
+				for k := range u.Versions {
+					if v := &u.Versions[k]; !inFilePass(v) {
+						p, err := restore(v, a.get)
+						checkOne(v, p, err)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // checkDigests rereads a restored record and checks the digests it
 // declares where they held at ingest; it returns how many it checked.
 func checkDigests(v *Version, p *Parts) (int64, error) {
@@ -216,6 +243,9 @@ func checkDigests(v *Version, p *Parts) (int64, error) {
 // within a run. Versions of one key may appear in several runs. Gaps
 // (Version.Gap) are left out; an entry of gaps only is not visited.
 func (a *Archive) Walk(fn func(URLVersions) error) error {
+	if a.u != nil {
+		return a.unionWalk(fn, false, false)
+	}
 	return a.walk(func(u URLVersions) error {
 		if u.Versions = dropGaps(u.Versions); len(u.Versions) == 0 {
 			return nil
@@ -226,6 +256,9 @@ func (a *Archive) Walk(fn func(URLVersions) error) error {
 
 // walk is Walk with the gaps.
 func (a *Archive) walk(fn func(URLVersions) error) error {
+	if a.u != nil {
+		return a.unionWalk(fn, false, true)
+	}
 	for _, run := range a.root.Runs {
 		for _, ref := range run {
 			seg, _, err := a.store.Get(ref.ID)

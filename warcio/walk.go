@@ -72,6 +72,12 @@ type WalkOptions struct {
 	// and gap pieces) fn will get: the second half of the work can then
 	// show its progress.
 	OnRead func(captures int64)
+	// Select, when set, says which keys Walk yields: a record (or gap,
+	// key "") whose key it rejects is still read, counted and digested
+	// (FileStream describes the whole file) but neither stored nor
+	// sorted. A sharded ingest walks every input once per shard, each
+	// walk keeping its shard's key range.
+	Select func(key string) bool
 }
 
 // MaxGapPiece bounds the bytes of one gap Capture: a long damaged region
@@ -444,6 +450,9 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			return fail(fmt.Errorf("read %s: %w", name, err))
 		}
 		it := &item{rec: rec, key: SURT(rec.TargetURI)}
+		if opts.Select != nil && !opts.Select(it.key) {
+			continue // the reader skips the unread block
+		}
 		keep := int64(-1)
 		if opts.Keep != nil {
 			keep = opts.Keep(rec)
@@ -486,7 +495,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			fs.GapBytes += g.end - g.start
 		}
 		fs.Tiled = tiled
-		if opts.Gaps && len(gaps) > 0 && tiled {
+		if opts.Gaps && len(gaps) > 0 && tiled && (opts.Select == nil || opts.Select("")) {
 			if name == "-" {
 				fs.Tiled = false
 			} else if err := s.readGaps(ctx, name, gaps, fs.Len); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/shard"
 )
 
 // atomicFile is an output file written under a temporary name next to its
@@ -100,14 +101,16 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 	return f.Commit()
 }
 
-// openArchive opens the archive at dir for reading. When its COMMIT was
-// damaged and the copy served, it says so on w: the archive reads as of
-// the copy, and the next ingest (or 'blockwarc verify' to see what else
-// is wrong) rewrites it.
+// openArchive opens the archive at dir for reading, sharded or not (one
+// opener for every command: shard.Open). When its COMMIT was damaged and
+// the copy served, it says so on w: the archive reads as of the copy,
+// and the next ingest (or 'blockwarc verify' to see what else is wrong)
+// rewrites it. (The shards of a sharded archive are opened on first use;
+// a damaged COMMIT of one is named when it is opened by then.)
 func openArchive(dir string, w io.Writer) (*dedupe.Archive, error) {
-	a, err := dedupe.Open(dir, pack.Options{})
+	a, _, err := shard.Open(dir, pack.Options{})
 	if err == nil {
-		if r := a.Store().Recovered(); r != "" {
+		if r := a.Recovered(); r != "" {
 			fmt.Fprintf(w, "blockwarc: warning: %s\n", r)
 		}
 	}

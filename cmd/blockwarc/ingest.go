@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/shard"
 	"blockwarc/export/columnar"
 	"blockwarc/export/report"
 	"blockwarc/partition"
@@ -32,11 +33,20 @@ archive (see 'blockwarc tables'; -tables=false skips it, and they are not
 rewritten when no new file was ingested and they exist). -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
-'blockwarc report' afterwards, for one walk instead of two.`
+'blockwarc report' afterwards, for one walk instead of two.
+
+-shards N makes a new archive a sharded one: N ordinary archives, each for
+one range of URL keys (SURT), listed in ARCHIVE/SHARDS (docs/FORMAT.md,
+"Shards"). The ranges are chosen once, from the byte sizes of the first
+ingest's records (a host is split only when it is large), and kept by
+every later ingest. The shards are ingested in parallel, -workers and -mem
+divided among them; the archive does not depend on -workers, -mem or the
+order of the inputs. Every command reads a sharded archive as one.`
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
 	level := fs.Int("level", dedupe.DefaultLevel, "partition `LEVEL` for URLs without history (0: adaptive, blocks of single regions, about 5-11 % larger archives until storage v2; a URL keeps the level of its history)")
+	shards := fs.Int("shards", 0, "`N` shards (key ranges ingested in parallel) for a new archive; an existing archive keeps its shards (0: as the archive has, 1 for a new one)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression)")
 	commitFlag := fs.String("commit", "64MiB", "commit after every `SIZE` of input records")
@@ -69,8 +79,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc ingest: -report-html %s is a directory; want a file name\n", ropts.html)
 		return exitUsage
 	}
-	if *level < 0 || *workers < 1 {
-		fmt.Fprintln(stderr, "blockwarc ingest: -level must be 0 or more and -workers at least 1")
+	if *level < 0 || *workers < 1 || *shards < 0 {
+		fmt.Fprintln(stderr, "blockwarc ingest: -level must be 0 or more, -workers at least 1 and -shards 0 or more")
 		return exitUsage
 	}
 	opts := dedupe.Options{
@@ -79,7 +89,12 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// The soft limit makes the collector hold the whole process near the
 	// budget instead of letting garbage double the heap (dedupe.Budget).
-	debug.SetMemoryLimit(dedupe.SplitMemory(mem, *workers).GoHeap)
+	nShards := max(*shards, 1)
+	if m, err := shard.ReadManifest(fs.Arg(0)); err == nil {
+		nShards = len(m.Shards) // an existing archive keeps its shards
+	}
+	_, _, _, goHeap := shard.Split(mem, *workers, nShards)
+	debug.SetMemoryLimit(goHeap)
 	var ok bool
 	if opts.Reader.Policy, ok = parsePolicy(*policyFlag); !ok {
 		fmt.Fprintf(stderr, "blockwarc ingest: bad -policy %q: want skip, warn or fail\n", *policyFlag)
@@ -115,9 +130,13 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	began := time.Now()
 	_, statErr := os.Stat(fs.Arg(0))
 	created := os.IsNotExist(statErr)
-	st, err := dedupe.Ingest(ctx, fs.Arg(0), inputs, opts)
+	res, err := shard.Ingest(ctx, fs.Arg(0), inputs, *shards, opts)
+	st := res.Stats
 	if bar != nil {
 		bar.Finish()
+	}
+	if res.Note != "" {
+		fmt.Fprintf(stderr, "blockwarc ingest: %s\n", res.Note)
 	}
 	if st.Recovered != "" {
 		fmt.Fprintf(stderr, "blockwarc ingest: warning: %s\n", st.Recovered)

@@ -56,7 +56,7 @@ func (g *Aggregator) Report(dir string, a *dedupe.Archive) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.Store().Stats()
+	st, err := a.StoreStats()
 	if err != nil {
 		return nil, fmt.Errorf("read store stats: %w", err)
 	}

@@ -227,7 +227,7 @@ func (b *builder) capture(c *capOut) error {
 			continue
 		}
 		b.seen[id] = struct{}{}
-		_, n, err := b.a.Store().Stat(id)
+		_, n, err := b.a.Stat(id)
 		if err != nil {
 			return fmt.Errorf("stat object %s of %s at %d: %w", id, c.row.WARCFilename, c.row.WARCRecordOffset, err)
 		}

@@ -1,0 +1,261 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/warcio"
+)
+
+// Result is what Ingest did.
+type Result struct {
+	dedupe.Stats
+	// Shards is how many shards the archive has (1: unsharded).
+	Shards int
+	// Note, when set, says something the caller asked for was not done
+	// as asked: a later ingest with another shard count keeps the
+	// archive's stored boundaries.
+	Note string
+}
+
+// Split divides an ingest's workers and memory budget among its shards:
+// concurrent shards are ingested at once (at most one per worker), each
+// with workers model workers and mem bytes of budget (dedupe.SplitMemory
+// divides each shard's share as for any ingest). goHeap is the soft limit
+// for the whole process's Go heap: the shards' dedupe.Budget.GoHeap,
+// with the 256 MiB for encoders' buffers counted once per shard running.
+func Split(mem int64, workers, shards int) (shardMem int64, shardWorkers, concurrent int, goHeap int64) {
+	if mem <= 0 {
+		mem = warcio.DefaultWalkMemLimit
+	}
+	concurrent = max(1, min(shards, workers))
+	shardWorkers = max(1, workers/concurrent)
+	shardMem = mem / int64(concurrent)
+	for range concurrent {
+		goHeap += dedupe.SplitMemory(shardMem, shardWorkers).GoHeap
+	}
+	return shardMem, shardWorkers, concurrent, goHeap
+}
+
+// Ingest adds inputs to the archive in dir. An archive with a shard
+// manifest is ingested shard by shard, in parallel, each shard keeping
+// the records of its key range (dedupe.Options.Select); a new archive
+// with shards > 1 is first cut into shards by Boundaries, and the
+// manifest written before any shard is ingested, so that an interrupted
+// ingest leaves a readable archive that running the same ingest again
+// completes. Otherwise (shards <= 1, or an existing unsharded archive
+// with shards unset) it is dedupe.Ingest. opts.Workers and
+// opts.MemLimit are divided among the shards (Split). The shards' bytes
+// depend on the inputs, the boundaries and opts' archive settings only,
+// not on workers, memory or input order.
+func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts dedupe.Options) (Result, error) {
+	m, err := ReadManifest(dir)
+	created := false
+	switch {
+	case errors.Is(err, ErrNoManifest):
+		if shards <= 1 {
+			st, err := dedupe.Ingest(ctx, dir, inputs, opts)
+			return Result{Stats: st, Shards: 1}, err
+		}
+		if hasArchive(dir) {
+			return Result{Shards: 1}, fmt.Errorf("%s is an unsharded archive: -shards applies to a new archive (resharding is not supported)", dir)
+		}
+		if m, err = create(ctx, dir, inputs, shards, opts); err != nil {
+			return Result{}, err
+		}
+		created = true
+	case err != nil:
+		return Result{}, err
+	}
+	res := Result{Shards: len(m.Shards)}
+	switch {
+	case created && shards != len(m.Shards):
+		res.Note = fmt.Sprintf("%s is cut into %d shard(s), not %d: the inputs' keys leave no more places to cut", dir, len(m.Shards), shards)
+	case !created && shards > 0 && shards != len(m.Shards):
+		res.Note = fmt.Sprintf("%s keeps its %d shard(s) and their stored key boundaries (-shards %d applies to a new archive only)", dir, len(m.Shards), shards)
+	}
+	st, err := ingestShards(ctx, dir, m, inputs, opts)
+	res.Stats = st
+	return res, err
+}
+
+// hasArchive says whether dir holds an ordinary (unsharded) archive.
+func hasArchive(dir string) bool {
+	s, err := pack.Open(dir, pack.Options{})
+	if err != nil {
+		return false
+	}
+	s.Close()
+	return true
+}
+
+// create cuts a new archive into shards: boundaries from the inputs, an
+// empty archive per shard, then the manifest.
+func create(ctx context.Context, dir string, inputs []string, n int, opts dedupe.Options) (*Manifest, error) {
+	b, err := Boundaries(ctx, inputs, n, opts.Reader)
+	if err != nil {
+		return nil, err
+	}
+	m, err := NewManifest(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create archive: %w", err)
+	}
+	for _, s := range m.Shards {
+		st, err := pack.Create(filepath.Join(dir, s.Name), opts.Pack)
+		if errors.Is(err, fs.ErrExist) {
+			// Left by an attempt that stopped before its manifest was
+			// written: nothing was ingested into it.
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		st.Close()
+	}
+	return m, WriteManifest(dir, m)
+}
+
+// ingestShards ingests inputs into every shard of m, concurrent shards
+// at a time; the first error cancels the others.
+func ingestShards(ctx context.Context, dir string, m *Manifest, inputs []string, opts dedupe.Options) (dedupe.Stats, error) {
+	mem, workers, conc, _ := Split(opts.MemLimit, max(opts.Workers, 1), len(m.Shards))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := newProgress(len(m.Shards), opts)
+	stats := make([]dedupe.Stats, len(m.Shards))
+	errs := make([]error, len(m.Shards))
+	sem := make(chan struct{}, conc)
+	var wg sync.WaitGroup
+	for i, s := range m.Shards {
+		o := opts
+		o.Workers, o.MemLimit = workers, mem
+		o.Select = func(key string) bool { return m.Route(key) == i }
+		// Shard 0 learns the compressed originals of the inputs for the
+		// whole archive (dedupe.Join reads them there): the others need
+		// not read every gzip input a second time.
+		o.SkipOriginal = opts.SkipOriginal || i > 0
+		p.wrap(i, &o)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			stats[i], errs[i] = dedupe.Ingest(ctx, filepath.Join(dir, s.Name), inputs, o)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("shard %s: %w", s.Name, errs[i])
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	st := sumStats(stats)
+	for _, err := range errs {
+		// The first error that is not the cancellation it caused.
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return st, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// sumStats adds up the shards' stats. Every shard reads every input, so
+// the per-file counts (files, malformed records) are shard 0's, and a
+// file counts as ingested when some shard ingested it.
+func sumStats(s []dedupe.Stats) dedupe.Stats {
+	t := s[0]
+	for _, x := range s[1:] {
+		t.Files = max(t.Files, x.Files)
+		t.FilesSkipped = min(t.FilesSkipped, x.FilesSkipped)
+		t.Records += x.Records
+		t.Repeats += x.Repeats
+		t.InputBytes += x.InputBytes
+		t.NewObjects += x.NewObjects
+		t.NewBytes += x.NewBytes
+		t.Partitioned += x.Partitioned
+		t.EncodedBlocks += x.EncodedBlocks
+		t.EncodedWhole += x.EncodedWhole
+		t.WholePayload += x.WholePayload
+		t.NonHTTP += x.NonHTTP
+		t.RawRecords += x.RawRecords
+		t.Gaps += x.Gaps
+		t.GapBytes += x.GapBytes
+		t.Commits += x.Commits
+		if x.Recovered != "" {
+			if t.Recovered != "" {
+				t.Recovered += "; "
+			}
+			t.Recovered += x.Recovered
+		}
+	}
+	return t
+}
+
+// progress merges the shards' progress callbacks into the caller's: the
+// stored bytes read (every shard reads every input: their mean), then,
+// once the first shard has read its inputs, the stats summed.
+type progress struct {
+	mu       sync.Mutex
+	opts     dedupe.Options
+	read     []int64
+	stats    []dedupe.Stats
+	readDone bool
+}
+
+func newProgress(n int, opts dedupe.Options) *progress {
+	return &progress{opts: opts, read: make([]int64, n), stats: make([]dedupe.Stats, n)}
+}
+
+func (p *progress) wrap(i int, o *dedupe.Options) {
+	if p.opts.InputProgress != nil {
+		o.InputProgress = func(n int64) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.read[i] = n
+			if !p.readDone {
+				var t int64
+				for _, r := range p.read {
+					t += r
+				}
+				p.opts.InputProgress(t / int64(len(p.read)))
+			}
+		}
+	}
+	if p.opts.ReadDone != nil {
+		o.ReadDone = func(n int64) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if !p.readDone {
+				p.readDone = true
+				p.opts.ReadDone(n)
+			}
+		}
+	}
+	if p.opts.Progress != nil {
+		o.Progress = func(st dedupe.Stats) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.stats[i] = st
+			p.opts.Progress(sumStats(p.stats))
+		}
+	}
+}

@@ -1,0 +1,283 @@
+package dedupe
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"blockwarc/dedupe/pack"
+)
+
+// A union archive (Join) reads several archives holding disjoint,
+// ascending SURT key ranges — the shards of a sharded archive
+// (dedupe/shard) — as one: every reader of an *Archive (cat, tables,
+// report, export) works on it unchanged. The shards are opened on first
+// use, so a lookup of one URL opens one shard. A Version read from a
+// union remembers its shard (Version.shard), and Restore reads its
+// objects there.
+
+// union is the state of an Archive made by Join.
+type union struct {
+	parts []unionPart
+	// route returns the index of the part whose key range holds key.
+	route func(key string) int
+
+	filesOnce sync.Once
+	filesErr  error
+}
+
+type unionPart struct {
+	once   sync.Once
+	open   func() (*Archive, error)
+	a      *Archive
+	err    error
+	opened atomic.Pointer[Archive] // a, once opened: read without waiting (Recovered)
+}
+
+// Join returns the archive that reads the archives opens return as one:
+// part i holds the keys k with route(k) == i, parts in ascending key
+// order, so that walking them one after the other walks all keys in
+// order; part 0 holds the key "" (records without a target URI, and the
+// gaps between records). A part is opened by its function on first use.
+//
+// Every part ingested the same input files, each keeping the records of
+// its keys (Options.Select), so each part has a row for every file, with
+// the whole file's stream, gaps and malformed count and its own records.
+// The union's input-file table (Files) has the files that every part
+// holds, in part 0's order, with Records summed and the rest from part
+// 0's row (the part that learns the compressed originals, and holds the
+// gaps). A file some part lacks (an ingest interrupted before that part
+// committed it) is left out, as an unfinished file is.
+func Join(opens []func() (*Archive, error), route func(key string) int) *Archive {
+	u := &union{parts: make([]unionPart, len(opens)), route: route}
+	for i, o := range opens {
+		u.parts[i].open = o
+	}
+	return &Archive{u: u, root: &root{}}
+}
+
+// loadFiles merges a union's input-file table from its parts, once.
+func (a *Archive) loadFiles() error {
+	if a.u == nil {
+		return nil
+	}
+	a.u.filesOnce.Do(func() {
+		ms, err := a.members()
+		if err != nil {
+			a.u.filesErr = err
+			return
+		}
+		a.root.Files = mergeFiles(ms)
+	})
+	return a.u.filesErr
+}
+
+// mergeFiles is the union's input-file table (Join).
+func mergeFiles(ms []*Archive) []InputFile {
+	type fileID struct {
+		name string
+		size int64
+		sum  [32]byte
+	}
+	rows := make([]map[fileID]int64, len(ms)) // records by file, parts 1...
+	for k, m := range ms[1:] {
+		rows[k+1] = make(map[fileID]int64, len(m.root.Files))
+		for _, g := range m.root.Files {
+			rows[k+1][fileID{g.Name, g.Size, g.SHA256}] = g.Records
+		}
+	}
+	var out []InputFile
+	for _, f := range ms[0].root.Files {
+		id, all := fileID{f.Name, f.Size, f.SHA256}, true
+		for _, recs := range rows[1:] {
+			r, ok := recs[id]
+			if !ok {
+				all = false
+				break
+			}
+			if r < 0 || f.Records < 0 {
+				f.Records = -1
+			} else {
+				f.Records += r
+			}
+		}
+		if all {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Part returns part i of a union (opening it), or a itself for i == 0 of
+// an archive that is not one.
+func (a *Archive) Part(i int) (*Archive, error) {
+	if a.u == nil {
+		if i != 0 {
+			return nil, fmt.Errorf("archive has one part, not %d", i+1)
+		}
+		return a, nil
+	}
+	p := &a.u.parts[i]
+	p.once.Do(func() {
+		p.a, p.err = p.open()
+		if p.a != nil {
+			p.opened.Store(p.a)
+		}
+	})
+	return p.a, p.err
+}
+
+// Parts is how many parts a union has (1 for other archives).
+func (a *Archive) Parts() int {
+	if a.u == nil {
+		return 1
+	}
+	return len(a.u.parts)
+}
+
+// members returns every part, opened (the archive itself when it is not a
+// union).
+func (a *Archive) members() ([]*Archive, error) {
+	out := make([]*Archive, a.Parts())
+	for i := range out {
+		var err error
+		if out[i], err = a.Part(i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// closeUnion closes the parts opened.
+func (u *union) close() error {
+	var first error
+	for i := range u.parts {
+		p := &u.parts[i]
+		p.once.Do(func() { p.err = fmt.Errorf("closed") }) // never open it now
+		if p.a != nil {
+			if err := p.a.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// tag marks vs as read from part i.
+func tag(vs []Version, i int) {
+	for k := range vs {
+		vs[k].shard = i
+	}
+}
+
+// unionVersions reads key's versions in the one part that holds it.
+func (a *Archive) unionVersions(key string) ([]Version, error) {
+	i := a.u.route(key)
+	p, err := a.Part(i)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := p.Versions(key)
+	tag(vs, i)
+	return vs, err
+}
+
+// unionWalk calls each part's walk (with gaps when gaps is set) in key
+// order, tagging the versions.
+func (a *Archive) unionWalk(fn func(URLVersions) error, ordered, gaps bool) error {
+	for i := range a.u.parts {
+		p, err := a.Part(i)
+		if err != nil {
+			return err
+		}
+		visit := func(u URLVersions) error {
+			tag(u.Versions, i)
+			return fn(u)
+		}
+		switch {
+		case ordered:
+			err = p.WalkOrdered(visit)
+		case gaps:
+			err = p.walk(visit)
+		default:
+			err = p.Walk(visit)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stat returns the kind and plaintext length of object id: of the first
+// part holding it in a union (an object's id is its content, so any copy
+// says the same).
+func (a *Archive) Stat(id pack.ID) (pack.Kind, int, error) {
+	if a.u == nil {
+		return a.store.Stat(id)
+	}
+	ms, err := a.members()
+	if err != nil {
+		return 0, 0, err
+	}
+	var last error
+	for _, m := range ms {
+		k, n, err := m.store.Stat(id)
+		if err == nil {
+			return k, n, nil
+		}
+		last = err
+	}
+	return 0, 0, last
+}
+
+// StoreStats is the storage account of the archive (pack.Store.Stats),
+// summed over the parts of a union.
+func (a *Archive) StoreStats() (pack.Stats, error) {
+	ms, err := a.members()
+	if err != nil {
+		return pack.Stats{}, err
+	}
+	var st pack.Stats
+	for _, m := range ms {
+		s, err := m.store.Stats()
+		if err != nil {
+			return st, err
+		}
+		for k := range st.Kinds {
+			st.Kinds[k].Objects += s.Kinds[k].Objects
+			st.Kinds[k].Plain += s.Kinds[k].Plain
+			st.Kinds[k].Stored += s.Kinds[k].Stored
+			st.Kinds[k].DeltaObjects += s.Kinds[k].DeltaObjects
+			st.Kinds[k].DeltaPlain += s.Kinds[k].DeltaPlain
+			st.Kinds[k].DeltaStored += s.Kinds[k].DeltaStored
+		}
+		st.Frames += s.Frames
+		st.PackBytes += s.PackBytes
+		st.IndexBytes += s.IndexBytes
+		st.CommitBytes += s.CommitBytes
+	}
+	return st, nil
+}
+
+// Recovered says, for every part whose COMMIT was damaged and its copy
+// served, what was wrong (pack.Store.Recovered); "" when none was.
+func (a *Archive) Recovered() string {
+	if a.u == nil {
+		return a.store.Recovered()
+	}
+	out := ""
+	for i := range a.u.parts {
+		pa := a.u.parts[i].opened.Load()
+		if pa == nil {
+			continue // not opened: nothing read from it
+		}
+		if r := pa.store.Recovered(); r != "" {
+			if out != "" {
+				out += "; "
+			}
+			out += r
+		}
+	}
+	return out
+}
