@@ -165,7 +165,9 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		return LabelForm
 	case hasCue(tok, footerCues) && small:
 		return LabelFooter
-	case small && f.Position > 0.3 && hasCopyright(b.Text):
+	case small && f.Position > 0.3 && hasCopyright(b.Text) && !inMainLandmark(b.Node):
+		// Not inside the main content: there a copyright line is the
+		// text's own (a licence page's notice).
 		return LabelFooter
 	case hasCue(tok, adCues) && f.TextLen < 1000 || adLabelText(b.Text):
 		return LabelAdvert
@@ -201,9 +203,10 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	case hasCue(tok, commentCues):
 		return LabelOther
 	case f.TextLen >= 80 && f.LinkTextRatio < 0.4, hasCue(tok, contentCues) && f.TextLen >= 30 && f.LinkTextRatio < 0.5,
-		b.Tag == "p" && f.TextLen > 0 && f.LinkTextRatio < 0.5:
+		textTags[b.Tag] && f.TextLen > 0 && f.LinkTextRatio < 0.5:
 		// A paragraph is text to read however short ("Per Post:", an
-		// address line in a policy): HTML says so by its tag.
+		// address line in a policy), and so is a code sample or a
+		// quotation: HTML says so by its tag.
 		return LabelContent
 	}
 	return LabelOther
@@ -386,4 +389,25 @@ func roman(w string) bool {
 		return true
 	}
 	return strings.Trim(w, "IVXL") == ""
+}
+
+// textTags are the elements whose content is text to read.
+var textTags = map[string]bool{"p": true, "pre": true, "code": true, "blockquote": true}
+
+// inMainLandmark reports whether n lies inside the page's main content:
+// a main or article element, or role main or article.
+func inMainLandmark(n *Node) bool {
+	for a := n; a != nil; a = a.Parent {
+		if a.Kind != ElementNode {
+			continue
+		}
+		if a.Tag == "main" || a.Tag == "article" {
+			return true
+		}
+		switch strings.ToLower(strings.TrimSpace(a.Attr("role"))) {
+		case "main", "article":
+			return true
+		}
+	}
+	return false
 }

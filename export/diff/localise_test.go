@@ -126,6 +126,10 @@ func (st *localStats) add(old, new *partition.Result) {
 				}
 				fmt.Printf("  %v %s <%s id=%q class=%q> %d bytes (%.3f) old %q new %q\n", b.Status, bb.Label, bb.Tag, bb.ID, bb.Class, n,
 					float64(n)/float64(len(old.Doc)+len(new.Doc)), firstDiff(ot, bb.Text), firstDiff(bb.Text, ot))
+				if b.Status == MarkupOnly {
+					ob, nb := string(old.Doc[b.Old.Start:b.Old.End]), string(new.Doc[b.New.Start:b.New.End])
+					fmt.Printf("    bytes old %q new %q\n", firstDiff(ob, nb), firstDiff(nb, ob))
+				}
 			}
 		}
 		if b.Status != Removed {
