@@ -203,7 +203,7 @@ func popupName(id, class string) bool {
 	if popupWord(last) {
 		return true
 	}
-	for _, c := range strings.Fields(class) {
+	for c := range strings.FieldsSeq(class) {
 		if popupWord(c) || popupContainer(c) {
 			return true
 		}

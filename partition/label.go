@@ -140,6 +140,13 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	}
 	tok := nameTokens(b.ID, b.Class)
 	small := f.TextLen < 400
+	var pop Label
+	if b.Node != nil && b.Tag != "body" && b.Tag != "html" && b.Tag != "main" && b.Tag != "form" && role != "search" {
+		// A header or body cut from a pop-up is part of the pop-up a
+		// reader sees drawn over the page, whatever its own tag says
+		// (a form in it stays a form: the search box of a search pop-up).
+		pop = popupAncestor(x, b.Node)
+	}
 	switch {
 	case b.Node != nil && b.Node.Kind == ElementNode && isIsland(b.Node):
 		return LabelScript
@@ -152,11 +159,8 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	case b.Node != nil && b.Node.Kind == ElementNode && b.Tag != "body" && b.Tag != "html" && b.Tag != "main" &&
 		f.TextLen <= maxDialogText && (isDialog(b.Node) || popupName(b.ID, b.Class)):
 		return LabelDialog
-	case b.Node != nil && b.Tag != "body" && b.Tag != "html" && b.Tag != "main" && b.Tag != "form" && role != "search" && popupAncestor(x, b.Node) != "":
-		// A header or body cut from a pop-up is part of the pop-up a
-		// reader sees drawn over the page, whatever its own tag says
-		// (a form in it stays a form: the search box of a search pop-up).
-		return popupAncestor(x, b.Node)
+	case pop != "":
+		return pop
 	case b.Tag == "footer" || role == "contentinfo":
 		return LabelFooter
 	case f.Inputs >= 2 && f.Links == 0 && f.TextLen < 300:
@@ -325,11 +329,34 @@ var adLabels = map[string]bool{"ad": true, "ads": true, "advertisement": true, "
 	"pubblicità": true, "advertentie": true, "publicidade": true}
 
 func adLabelText(text string) bool {
-	if len(text) == 0 || len(text) > 40 {
+	if len(text) == 0 || len(text) > maxAdLabel {
 		return false
 	}
-	return adLabels[strings.ToLower(strings.Join(strings.Fields(text), " "))]
+	// Lower-case with single spaces, without allocating (this runs on
+	// every short block); other scripts' capitals are rare here.
+	var buf [maxAdLabel]byte
+	n, space := 0, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			space = n > 0
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space {
+			buf[n] = ' '
+			n++
+			space = false
+		}
+		buf[n] = c
+		n++
+	}
+	return adLabels[string(buf[:n])]
 }
+
+const maxAdLabel = 40
 
 // headingLine reports a short line that a reader takes for a section
 // heading though no tag says so: at most maxHeadingLineWords words, not
