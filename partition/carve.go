@@ -203,8 +203,35 @@ func popupName(id, class string) bool {
 	if popupWord(last) {
 		return true
 	}
-	for _, c := range strings.Fields(class) {
-		if popupWord(c) {
+	for c := range strings.FieldsSeq(class) {
+		if popupWord(c) || popupContainer(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// popupContainer reports a class that is a pop-up word followed by one
+// word for a container: "modal-window", "modalWindow", "popup-container",
+// "lightbox-overlay" name the pop-up itself, as "modal" does; "modal-header"
+// or "popup-close" name a part of one.
+func popupContainer(c string) bool {
+	n, first, ok := 0, true, true
+	eachNameToken(func(tok string) bool {
+		switch n++; {
+		case n == 1:
+			first = popupWord(tok)
+		case n == 2:
+			ok = containerWord(tok)
+		}
+		return n > 2
+	}, c)
+	return n == 2 && first && ok
+}
+
+func containerWord(w string) bool {
+	for _, c := range [...]string{"window", "dialog", "box", "container", "wrapper", "wrap", "overlay", "layer"} {
+		if strings.EqualFold(w, c) {
 			return true
 		}
 	}

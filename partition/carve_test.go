@@ -2,6 +2,7 @@ package partition
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -90,7 +91,7 @@ func TestCarveStyleTemplate(t *testing.T) {
 	for _, l := range res.Leaves {
 		got = append(got, string(l.Label)+":"+l.Tag)
 	}
-	want := "other:p script:style script:template other:p other:div"
+	want := "content:p script:style script:template content:p other:div"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
 	}
@@ -128,6 +129,7 @@ func TestLabelsDialogConsentMenu(t *testing.T) {
 <div id=bar class="cookie-banner"><p>Cookies help us deliver our services and ads.</p><a href=/ok>OK</a></div>
 <div id=dlg role=dialog aria-labelledby=h><h2 id=h>Sign in</h2><p>Enter your e-mail address and password to sign in.</p></div>
 <div id=lightbox class="lightbox"><p>A large photograph of the harbour at dawn, with boats.</p><button id=lightboxClose>Close this picture</button></div>
+<button id=alone class="modalClose">Close</button>
 <form id=comments><div>` + strings.Repeat(longText, 6) + `</div><p><textarea name=c></textarea></p><p id=save class="comment-form-cookies-consent"><input type=checkbox> Save my name and e-mail in this browser.</p><button>Post</button></form>
 <nav id=menu><ul><li><a href=/1>Products</a><ul id=drop class="sub-list"><li><a href=/1/a>A long product name that is long enough</a></li><li><a href=/1/b>Another long product name that is long</a></li><li><a href=/1/c>A third long product name that is long</a></li></ul></li><li><a href=/2>Pricing</a></li></ul></nav>
 <div id=policy class="cmp-text"><h2>Cookies</h2>` + para + `<p>We use cookies. You can accept or refuse them in the settings, see <a href=/s>settings</a>. ` + longText + ` ` + longText + `</p></div>
@@ -142,12 +144,16 @@ func TestLabelsDialogConsentMenu(t *testing.T) {
 		"lightbox":            LabelDialog,
 		"menu":                LabelNavigation,
 		"drop":                LabelNavigation,
+		// The close button is part of the lightbox it sits in; its own
+		// name ("lightboxClose", a part of one) does not make it one.
+		"lightboxClose": LabelDialog,
+		"alone":         LabelOther,
 	} {
 		if got := labelOf(t, res, id); got != want {
 			t.Errorf("#%s: label %s, want %s", id, got, want)
 		}
 	}
-	for _, id := range []string{"policy", "main", "save", "lightboxClose"} {
+	for _, id := range []string{"policy", "main", "save", "alone"} {
 		if got := labelOf(t, res, id); got == LabelConsent || got == LabelDialog {
 			t.Errorf("#%s: label %s", id, got)
 		}
@@ -169,7 +175,7 @@ func TestCarveDialogConsent(t *testing.T) {
 		got = append(got, string(l.Label)+":"+l.Tag)
 	}
 	// The section is kept whole at level 1: its closed dialog is cut out.
-	want := "other:p consent:div dialog:div other:p title:h2 dialog:dialog other:p"
+	want := "content:p consent:div dialog:div content:p title:h2 dialog:dialog content:p"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
 	}
@@ -180,6 +186,56 @@ func TestCarveDialogConsent(t *testing.T) {
 	for _, l := range res.Leaves {
 		if bytes.HasPrefix(res.BlockBytes(l), []byte("<dialog")) {
 			t.Fatal("a closed dialog between blocks is a block")
+		}
+	}
+}
+
+// Labels as a reader sees them where no landmark says so: the parts of a
+// pop-up named "modal-window", heading lines written as paragraphs, short
+// paragraphs, the word "Advertisement" over an ad slot, a sign-up form
+// named after the footer it sits in, and link columns that end in the
+// copyright line.
+func TestLabelsReaderCues(t *testing.T) {
+	links := ""
+	for i := range 8 {
+		links += fmt.Sprintf(`<li><a href=/s%d>Section %d</a></li>`, i, i)
+	}
+	doc := []byte(`<html><body><div id=top><p>` + longText + longText + `</p></div>
+<div class="modal-window window-register"><header id=mh>Register</header><section id=mb class=body><p>Do you have an account?</p><button>Yes</button><button>No</button></section></div>
+<div id=policy><p id=h1>4. COOKIES AND SIMILAR TECHNOLOGIES</p><p id=h2>WHO WE ARE</p><p id=short>Per Post:</p><p id=sent>We are a company.</p>` +
+		`<p id=lower>Our office</p><p>` + longText + longText + `</p></div>
+<div id=slot3><p>ADVERTISEMENT</p><div><iframe src=/ad></iframe></div></div>
+<div id=side><p>` + longText + longText + `</p></div>
+<div id=block-footer-signup><p>Sign up for our daily e-mail.</p><input type=email name=e><button>Sign up</button></div>
+<div id=cols><ul>` + links + `</ul><p>© 2019 Example Media. All rights reserved</p></div>
+</body></html>`)
+	res := mustPartition(t, doc, Options{Level: 3})
+	for id, want := range map[string]Label{
+		"mh":                  LabelDialog,
+		"mb":                  LabelDialog,
+		"h1":                  LabelTitle,
+		"h2":                  LabelTitle,
+		"short":               LabelContent,
+		"sent":                LabelContent,
+		"lower":               LabelContent,
+		"slot3":               LabelAdvert,
+		"block-footer-signup": LabelForm,
+		"cols":                LabelFooter,
+	} {
+		if got := labelOf(t, res, id); got != want {
+			t.Errorf("#%s: label %s, want %s", id, got, want)
+		}
+	}
+	for w, want := range map[string]bool{"modal-window": true, "modalWindow": true, "popup-container": true,
+		"modal-header": false, "popupClose": false, "modal-window-body": false, "window-modal": false} {
+		if got := popupContainer(w); got != want {
+			t.Errorf("popupContainer(%q) = %v", w, got)
+		}
+	}
+	for s, want := range map[string]bool{"4. COOKIES": true, "2.1 Scope of this policy": true, "IV. Your rights": true,
+		"WHO WE ARE": true, "Who we are": false, "4. We collect data.": false, "2019 was a good year": false, "OK": false} {
+		if got := headingLine(s, len(strings.Fields(s))); got != want {
+			t.Errorf("headingLine(%q) = %v", s, got)
 		}
 	}
 }

@@ -64,6 +64,37 @@ func hasCue(tokens []string, set cueSet) bool {
 	return false
 }
 
+// hasNavCue is hasCue(tokens, navCues), and names that run menu words
+// together ("mobmenuright", "topmenu", "mainnav"): a token holding "menu"
+// or ending in "nav".
+func hasNavCue(tokens []string) bool {
+	if hasCue(tokens, navCues) {
+		return true
+	}
+	for _, t := range tokens {
+		if strings.Contains(t, "menu") || len(t) > 3 && strings.HasSuffix(t, "nav") {
+			return true
+		}
+	}
+	return false
+}
+
+// copyrightTail: a block whose last this many bytes hold a copyright
+// line ends with the site's copyright notice.
+const copyrightTail = 100
+
+// lastChars returns the last n bytes of s, from a rune boundary.
+func lastChars(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
 // mayHaveCopyright is a one-pass filter for hasCopyright: false only
 // when no cue can match. Every cue contains '©', '&', "righ", "rech" or
 // "roit"; for ASCII text those are sought in any letter case (the
@@ -109,6 +140,13 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	}
 	tok := nameTokens(b.ID, b.Class)
 	small := f.TextLen < 400
+	var pop Label
+	if b.Node != nil && b.Tag != "body" && b.Tag != "html" && b.Tag != "main" && b.Tag != "form" && role != "search" {
+		// A header or body cut from a pop-up is part of the pop-up a
+		// reader sees drawn over the page, whatever its own tag says
+		// (a form in it stays a form: the search box of a search pop-up).
+		pop = popupAncestor(x, b.Node)
+	}
 	switch {
 	case b.Node != nil && b.Node.Kind == ElementNode && isIsland(b.Node):
 		return LabelScript
@@ -121,17 +159,30 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	case b.Node != nil && b.Node.Kind == ElementNode && b.Tag != "body" && b.Tag != "html" && b.Tag != "main" &&
 		f.TextLen <= maxDialogText && (isDialog(b.Node) || popupName(b.ID, b.Class)):
 		return LabelDialog
-	case b.Tag == "footer" || role == "contentinfo" || hasCue(tok, footerCues) && small:
+	case pop != "":
+		return pop
+	case b.Tag == "footer" || role == "contentinfo":
 		return LabelFooter
-	case small && f.Position > 0.3 && hasCopyright(b.Text):
-		return LabelFooter
-	case hasCue(tok, adCues) && f.TextLen < 1000:
-		return LabelAdvert
-	case b.Tag == "nav" || role == "navigation" || role == "menu" || role == "menubar" || hasCue(tok, navCues) && f.LinkTextRatio > 0.3:
-		return LabelNavigation
-	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && f.TextLen < 300:
+	case f.Inputs >= 2 && f.Links == 0 && f.TextLen < 300:
+		// Fields and a button with no links: a sign-up or search form,
+		// even where its name says where it sits ("footer-signup").
 		return LabelForm
-	case isHeadingTag(b.Tag) || b.Node != nil && (headingRank(x.doc, b.Node) > 0 || boldLine(b)) || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5:
+	case hasCue(tok, footerCues) && small:
+		return LabelFooter
+	case small && f.Position > 0.3 && hasCopyright(b.Text) && !inMainLandmark(b.Node):
+		// Not inside the main content: there a copyright line is the
+		// text's own (a licence page's notice).
+		return LabelFooter
+	case hasCue(tok, adCues) && f.TextLen < 1000 || adLabelText(b.Text):
+		return LabelAdvert
+	case b.Tag == "nav" || role == "navigation" || role == "menu" || role == "menubar" || hasNavCue(tok) && f.LinkTextRatio > 0.3:
+		return LabelNavigation
+	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && (f.TextLen < 300 || f.Inputs*formTextPerInput >= f.TextLen):
+		// A longer form whose text is mostly its fields' labels
+		// (name, e-mail, company, a consent line) is still a form.
+		return LabelForm
+	case isHeadingTag(b.Tag) || b.Node != nil && (headingRank(x.doc, b.Node) > 0 || boldLine(b)) || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5,
+		(b.Tag == "p" || b.Tag == "div") && f.LinkTextRatio < 0.5 && headingLine(b.Text, f.Words):
 		return LabelTitle
 	case f.Links >= 1 && f.LinkTextRatio >= 0.5 && inMenu(b.Node):
 		// A part of a menu (a dropdown, a column of a mega menu) is
@@ -142,7 +193,12 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 	case f.Links >= 3 && f.LinkTextRatio >= 0.5:
 		// Lists of links: short anchors (menu items) are navigation;
 		// long anchors (headlines of other pages) are related links.
-		if f.LinkTextLen/f.Links >= 25 || f.Position > 0.5 && !hasCue(tok, navCues) {
+		// Link columns that end in the site's copyright line are the
+		// page footer, however long.
+		if f.Position > 0.3 && hasCopyright(lastChars(b.Text, copyrightTail)) {
+			return LabelFooter
+		}
+		if f.LinkTextLen/f.Links >= 25 || f.Position > 0.5 && !hasNavCue(tok) {
 			return LabelRelatedLinks
 		}
 		return LabelNavigation
@@ -150,7 +206,11 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		return LabelMedia
 	case hasCue(tok, commentCues):
 		return LabelOther
-	case f.TextLen >= 80 && f.LinkTextRatio < 0.4, hasCue(tok, contentCues) && f.TextLen >= 30 && f.LinkTextRatio < 0.5:
+	case f.TextLen >= 80 && f.LinkTextRatio < 0.4, hasCue(tok, contentCues) && f.TextLen >= 30 && f.LinkTextRatio < 0.5,
+		textTags[b.Tag] && f.TextLen > 0 && f.LinkTextRatio < 0.5:
+		// A paragraph is text to read however short ("Per Post:", an
+		// address line in a policy), and so is a code sample or a
+		// quotation: HTML says so by its tag.
 		return LabelContent
 	}
 	return LabelOther
@@ -217,6 +277,162 @@ func isConsentText(text string, f Features) bool {
 	}
 	for _, p := range consentPhrases {
 		if strings.Contains(low, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// formTextPerInput: a form with at least one field per this many
+// characters of text is mostly fields and their labels.
+const formTextPerInput = 60
+
+// popupAncestor returns LabelDialog or LabelConsent when n lies inside a
+// dialog (isDialog, popupName) or a consent banner (consentName) of at
+// most maxDialogText / maxConsentText visible characters (larger ones are
+// page wrappers named while a pop-up is open), else "".
+func popupAncestor(x *docIndex, n *Node) Label {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Kind != ElementNode {
+			continue
+		}
+		switch a.Tag {
+		case "html", "body", "main":
+			return ""
+		}
+		id, class := a.Attr("id"), a.Attr("class")
+		consent := (id != "" || class != "") && consentName(id, class) && !inForm(a)
+		dialog := isDialog(a) || popupName(id, class)
+		if !consent && !dialog {
+			continue
+		}
+		s, ok := x.nodeSpan(a)
+		if !ok {
+			return ""
+		}
+		text := int(x.textOff[s.hi]-x.textOff[s.lo]) - sum(x.cumCont, s)
+		switch {
+		case consent && text <= maxConsentText:
+			return LabelConsent
+		case dialog && text <= maxDialogText:
+			return LabelDialog
+		}
+	}
+	return ""
+}
+
+// adLabels are the words a page prints over an advertisement (lower-case):
+// a block saying only that marks the slot of an advert.
+var adLabels = map[string]bool{"ad": true, "ads": true, "advertisement": true, "advertisements": true, "advertising": true,
+	"sponsored": true, "sponsored links": true, "sponsored content": true, "sponsored stories": true, "paid content": true,
+	"promoted": true, "promoted content": true, "anzeige": true, "werbung": true, "publicité": true, "publicidad": true,
+	"pubblicità": true, "advertentie": true, "publicidade": true}
+
+func adLabelText(text string) bool {
+	if len(text) == 0 || len(text) > maxAdLabel {
+		return false
+	}
+	// Lower-case with single spaces, without allocating (this runs on
+	// every short block); other scripts' capitals are rare here.
+	var buf [maxAdLabel]byte
+	n, space := 0, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			space = n > 0
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space {
+			buf[n] = ' '
+			n++
+			space = false
+		}
+		buf[n] = c
+		n++
+	}
+	return adLabels[string(buf[:n])]
+}
+
+const maxAdLabel = 40
+
+// headingLine reports a short line that a reader takes for a section
+// heading though no tag says so: at most maxHeadingLineWords words, not
+// ending as a sentence, and numbered ("4. COOKIES", "2.1 Scope", "IV.
+// Rights") or in capitals ("WHO WE ARE").
+func headingLine(text string, words int) bool {
+	t := strings.TrimSpace(text)
+	if words == 0 || words > maxHeadingLineWords || t == "" || strings.ContainsAny(t[len(t)-1:], ".,;!?") {
+		return false
+	}
+	first, rest, _ := strings.Cut(t, " ")
+	if sectionNumber(first) && rest != "" {
+		r, _ := utf8.DecodeRuneInString(strings.TrimSpace(rest))
+		return unicode.IsUpper(r)
+	}
+	letters := 0
+	for _, r := range t {
+		if unicode.IsLetter(r) {
+			if unicode.IsLower(r) {
+				return false
+			}
+			letters++
+		}
+	}
+	return letters >= 4
+}
+
+const maxHeadingLineWords = 12
+
+// sectionNumber reports "4.", "2.1", "2.1.", "IV." or "A.".
+func sectionNumber(w string) bool {
+	if w == "" {
+		return false
+	}
+	digits, dots := 0, 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && i > 0:
+			dots++
+		default:
+			return roman(w)
+		}
+	}
+	return digits > 0 && digits <= 4 && (dots > 0 || len(w) > 1 && strings.Contains(w, "."))
+}
+
+// roman reports an upper-case roman numeral or single capital letter
+// followed by a full stop ("IV.", "A.").
+func roman(w string) bool {
+	if len(w) < 2 || w[len(w)-1] != '.' {
+		return false
+	}
+	w = w[:len(w)-1]
+	if len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z' {
+		return true
+	}
+	return strings.Trim(w, "IVXL") == ""
+}
+
+// textTags are the elements whose content is text to read.
+var textTags = map[string]bool{"p": true, "pre": true, "code": true, "blockquote": true}
+
+// inMainLandmark reports whether n lies inside the page's main content:
+// a main or article element, or role main or article.
+func inMainLandmark(n *Node) bool {
+	for a := n; a != nil; a = a.Parent {
+		if a.Kind != ElementNode {
+			continue
+		}
+		if a.Tag == "main" || a.Tag == "article" {
+			return true
+		}
+		switch strings.ToLower(strings.TrimSpace(a.Attr("role"))) {
+		case "main", "article":
 			return true
 		}
 	}

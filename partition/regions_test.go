@@ -123,6 +123,7 @@ type regionScore struct {
 	regions, agree int // labelled regions; those whose bounds are kept-block bounds (and one block if '=')
 	blocks, right  int // kept blocks with text inside a found region; those with a label the region allows
 	missing        []string
+	wrong          []string // mislabelled blocks: label, allowed labels, tag, names, features, text
 }
 
 func scoreRegions(res *Result, lp labelledPage) regionScore {
@@ -183,8 +184,17 @@ func scoreRegions(res *Result, lp labelledPage) regionScore {
 		for bi, s := range starts {
 			if s >= pos[i] && s < end {
 				sc.blocks++
-				if slices.Contains(r.labels, string(blocks[bi].Label)) {
+				if bl := blocks[bi]; slices.Contains(r.labels, string(bl.Label)) {
 					sc.right++
+				} else {
+					role := ""
+					if bl.Node != nil {
+						role = bl.Node.Attr("role")
+					}
+					t := normSpace(bl.Text)
+					sc.wrong = append(sc.wrong, fmt.Sprintf("%s want %s: <%s id=%q class=%q role=%q> len %d links %d ltr %.2f inputs %d pos %.2f %q",
+						bl.Label, strings.Join(r.labels, "|"), bl.Tag, bl.ID, bl.Class, role, bl.Features.TextLen, bl.Features.Links,
+						bl.Features.LinkTextRatio, bl.Features.Inputs, bl.Features.Position, t[:min(len(t), 90)]))
 				}
 			}
 		}
@@ -229,6 +239,9 @@ func BenchmarkRegions(b *testing.B) {
 						tot.right += s.right
 						if testing.Verbose() && lv.level == 0 && (s.agree < s.regions || s.right < s.blocks) {
 							fmt.Printf("%s %s: regions %d/%d labels %d/%d missing %q\n", half, lp.name, s.agree, s.regions, s.right, s.blocks, s.missing)
+							for _, w := range s.wrong {
+								fmt.Printf("\t%s\n", w)
+							}
 						}
 					}
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -31,7 +32,7 @@ type localStats struct {
 	coarse    int       // pairs whose token diff was too long for Myers (bound from prefix/suffix)
 }
 
-// localisePairs ingests a corpus site at level (0 = the default) and, for
+// localisePairs ingests a corpus site at level (0 = ingest's default, level 1; partition.LevelAdaptive the adaptive partition) and, for
 // every changed consecutive pair of HTML captures of a URL, measures the
 // bytes the block comparison flags (text-changed, markup-only, added,
 // removed blocks, both captures) against a token diff of the same pair.
@@ -114,6 +115,22 @@ func (st *localStats) add(old, new *partition.Result) {
 		flagged += n
 		if isContent(b.New) || b.New == nil && isContent(b.Old) {
 			content += n
+			if localiseDump {
+				bb := b.New
+				if bb == nil {
+					bb = b.Old
+				}
+				ot := ""
+				if b.Old != nil {
+					ot = b.Old.Text
+				}
+				fmt.Printf("  %v %s <%s id=%q class=%q> %d bytes (%.3f) old %q new %q\n", b.Status, bb.Label, bb.Tag, bb.ID, bb.Class, n,
+					float64(n)/float64(len(old.Doc)+len(new.Doc)), firstDiff(ot, bb.Text), firstDiff(bb.Text, ot))
+				if b.Status == MarkupOnly {
+					ob, nb := string(old.Doc[b.Old.Start:b.Old.End]), string(new.Doc[b.New.Start:b.New.End])
+					fmt.Printf("    bytes old %q new %q\n", firstDiff(ob, nb), firstDiff(nb, ob))
+				}
+			}
 		}
 		if b.Status != Removed {
 			st.flagBlks++
@@ -132,6 +149,9 @@ func (st *localStats) add(old, new *partition.Result) {
 	}
 	st.flagAll = append(st.flagAll, float64(flagged)/total)
 	st.boundAll = append(st.boundAll, float64(diffBytes)/total)
+	if localiseDump {
+		fmt.Printf("pair visible %v content %.3f\n", sum.VisibleChange, float64(content)/total)
+	}
 	if sum.VisibleChange {
 		contentDiff, exact := tokenDiffBytes(old.Doc, new.Doc, true)
 		if !exact {
@@ -276,7 +296,7 @@ func TestTokenDiffBytes(t *testing.T) {
 }
 
 // BenchmarkLocalisation reports, per corpus site and partition level
-// (adaptive, the default, beside the fixed levels 1 and 3), over the
+// (adaptive, the default of blocks and diff, beside the fixed levels 1 and 3), over the
 // changed pairs with a visible change, the median share of the two
 // captures' bytes in the content blocks the comparison flags
 // (flagged-median) against a token diff of their content (outside the
@@ -291,7 +311,7 @@ func BenchmarkLocalisation(b *testing.B) {
 		for _, lv := range []struct {
 			name  string
 			level int
-		}{{"adaptive", 0}, {"level1", 1}, {"level3", 3}} {
+		}{{"adaptive", partition.LevelAdaptive}, {"level1", 1}, {"level3", 3}} {
 			b.Run(site+"/"+lv.name, func(b *testing.B) {
 				var st localStats
 				for range b.N {
@@ -314,4 +334,17 @@ func BenchmarkLocalisation(b *testing.B) {
 			})
 		}
 	}
+}
+
+// localiseDump (LOCALISE_DUMP=1) prints every flagged content block of
+// every pair, to find what makes a site's localisation coarse.
+var localiseDump = os.Getenv("LOCALISE_DUMP") != ""
+
+// firstDiff returns a's text around its first difference from b.
+func firstDiff(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return a[max(0, i-30):min(len(a), i+50)]
 }
