@@ -298,3 +298,53 @@ var _ io.ReaderAt = chunkSource{}
 
 // closedChan marks a job that needs no compressing.
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// zstdFrameLen returns the length of the zstd frame (RFC 8878 §3.1.1)
+// at the start of b, by walking its block headers: how a frame of chunks
+// is split into its chunk table and its chunks when an index that said
+// so is rebuilt from the pack.
+func zstdFrameLen(b []byte) (int, error) {
+	bad := errors.New("not a complete zstd frame")
+	if len(b) < 6 || b[0] != 0x28 || b[1] != 0xb5 || b[2] != 0x2f || b[3] != 0xfd {
+		return 0, bad
+	}
+	fhd := b[4]
+	n := 5
+	if fhd&0x20 == 0 { // no single segment: a window descriptor
+		n++
+	}
+	n += [4]int{0, 1, 2, 4}[fhd&3] // dictionary id
+	fcs := [4]int{0, 2, 4, 8}[fhd>>6]
+	if fcs == 0 && fhd&0x20 != 0 {
+		fcs = 1
+	}
+	n += fcs
+	for {
+		if n+3 > len(b) {
+			return 0, bad
+		}
+		h := int(b[n]) | int(b[n+1])<<8 | int(b[n+2])<<16
+		n += 3
+		size := h >> 3
+		switch (h >> 1) & 3 {
+		case 1: // RLE: one byte stands for size bytes
+			size = 1
+		case 3:
+			return 0, bad
+		}
+		n += size
+		if n > len(b) {
+			return 0, bad
+		}
+		if h&1 != 0 {
+			break
+		}
+	}
+	if fhd&4 != 0 { // content checksum
+		n += 4
+	}
+	if n > len(b) {
+		return 0, bad
+	}
+	return n, nil
+}

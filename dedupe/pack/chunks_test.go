@@ -159,3 +159,39 @@ func TestChunkFrameCorruption(t *testing.T) {
 		t.Fatalf("verify found %d problems (%v)", res.Problems, err)
 	}
 }
+
+// zstdFrameLen finds where the chunk table's zstd frame ends in every
+// frame of chunks: the length the index recorded.
+func TestZstdFrameLen(t *testing.T) {
+	s, dir := mustCreate(t, Options{noSync: true, Level: 1})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addAll(t, w, randomObjects(5, 200, 60000))
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	_, rows, err := chunkDirectory(s.idx)
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("%d chunk frames (%v)", len(rows), err)
+	}
+	for _, r := range rows {
+		b, err := os.ReadFile(filepath.Join(dir, packName(r.pack)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := b[r.off+frameFixedSize+4 : r.off+int64(r.len)]
+		n, err := zstdFrameLen(data)
+		if err != nil || n != int(r.table) {
+			t.Fatalf("frame at %d: table frame of %d bytes (%v), index says %d", r.off, n, err, r.table)
+		}
+		if m, err := zstdFrameLen(data[n:]); err != nil || n+m != len(data) {
+			t.Fatalf("frame at %d: chunks frame of %d bytes (%v), %d left", r.off, m, err, len(data)-n)
+		}
+		if _, err := zstdFrameLen(data[:n-1]); err == nil {
+			t.Fatal("a truncated frame has a length")
+		}
+	}
+}
