@@ -1,0 +1,514 @@
+// Package parity protects immutable byte ranges of archive files with
+// Reed–Solomon parity kept in a sidecar file, so that a damaged sector or
+// flipped bytes in the protected range are located (a CRC-32C per
+// sector) and corrected, never returned wrong. It knows nothing of what
+// the files hold: a caller protects a range once it is final (a pack's
+// bytes appended by one commit, a whole index, any future immutable file
+// kind) and reads through the sidecar when its own checks of the file
+// fail. docs/FORMAT.md "Parity" specifies the sidecar.
+package parity
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/reedsolomon"
+)
+
+const (
+	// SectorSize is the unit that is checked and reconstructed: a damaged
+	// disk sector (4 KiB on current media) is at most two of them.
+	SectorSize = 4096
+	// DataShards and ParityShards are the stripe shape the writer uses:
+	// one parity sector per 48 data sectors (2.1 %, plus 0.2 % for the
+	// two copies of the sector checksums), stripes interleaved so that a
+	// run of adjacent damaged sectors falls in different stripes.
+	DataShards   = 48
+	ParityShards = 1
+
+	magic      = "BWPR"
+	version    = 1
+	headSize   = 48
+	suffix     = ".par"
+	maxName    = 255
+	maxSectors = 1 << 40 / SectorSize // ranges up to 1 TiB
+)
+
+var (
+	le         = binary.LittleEndian
+	castagnoli = crc32.MakeTable(crc32.Castagnoli)
+)
+
+func crc(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// ErrUncorrectable is returned when more sectors of a stripe are damaged
+// than it has parity for, or the sidecar itself is unreadable.
+var ErrUncorrectable = errors.New("damage beyond what parity corrects")
+
+// SidecarName is the name of the sidecar protecting the range of file
+// name that starts at off: NAME.par for a range from the start (a whole
+// immutable file), NAME.OFFSET.par (16 hex digits) for a later range of
+// an append-only file.
+func SidecarName(name string, off int64) string {
+	if off == 0 {
+		return name + suffix
+	}
+	return fmt.Sprintf("%s.%016x%s", name, off, suffix)
+}
+
+// ParseSidecarName splits a sidecar name into the protected file's name
+// and the range start; ok is false for other names.
+func ParseSidecarName(sc string) (name string, off int64, ok bool) {
+	base, ok := strings.CutSuffix(sc, suffix)
+	if !ok || base == "" {
+		return "", 0, false
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 && len(base)-i-1 == 16 {
+		if v, err := strconv.ParseUint(base[i+1:], 16, 63); err == nil && v > 0 {
+			return base[:i], int64(v), true
+		}
+	}
+	return base, 0, true
+}
+
+// Sidecar is the decoded description of one protected range.
+type Sidecar struct {
+	Path   string // the sidecar file
+	Name   string // the protected file's name (same directory)
+	Off    int64  // range start in the protected file
+	Len    int64  // range length
+	sector int    // sector (and shard) size
+	k, m   int    // data and parity shards per stripe
+	n      int    // data sectors
+	s      int    // stripes
+	crcs   []uint32
+	parOff int64 // where the parity sectors start in the sidecar
+
+	once sync.Once
+	enc  reedsolomon.Encoder
+	eerr error
+}
+
+// shape returns the sector size, stripe count and data shards per stripe
+// for a range of l bytes: sectors of SectorSize (one shorter sector for a
+// range below it), at least two stripes when there are two sectors (so
+// that a 4 KiB run of damage, which can touch two adjacent sectors, never
+// takes two from one stripe), at most k data shards a stripe.
+func shape(l int64, k int) (sector, n, s, kk int) {
+	sector = SectorSize
+	if l < SectorSize {
+		sector = int(l)
+	}
+	n = int((l + int64(sector) - 1) / int64(sector))
+	s = (n + k - 1) / k
+	if s < 2 && n >= 2 {
+		s = 2
+	}
+	kk = (n + s - 1) / s
+	return sector, n, s, kk
+}
+
+// Protect writes the sidecar for bytes [off, end) of dir/name, which must
+// be final: temp file, fsync (unless nosync), rename. It returns the
+// sidecar's name and size. An empty range needs none ("", 0).
+func Protect(dir, name string, off, end int64, nosync bool) (string, int64, error) {
+	if end <= off {
+		return "", 0, nil
+	}
+	if len(name) > maxName || strings.ContainsRune(name, '/') {
+		return "", 0, fmt.Errorf("parity: bad file name %q", name)
+	}
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		return "", 0, fmt.Errorf("parity: %w", err)
+	}
+	defer f.Close()
+	l := end - off
+	sector, n, s, kk := shape(l, DataShards)
+	if n > maxSectors {
+		return "", 0, fmt.Errorf("parity: range of %d bytes too large", l)
+	}
+	m := ParityShards
+	enc, err := reedsolomon.New(kk, m)
+	if err != nil {
+		return "", 0, fmt.Errorf("parity: %w", err)
+	}
+	crcs := make([]uint32, n+s*m)
+	par := make([]byte, s*m*sector)
+	shards := make([][]byte, kk+m)
+	buf := make([]byte, kk*sector)
+	for st := 0; st < s; st++ {
+		clear(buf)
+		for j := 0; j < kk; j++ {
+			shards[j] = buf[j*sector : (j+1)*sector]
+			i := j*s + st
+			if i >= n {
+				continue
+			}
+			b, err := readSector(f, off, l, sector, i, shards[j])
+			if err != nil {
+				return "", 0, fmt.Errorf("parity: read %s: %w", name, err)
+			}
+			crcs[i] = crc(b)
+		}
+		for p := 0; p < m; p++ {
+			shards[kk+p] = par[(st*m+p)*sector : (st*m+p+1)*sector]
+		}
+		if err := enc.Encode(shards); err != nil {
+			return "", 0, fmt.Errorf("parity: %w", err)
+		}
+		for p := 0; p < m; p++ {
+			crcs[n+st*m+p] = crc(shards[kk+p])
+		}
+	}
+	meta := encodeMeta(name, off, l, sector, kk, m, crcs)
+	out := make([]byte, 0, 2*len(meta)+len(par))
+	out = append(out, meta...)
+	out = append(out, par...)
+	out = append(out, meta...)
+	scName := SidecarName(name, off)
+	if err := writeAtomic(dir, scName, out, nosync); err != nil {
+		return "", 0, err
+	}
+	return scName, int64(len(out)), nil
+}
+
+// readSector reads data sector i of the range into dst (zero-padded) and
+// returns the part that is data.
+func readSector(f io.ReaderAt, off, l int64, sector, i int, dst []byte) ([]byte, error) {
+	start := int64(i) * int64(sector)
+	n := min(int64(sector), l-start)
+	if _, err := f.ReadAt(dst[:n], off+start); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	clear(dst[n:])
+	return dst[:n], nil
+}
+
+// encodeMeta lays out the header and the sector checksums; the sidecar
+// holds it twice (first and last), so one damaged sector of the sidecar
+// leaves one copy.
+func encodeMeta(name string, off, l int64, sector, k, m int, crcs []uint32) []byte {
+	b := make([]byte, 0, headSize+len(name)+4*len(crcs)+4)
+	b = append(b, magic...)
+	b = le.AppendUint16(b, version)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint32(b, uint32(sector))
+	b = le.AppendUint16(b, uint16(k))
+	b = le.AppendUint16(b, uint16(m))
+	b = le.AppendUint64(b, uint64(off))
+	b = le.AppendUint64(b, uint64(l))
+	b = le.AppendUint32(b, uint32(len(crcs)))
+	b = le.AppendUint32(b, uint32(len(name)))
+	b = le.AppendUint64(b, 0) // reserved
+	b = append(b, name...)
+	for _, c := range crcs {
+		b = le.AppendUint32(b, c)
+	}
+	return le.AppendUint32(b, crc(b))
+}
+
+// Open reads a sidecar: the first copy of its header and checksums, else
+// the last.
+func Open(path string) (*Sidecar, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("parity: %w", err)
+	}
+	sc, err1 := decodeMeta(data, false)
+	if err1 != nil {
+		var err2 error
+		if sc, err2 = decodeMeta(data, true); err2 != nil {
+			return nil, fmt.Errorf("parity: sidecar %s: %v: %w", path, err1, ErrUncorrectable)
+		}
+	}
+	sc.Path = path
+	return sc, nil
+}
+
+// decodeMeta decodes the first (fromEnd false) or last copy of the meta
+// block. Its length follows from the fields, so the last copy is found
+// by trying the length the fields of each candidate give.
+func decodeMeta(data []byte, fromEnd bool) (*Sidecar, error) {
+	var b []byte
+	if !fromEnd {
+		b = data
+	} else {
+		// Both copies have the same length, so the last one starts at a
+		// magic whose own counts make it end the file.
+		for start := len(data) - headSize - 4; start >= len(data)/2; start-- {
+			if start < 0 || string(data[start:start+4]) != magic {
+				continue
+			}
+			cnt, nl := int(le.Uint32(data[start+32:])), int(le.Uint32(data[start+36:]))
+			if nl <= maxName && cnt >= 0 && cnt < 1<<30 && start+headSize+nl+4*cnt+4 == len(data) {
+				b = data[start:]
+				break
+			}
+		}
+		if b == nil {
+			return nil, errors.New("no second header")
+		}
+	}
+	if len(b) < headSize+4 || string(b[:4]) != magic {
+		return nil, errors.New("bad magic")
+	}
+	if v := le.Uint16(b[4:]); v != version {
+		return nil, fmt.Errorf("unknown version %d", v)
+	}
+	cnt, nl := int(le.Uint32(b[32:])), int(le.Uint32(b[36:]))
+	if nl > maxName || cnt < 0 || cnt >= 1<<30 || headSize+nl+4*cnt+4 > len(b) {
+		return nil, errors.New("bad counts")
+	}
+	ml := headSize + nl + 4*cnt
+	if le.Uint32(b[ml:]) != crc(b[:ml]) {
+		return nil, errors.New("header checksum mismatch")
+	}
+	sc := &Sidecar{
+		sector: int(le.Uint32(b[8:])),
+		k:      int(le.Uint16(b[12:])),
+		m:      int(le.Uint16(b[14:])),
+		Off:    int64(le.Uint64(b[16:])),
+		Len:    int64(le.Uint64(b[24:])),
+		Name:   string(b[headSize : headSize+nl]),
+	}
+	sector, n, s, kk := shape(sc.Len, max(sc.k, 1))
+	if sc.Off < 0 || sc.Len <= 0 || sc.sector != sector || sc.k != kk || sc.m < 1 || kk+sc.m > 256 || cnt != n+s*sc.m {
+		return nil, errors.New("inconsistent shape")
+	}
+	sc.n, sc.s = n, s
+	sc.crcs = make([]uint32, cnt)
+	for i := range sc.crcs {
+		sc.crcs[i] = le.Uint32(b[headSize+nl+4*i:])
+	}
+	metaLen := int64(ml + 4)
+	sc.parOff = metaLen
+	if want := 2*metaLen + int64(s*sc.m*sc.sector); int64(len(data)) != want {
+		return nil, fmt.Errorf("sidecar is %d bytes, want %d", len(data), want)
+	}
+	return sc, nil
+}
+
+func (sc *Sidecar) encoder() (reedsolomon.Encoder, error) {
+	sc.once.Do(func() { sc.enc, sc.eerr = reedsolomon.New(sc.k, sc.m) })
+	return sc.enc, sc.eerr
+}
+
+// Sectors is the number of data sectors of the range.
+func (sc *Sidecar) Sectors() int { return sc.n }
+
+// Report says what a read through parity found.
+type Report struct {
+	Damaged   []int64 // offsets in the protected file of the data sectors that failed their checksum
+	Corrected int     // of them, reconstructed
+	ParityBad int     // parity sectors that failed their checksum
+}
+
+// ReadAt returns bytes [from, to) of the protected file, which must lie
+// in the range: each sector is checked against its CRC and a damaged one
+// is reconstructed from its stripe. It fails with ErrUncorrectable rather
+// than return bytes that do not match their checksums.
+func (sc *Sidecar) ReadAt(f io.ReaderAt, from, to int64) ([]byte, Report, error) {
+	var rep Report
+	if from < sc.Off || to > sc.Off+sc.Len || from > to {
+		return nil, rep, fmt.Errorf("parity: [%d, %d) outside the protected range [%d, %d) of %s", from, to, sc.Off, sc.Off+sc.Len, sc.Name)
+	}
+	out := make([]byte, 0, to-from)
+	if from == to {
+		return out, rep, nil
+	}
+	first := int((from - sc.Off) / int64(sc.sector))
+	last := int((to - sc.Off - 1) / int64(sc.sector))
+	buf := make([]byte, sc.sector)
+	fixed := make(map[int][]byte)
+	for i := first; i <= last; i++ {
+		b, err := readSector(f, sc.Off, sc.Len, sc.sector, i, buf)
+		if err != nil || crc(b) != sc.crcs[i] {
+			rep.Damaged = append(rep.Damaged, sc.Off+int64(i)*int64(sc.sector))
+			if fixed[i] == nil {
+				if err := sc.reconstruct(f, i%sc.s, fixed, &rep); err != nil {
+					return nil, rep, err
+				}
+			}
+			b = fixed[i]
+			rep.Corrected++
+		}
+		start := sc.Off + int64(i)*int64(sc.sector)
+		lo, hi := max(from, start)-start, min(to, start+int64(len(b)))-start
+		out = append(out, b[lo:hi]...)
+	}
+	return out, rep, nil
+}
+
+// reconstruct rebuilds every damaged data sector of stripe st into fixed
+// (by sector number), each checked against its CRC.
+func (sc *Sidecar) reconstruct(f io.ReaderAt, st int, fixed map[int][]byte, rep *Report) error {
+	enc, err := sc.encoder()
+	if err != nil {
+		return fmt.Errorf("parity: %w", err)
+	}
+	pf, err := os.Open(sc.Path)
+	if err != nil {
+		return fmt.Errorf("parity: %w", err)
+	}
+	defer pf.Close()
+	shards := make([][]byte, sc.k+sc.m)
+	var bad []int
+	for j := 0; j < sc.k; j++ {
+		i := j*sc.s + st
+		sh := make([]byte, sc.sector)
+		if i >= sc.n {
+			shards[j] = sh // padding: zeros by definition
+			continue
+		}
+		b, err := readSector(f, sc.Off, sc.Len, sc.sector, i, sh)
+		if err == nil && crc(b) == sc.crcs[i] {
+			shards[j] = sh
+		} else {
+			bad = append(bad, j)
+		}
+	}
+	for p := 0; p < sc.m; p++ {
+		sh := make([]byte, sc.sector)
+		pi := st*sc.m + p
+		if _, err := pf.ReadAt(sh, sc.parOff+int64(pi)*int64(sc.sector)); err == nil && crc(sh) == sc.crcs[sc.n+pi] {
+			shards[sc.k+p] = sh
+		} else {
+			rep.ParityBad++
+		}
+	}
+	if err := enc.ReconstructData(shards); err != nil {
+		return fmt.Errorf("parity: %s stripe %d: %d damaged data sectors, %d parity sectors good: %w", sc.Name, st, len(bad), sc.m-rep.ParityBad, ErrUncorrectable)
+	}
+	for _, j := range bad {
+		i := j*sc.s + st
+		n := min(int64(sc.sector), sc.Len-int64(i)*int64(sc.sector))
+		b := shards[j][:n]
+		if crc(b) != sc.crcs[i] {
+			return fmt.Errorf("parity: %s sector at %d: reconstruction does not match its checksum: %w", sc.Name, sc.Off+int64(i)*int64(sc.sector), ErrUncorrectable)
+		}
+		fixed[i] = b
+	}
+	return nil
+}
+
+// Check reads the whole range and reports its damaged sectors and
+// whether parity corrects them all (err is ErrUncorrectable if not), and
+// which parity sectors are damaged.
+func (sc *Sidecar) Check(f io.ReaderAt) (Report, error) {
+	_, rep, err := sc.ReadAt(f, sc.Off, sc.Off+sc.Len)
+	if err != nil {
+		return rep, err
+	}
+	// Parity sectors: checked too, so that verify reports a sidecar that
+	// would not help next time.
+	pf, err := os.Open(sc.Path)
+	if err != nil {
+		return rep, fmt.Errorf("parity: %w", err)
+	}
+	defer pf.Close()
+	sh := make([]byte, sc.sector)
+	for pi := 0; pi < sc.s*sc.m; pi++ {
+		if _, err := pf.ReadAt(sh, sc.parOff+int64(pi)*int64(sc.sector)); err != nil || crc(sh) != sc.crcs[sc.n+pi] {
+			rep.ParityBad++
+		}
+	}
+	return rep, nil
+}
+
+// Fix rewrites the damaged sectors of the protected file in place
+// (through a corrected copy renamed over it, so a crash leaves the old
+// or the new file). It returns how many sectors it corrected.
+func (sc *Sidecar) Fix(dir string, nosync bool) (int, error) {
+	path := filepath.Join(dir, sc.Name)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("parity: %w", err)
+	}
+	defer f.Close()
+	good, rep, err := sc.ReadAt(f, sc.Off, sc.Off+sc.Len)
+	if err != nil {
+		return 0, err
+	}
+	if rep.Corrected == 0 {
+		return 0, nil
+	}
+	if err := rewrite(dir, sc.Name, f, sc.Off, good, nosync); err != nil {
+		return 0, err
+	}
+	return rep.Corrected, nil
+}
+
+// rewrite replaces dir/name by a copy of f with good written at off.
+func rewrite(dir, name string, f *os.File, off int64, good []byte, nosync bool) error {
+	tmp := filepath.Join(dir, name+".tmp")
+	t, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("parity: %w", err)
+	}
+	fail := func(err error) error {
+		t.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("parity: rewrite %s: %w", name, err)
+	}
+	if _, err := io.Copy(t, io.NewSectionReader(f, 0, 1<<62)); err != nil {
+		return fail(err)
+	}
+	if _, err := t.WriteAt(good, off); err != nil {
+		return fail(err)
+	}
+	if !nosync {
+		if err := t.Sync(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := t.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("parity: rewrite %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("parity: %w", err)
+	}
+	return nil
+}
+
+func writeAtomic(dir, name string, b []byte, nosync bool) error {
+	tmp := filepath.Join(dir, name+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("parity: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("parity: write %s: %w", name, err)
+	}
+	if !nosync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			os.Remove(tmp)
+			return fmt.Errorf("parity: sync %s: %w", name, err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("parity: write %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("parity: %w", err)
+	}
+	return nil
+}
