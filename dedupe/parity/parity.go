@@ -91,6 +91,9 @@ type Sidecar struct {
 	s      int    // stripes
 	crcs   []uint32
 	parOff int64 // where the parity sectors start in the sidecar
+	// MetaDamaged: one of the two copies of the header and checksums
+	// failed its checks (the other served).
+	MetaDamaged bool
 
 	once sync.Once
 	enc  reedsolomon.Encoder
@@ -232,6 +235,9 @@ func Open(path string) (*Sidecar, error) {
 		if sc, err2 = decodeMeta(data, true); err2 != nil {
 			return nil, fmt.Errorf("parity: sidecar %s: %v: %w", path, err1, ErrUncorrectable)
 		}
+		sc.MetaDamaged = true
+	} else if _, err2 := decodeMeta(data, true); err2 != nil {
+		sc.MetaDamaged = true
 	}
 	sc.Path = path
 	return sc, nil
@@ -427,6 +433,24 @@ func (sc *Sidecar) Check(f io.ReaderAt) (Report, error) {
 	return rep, nil
 }
 
+// ParityDamaged counts the parity sectors of the sidecar that fail their
+// checksums (they would not help next time).
+func (sc *Sidecar) ParityDamaged() (int, error) {
+	pf, err := os.Open(sc.Path)
+	if err != nil {
+		return 0, fmt.Errorf("parity: %w", err)
+	}
+	defer pf.Close()
+	bad := 0
+	sh := make([]byte, sc.sector)
+	for pi := 0; pi < sc.s*sc.m; pi++ {
+		if _, err := pf.ReadAt(sh, sc.parOff+int64(pi)*int64(sc.sector)); err != nil || crc(sh) != sc.crcs[sc.n+pi] {
+			bad++
+		}
+	}
+	return bad, nil
+}
+
 // Fix rewrites the damaged sectors of the protected file in place
 // (through a corrected copy renamed over it, so a crash leaves the old
 // or the new file). It returns how many sectors it corrected.
@@ -511,4 +535,43 @@ func writeAtomic(dir, name string, b []byte, nosync bool) error {
 		return fmt.Errorf("parity: %w", err)
 	}
 	return nil
+}
+
+// Patch is one corrected sector: the bytes the protected file should
+// hold at Off.
+type Patch struct {
+	Off  int64
+	Data []byte
+}
+
+// Scan reads the whole range, a chunk at a time, and returns the
+// corrected bytes of every damaged sector (the file is not changed). It
+// fails with ErrUncorrectable when a damaged sector cannot be rebuilt.
+func (sc *Sidecar) Scan(f io.ReaderAt) ([]Patch, Report, error) {
+	var rep Report
+	var patches []Patch
+	const chunk = 256
+	buf := make([]byte, chunk*sc.sector)
+	fixed := make(map[int][]byte)
+	for first := 0; first < sc.n; first += chunk {
+		start := int64(first) * int64(sc.sector)
+		n := min(int64(len(buf)), sc.Len-start)
+		got, _ := f.ReadAt(buf[:n], sc.Off+start)
+		for i := first; i < min(first+chunk, sc.n); i++ {
+			lo := int64(i-first) * int64(sc.sector)
+			hi := min(lo+int64(sc.sector), n)
+			if hi <= int64(got) && crc(buf[lo:hi]) == sc.crcs[i] {
+				continue
+			}
+			rep.Damaged = append(rep.Damaged, sc.Off+int64(i)*int64(sc.sector))
+			if fixed[i] == nil {
+				if err := sc.reconstruct(f, i%sc.s, fixed, &rep); err != nil {
+					return nil, rep, err
+				}
+			}
+			rep.Corrected++
+			patches = append(patches, Patch{Off: sc.Off + int64(i)*int64(sc.sector), Data: fixed[i]})
+		}
+	}
+	return patches, rep, nil
 }
