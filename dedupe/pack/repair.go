@@ -339,4 +339,3 @@ func scanFrames(f io.ReaderAt, size int64, frame func(off int64, length uint32),
 	}
 	return nil
 }
-

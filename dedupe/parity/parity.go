@@ -91,6 +91,7 @@ type Sidecar struct {
 	s      int    // stripes
 	crcs   []uint32
 	parOff int64 // where the parity sectors start in the sidecar
+	g      geom
 	// MetaDamaged: one of the two copies of the header and checksums
 	// failed its checks (the other served).
 	MetaDamaged bool
@@ -100,23 +101,51 @@ type Sidecar struct {
 	eerr error
 }
 
-// shape returns the sector size, stripe count and data shards per stripe
-// for a range of l bytes: sectors of SectorSize (one shorter sector for a
-// range below it), at least two stripes when there are two sectors (so
-// that a 4 KiB run of damage, which can touch two adjacent sectors, never
-// takes two from one stripe), at most k data shards a stripe.
-func shape(l int64, k int) (sector, n, s, kk int) {
-	sector = SectorSize
-	if l < SectorSize {
-		sector = int(l)
+// geom is how a range [off, off+l) is cut into sectors: at multiples of
+// SectorSize in the file (so one damaged disk sector is one of ours; the
+// first and last may be partial), a range within one such block being
+// one sector of its own length.
+type geom struct {
+	off, l int64
+	sector int // shard size
+	n      int // sectors
+}
+
+func newGeom(off, l int64) geom {
+	base := off - off%SectorSize
+	n := int((off + l - base + SectorSize - 1) / SectorSize)
+	g := geom{off: off, l: l, sector: SectorSize, n: n}
+	if n == 1 {
+		g.sector = int(l)
 	}
-	n = int((l + int64(sector) - 1) / int64(sector))
+	return g
+}
+
+// span is the file bytes of sector i.
+func (g geom) span(i int) (int64, int64) {
+	if g.n == 1 {
+		return g.off, g.off + g.l
+	}
+	base := g.off - g.off%SectorSize
+	return max(g.off, base+int64(i)*SectorSize), min(g.off+g.l, base+int64(i+1)*SectorSize)
+}
+
+// sectorOf is the sector holding file offset x.
+func (g geom) sectorOf(x int64) int {
+	if g.n == 1 {
+		return 0
+	}
+	return int((x - (g.off - g.off%SectorSize)) / SectorSize)
+}
+
+// shape returns the stripe count and data shards per stripe for n
+// sectors: at most k data shards a stripe, stripes interleaved (sector i
+// is in stripe i mod s) so that adjacent damaged sectors fall in
+// different stripes once there are two or more.
+func shape(n, k int) (s, kk int) {
 	s = (n + k - 1) / k
-	if s < 2 && n >= 2 {
-		s = 2
-	}
 	kk = (n + s - 1) / s
-	return sector, n, s, kk
+	return s, kk
 }
 
 // Protect writes the sidecar for bytes [off, end) of dir/name, which must
@@ -135,7 +164,9 @@ func Protect(dir, name string, off, end int64, nosync bool) (string, int64, erro
 	}
 	defer f.Close()
 	l := end - off
-	sector, n, s, kk := shape(l, DataShards)
+	g := newGeom(off, l)
+	sector, n := g.sector, g.n
+	s, kk := shape(n, DataShards)
 	if n > maxSectors {
 		return "", 0, fmt.Errorf("parity: range of %d bytes too large", l)
 	}
@@ -156,7 +187,7 @@ func Protect(dir, name string, off, end int64, nosync bool) (string, int64, erro
 			if i >= n {
 				continue
 			}
-			b, err := readSector(f, off, l, sector, i, shards[j])
+			b, err := readSector(f, g, i, shards[j])
 			if err != nil {
 				return "", 0, fmt.Errorf("parity: read %s: %w", name, err)
 			}
@@ -184,12 +215,12 @@ func Protect(dir, name string, off, end int64, nosync bool) (string, int64, erro
 	return scName, int64(len(out)), nil
 }
 
-// readSector reads data sector i of the range into dst (zero-padded) and
-// returns the part that is data.
-func readSector(f io.ReaderAt, off, l int64, sector, i int, dst []byte) ([]byte, error) {
-	start := int64(i) * int64(sector)
-	n := min(int64(sector), l-start)
-	if _, err := f.ReadAt(dst[:n], off+start); err != nil {
+// readSector reads data sector i into dst (zero-padded) and returns the
+// part that is data.
+func readSector(f io.ReaderAt, g geom, i int, dst []byte) ([]byte, error) {
+	start, end := g.span(i)
+	n := end - start
+	if _, err := f.ReadAt(dst[:n], start); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -289,8 +320,13 @@ func decodeMeta(data []byte, fromEnd bool) (*Sidecar, error) {
 		Len:    int64(le.Uint64(b[24:])),
 		Name:   string(b[headSize : headSize+nl]),
 	}
-	sector, n, s, kk := shape(sc.Len, max(sc.k, 1))
-	if sc.Off < 0 || sc.Len <= 0 || sc.sector != sector || sc.k != kk || sc.m < 1 || kk+sc.m > 256 || cnt != n+s*sc.m {
+	if sc.Off < 0 || sc.Len <= 0 || sc.Len > maxSectors*SectorSize {
+		return nil, errors.New("bad range")
+	}
+	sc.g = newGeom(sc.Off, sc.Len)
+	n := sc.g.n
+	s, kk := shape(n, max(sc.k, 1))
+	if sc.sector != sc.g.sector || sc.k != kk || sc.m < 1 || kk+sc.m > 256 || cnt != n+s*sc.m {
 		return nil, errors.New("inconsistent shape")
 	}
 	sc.n, sc.s = n, s
@@ -334,14 +370,14 @@ func (sc *Sidecar) ReadAt(f io.ReaderAt, from, to int64) ([]byte, Report, error)
 	if from == to {
 		return out, rep, nil
 	}
-	first := int((from - sc.Off) / int64(sc.sector))
-	last := int((to - sc.Off - 1) / int64(sc.sector))
+	first, last := sc.g.sectorOf(from), sc.g.sectorOf(to-1)
 	buf := make([]byte, sc.sector)
 	fixed := make(map[int][]byte)
 	for i := first; i <= last; i++ {
-		b, err := readSector(f, sc.Off, sc.Len, sc.sector, i, buf)
+		start, _ := sc.g.span(i)
+		b, err := readSector(f, sc.g, i, buf)
 		if err != nil || crc(b) != sc.crcs[i] {
-			rep.Damaged = append(rep.Damaged, sc.Off+int64(i)*int64(sc.sector))
+			rep.Damaged = append(rep.Damaged, start)
 			if fixed[i] == nil {
 				if err := sc.reconstruct(f, i%sc.s, fixed, &rep); err != nil {
 					return nil, rep, err
@@ -350,7 +386,6 @@ func (sc *Sidecar) ReadAt(f io.ReaderAt, from, to int64) ([]byte, Report, error)
 			b = fixed[i]
 			rep.Corrected++
 		}
-		start := sc.Off + int64(i)*int64(sc.sector)
 		lo, hi := max(from, start)-start, min(to, start+int64(len(b)))-start
 		out = append(out, b[lo:hi]...)
 	}
@@ -378,7 +413,7 @@ func (sc *Sidecar) reconstruct(f io.ReaderAt, st int, fixed map[int][]byte, rep 
 			shards[j] = sh // padding: zeros by definition
 			continue
 		}
-		b, err := readSector(f, sc.Off, sc.Len, sc.sector, i, sh)
+		b, err := readSector(f, sc.g, i, sh)
 		if err == nil && crc(b) == sc.crcs[i] {
 			shards[j] = sh
 		} else {
@@ -399,10 +434,10 @@ func (sc *Sidecar) reconstruct(f io.ReaderAt, st int, fixed map[int][]byte, rep 
 	}
 	for _, j := range bad {
 		i := j*sc.s + st
-		n := min(int64(sc.sector), sc.Len-int64(i)*int64(sc.sector))
-		b := shards[j][:n]
+		start, end := sc.g.span(i)
+		b := shards[j][:end-start]
 		if crc(b) != sc.crcs[i] {
-			return fmt.Errorf("parity: %s sector at %d: reconstruction does not match its checksum: %w", sc.Name, sc.Off+int64(i)*int64(sc.sector), ErrUncorrectable)
+			return fmt.Errorf("parity: %s sector at %d: reconstruction does not match its checksum: %w", sc.Name, start, ErrUncorrectable)
 		}
 		fixed[i] = b
 	}
@@ -554,23 +589,24 @@ func (sc *Sidecar) Scan(f io.ReaderAt) ([]Patch, Report, error) {
 	buf := make([]byte, chunk*sc.sector)
 	fixed := make(map[int][]byte)
 	for first := 0; first < sc.n; first += chunk {
-		start := int64(first) * int64(sc.sector)
-		n := min(int64(len(buf)), sc.Len-start)
-		got, _ := f.ReadAt(buf[:n], sc.Off+start)
-		for i := first; i < min(first+chunk, sc.n); i++ {
-			lo := int64(i-first) * int64(sc.sector)
-			hi := min(lo+int64(sc.sector), n)
+		last := min(first+chunk, sc.n) - 1
+		cs, _ := sc.g.span(first)
+		_, ce := sc.g.span(last)
+		got, _ := f.ReadAt(buf[:ce-cs], cs)
+		for i := first; i <= last; i++ {
+			start, end := sc.g.span(i)
+			lo, hi := start-cs, end-cs
 			if hi <= int64(got) && crc(buf[lo:hi]) == sc.crcs[i] {
 				continue
 			}
-			rep.Damaged = append(rep.Damaged, sc.Off+int64(i)*int64(sc.sector))
+			rep.Damaged = append(rep.Damaged, start)
 			if fixed[i] == nil {
 				if err := sc.reconstruct(f, i%sc.s, fixed, &rep); err != nil {
 					return nil, rep, err
 				}
 			}
 			rep.Corrected++
-			patches = append(patches, Patch{Off: sc.Off + int64(i)*int64(sc.sector), Data: fixed[i]})
+			patches = append(patches, Patch{Off: start, Data: fixed[i]})
 		}
 	}
 	return patches, rep, nil
