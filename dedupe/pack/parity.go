@@ -289,8 +289,12 @@ func (s *Store) openIndexHealed(num uint32, size int64, full bool) (*indexFile, 
 			ix.f.Close()
 		}
 	}
-	if err == nil || errors.Is(err, os.ErrNotExist) && !s.hasParity(indexName(num)) {
-		return ix, err
+	if err == nil {
+		s.checkIndexReads(ix)
+		return ix, nil
+	}
+	if errors.Is(err, os.ErrNotExist) && !s.hasParity(indexName(num)) {
+		return nil, err
 	}
 	if !s.heal(indexName(num), size) {
 		return nil, err
@@ -445,4 +449,73 @@ func (s *Store) patchedTo(name string, end int64) bool {
 	defer s.par.mu.Unlock()
 	ps := s.par.patches[name]
 	return len(ps) > 0 && ps[len(ps)-1].Off+int64(len(ps[len(ps)-1].Data)) >= end
+}
+
+// checkedIndex reads an index whose sidecar is there sector by sector,
+// each sector checked against the sidecar's checksum: a lookup reads a
+// few entries and never the body checksum, so without this a damaged
+// entry would make it miss or resolve a prefix to a wrong id. A sector
+// that fails is corrected through parity (Store.heal) or the read fails.
+type checkedIndex struct {
+	osIndex
+	s    *Store
+	name string
+	size int64
+	sc   *parity.Sidecar
+}
+
+func (c *checkedIndex) ReadAt(b []byte, off int64) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	end := off + int64(len(b))
+	if off < 0 || end > c.size {
+		return c.osIndex.ReadAt(b, off)
+	}
+	first, last := c.sc.SectorOf(off), c.sc.SectorOf(end-1)
+	fs, _ := c.sc.SectorSpan(first)
+	_, le := c.sc.SectorSpan(last)
+	buf := make([]byte, le-fs)
+	read := func() error {
+		n, err := c.osIndex.ReadAt(buf, fs)
+		if c.s.overlay(c.name, buf, fs, n) == len(buf) {
+			err = nil
+		} else if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+		for i := first; i <= last; i++ {
+			ss, se := c.sc.SectorSpan(i)
+			if !c.sc.SectorOK(i, buf[ss-fs:se-fs]) {
+				return corrupt(c.s.dir+"/"+c.name, ss, "index sector checksum mismatch (parity sidecar)")
+			}
+		}
+		return nil
+	}
+	err := read()
+	if err != nil && c.s.heal(c.name, c.size) {
+		err = read()
+	}
+	if err != nil {
+		return 0, err
+	}
+	copy(b, buf[off-fs:])
+	return len(b), nil
+}
+
+// checkIndexReads makes ix read through its sidecar's sector checksums
+// when it has a sidecar for the whole file.
+func (s *Store) checkIndexReads(ix *indexFile) {
+	o, ok := ix.f.(osIndex)
+	if !ok {
+		return
+	}
+	name := indexName(ix.num)
+	sc, err := parity.Open(filepath.Join(s.dir, parity.SidecarName(name, 0)))
+	if err != nil || sc.Name != name || sc.Off != 0 || sc.Len != ix.size {
+		return
+	}
+	ix.f = &checkedIndex{osIndex: o, s: s, name: name, size: ix.size, sc: sc}
 }

@@ -517,6 +517,9 @@ func (s *Store) GetMany(ids []ID) ([][]byte, error) {
 	items := make([]item, len(ids))
 	for i, id := range ids {
 		l, ok, err := s.locate(id)
+		if (err != nil || !ok) && s.healIndexes() {
+			l, ok, err = s.locate(id) // a damaged index entry may have hidden it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("get %s: %w", id, err)
 		}

@@ -611,3 +611,12 @@ func (sc *Sidecar) Scan(f io.ReaderAt) ([]Patch, Report, error) {
 	}
 	return patches, rep, nil
 }
+
+// SectorOf is the sector holding file offset x (in the range), and
+// SectorSpan the file bytes [start, end) of sector i.
+func (sc *Sidecar) SectorOf(x int64) int { return sc.g.sectorOf(x) }
+
+func (sc *Sidecar) SectorSpan(i int) (int64, int64) { return sc.g.span(i) }
+
+// SectorOK reports whether b, the bytes of sector i, match its checksum.
+func (sc *Sidecar) SectorOK(i int, b []byte) bool { return crc(b) == sc.crcs[i] }
