@@ -464,6 +464,10 @@ type checkedIndex struct {
 	sc   *parity.Sidecar
 }
 
+// sectorBufs holds buffers of two sectors, what most index reads touch,
+// so that a lookup through checkedIndex does not allocate.
+var sectorBufs = sync.Pool{New: func() any { b := make([]byte, 2*parity.SectorSize); return &b }}
+
 func (c *checkedIndex) ReadAt(b []byte, off int64) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
@@ -474,35 +478,43 @@ func (c *checkedIndex) ReadAt(b []byte, off int64) (int, error) {
 	}
 	first, last := c.sc.SectorOf(off), c.sc.SectorOf(end-1)
 	fs, _ := c.sc.SectorSpan(first)
-	_, le := c.sc.SectorSpan(last)
-	buf := make([]byte, le-fs)
-	read := func() error {
-		n, err := c.osIndex.ReadAt(buf, fs)
-		if c.s.overlay(c.name, buf, fs, n) == len(buf) {
-			err = nil
-		} else if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		if err != nil {
-			return err
-		}
-		for i := first; i <= last; i++ {
-			ss, se := c.sc.SectorSpan(i)
-			if !c.sc.SectorOK(i, buf[ss-fs:se-fs]) {
-				return corrupt(c.s.dir+"/"+c.name, ss, "index sector checksum mismatch (parity sidecar)")
-			}
-		}
-		return nil
+	_, fe := c.sc.SectorSpan(last)
+	bp := sectorBufs.Get().(*[]byte)
+	defer sectorBufs.Put(bp)
+	if int64(cap(*bp)) < fe-fs {
+		*bp = make([]byte, fe-fs)
 	}
-	err := read()
+	buf := (*bp)[:fe-fs]
+	err := c.readSectors(buf, first, last, fs)
 	if err != nil && c.s.heal(c.name, c.size) {
-		err = read()
+		err = c.readSectors(buf, first, last, fs)
 	}
 	if err != nil {
 		return 0, err
 	}
 	copy(b, buf[off-fs:])
 	return len(b), nil
+}
+
+// readSectors reads sectors first..last (starting at file offset fs)
+// into buf, with the store's corrected sectors laid over, and checks each.
+func (c *checkedIndex) readSectors(buf []byte, first, last int, fs int64) error {
+	n, err := c.osIndex.ReadAt(buf, fs)
+	if c.s.overlay(c.name, buf, fs, n) == len(buf) {
+		err = nil
+	} else if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return err
+	}
+	for i := first; i <= last; i++ {
+		ss, se := c.sc.SectorSpan(i)
+		if !c.sc.SectorOK(i, buf[ss-fs:se-fs]) {
+			return corrupt(filepath.Join(c.s.dir, c.name), ss, "index sector checksum mismatch (parity sidecar)")
+		}
+	}
+	return nil
 }
 
 // checkIndexReads makes ix read through its sidecar's sector checksums
