@@ -525,7 +525,7 @@ func (s *Store) checkIndexReads(ix *indexFile) {
 		return
 	}
 	name := indexName(ix.num)
-	sc, err := parity.Open(filepath.Join(s.dir, parity.SidecarName(name, 0)))
+	sc, err := parity.OpenMeta(filepath.Join(s.dir, parity.SidecarName(name, 0)))
 	if err != nil || sc.Name != name || sc.Off != 0 || sc.Len != ix.size {
 		return
 	}

@@ -274,11 +274,41 @@ func Open(path string) (*Sidecar, error) {
 	return sc, nil
 }
 
+// OpenMeta is Open reading only the first copy of the meta block (what
+// a reader checking sectors needs: the checksums), not the parity
+// sectors; it falls back to Open when that copy fails.
+func OpenMeta(path string) (*Sidecar, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("parity: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("parity: %w", err)
+	}
+	var h [headSize]byte
+	if _, err := f.ReadAt(h[:], 0); err == nil && string(h[:4]) == magic {
+		cnt, nl := int64(le.Uint32(h[32:])), int64(le.Uint32(h[36:]))
+		if ml := headSize + nl + 4*cnt + 4; nl <= maxName && cnt < 1<<30 && ml <= st.Size() {
+			b := make([]byte, ml)
+			if _, err := f.ReadAt(b, 0); err == nil {
+				if sc, err := decodeMetaIn(b, st.Size()); err == nil {
+					sc.Path = path
+					return sc, nil
+				}
+			}
+		}
+	}
+	return Open(path)
+}
+
 // decodeMeta decodes the first (fromEnd false) or last copy of the meta
 // block. Its length follows from the fields, so the last copy is found
 // by trying the length the fields of each candidate give.
 func decodeMeta(data []byte, fromEnd bool) (*Sidecar, error) {
 	var b []byte
+	size := int64(len(data))
 	if !fromEnd {
 		b = data
 	} else {
@@ -298,6 +328,12 @@ func decodeMeta(data []byte, fromEnd bool) (*Sidecar, error) {
 			return nil, errors.New("no second header")
 		}
 	}
+	return decodeMetaIn(b, size)
+}
+
+// decodeMetaIn decodes the meta block at the start of b; size is the
+// sidecar's size, which the shape must account for exactly.
+func decodeMetaIn(b []byte, size int64) (*Sidecar, error) {
 	if len(b) < headSize+4 || string(b[:4]) != magic {
 		return nil, errors.New("bad magic")
 	}
@@ -336,8 +372,8 @@ func decodeMeta(data []byte, fromEnd bool) (*Sidecar, error) {
 	}
 	metaLen := int64(ml + 4)
 	sc.parOff = metaLen
-	if want := 2*metaLen + int64(s*sc.m*sc.sector); int64(len(data)) != want {
-		return nil, fmt.Errorf("sidecar is %d bytes, want %d", len(data), want)
+	if want := 2*metaLen + int64(s*sc.m*sc.sector); size != want {
+		return nil, fmt.Errorf("sidecar is %d bytes, want %d", size, want)
 	}
 	return sc, nil
 }

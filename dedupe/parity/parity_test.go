@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -121,13 +122,24 @@ func TestDamagedSidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, scName)
+	whole, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := OpenMeta(p)
+	if err != nil || !slices.Equal(meta.crcs, whole.crcs) || meta.g != whole.g || meta.parOff != whole.parOff {
+		t.Fatalf("OpenMeta %+v %v differs from Open %+v", meta, err, whole)
+	}
 	sb, _ := os.ReadFile(p)
 	for _, at := range []int{0, 10, 60, len(sb) - 1, len(sb) - 60} {
 		b := bytes.Clone(sb)
 		b[at] ^= 0x40
 		os.WriteFile(p, b, 0o644)
-		if _, err := Open(p); err != nil {
-			t.Errorf("byte %d of %d flipped: %v", at, len(sb), err)
+		for _, open := range []func(string) (*Sidecar, error){Open, OpenMeta} {
+			sc, err := open(p)
+			if err != nil || !slices.Equal(sc.crcs, whole.crcs) {
+				t.Errorf("byte %d of %d flipped: %v", at, len(sb), err)
+			}
 		}
 	}
 }
