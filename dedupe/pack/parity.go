@@ -531,3 +531,23 @@ func (s *Store) checkIndexReads(ix *indexFile) {
 	}
 	ix.f = &checkedIndex{osIndex: o, s: s, name: name, size: ix.size, sc: sc}
 }
+
+// parityBytes sums the sizes of the sidecars of the committed files.
+func (s *Store) parityBytes() int64 {
+	s.mu.RLock()
+	m := s.m
+	s.mu.RUnlock()
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range ents {
+		if isParityName(e.Name()) && !staleParity(e.Name(), m) {
+			if fi, err := e.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
+}

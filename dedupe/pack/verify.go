@@ -200,6 +200,7 @@ type Stats struct {
 	PackBytes   int64 // committed pack bytes, headers included
 	IndexBytes  int64
 	CommitBytes int64 // COMMIT and its copy
+	ParityBytes int64 // parity sidecars of the committed packs and indexes
 }
 
 // Stats streams every index once (memory: one frame table at a time) and
@@ -220,6 +221,7 @@ func (s *Store) Stats() (Stats, error) {
 			st.CommitBytes += fi.Size()
 		}
 	}
+	st.ParityBytes = s.parityBytes()
 	for _, ix := range idx {
 		st.IndexBytes += ix.size
 		type acc struct {
