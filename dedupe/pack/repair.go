@@ -307,7 +307,6 @@ func scanFrames(f io.ReaderAt, size int64, frame func(off int64, length uint32),
 		return uint32(hl) + h.clen, true
 	}
 	off := int64(packHeaderSize)
-	buf := make([]byte, 1<<20)
 	for off < size {
 		if n, ok := check(off); ok {
 			frame(off, n)
@@ -315,27 +314,35 @@ func scanFrames(f io.ReaderAt, size int64, frame func(off int64, length uint32),
 			continue
 		}
 		// Resynchronise: the next magic at which a frame checks.
-		from, next := off, size
-	search:
-		for p := off + 1; p < size; p += int64(len(buf)) - 3 {
-			n, _ := f.ReadAt(buf[:min(int64(len(buf)), size-p)], p)
-			for i := 0; i+4 <= n; {
-				j := bytes.Index(buf[i:n], []byte(frameMagic))
-				if j < 0 {
-					break
-				}
-				if _, ok := check(p + int64(i+j)); ok {
-					next = p + int64(i+j)
-					break search
-				}
-				i += j + 1
-			}
-			if n < len(buf) {
-				break
-			}
-		}
+		from := off
+		next := nextFrame(f, off+1, size, func(q int64) bool { _, ok := check(q); return ok })
 		skip(from, next-from)
 		off = next
 	}
 	return nil
+}
+
+// nextFrame returns the first offset q in [from, size) where the frame
+// magic starts and ok(q) holds, else size: where a walk of the frames
+// goes on past damage (a frame's header and data checksums make a false
+// match of the magic harmless).
+func nextFrame(f io.ReaderAt, from, size int64, ok func(q int64) bool) int64 {
+	buf := make([]byte, 1<<20)
+	for p := from; p < size; p += int64(len(buf)) - 3 {
+		n, _ := f.ReadAt(buf[:min(int64(len(buf)), size-p)], p)
+		for i := 0; i+4 <= n; {
+			j := bytes.Index(buf[i:n], []byte(frameMagic))
+			if j < 0 {
+				break
+			}
+			if ok(p + int64(i+j)) {
+				return p + int64(i+j)
+			}
+			i += j + 1
+		}
+		if n < len(buf) {
+			break
+		}
+	}
+	return size
 }

@@ -144,22 +144,22 @@ func (s *Store) walkPack(p fileRef, frame func(off int64)) error {
 	if st.Size() < p.size && !s.patchedTo(packName(p.num), p.size) {
 		return corrupt(path, st.Size(), "pack is %d bytes, shorter than its committed length %d", st.Size(), p.size)
 	}
-	off := int64(packHeaderSize)
 	hb := make([]byte, frameHeaderSize(maxBases))
-	for off < p.size {
+	// at checks the frame at off and returns where it ends.
+	at := func(off int64) (int64, error) {
 		n := min(int64(len(hb)), p.size-off)
 		got, err := f.ReadAt(hb[:n], off)
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("read pack %s at %d: %w", path, off, err)
+			return 0, fmt.Errorf("read pack %s at %d: %w", path, off, err)
 		}
 		s.overlay(packName(p.num), hb[:n], off, got)
 		h, hl, err := parseFrameHeader(hb[:n], path, off)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		end := off + int64(hl) + int64(h.clen)
 		if end > p.size {
-			return corrupt(path, off, "frame runs past the committed length %d", p.size)
+			return 0, corrupt(path, off, "frame runs past the committed length %d", p.size)
 		}
 		data := make([]byte, h.clen)
 		got, err = f.ReadAt(data, off+int64(hl))
@@ -167,15 +167,29 @@ func (s *Store) walkPack(p fileRef, frame func(off int64)) error {
 			err = nil
 		}
 		if err != nil {
-			return fmt.Errorf("read pack %s at %d: %w", path, off, err)
+			return 0, fmt.Errorf("read pack %s at %d: %w", path, off, err)
 		}
 		if crc(data) != h.dcrc {
-			return corrupt(path, off, "frame data checksum mismatch")
+			return 0, corrupt(path, off, "frame data checksum mismatch")
 		}
-		frame(off)
-		off = end
+		return end, nil
 	}
-	return nil
+	var errs []error
+	off := int64(packHeaderSize)
+	for off < p.size {
+		end, err := at(off)
+		if err == nil {
+			frame(off)
+			off = end
+			continue
+		}
+		// Past damage, the walk goes on at the next frame magic where a
+		// frame checks, so that one damaged frame is one problem and the
+		// frames after it are verified.
+		errs = append(errs, err)
+		off = nextFrame(f, off+1, p.size, func(q int64) bool { _, err := at(q); return err == nil })
+	}
+	return errors.Join(errs...)
 }
 
 // KindStats is what one kind of object costs.
