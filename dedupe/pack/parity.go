@@ -464,9 +464,9 @@ type checkedIndex struct {
 	sc   *parity.Sidecar
 }
 
-// sectorBufs holds buffers of two sectors, what most index reads touch,
-// so that a lookup through checkedIndex does not allocate.
-var sectorBufs = sync.Pool{New: func() any { b := make([]byte, 2*parity.SectorSize); return &b }}
+// sectorBufs holds buffers of two sectors for checkedIndex (a channel,
+// not a sync.Pool, which drops buffers at random under the race detector).
+var sectorBufs = make(chan *[2 * parity.SectorSize]byte, 64)
 
 func (c *checkedIndex) ReadAt(b []byte, off int64) (int, error) {
 	if len(b) == 0 {
@@ -479,12 +479,26 @@ func (c *checkedIndex) ReadAt(b []byte, off int64) (int, error) {
 	first, last := c.sc.SectorOf(off), c.sc.SectorOf(end-1)
 	fs, _ := c.sc.SectorSpan(first)
 	_, fe := c.sc.SectorSpan(last)
-	bp := sectorBufs.Get().(*[]byte)
-	defer sectorBufs.Put(bp)
-	if int64(cap(*bp)) < fe-fs {
-		*bp = make([]byte, fe-fs)
+	var buf []byte
+	if fe-fs <= 2*parity.SectorSize {
+		// Most reads touch one or two sectors: reused buffers keep
+		// lookups from allocating.
+		var sb *[2 * parity.SectorSize]byte
+		select {
+		case sb = <-sectorBufs:
+		default:
+			sb = new([2 * parity.SectorSize]byte)
+		}
+		defer func() {
+			select {
+			case sectorBufs <- sb:
+			default:
+			}
+		}()
+		buf = sb[:fe-fs]
+	} else {
+		buf = make([]byte, fe-fs)
 	}
-	buf := (*bp)[:fe-fs]
 	err := c.readSectors(buf, first, last, fs)
 	if err != nil && c.s.heal(c.name, c.size) {
 		err = c.readSectors(buf, first, last, fs)
