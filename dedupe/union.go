@@ -281,3 +281,18 @@ func (a *Archive) Recovered() string {
 	}
 	return out
 }
+
+// Corrections lists what reads corrected through parity since the
+// archive was opened (pack.Store.Corrections), over every part opened.
+func (a *Archive) Corrections() []string {
+	if a.u == nil {
+		return a.store.Corrections()
+	}
+	var out []string
+	for i := range a.u.parts {
+		if pa := a.u.parts[i].opened.Load(); pa != nil {
+			out = append(out, pa.store.Corrections()...)
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/zlibenc"
@@ -28,6 +29,34 @@ type VerifyStats struct {
 	// checked by this build (no zlib: built without cgo).
 	FilesOriginal, FilesOriginalUnchecked int64
 	Problems                              int64 // failures reported
+	// Lost lists, in user terms, the captures that did not restore (a
+	// capture checked twice, alone and in its file's pass, is listed
+	// once); Corrected the files whose damage parity corrected.
+	Lost      []LostCapture
+	Corrected []string
+}
+
+// LostCapture names a capture that does not restore as ingested: what a
+// user needs to find it again in the original inputs.
+type LostCapture struct {
+	URL    string    // WARC-Target-URI ("" for records without one)
+	Date   time.Time // WARC-Date
+	Type   string    // WARC-Type ("" for bytes between records)
+	File   string    // input file as given to ingest
+	Offset int64     // offset of the record in File
+	Err    error
+}
+
+func (l LostCapture) String() string {
+	what := l.Type + " " + l.URL
+	if l.Type == "" && l.URL == "" {
+		what = "bytes between records"
+	}
+	date := "no date"
+	if !l.Date.IsZero() {
+		date = l.Date.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%s captured %s, from %s at offset %d", what, date, l.File, l.Offset)
 }
 
 // Problem names one failure Verify found.
@@ -57,6 +86,11 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 		report(p)
 	}
 	// checkOne counts v and checks its restore (p, or the error).
+	type lostKey struct {
+		file      string
+		off, skip int64
+	}
+	lostSeen := make(map[lostKey]bool)
 	checkOne := func(v *Version, p *Parts, err error) {
 		if v.Gap {
 			st.Gaps++
@@ -70,6 +104,11 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 		}
 		if err != nil {
 			fail(Problem{What: fmt.Sprintf("record %s at %d (%s %s)", v.File, v.Offset, v.Type, v.TargetURI), Err: err})
+			k := lostKey{v.File, v.Offset, v.Skip}
+			if !lostSeen[k] {
+				lostSeen[k] = true
+				st.Lost = append(st.Lost, LostCapture{URL: v.TargetURI, Date: v.Date, Type: v.Type, File: v.File, Offset: v.Offset, Err: err})
+			}
 		}
 	}
 	// A union of shards (Join) is checked part by part, then its input
@@ -171,6 +210,7 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	if err != nil {
 		fail(Problem{What: "input files", Err: err})
 	}
+	st.Corrected = a.Corrections()
 	return st, nil
 }
 

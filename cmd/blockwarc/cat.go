@@ -99,6 +99,10 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blockwarc cat: write: %v\n", err)
 		return exitFailure
 	}
+	// The bytes are right; the disk is not: say so (repair rewrites it).
+	for _, c := range a.Corrections() {
+		fmt.Fprintf(stderr, "blockwarc cat: warning: %s\n", c)
+	}
 	return exitOK
 }
 

@@ -15,8 +15,12 @@ WARC-Payload-Digest it declares (where they held at ingest); then rebuild
 every input file from its records and the bytes between them, in file
 order, and check its decompressed stream against the SHA-256 recorded at
 ingest (files ingested by blockwarc before catalog version 5 have none and
-are counted as not checkable). Every failure is named on stderr; the exit
-status is 0 only if everything holds.`
+are counted as not checkable). Every failure is named on stderr, then the
+captures that do not restore, in user terms (URL, capture time, input file
+and offset: what to re-ingest them from); damage that parity corrected is
+named too ("corrected by parity": nothing is lost, blockwarc repair
+rewrites the damaged sectors). The exit status is 0 only if everything
+holds.`
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "ARCHIVE", verifyAbout, stderr)
@@ -50,8 +54,20 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stdout, " (%d not checkable: built without zlib)", st.FilesOriginalUnchecked)
 	}
 	fmt.Fprintf(stdout, "; %d problem(s)\n", st.Problems)
+	printLost(stderr, "verify", st.Lost)
 	if st.Problems > 0 {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// printLost names the captures that do not restore, one a line.
+func printLost(w io.Writer, cmd string, lost []dedupe.LostCapture) {
+	if len(lost) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "blockwarc %s: %d capture(s) lost:\n", cmd, len(lost))
+	for _, l := range lost {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 }

@@ -54,10 +54,12 @@ const chunkPackShift = 40
 
 func virtualOffset(pack uint32, off int64) int64 { return int64(pack)<<chunkPackShift | off }
 
-// chunkSource reads the data of chunk frames from committed packs.
+// chunkSource reads the data of chunk frames from committed packs,
+// through their parity when a frame fails its checksum.
 type chunkSource struct {
 	s     *Store
 	packs map[uint32]int64
+	crcs  map[int64]uint32 // by virtual offset of the data
 }
 
 func (c chunkSource) ReadAt(p []byte, off int64) (int, error) {
@@ -71,7 +73,29 @@ func (c chunkSource) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return f.ReadAt(p, at)
+	want, ok := c.crcs[off]
+	if !ok {
+		return 0, corrupt(filepath.Join(c.s.dir, packName(num)), at, "read of no frame of chunks")
+	}
+	b, err := c.s.readChecked(packName(num), f, limit, at, len(p), func(b []byte) error {
+		if crc(b) != want {
+			return corrupt(filepath.Join(c.s.dir, packName(num)), at-frameFixedSize-4, "frame of chunks: data checksum mismatch")
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return copy(p, b), nil
+}
+
+// newChunkReader reads the chunk frames of dir in the packs of a view.
+func (s *Store) newChunkReader(dir chunk.Directory, packs map[uint32]int64) (*chunk.Reader, error) {
+	crcs := make(map[int64]uint32, len(dir))
+	for _, f := range dir {
+		crcs[f.Offset] = f.CRC
+	}
+	return chunk.NewReader(chunkSource{s, packs, crcs}, dir, chunk.DefaultCacheBytes)
 }
 
 // chunkDirectory builds the directory of every chunk frame the indexes
@@ -86,6 +110,12 @@ func chunkDirectory(idx []*indexFile) (chunk.Directory, []chunkRow, error) {
 		}
 		rows = append(rows, r...)
 	}
+	dir, err := directoryOf(rows)
+	return dir, rows, err
+}
+
+// directoryOf sorts rows by first chunk and makes them a directory.
+func directoryOf(rows []chunkRow) (chunk.Directory, error) {
 	slices.SortFunc(rows, func(a, b chunkRow) int {
 		switch {
 		case a.first < b.first:
@@ -99,13 +129,32 @@ func chunkDirectory(idx []*indexFile) (chunk.Directory, []chunkRow, error) {
 	var next uint64
 	for i, r := range rows {
 		if r.first != next || r.chunks == 0 {
-			return nil, nil, corrupt(filepath.Join("", packName(r.pack)), r.off, "chunk frame numbers chunks from %d (%d chunks), expected %d", r.first, r.chunks, next)
+			return nil, corrupt(packName(r.pack), r.off, "chunk frame numbers chunks from %d (%d chunks), expected %d", r.first, r.chunks, next)
 		}
 		next += uint64(r.chunks)
 		dir[i] = chunk.Frame{Offset: virtualOffset(r.pack, r.off+frameFixedSize+4), Size: r.len - frameFixedSize - 4,
 			Table: r.table, Plain: r.plain, FirstChunk: r.first, Chunks: r.chunks, CRC: r.crc}
 	}
-	return dir, rows, nil
+	return dir, nil
+}
+
+// chunkRowAt reads the frame header at row and, when it is a frame of
+// chunks, returns its chunk-frame row numbered from first (ok true).
+func chunkRowAt(f io.ReaderAt, row frameRow, first uint64) (chunkRow, bool, error) {
+	b := make([]byte, row.len)
+	if _, err := f.ReadAt(b, row.off); err != nil {
+		return chunkRow{}, false, err
+	}
+	h, hl, err := parseFrameHeader(b, "", row.off)
+	if err != nil || h.flags&frameChunks == 0 {
+		return chunkRow{}, false, err
+	}
+	t, err := zstdFrameLen(b[hl:])
+	if err != nil {
+		return chunkRow{}, true, err
+	}
+	return chunkRow{pack: row.pack, off: row.off, len: row.len, first: first, chunks: h.count,
+		table: uint32(t), plain: h.ulen, crc: h.dcrc}, true, nil
 }
 
 // chunkView is the chunk side of a committed view, built on first use.
@@ -125,7 +174,7 @@ func (s *Store) chunks() (*chunk.Reader, error) {
 			cv.err = err
 			return
 		}
-		cv.r, cv.err = chunk.NewReader(chunkSource{s, packs}, dir, chunk.DefaultCacheBytes)
+		cv.r, cv.err = s.newChunkReader(dir, packs)
 	})
 	return cv.r, cv.err
 }
@@ -133,13 +182,18 @@ func (s *Store) chunks() (*chunk.Reader, error) {
 // restoreRefs returns the plaintext of a chunked object from its ref
 // list, checked against its length.
 func (s *Store) restoreRefs(code []byte, plainLen uint32, file string, off int64, id ID) ([]byte, error) {
-	refs, err := chunk.DecodeRefs(nil, code, nil, int(plainLen))
-	if err != nil {
-		return nil, corrupt(file, off, "object %s: %v", id, err)
-	}
 	cr, err := s.chunks()
 	if err != nil {
 		return nil, err
+	}
+	return s.restoreWith(cr, code, plainLen, file, off, id)
+}
+
+// restoreWith is restoreRefs through the chunk reader cr.
+func (s *Store) restoreWith(cr *chunk.Reader, code []byte, plainLen uint32, file string, off int64, id ID) ([]byte, error) {
+	refs, err := chunk.DecodeRefs(nil, code, nil, int(plainLen))
+	if err != nil {
+		return nil, corrupt(file, off, "object %s: %v", id, err)
 	}
 	b, err := cr.Restore(make([]byte, 0, min(int(plainLen), 1<<20)), refs)
 	if err != nil {

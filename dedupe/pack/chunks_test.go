@@ -105,9 +105,15 @@ func TestChunkedDedup(t *testing.T) {
 }
 
 // A flipped byte in a frame of chunks is an error naming the pack, never
-// wrong bytes.
+// wrong bytes; with parity, it is corrected on read.
 func TestChunkFrameCorruption(t *testing.T) {
-	s, dir := mustCreate(t, Options{noSync: true})
+	for _, noParity := range []bool{true, false} {
+		chunkFrameCorruption(t, noParity)
+	}
+}
+
+func chunkFrameCorruption(t *testing.T, noParity bool) {
+	s, dir := mustCreate(t, Options{noSync: true, NoParity: noParity})
 	objs := randomObjects(3, 40, 20000)
 	w, err := s.Begin()
 	if err != nil {
@@ -137,6 +143,13 @@ func TestChunkFrameCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	if !noParity {
+		checkAll(t, s, objs)
+		if len(s.Corrections()) == 0 {
+			t.Fatal("the flipped byte was not reported as corrected by parity")
+		}
+		return
+	}
 	failed := 0
 	for _, o := range objs {
 		got, _, err := s.Get(o.id)

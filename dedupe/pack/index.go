@@ -147,7 +147,7 @@ type indexFile struct {
 
 	num    uint32
 	path   string
-	f      *os.File
+	f      indexSource
 	size   int64
 	n, nf  uint64
 	nc     uint64 // chunk-frame rows (format 3)
@@ -181,6 +181,24 @@ func (ix *indexFile) retire() {
 	if ix.users == 0 {
 		ix.f.Close()
 	}
+}
+
+// indexSource is what an index is read from: its file, or its file with
+// sectors corrected through parity laid over it (patchedIndex).
+type indexSource interface {
+	io.ReaderAt
+	io.Closer
+	Size() (int64, error)
+}
+
+type osIndex struct{ *os.File }
+
+func (o osIndex) Size() (int64, error) {
+	st, err := o.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
 }
 
 func indexBodySizes(n, nf uint64, l entryLayout) (entriesOff, framesOff, size uint64) {
@@ -235,7 +253,7 @@ func openIndex(path string, num uint32, want int64) (*indexFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	ix := &indexFile{num: num, path: path, f: f}
+	ix := &indexFile{num: num, path: path, f: osIndex{f}}
 	if err := ix.load(want); err != nil {
 		f.Close()
 		return nil, err
@@ -244,11 +262,11 @@ func openIndex(path string, num uint32, want int64) (*indexFile, error) {
 }
 
 func (ix *indexFile) load(want int64) error {
-	st, err := ix.f.Stat()
+	size, err := ix.f.Size()
 	if err != nil {
 		return fmt.Errorf("open index: %w", err)
 	}
-	ix.size = st.Size()
+	ix.size = size
 	if ix.size != want {
 		return corrupt(ix.path, ix.size, "index is %d bytes, commit recorded %d", ix.size, want)
 	}

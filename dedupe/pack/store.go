@@ -67,6 +67,9 @@ type Options struct {
 	// SkipVerify skips the SHA-256 check of objects returned by Get (their
 	// frames are still checksummed). Verify always checks.
 	SkipVerify bool
+	// NoParity: commits write no parity sidecars (docs/FORMAT.md
+	// "Parity"). Reads use the sidecars that are there either way.
+	NoParity bool
 
 	noSync bool // tests only: skip fsync
 }
@@ -160,7 +163,8 @@ type Store struct {
 	fmu   sync.Mutex
 	files map[uint32]*os.File // pack read handles
 
-	cv *chunkView // the chunks of the current view, read on first use
+	cv  *chunkView  // the chunks of the current view, read on first use
+	par parityState // corrections through parity (parity.go)
 }
 
 // Create makes a new, empty archive in dir (created if missing; it must not
@@ -252,7 +256,7 @@ func (s *Store) openIndexes(m *manifest) ([]*indexFile, error) {
 			idx = append(idx, ix)
 			continue
 		}
-		ix, err := openIndex(filepath.Join(s.dir, indexName(r.num)), r.num, r.size)
+		ix, err := s.openIndexHealed(r.num, r.size, false)
 		if err != nil {
 			for _, o := range idx {
 				if have[o.num] != o {
@@ -523,6 +527,9 @@ func (s *Store) GetMany(ids []ID) ([][]byte, error) {
 	items := make([]item, len(ids))
 	for i, id := range ids {
 		l, ok, err := s.locate(id)
+		if (err != nil || !ok) && s.healIndexes() {
+			l, ok, err = s.locate(id) // a damaged index entry may have hidden it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("get %s: %w", id, err)
 		}
@@ -555,6 +562,11 @@ func (s *Store) Get(id ID) ([]byte, Kind, error) {
 func (s *Store) get(r locator, id ID) ([]byte, Kind, error) {
 	budget := maxDecodes
 	b, k, fr, err := s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
+	if err != nil && s.healIndexes() {
+		// A damaged index entry may have hidden or misplaced it.
+		budget = maxDecodes
+		b, k, fr, err = s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("get %s: %w", id, err)
 	}
@@ -616,12 +628,9 @@ func (s *Store) packFile(num uint32) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pack: %w", err)
 	}
-	var h [packHeaderSize]byte
-	if _, err := f.ReadAt(h[:], 0); err != nil {
-		f.Close()
-		return nil, corrupt(path, 0, "read pack header: %v", err)
-	}
-	if err := checkFileHeader(h[:], packMagic, num, path); err != nil {
+	if _, err := s.readChecked(packName(num), f, s.packLimit(num), 0, packHeaderSize, func(h []byte) error {
+		return checkFileHeader(h, packMagic, num, path)
+	}); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -652,24 +661,27 @@ func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *i
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, row.len)
-	if _, err := f.ReadAt(buf, row.off); err != nil {
-		return nil, corrupt(file, row.off, "read frame: %v", err)
-	}
-	h, hl, err := parseFrameHeader(buf, file, row.off)
+	var h frameHeader
+	var hl int
+	buf, err := s.readChecked(packName(row.pack), f, limit, row.off, int(row.len), func(buf []byte) error {
+		if h, hl, err = parseFrameHeader(buf, file, row.off); err != nil {
+			return err
+		}
+		if uint64(hl)+uint64(h.clen) != uint64(row.len) {
+			return corrupt(file, row.off, "frame length %d does not match the index (%d)", hl+int(h.clen), row.len)
+		}
+		if crc(buf[hl:]) != h.dcrc {
+			return corrupt(file, row.off, "frame data checksum mismatch")
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	if h.flags&frameChunks != 0 {
 		return nil, corrupt(file, row.off, "frame row names a frame of chunks")
 	}
-	if uint64(hl)+uint64(h.clen) != uint64(row.len) {
-		return nil, corrupt(file, row.off, "frame length %d does not match the index (%d)", hl+int(h.clen), row.len)
-	}
 	data := buf[hl:]
-	if crc(data) != h.dcrc {
-		return nil, corrupt(file, row.off, "frame data checksum mismatch")
-	}
 	if int(h.depth) > chain {
 		return nil, fmt.Errorf("%w: %w", corrupt(file, row.off, "frame delta depth %d exceeds the bound %d", h.depth, chain), ErrChainTooLong)
 	}

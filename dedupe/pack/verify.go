@@ -25,6 +25,14 @@ type VerifyResult struct {
 // report and are counted.
 func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 	var res VerifyResult
+	s.mu.RLock()
+	m0, closed := s.m, s.closed
+	s.mu.RUnlock()
+	if !closed {
+		// Parity first: damage is named, and what parity corrects is read
+		// corrected by the checks below.
+		s.verifyParity(m0, func(err error) { res.Problems++; report(ID{}, err) })
+	}
 	m, idx, packs, release, err := s.snapshotAll()
 	if err != nil {
 		return res, err
@@ -164,35 +172,55 @@ func (s *Store) walkPack(p fileRef, frame func(off int64)) error {
 	if err != nil {
 		return fmt.Errorf("stat pack: %w", err)
 	}
-	if st.Size() < p.size {
+	if st.Size() < p.size && !s.patchedTo(packName(p.num), p.size) {
 		return corrupt(path, st.Size(), "pack is %d bytes, shorter than its committed length %d", st.Size(), p.size)
 	}
-	off := int64(packHeaderSize)
 	hb := make([]byte, frameHeaderSize(maxBases))
-	for off < p.size {
+	// at checks the frame at off and returns where it ends.
+	at := func(off int64) (int64, error) {
 		n := min(int64(len(hb)), p.size-off)
-		if _, err := f.ReadAt(hb[:n], off); err != nil && err != io.EOF {
-			return fmt.Errorf("read pack %s at %d: %w", path, off, err)
+		got, err := f.ReadAt(hb[:n], off)
+		if err != nil && err != io.EOF {
+			return 0, fmt.Errorf("read pack %s at %d: %w", path, off, err)
 		}
+		s.overlay(packName(p.num), hb[:n], off, got)
 		h, hl, err := parseFrameHeader(hb[:n], path, off)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		end := off + int64(hl) + int64(h.clen)
 		if end > p.size {
-			return corrupt(path, off, "frame runs past the committed length %d", p.size)
+			return 0, corrupt(path, off, "frame runs past the committed length %d", p.size)
 		}
 		data := make([]byte, h.clen)
-		if _, err := f.ReadAt(data, off+int64(hl)); err != nil {
-			return fmt.Errorf("read pack %s at %d: %w", path, off, err)
+		got, err = f.ReadAt(data, off+int64(hl))
+		if s.overlay(packName(p.num), data, off+int64(hl), got) == len(data) {
+			err = nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read pack %s at %d: %w", path, off, err)
 		}
 		if crc(data) != h.dcrc {
-			return corrupt(path, off, "frame data checksum mismatch")
+			return 0, corrupt(path, off, "frame data checksum mismatch")
 		}
-		frame(off)
-		off = end
+		return end, nil
 	}
-	return nil
+	var errs []error
+	off := int64(packHeaderSize)
+	for off < p.size {
+		end, err := at(off)
+		if err == nil {
+			frame(off)
+			off = end
+			continue
+		}
+		// Past damage, the walk goes on at the next frame magic where a
+		// frame checks, so that one damaged frame is one problem and the
+		// frames after it are verified.
+		errs = append(errs, err)
+		off = nextFrame(f, off+1, p.size, func(q int64) bool { _, err := at(q); return err == nil })
+	}
+	return errors.Join(errs...)
 }
 
 // KindStats is what one kind of object costs.
@@ -219,6 +247,7 @@ type Stats struct {
 	PackBytes   int64 // committed pack bytes, headers included
 	IndexBytes  int64
 	CommitBytes int64 // COMMIT and its copy
+	ParityBytes int64 // parity sidecars of the committed packs and indexes
 }
 
 // Stats streams every index once (memory: one frame table at a time) and
@@ -239,6 +268,7 @@ func (s *Store) Stats() (Stats, error) {
 			st.CommitBytes += fi.Size()
 		}
 	}
+	st.ParityBytes = s.parityBytes()
 	for _, ix := range idx {
 		st.IndexBytes += ix.size
 		type acc struct {

@@ -164,7 +164,7 @@ func cleanup(dir string, m *manifest) error {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if named[name] || !ownName(name) {
+		if named[name] || !ownName(name) && !(isParityName(name) && staleParity(name, m)) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil {
@@ -510,6 +510,11 @@ func (w *Writer) Commit(payload []byte) error {
 		merged = slices.Clone(m.indexes[j:])
 		m.indexes = append(m.indexes[:j], ref)
 	}
+	if !w.opts.NoParity {
+		if err := protectCommit(w.s.dir, w.m, m, w.opts.noSync); err != nil {
+			return w.fail(err)
+		}
+	}
 	// Compare and swap, as git does with refs: publish only over the
 	// generation this writer began from. With the lock held nothing else
 	// commits; this catches what would slip past a lock (an archive
@@ -526,6 +531,7 @@ func (w *Writer) Commit(payload []byte) error {
 		// Open readers keep their descriptors; a failure leaves a file that
 		// the next Begin removes.
 		os.Remove(filepath.Join(w.s.dir, indexName(r.num)))
+		os.Remove(filepath.Join(w.s.dir, indexName(r.num)+".par"))
 	}
 	w.m = m
 	clear(w.pending)
@@ -562,7 +568,9 @@ func (w *Writer) merge(refs []fileRef) (fileRef, error) {
 		}
 	}()
 	for _, r := range refs {
-		ix, err := openIndex(filepath.Join(w.s.dir, indexName(r.num)), r.num, r.size)
+		// Checked whole (and corrected through parity) first: the merge
+		// would otherwise carry a damaged entry into a new checksum.
+		ix, err := w.s.openIndexHealed(r.num, r.size, true)
 		if err != nil {
 			return fileRef{}, fmt.Errorf("merge indexes: %w", err)
 		}

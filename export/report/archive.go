@@ -184,7 +184,8 @@ func walkCatalog(a *dedupe.Archive, rec *Records) (inlineBytes, error) {
 // it holds inline (header encodings, small blocks) and the rest (index and
 // metadata) by plaintext share — the catalog is compressed as a whole, so this is an
 // apportioning, not a measurement. Frame headers, index files and commits
-// are index and metadata; files that are none of those (a lock, an
+// are index and metadata, and so are parity sidecars (redundancy for
+// all of the archive's files, docs/FORMAT.md "Parity"); files that are none of those (a lock, an
 // uncommitted pack tail) are other_files.
 func categories(st pack.Stats, in inlineBytes, archive int64) []Category {
 	k := func(kind pack.Kind) pack.KindStats { return st.Kinds[kind] }
@@ -215,7 +216,7 @@ func categories(st pack.Stats, in inlineBytes, archive int64) []Category {
 		{Name: CatBlockDeltas, StoredBytes: blk.DeltaStored, PlainBytes: blk.DeltaPlain, Objects: blk.DeltaObjects},
 		{Name: CatOtherPayloads, StoredBytes: pay.Stored + rec.Stored + oth.Stored + blocksIn, PlainBytes: pay.Plain + rec.Plain + oth.Plain + in.blocks, Objects: pay.Objects + rec.Objects + oth.Objects},
 		{Name: CatIndexMetadata,
-			StoredBytes: cat.Stored - warcIn - httpIn - blocksIn + frameOverhead + st.IndexBytes + st.CommitBytes,
+			StoredBytes: cat.Stored - warcIn - httpIn - blocksIn + frameOverhead + st.IndexBytes + st.CommitBytes + st.ParityBytes,
 			PlainBytes:  max(cat.Plain-in.warc-in.http-in.blocks, 0), Objects: cat.Objects},
 	}
 	var sum int64

@@ -1,0 +1,567 @@
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"blockwarc/dedupe/parity"
+)
+
+// Parity (docs/FORMAT.md "Parity"): each commit protects what it made
+// final, the pack bytes it appended (one sidecar per pack and commit,
+// NNNNNNNN.pack[.OFFSET].par) and the indexes it wrote (NNNNNNNN.idx.par),
+// with Reed–Solomon parity from package parity. COMMIT needs none: its
+// copy COMMIT.copy, published right after it, is a full replica of the
+// same generation. Readers read the files as before; when a file's own
+// checks fail (frame CRC, index checksums, pack header) the store scans
+// that file against its sidecars once, keeps the corrected sectors in
+// memory as patches laid over every later read of the file, and reports
+// the correction (Store.Corrections). Bytes that parity cannot correct
+// are never patched: the file's own check then fails as without parity.
+
+// parityState is a store's record of files corrected through parity.
+type parityState struct {
+	mu      sync.Mutex
+	patches map[string][]parity.Patch // by file name, sorted by offset
+	tried   map[string]bool           // files scanned against their sidecars
+	events  []string
+	indexes bool // the indexes in force were all scanned (healIndexes)
+}
+
+// protectCommit writes the sidecars for what m adds over prev: the pack
+// bytes appended since prev and the indexes prev does not name.
+func protectCommit(dir string, prev, m *manifest, nosync bool) error {
+	old := make(map[uint32]int64, len(prev.packs))
+	for _, p := range prev.packs {
+		old[p.num] = p.size
+	}
+	for _, p := range m.packs {
+		from := old[p.num]
+		if _, err := protectRange(dir, packName(p.num), from, p.size, nosync); err != nil {
+			return err
+		}
+	}
+	had := make(map[uint32]bool, len(prev.indexes))
+	for _, r := range prev.indexes {
+		had[r.num] = true
+	}
+	for _, r := range m.indexes {
+		if !had[r.num] {
+			if _, err := protectRange(dir, indexName(r.num), 0, r.size, nosync); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func protectRange(dir, name string, from, to int64, nosync bool) (int64, error) {
+	if to <= from {
+		return 0, nil
+	}
+	_, n, err := parity.Protect(dir, name, from, to, nosync)
+	if err != nil {
+		return 0, fmt.Errorf("commit: %w", err)
+	}
+	return n, nil
+}
+
+// isParityName reports whether name is a sidecar of one of this
+// package's files (or the temp file of one being written).
+func isParityName(name string) bool {
+	name = strings.TrimSuffix(name, ".tmp")
+	f, _, ok := parity.ParseSidecarName(name)
+	return ok && ownName(f)
+}
+
+// staleParity says whether sidecar name protects nothing m names: a file
+// m does not name, or a pack range beyond its committed length (an
+// interrupted commit's).
+func staleParity(name string, m *manifest) bool {
+	if strings.HasSuffix(name, ".tmp") {
+		return true
+	}
+	f, off, _ := parity.ParseSidecarName(name)
+	for _, p := range m.packs {
+		if f == packName(p.num) {
+			return off >= p.size
+		}
+	}
+	for _, r := range m.indexes {
+		if f == indexName(r.num) {
+			return off != 0
+		}
+	}
+	return true
+}
+
+// sidecars opens the sidecars of file name whose ranges lie within its
+// first limit bytes, by range start.
+func sidecars(dir, name string, limit int64) ([]*parity.Sidecar, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*parity.Sidecar
+	var errs []error
+	for _, e := range ents {
+		f, _, ok := parity.ParseSidecarName(e.Name())
+		if !ok || f != name {
+			continue
+		}
+		sc, err := parity.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if sc.Name != name || sc.Off+sc.Len > limit {
+			continue
+		}
+		out = append(out, sc)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Off < out[j].Off })
+	return out, errors.Join(errs...)
+}
+
+// heal scans file name (committed length limit) against its sidecars
+// once per store and keeps the corrected sectors. It reports whether
+// anything was corrected.
+func (s *Store) heal(name string, limit int64) bool {
+	s.par.mu.Lock()
+	defer s.par.mu.Unlock()
+	if s.par.tried == nil {
+		s.par.tried = make(map[string]bool)
+		s.par.patches = make(map[string][]parity.Patch)
+	}
+	if s.par.tried[name] {
+		return false
+	}
+	s.par.tried[name] = true
+	patches, msg := scanFile(s.dir, name, limit)
+	if msg != "" {
+		s.par.events = append(s.par.events, msg)
+	}
+	if len(patches) == 0 {
+		return false
+	}
+	s.par.patches[name] = patches
+	return true
+}
+
+// scanFile checks file name against all its sidecars and returns the
+// corrected sectors and a sentence for the user ("" when all is well).
+func scanFile(dir, name string, limit int64) ([]parity.Patch, string) {
+	scs, serr := sidecars(dir, name, limit)
+	if len(scs) == 0 {
+		if serr != nil {
+			return nil, fmt.Sprintf("%s: damaged, and its parity is unreadable: %v", name, serr)
+		}
+		return nil, ""
+	}
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Sprintf("%s: %v", name, err)
+	}
+	defer f.Close()
+	var patches []parity.Patch
+	var damaged, corrected int
+	var lost []string
+	for _, sc := range scs {
+		p, rep, err := sc.Scan(f)
+		damaged += len(rep.Damaged)
+		if err != nil {
+			lost = append(lost, err.Error())
+			continue
+		}
+		corrected += rep.Corrected
+		patches = append(patches, p...)
+	}
+	var msg string
+	switch {
+	case len(lost) > 0:
+		msg = fmt.Sprintf("%s: %d damaged 4 KiB sectors, %d corrected by parity; not correctable: %s", name, damaged, corrected, strings.Join(lost, "; "))
+	case corrected > 0:
+		msg = fmt.Sprintf("%s: %d damaged 4 KiB sectors (first at offset %d), corrected by parity (blockwarc repair rewrites them)", name, corrected, patches[0].Off)
+	}
+	return patches, msg
+}
+
+// overlay lays the corrected sectors of file name over b, read at off.
+// It returns how many bytes from the start of b are now good: n, the
+// count the read gave, extended over patches that cover what a short
+// read (a truncated file) missed.
+func (s *Store) overlay(name string, b []byte, off int64, n int) int {
+	s.par.mu.Lock()
+	ps := s.par.patches[name]
+	s.par.mu.Unlock()
+	return applyPatches(ps, b, off, n)
+}
+
+func applyPatches(ps []parity.Patch, b []byte, off int64, n int) int {
+	if len(ps) == 0 {
+		return n
+	}
+	end := off + int64(len(b))
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].Off+int64(len(ps[i].Data)) > off })
+	for ; i < len(ps) && ps[i].Off < end; i++ {
+		p := ps[i]
+		lo, hi := max(p.Off, off), min(p.Off+int64(len(p.Data)), end)
+		copy(b[lo-off:hi-off], p.Data[lo-p.Off:hi-p.Off])
+		if lo-off <= int64(n) && hi-off > int64(n) {
+			n = int(hi - off)
+		}
+	}
+	return n
+}
+
+// readChecked reads n bytes of file name at off through f and check; when
+// the read or the check fails, it scans the file against its parity and
+// tries again with the corrected sectors. The error is the first one when
+// parity does not help.
+func (s *Store) readChecked(name string, f io.ReaderAt, limit, off int64, n int, check func([]byte) error) ([]byte, error) {
+	b := make([]byte, n)
+	try := func() error {
+		got, err := f.ReadAt(b, off)
+		if got = s.overlay(name, b, off, got); got == n {
+			err = nil
+		} else if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return corrupt(filepath.Join(s.dir, name), off, "read: %v", err)
+		}
+		return check(b)
+	}
+	err := try()
+	if err == nil {
+		return b, nil
+	}
+	if s.heal(name, limit) {
+		if err2 := try(); err2 == nil {
+			return b, nil
+		}
+	}
+	return nil, err
+}
+
+// Corrections lists what reads corrected through parity, one sentence a
+// file, since the store was opened. Callers say it (the archive on disk
+// is damaged; blockwarc repair rewrites it).
+func (s *Store) Corrections() []string {
+	s.par.mu.Lock()
+	defer s.par.mu.Unlock()
+	return slices.Clone(s.par.events)
+}
+
+// patchedIndex is an index file read with corrected sectors laid over it.
+type patchedIndex struct {
+	indexSource
+	name    string
+	size    int64
+	patches []parity.Patch
+}
+
+func (p *patchedIndex) ReadAt(b []byte, off int64) (int, error) {
+	n, err := p.indexSource.ReadAt(b, off)
+	n = applyPatches(p.patches, b, off, n)
+	if n == len(b) {
+		err = nil
+	}
+	return n, err
+}
+
+func (p *patchedIndex) Size() (int64, error) { return p.size, nil }
+
+// openIndexHealed opens an index; when its checks fail, or full is set
+// and its body checksum fails, it reads it through parity instead.
+func (s *Store) openIndexHealed(num uint32, size int64, full bool) (*indexFile, error) {
+	path := filepath.Join(s.dir, indexName(num))
+	ix, err := openIndex(path, num, size)
+	if err == nil && full {
+		if err = ix.scan(nil, nil); err != nil {
+			ix.f.Close()
+		}
+	}
+	if err == nil {
+		s.checkIndexReads(ix)
+		return ix, nil
+	}
+	if errors.Is(err, os.ErrNotExist) && !s.hasParity(indexName(num)) {
+		return nil, err
+	}
+	if !s.heal(indexName(num), size) {
+		return nil, err
+	}
+	return s.openPatchedIndex(num, size, err)
+}
+
+func (s *Store) hasParity(name string) bool {
+	_, err := os.Stat(filepath.Join(s.dir, parity.SidecarName(name, 0)))
+	return err == nil
+}
+
+func (s *Store) openPatchedIndex(num uint32, size int64, orig error) (*indexFile, error) {
+	name := indexName(num)
+	path := filepath.Join(s.dir, name)
+	s.par.mu.Lock()
+	ps := s.par.patches[name]
+	s.par.mu.Unlock()
+	var src indexSource
+	f, err := os.Open(path)
+	if err != nil {
+		// Gone entirely: parity restores only damaged sectors of a file
+		// that is there (a missing file is beyond one fault).
+		return nil, orig
+	}
+	src = osIndex{f}
+	ix := &indexFile{num: num, path: path, f: &patchedIndex{indexSource: src, name: name, size: size, patches: ps}}
+	if err := ix.load(size); err != nil {
+		f.Close()
+		return nil, orig
+	}
+	if err := ix.scan(nil, nil); err != nil {
+		f.Close()
+		return nil, orig
+	}
+	return ix, nil
+}
+
+// healIndexes scans every index in force against its parity (once per
+// store) and replaces a damaged one by its corrected view: a lookup that
+// missed, or found an entry its frame does not confirm, may have read a
+// damaged entry. It reports whether any index changed.
+func (s *Store) healIndexes() bool {
+	s.par.mu.Lock()
+	done := s.par.indexes
+	s.par.indexes = true
+	s.par.mu.Unlock()
+	if done {
+		return false
+	}
+	s.mu.RLock()
+	m, idx := s.m, slices.Clone(s.idx)
+	s.mu.RUnlock()
+	changed := false
+	for i, ix := range idx {
+		if _, ok := ix.f.(*patchedIndex); ok {
+			continue
+		}
+		if !s.heal(indexName(ix.num), ix.size) {
+			continue
+		}
+		nix, err := s.openPatchedIndex(ix.num, ix.size, nil)
+		if err != nil || nix == nil {
+			continue
+		}
+		idx[i], changed = nix, true
+	}
+	s.mu.RLock()
+	same := s.m == m
+	s.mu.RUnlock()
+	if changed && same {
+		s.install(m, idx)
+	}
+	return changed
+}
+
+// packLimit is pack num's committed length (0 when not committed).
+func (s *Store) packLimit(num uint32) int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.packs[num]
+}
+
+// verifyParity checks every committed file against its sidecars (Verify
+// calls it first): damaged sectors are reported, naming the file, and
+// said corrected when parity rebuilds them (the rest of Verify then reads
+// the corrected bytes); damaged sidecars are reported naming the
+// sidecar. It returns the files that hold corrected sectors.
+func (s *Store) verifyParity(m *manifest, problem func(error)) {
+	files := make(map[string]int64)
+	for _, p := range m.packs {
+		files[packName(p.num)] = p.size
+	}
+	for _, r := range m.indexes {
+		files[indexName(r.num)] = r.size
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		limit := files[name]
+		path := filepath.Join(s.dir, name)
+		scs, serr := sidecars(s.dir, name, limit)
+		if serr != nil {
+			problem(serr)
+		}
+		if len(scs) == 0 {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			continue // the checks below name it
+		}
+		var patches []parity.Patch
+		for _, sc := range scs {
+			if sc.MetaDamaged {
+				problem(corrupt(sc.Path, 0, "one of the two copies of the parity header is damaged (blockwarc repair rewrites it)"))
+			}
+			if n, err := sc.ParityDamaged(); err != nil || n > 0 {
+				problem(corrupt(sc.Path, 0, "%d parity sectors damaged (blockwarc repair rewrites them)", n))
+			}
+			p, rep, err := sc.Scan(f)
+			switch {
+			case err != nil:
+				problem(corrupt(path, sc.Off, "%d damaged 4 KiB sectors, not all correctable: %v", len(rep.Damaged), err))
+			case rep.Corrected > 0:
+				problem(corrupt(path, rep.Damaged[0], "%d damaged 4 KiB sectors, corrected by parity: nothing lost (blockwarc repair rewrites them)", rep.Corrected))
+			}
+			patches = append(patches, p...)
+		}
+		f.Close()
+		s.par.mu.Lock()
+		if s.par.tried == nil {
+			s.par.tried = make(map[string]bool)
+			s.par.patches = make(map[string][]parity.Patch)
+		}
+		s.par.tried[name] = true
+		if len(patches) > 0 {
+			s.par.patches[name] = patches
+		}
+		s.par.mu.Unlock()
+	}
+	s.healIndexes()
+}
+
+// patchedTo reports whether corrected sectors of file name reach end (a
+// truncated file whose lost tail parity rebuilt).
+func (s *Store) patchedTo(name string, end int64) bool {
+	s.par.mu.Lock()
+	defer s.par.mu.Unlock()
+	ps := s.par.patches[name]
+	return len(ps) > 0 && ps[len(ps)-1].Off+int64(len(ps[len(ps)-1].Data)) >= end
+}
+
+// checkedIndex reads an index whose sidecar is there sector by sector,
+// each sector checked against the sidecar's checksum: a lookup reads a
+// few entries and never the body checksum, so without this a damaged
+// entry would make it miss or resolve a prefix to a wrong id. A sector
+// that fails is corrected through parity (Store.heal) or the read fails.
+type checkedIndex struct {
+	osIndex
+	s    *Store
+	name string
+	size int64
+	sc   *parity.Sidecar
+}
+
+// sectorBufs holds buffers of two sectors for checkedIndex (a channel,
+// not a sync.Pool, which drops buffers at random under the race detector).
+var sectorBufs = make(chan *[2 * parity.SectorSize]byte, 64)
+
+func (c *checkedIndex) ReadAt(b []byte, off int64) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	end := off + int64(len(b))
+	if off < 0 || end > c.size {
+		return c.osIndex.ReadAt(b, off)
+	}
+	first, last := c.sc.SectorOf(off), c.sc.SectorOf(end-1)
+	fs, _ := c.sc.SectorSpan(first)
+	_, fe := c.sc.SectorSpan(last)
+	var buf []byte
+	if fe-fs <= 2*parity.SectorSize {
+		// Most reads touch one or two sectors: reused buffers keep
+		// lookups from allocating.
+		var sb *[2 * parity.SectorSize]byte
+		select {
+		case sb = <-sectorBufs:
+		default:
+			sb = new([2 * parity.SectorSize]byte)
+		}
+		defer func() {
+			select {
+			case sectorBufs <- sb:
+			default:
+			}
+		}()
+		buf = sb[:fe-fs]
+	} else {
+		buf = make([]byte, fe-fs)
+	}
+	err := c.readSectors(buf, first, last, fs)
+	if err != nil && c.s.heal(c.name, c.size) {
+		err = c.readSectors(buf, first, last, fs)
+	}
+	if err != nil {
+		return 0, err
+	}
+	copy(b, buf[off-fs:])
+	return len(b), nil
+}
+
+// readSectors reads sectors first..last (starting at file offset fs)
+// into buf, with the store's corrected sectors laid over, and checks each.
+func (c *checkedIndex) readSectors(buf []byte, first, last int, fs int64) error {
+	n, err := c.osIndex.ReadAt(buf, fs)
+	if c.s.overlay(c.name, buf, fs, n) == len(buf) {
+		err = nil
+	} else if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return err
+	}
+	for i := first; i <= last; i++ {
+		ss, se := c.sc.SectorSpan(i)
+		if !c.sc.SectorOK(i, buf[ss-fs:se-fs]) {
+			return corrupt(filepath.Join(c.s.dir, c.name), ss, "index sector checksum mismatch (parity sidecar)")
+		}
+	}
+	return nil
+}
+
+// checkIndexReads makes ix read through its sidecar's sector checksums
+// when it has a sidecar for the whole file.
+func (s *Store) checkIndexReads(ix *indexFile) {
+	o, ok := ix.f.(osIndex)
+	if !ok {
+		return
+	}
+	name := indexName(ix.num)
+	sc, err := parity.OpenMeta(filepath.Join(s.dir, parity.SidecarName(name, 0)))
+	if err != nil || sc.Name != name || sc.Off != 0 || sc.Len != ix.size {
+		return
+	}
+	ix.f = &checkedIndex{osIndex: o, s: s, name: name, size: ix.size, sc: sc}
+}
+
+// parityBytes sums the sizes of the sidecars of the committed files.
+func (s *Store) parityBytes() int64 {
+	s.mu.RLock()
+	m := s.m
+	s.mu.RUnlock()
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range ents {
+		if isParityName(e.Name()) && !staleParity(e.Name(), m) {
+			if fi, err := e.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
+}

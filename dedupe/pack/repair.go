@@ -1,0 +1,407 @@
+package pack
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+
+	"blockwarc/dedupe/parity"
+)
+
+// RepairResult says what Repair did and what it could not restore.
+type RepairResult struct {
+	Done []string // actions taken, one sentence each
+	Lost []string // damage left: file, place, why
+}
+
+// Repair salvages the archive in dir under the writer lock: it restores
+// a damaged COMMIT from its copy (or the copy from COMMIT), rewrites the
+// sectors parity corrects, rewrites damaged or missing parity of intact
+// files, and rebuilds the indexes from the packs' frames when one is
+// damaged beyond parity (a frame's object table names its objects; ids
+// are their hashes), publishing the rebuilt index in a new commit. What
+// stays damaged (pack frames parity does not correct) is listed in Lost;
+// the objects in it are gone, and the caller names the captures that
+// needed them (dedupe.Archive.Verify).
+func Repair(dir string, opts Options) (RepairResult, error) {
+	var res RepairResult
+	opts = opts.withDefaults()
+	lock, err := lockDir(dir)
+	if err != nil {
+		return res, err
+	}
+	defer unlock(lock)
+	done := func(f string, a ...any) { res.Done = append(res.Done, fmt.Sprintf(f, a...)) }
+	lost := func(f string, a ...any) { res.Lost = append(res.Lost, fmt.Sprintf(f, a...)) }
+
+	// 1. The commit: either file that passes its checks restores the other.
+	c1, e1 := readManifestFile(filepath.Join(dir, commitName))
+	c2, e2 := readManifestFile(filepath.Join(dir, commitCopy))
+	m := c1
+	switch {
+	case e1 != nil && e2 != nil:
+		if errors.Is(e1, ErrNotArchive) && errors.Is(e2, ErrNotArchive) {
+			return res, fmt.Errorf("repair %s: %w", dir, ErrNotArchive)
+		}
+		return res, fmt.Errorf("repair %s: both commit files are damaged (%v; %v): the archive's list of files is lost", dir, e1, e2)
+	case e1 != nil:
+		m = c2
+	case e2 == nil && c2.seq > c1.seq && filesPresent(dir, c2) == nil:
+		m = c2
+	}
+	if e1 != nil || e2 != nil || c1.seq != c2.seq {
+		if err := cleanup(dir, m); err != nil {
+			return res, fmt.Errorf("repair: %w", err)
+		}
+		if err := publishManifest(dir, m, opts.noSync); err != nil {
+			return res, fmt.Errorf("repair: %w", err)
+		}
+		switch {
+		case e1 != nil:
+			done("%s rewritten from %s (generation %d): it was %v", commitName, commitCopy, m.seq, e1)
+		case e2 != nil && !errors.Is(e2, ErrNotArchive):
+			done("%s rewritten from %s (generation %d): it was %v", commitCopy, commitName, m.seq, e2)
+		default:
+			done("%s brought to generation %d", commitCopy, m.seq)
+		}
+	} else if err := cleanup(dir, m); err != nil {
+		return res, fmt.Errorf("repair: %w", err)
+	}
+
+	// 2. Parity: rewrite what it corrects; rewrite damaged sidecars of
+	// intact ranges.
+	files := make(map[string]int64)
+	var names []string
+	for _, p := range m.packs {
+		files[packName(p.num)] = p.size
+		names = append(names, packName(p.num))
+	}
+	for _, r := range m.indexes {
+		files[indexName(r.num)] = r.size
+		names = append(names, indexName(r.num))
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return res, fmt.Errorf("repair: %w", err)
+	}
+	var unreadable []string // sidecars that do not open
+	for _, e := range ents {
+		if f, _, ok := parity.ParseSidecarName(e.Name()); ok && files[f] > 0 {
+			if _, err := parity.Open(filepath.Join(dir, e.Name())); err != nil {
+				unreadable = append(unreadable, e.Name())
+			}
+		}
+	}
+	for _, name := range names {
+		scs, _ := sidecars(dir, name, files[name])
+		for _, sc := range scs {
+			n, err := sc.Fix(dir, opts.noSync)
+			if err != nil {
+				lost("%s bytes %d to %d: %v", name, sc.Off, sc.Off+sc.Len, err)
+				continue
+			}
+			if n > 0 {
+				done("%s: %d damaged 4 KiB sectors rewritten from parity", name, n)
+			}
+			bad, _ := sc.ParityDamaged()
+			if sc.MetaDamaged || bad > 0 {
+				if _, _, err := parity.Protect(dir, name, sc.Off, sc.Off+sc.Len, opts.noSync); err != nil {
+					return res, fmt.Errorf("repair: %w", err)
+				}
+				done("%s: damaged parity rewritten", filepath.Base(sc.Path))
+			}
+		}
+	}
+
+	// 3. Indexes: any that fails its checks now is rebuilt, with all the
+	// others, into one index from the frames of the packs.
+	s := &Store{dir: dir, opts: opts, files: make(map[uint32]*os.File), decs: make(chan *decoder, runtime.GOMAXPROCS(0))}
+	s.cache = newFrameCache(s.opts.CacheBytes)
+	s.m = m
+	s.packs = make(map[uint32]int64)
+	for _, p := range m.packs {
+		s.packs[p.num] = p.size
+	}
+	defer s.Close()
+	var good []*indexFile
+	var bad []string
+	for _, r := range m.indexes {
+		ix, err := openIndex(filepath.Join(dir, indexName(r.num)), r.num, r.size)
+		if err == nil {
+			if err = ix.scan(nil, nil); err != nil {
+				ix.f.Close()
+			}
+		}
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s (%v)", indexName(r.num), err))
+			continue
+		}
+		good = append(good, ix)
+	}
+	s.idx = good
+	if len(bad) > 0 {
+		if err := s.rebuildIndexes(m, &res); err != nil {
+			return res, err
+		}
+		done("indexes rebuilt from the packs' frames, replacing damaged %v", bad)
+	}
+	// Sidecars that did not open: the files they protected are checked
+	// now (a pack by its frames, an index by its checksums); when intact,
+	// their parity is written again.
+	if !opts.NoParity && len(unreadable) > 0 {
+		m2, _ := readManifestFile(filepath.Join(dir, commitName))
+		for _, sc := range unreadable {
+			name, off, _ := parity.ParseSidecarName(sc)
+			if err := s.reprotect(m2, name, off); err != nil {
+				lost("%s: unreadable, and not rewritten: %v", sc, err)
+				continue
+			}
+			done("%s: unreadable parity rewritten", sc)
+		}
+	}
+	return res, nil
+}
+
+// reprotect rewrites the sidecar of the range of name starting at off,
+// once the range is checked intact.
+func (s *Store) reprotect(m *manifest, name string, off int64) error {
+	if m == nil {
+		return errors.New("no commit")
+	}
+	for _, r := range m.indexes {
+		if indexName(r.num) == name {
+			ix, err := openIndex(filepath.Join(s.dir, name), r.num, r.size)
+			if err != nil {
+				return err
+			}
+			err = ix.scan(nil, nil)
+			ix.f.Close()
+			if err != nil {
+				return err
+			}
+			_, _, err = parity.Protect(s.dir, name, 0, r.size, s.opts.noSync)
+			return err
+		}
+	}
+	for _, p := range m.packs {
+		if packName(p.num) != name {
+			continue
+		}
+		// The range ends where the next sidecar starts, else at the
+		// committed length.
+		end := p.size
+		scs, _ := sidecars(s.dir, name, p.size)
+		for _, sc := range scs {
+			if sc.Off > off && sc.Off < end {
+				end = sc.Off
+			}
+		}
+		if err := s.walkPack(fileRef{num: p.num, size: p.size}, func(int64) {}); err != nil {
+			return err
+		}
+		_, _, err := parity.Protect(s.dir, name, off, end, s.opts.noSync)
+		return err
+	}
+	return errors.New("not a committed file")
+}
+
+// mapLocator resolves ids through a map (the index being rebuilt).
+type mapLocator map[ID]loc
+
+func (m mapLocator) locate(id ID) (loc, bool, error) {
+	l, ok := m[id]
+	return l, ok, nil
+}
+
+// rebuildIndexes writes one index of every frame of the committed packs
+// (their object tables give the objects, hashing gives the ids) and
+// publishes it in a new commit in place of the old indexes. A frame that
+// does not read is skipped and resynchronised past (frames start with a
+// magic and a checksummed header); it is listed in res.Lost.
+func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
+	locs := make(mapLocator)
+	var entries []entry
+	var frames []frameRow
+	// Format 3: frames of chunks get their first chunk number from the
+	// order they were written in (packs in number order, frames in file
+	// order); chunked objects are hashed from their restored bytes.
+	type refObj struct {
+		frame uint32
+		row   frameRow
+		limit int64
+		sp    objSpan
+		code  []byte
+	}
+	var refObjs []refObj
+	var chunkRows []chunkRow
+	var nextChunk uint64
+	numbering := true
+	for _, p := range m.packs {
+		path := filepath.Join(s.dir, packName(p.num))
+		f, err := os.Open(path)
+		if err != nil {
+			res.Lost = append(res.Lost, fmt.Sprintf("%s: %v", packName(p.num), err))
+			continue
+		}
+		err = scanFrames(f, p.size, func(off int64, length uint32) {
+			row := frameRow{pack: p.num, off: off, len: length}
+			if cr, ok, err := chunkRowAt(f, row, nextChunk); ok || err != nil {
+				// A frame of chunks: numbered in the order written.
+				if err != nil || !numbering {
+					numbering = false
+					res.Lost = append(res.Lost, fmt.Sprintf("%s frame of chunks at %d: not listed (%v): the objects stored in it and after it are named as lost", packName(p.num), off, err))
+					return
+				}
+				chunkRows = append(chunkRows, cr)
+				nextChunk += uint64(cr.chunks)
+				return
+			}
+			budget := maxDecodes
+			fr, err := s.frame(locs, row, p.size, s.opts.MaxChain, &budget)
+			if err != nil {
+				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: %v", packName(p.num), off, err))
+				return
+			}
+			fi := uint32(len(frames))
+			frames = append(frames, row)
+			for _, sp := range fr.spans {
+				if sp.kind&kindRefs != 0 {
+					// Hashed once the frames of chunks are all known.
+					refObjs = append(refObjs, refObj{frame: fi, row: row, limit: p.size, sp: sp,
+						code: bytes.Clone(fr.plain[sp.off : sp.off+sp.len])})
+					continue
+				}
+				id := Sum(fr.plain[sp.off : sp.off+sp.len])
+				if _, dup := locs[id]; dup {
+					continue
+				}
+				locs[id] = loc{frameRow: row, objOff: sp.off, objLen: sp.len, kind: sp.kind, limit: p.size}
+				entries = append(entries, entry{id: id, frame: fi, off: sp.off, len: sp.len, kind: sp.kind})
+			}
+			s.cache.release(fr)
+		}, func(off, skipped int64) {
+			res.Lost = append(res.Lost, fmt.Sprintf("%s bytes %d to %d: no readable frame", packName(p.num), off, off+skipped))
+		})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("repair: %w", err)
+		}
+	}
+	if len(refObjs) > 0 {
+		dir, err := directoryOf(chunkRows)
+		if err != nil {
+			return fmt.Errorf("repair: %w", err)
+		}
+		packs := make(map[uint32]int64, len(m.packs))
+		for _, p := range m.packs {
+			packs[p.num] = p.size
+		}
+		cr, err := s.newChunkReader(dir, packs)
+		if err != nil {
+			return fmt.Errorf("repair: %w", err)
+		}
+		for _, o := range refObjs {
+			file := filepath.Join(s.dir, packName(o.row.pack))
+			b, err := s.restoreWith(cr, o.code, maxFramePlain, file, o.row.off, ID{})
+			if err != nil && !isLengthOnly(err) {
+				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: an object stored as chunks: %v", packName(o.row.pack), o.row.off, err))
+				continue
+			}
+			id := Sum(b)
+			if _, dup := locs[id]; dup {
+				continue
+			}
+			locs[id] = loc{frameRow: o.row, objOff: o.sp.off, objLen: uint32(len(b)), kind: o.sp.kind, limit: o.limit}
+			entries = append(entries, entry{id: id, frame: o.frame, off: o.sp.off, len: uint32(len(b)), kind: o.sp.kind})
+		}
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
+	num := uint32(1)
+	if n := len(m.indexes); n > 0 {
+		num = m.indexes[n-1].num + 1
+	}
+	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, s.opts.noSync)
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	if !s.opts.NoParity {
+		if _, err := protectRange(s.dir, indexName(num), 0, size, s.opts.noSync); err != nil {
+			return err
+		}
+	}
+	nm := &manifest{seq: m.seq + 1, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, payload: m.payload}
+	if err := publishManifest(s.dir, nm, s.opts.noSync); err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	return cleanup(s.dir, nm)
+}
+
+// scanFrames calls frame for every frame of the pack's first size bytes
+// whose header and data checksums hold, in order; past damage it looks
+// for the next frame magic whose frame checks, and calls skip with the
+// bytes passed over.
+func scanFrames(f io.ReaderAt, size int64, frame func(off int64, length uint32), skip func(off, n int64)) error {
+	hb := make([]byte, frameHeaderSize(maxBases))
+	check := func(off int64) (uint32, bool) {
+		n := min(int64(len(hb)), size-off)
+		if n < frameFixedSize+4 {
+			return 0, false
+		}
+		if _, err := f.ReadAt(hb[:n], off); err != nil && err != io.EOF {
+			return 0, false
+		}
+		h, hl, err := parseFrameHeader(hb[:n], "", off)
+		if err != nil || off+int64(hl)+int64(h.clen) > size {
+			return 0, false
+		}
+		data := make([]byte, h.clen)
+		if _, err := f.ReadAt(data, off+int64(hl)); err != nil || crc(data) != h.dcrc {
+			return 0, false
+		}
+		return uint32(hl) + h.clen, true
+	}
+	off := int64(packHeaderSize)
+	for off < size {
+		if n, ok := check(off); ok {
+			frame(off, n)
+			off += int64(n)
+			continue
+		}
+		// Resynchronise: the next magic at which a frame checks.
+		from := off
+		next := nextFrame(f, off+1, size, func(q int64) bool { _, ok := check(q); return ok })
+		skip(from, next-from)
+		off = next
+	}
+	return nil
+}
+
+// nextFrame returns the first offset q in [from, size) where the frame
+// magic starts and ok(q) holds, else size: where a walk of the frames
+// goes on past damage (a frame's header and data checksums make a false
+// match of the magic harmless).
+func nextFrame(f io.ReaderAt, from, size int64, ok func(q int64) bool) int64 {
+	buf := make([]byte, 1<<20)
+	for p := from; p < size; p += int64(len(buf)) - 3 {
+		n, _ := f.ReadAt(buf[:min(int64(len(buf)), size-p)], p)
+		for i := 0; i+4 <= n; {
+			j := bytes.Index(buf[i:n], []byte(frameMagic))
+			if j < 0 {
+				break
+			}
+			if ok(p + int64(i+j)) {
+				return p + int64(i+j)
+			}
+			i += j + 1
+		}
+		if n < len(buf) {
+			break
+		}
+	}
+	return size
+}
