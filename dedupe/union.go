@@ -244,18 +244,7 @@ func (a *Archive) StoreStats() (pack.Stats, error) {
 		if err != nil {
 			return st, err
 		}
-		for k := range st.Kinds {
-			st.Kinds[k].Objects += s.Kinds[k].Objects
-			st.Kinds[k].Plain += s.Kinds[k].Plain
-			st.Kinds[k].Stored += s.Kinds[k].Stored
-			st.Kinds[k].DeltaObjects += s.Kinds[k].DeltaObjects
-			st.Kinds[k].DeltaPlain += s.Kinds[k].DeltaPlain
-			st.Kinds[k].DeltaStored += s.Kinds[k].DeltaStored
-		}
-		st.Frames += s.Frames
-		st.PackBytes += s.PackBytes
-		st.IndexBytes += s.IndexBytes
-		st.CommitBytes += s.CommitBytes
+		st.Add(s)
 	}
 	return st, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -206,5 +207,55 @@ func TestZstdFrameLen(t *testing.T) {
 		if _, err := zstdFrameLen(data[:n-1]); err == nil {
 			t.Fatal("a truncated frame has a length")
 		}
+	}
+}
+
+// Stats.Add sums every field: a field it forgot would make a sharded
+// archive's report lose bytes.
+func TestStatsAdd(t *testing.T) {
+	var a, b Stats
+	v := reflect.ValueOf(&b).Elem()
+	n := int64(1)
+	var fill func(reflect.Value)
+	fill = func(f reflect.Value) {
+		switch f.Kind() {
+		case reflect.Int64:
+			f.SetInt(n)
+			n++
+		case reflect.Array:
+			for i := range f.Len() {
+				fill(f.Index(i))
+			}
+		case reflect.Struct:
+			for i := range f.NumField() {
+				fill(f.Field(i))
+			}
+		default:
+			t.Fatalf("Stats has a field of kind %s: sum it in Add and here", f.Kind())
+		}
+	}
+	fill(v)
+	a.Add(b)
+	a.Add(b)
+	var twice Stats
+	tv := reflect.ValueOf(&twice).Elem()
+	var double func(dst, src reflect.Value)
+	double = func(dst, src reflect.Value) {
+		switch src.Kind() {
+		case reflect.Int64:
+			dst.SetInt(2 * src.Int())
+		case reflect.Array:
+			for i := range src.Len() {
+				double(dst.Index(i), src.Index(i))
+			}
+		case reflect.Struct:
+			for i := range src.NumField() {
+				double(dst.Field(i), src.Field(i))
+			}
+		}
+	}
+	double(tv, v)
+	if a != twice {
+		t.Fatalf("Add of a Stats twice:\n%+v\nwant\n%+v", a, twice)
 	}
 }

@@ -250,6 +250,27 @@ type Stats struct {
 	ParityBytes int64 // parity sidecars of the committed packs and indexes
 }
 
+// Add adds o's figures to s (the stores of a sharded archive): every
+// field, so that a new one is summed too.
+func (s *Stats) Add(o Stats) {
+	for k := range s.Kinds {
+		a, b := &s.Kinds[k], o.Kinds[k]
+		a.Objects += b.Objects
+		a.Plain += b.Plain
+		a.Stored += b.Stored
+		a.DeltaObjects += b.DeltaObjects
+		a.DeltaPlain += b.DeltaPlain
+		a.DeltaStored += b.DeltaStored
+	}
+	s.Frames += o.Frames
+	s.ChunkFrames += o.ChunkFrames
+	s.ChunkBytes += o.ChunkBytes
+	s.PackBytes += o.PackBytes
+	s.IndexBytes += o.IndexBytes
+	s.CommitBytes += o.CommitBytes
+	s.ParityBytes += o.ParityBytes
+}
+
 // Stats streams every index once (memory: one frame table at a time) and
 // reads the fixed part of every frame header, to tell delta frames (with
 // bases) from whole ones.
@@ -274,7 +295,8 @@ func (s *Store) Stats() (Stats, error) {
 		type acc struct {
 			row   frameRow
 			plain [numKinds]int64
-			objs  [numKinds]int64
+			objs  [numKinds]int64 // objects stored whole
+			refs  [numKinds]int64 // objects stored as ref lists
 		}
 		fr := make([]acc, ix.nf)
 		var chunkBytes int64
@@ -284,10 +306,11 @@ func (s *Store) Stats() (Stats, error) {
 			if e.kind&kindRefs != 0 {
 				// Its bytes are in frames of chunks, apportioned below.
 				chunked[k] += int64(e.len)
+				fr[e.frame].refs[k]++
 			} else {
 				fr[e.frame].plain[k] += int64(e.len)
+				fr[e.frame].objs[k]++
 			}
-			fr[e.frame].objs[k]++
 			st.Kinds[k].Objects++
 			st.Kinds[k].Plain += int64(e.len)
 			return nil
@@ -300,8 +323,7 @@ func (s *Store) Stats() (Stats, error) {
 		// The frames of chunks an index lists hold the new chunks of the
 		// objects it lists: charged to kinds by their share of those
 		// objects' bytes (chunks shared between kinds make it a share,
-		// not an exact account). Frames of ref lists alone are charged
-		// to no kind.
+		// not an exact account).
 		for k, n := range apportion(chunkBytes, &chunked) {
 			st.Kinds[k].Stored += n
 		}
@@ -311,7 +333,13 @@ func (s *Store) Stats() (Stats, error) {
 			if err != nil {
 				return st, fmt.Errorf("stats: %w", err)
 			}
-			share := apportion(int64(a.row.len), &a.plain)
+			w := &a.plain
+			if a.plain == ([numKinds]int64{}) {
+				// Ref lists alone: charged to kinds by how many they are
+				// (their lengths are not in the index).
+				w = &a.refs
+			}
+			share := apportion(int64(a.row.len), w)
 			for k := range share {
 				st.Kinds[k].Stored += share[k]
 				if delta {
