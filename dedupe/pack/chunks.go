@@ -77,6 +77,13 @@ func (c chunkSource) ReadAt(p []byte, off int64) (int, error) {
 	if !ok {
 		return 0, corrupt(filepath.Join(c.s.dir, packName(num)), at, "read of no frame of chunks")
 	}
+	// Straight into the reader's buffer (sectors corrected earlier laid
+	// over); only a frame that fails its checksum goes through parity.
+	if n, err := f.ReadAt(p, at); err == nil || n == len(p) {
+		if c.s.overlay(packName(num), p, at, n) == len(p) && crc(p) == want {
+			return len(p), nil
+		}
+	}
 	b, err := c.s.readChecked(packName(num), f, limit, at, len(p), func(b []byte) error {
 		if crc(b) != want {
 			return corrupt(filepath.Join(c.s.dir, packName(num)), at-frameFixedSize-4, "frame of chunks: data checksum mismatch")
@@ -141,13 +148,22 @@ func directoryOf(rows []chunkRow) (chunk.Directory, error) {
 // chunkRowAt reads the frame header at row and, when it is a frame of
 // chunks, returns its chunk-frame row numbered from first (ok true).
 func chunkRowAt(f io.ReaderAt, row frameRow, first uint64) (chunkRow, bool, error) {
-	b := make([]byte, row.len)
-	if _, err := f.ReadAt(b, row.off); err != nil {
+	// The fixed header says which kind of frame it is: a frame of objects
+	// is read once, by the caller.
+	var fixed [frameFixedSize]byte
+	if _, err := f.ReadAt(fixed[:], row.off); err != nil {
 		return chunkRow{}, false, err
 	}
+	if fixed[5]&frameChunks == 0 {
+		return chunkRow{}, false, nil
+	}
+	b := make([]byte, row.len)
+	if _, err := f.ReadAt(b, row.off); err != nil {
+		return chunkRow{}, true, err
+	}
 	h, hl, err := parseFrameHeader(b, "", row.off)
-	if err != nil || h.flags&frameChunks == 0 {
-		return chunkRow{}, false, err
+	if err != nil {
+		return chunkRow{}, true, err
 	}
 	t, err := zstdFrameLen(b[hl:])
 	if err != nil {
