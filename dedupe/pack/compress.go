@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"blockwarc/dedupe/chunk"
+	"blockwarc/internal/zstdlib"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -110,7 +111,7 @@ func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
 	if j.dict != nil {
 		// The library writes no dictionary id for a raw-content
 		// dictionary; the format's frames name id 1.
-		if enc, err = nameDict(enc, dictID); err != nil {
+		if enc, err = zstdlib.NameDict(enc, dictID); err != nil {
 			return false
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/crc32"
 )
@@ -291,26 +290,4 @@ func parseTable(plain []byte, count uint32, file string, off int64) ([]objSpan, 
 		o += spans[i].len
 	}
 	return spans, nil
-}
-
-// nameDict rewrites the header of a zstd frame (RFC 8878 §3.1.1.1) that
-// names no dictionary so that it names dictionary id (one byte, 1..255).
-// Only the header changes: the frame checksum covers the content alone.
-func nameDict(frame []byte, id byte) ([]byte, error) {
-	if len(frame) < 6 || frame[0] != 0x28 || frame[1] != 0xb5 || frame[2] != 0x2f || frame[3] != 0xfd {
-		return nil, errors.New("not a zstd frame")
-	}
-	fhd := frame[4]
-	if fhd&3 != 0 {
-		return nil, errors.New("zstd frame names a dictionary already")
-	}
-	at := 5
-	if fhd&0x20 == 0 { // not single-segment: a window descriptor follows
-		at++
-	}
-	out := make([]byte, 0, len(frame)+1)
-	out = append(out, frame[:at]...)
-	out[4] |= 1 // Dictionary_ID_flag 1: a 1-byte id
-	out = append(out, id)
-	return append(out, frame[at:]...), nil
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"blockwarc/internal/zstdlib"
+
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -25,7 +27,7 @@ func TestNameDict(t *testing.T) {
 		if err := h.Decode(frame); err != nil || h.DictionaryID != 0 {
 			t.Fatalf("encoder wrote dictionary id %d (%v), want none", h.DictionaryID, err)
 		}
-		named, err := nameDict(frame, dictID)
+		named, err := zstdlib.NameDict(frame, dictID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,11 +39,11 @@ func TestNameDict(t *testing.T) {
 		if err != nil || !bytes.Equal(got, plain) {
 			t.Fatalf("single segment %v: decode: %v", single, err)
 		}
-		if _, err := nameDict(named, dictID); err == nil {
+		if _, err := zstdlib.NameDict(named, dictID); err == nil {
 			t.Fatal("a frame naming a dictionary was rewritten again")
 		}
 	}
-	if _, err := nameDict([]byte("not a zstd frame"), dictID); err == nil {
+	if _, err := zstdlib.NameDict([]byte("not a zstd frame"), dictID); err == nil {
 		t.Fatal("bytes that are no frame were rewritten")
 	}
 }
@@ -87,7 +89,7 @@ func FuzzNameDict(f *testing.F) {
 	f.Add(e.EncodeAll([]byte("seed seed seed"), nil))
 	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x00})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out, err := nameDict(b, dictID)
+		out, err := zstdlib.NameDict(b, dictID)
 		if err != nil {
 			return
 		}

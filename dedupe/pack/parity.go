@@ -35,17 +35,50 @@ type parityState struct {
 	indexes bool // the indexes in force were all scanned (healIndexes)
 }
 
+// tailRange is the largest committed pack range whose sidecar a later
+// commit may replace by one for the longer range: an ingest committing
+// every few hundred KiB (one crawl at a time, or a small -commit) would
+// otherwise pay a 4 KiB parity sector, and two copies of a header, for
+// every commit; coalesced, it pays one per DataShards sectors, as one
+// commit would.
+const tailRange = parity.DataShards * parity.SectorSize
+
+// nextSuffix marks a coalesced sidecar written by a commit and put in
+// place (over the shorter one of the same range start) only after that
+// commit is published: a crash before leaves the old sidecar, still
+// right for the committed pack; cleanup rolls a finished one forward.
+const nextSuffix = ".next"
+
+// staged is a coalesced sidecar waiting for its commit: file, final name.
+type staged struct{ from, to string }
+
 // protectCommit writes the sidecars for what m adds over prev: the pack
-// bytes appended since prev and the indexes prev does not name.
-func protectCommit(dir string, prev, m *manifest, nosync bool) error {
+// bytes appended since prev and the indexes prev does not name. Ranges
+// that extend a small last range are protected with it as one
+// (tailStart), under a staged name that putStaged installs after the
+// commit is published.
+func protectCommit(dir string, prev, m *manifest, nosync bool) ([]staged, error) {
 	old := make(map[uint32]int64, len(prev.packs))
 	for _, p := range prev.packs {
 		old[p.num] = p.size
 	}
+	var st []staged
 	for _, p := range m.packs {
 		from := old[p.num]
-		if _, err := protectRange(dir, packName(p.num), from, p.size, nosync); err != nil {
-			return err
+		if p.size <= from {
+			continue
+		}
+		name := packName(p.num)
+		if start := tailStart(dir, name, from); start < from {
+			final := parity.SidecarName(name, start)
+			if _, _, err := parity.ProtectAs(dir, name, start, p.size, final+nextSuffix, nosync); err != nil {
+				return st, fmt.Errorf("commit: %w", err)
+			}
+			st = append(st, staged{final + nextSuffix, final})
+			continue
+		}
+		if _, err := protectRange(dir, name, from, p.size, nosync); err != nil {
+			return st, err
 		}
 	}
 	had := make(map[uint32]bool, len(prev.indexes))
@@ -55,11 +88,72 @@ func protectCommit(dir string, prev, m *manifest, nosync bool) error {
 	for _, r := range m.indexes {
 		if !had[r.num] {
 			if _, err := protectRange(dir, indexName(r.num), 0, r.size, nosync); err != nil {
-				return err
+				return st, err
 			}
 		}
 	}
-	return nil
+	return st, nil
+}
+
+// tailStart is where the sidecar for pack bytes appended from offset from
+// should start: the start of the sidecar that ends at from when its range
+// is shorter than tailRange and its bytes check clean against it (parity
+// is never computed over damage), else from.
+func tailStart(dir, name string, from int64) int64 {
+	if from == 0 {
+		return from
+	}
+	scs, _ := sidecars(dir, name, from)
+	if len(scs) == 0 {
+		return from
+	}
+	last := scs[len(scs)-1]
+	if last.Off+last.Len != from || last.Len >= tailRange {
+		return from
+	}
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		return from
+	}
+	defer f.Close()
+	rep, err := last.Check(f)
+	if err != nil || len(rep.Damaged) > 0 || rep.ParityBad > 0 {
+		return from
+	}
+	return last.Off
+}
+
+// putStaged installs the coalesced sidecars of a published commit. A
+// failure leaves the staged file, which cleanup installs later.
+func putStaged(dir string, st []staged, nosync bool) {
+	for _, s := range st {
+		if os.Rename(filepath.Join(dir, s.from), filepath.Join(dir, s.to)) != nil {
+			return
+		}
+	}
+	if len(st) > 0 && !nosync {
+		syncDir(dir)
+	}
+}
+
+// settleStaged deals with a staged sidecar that a crash left (name ends
+// in nextSuffix): installed when m commits the whole range it protects,
+// removed otherwise (its commit was not published: the sidecar it would
+// have replaced is still right).
+func settleStaged(dir, name string, m *manifest) error {
+	final := strings.TrimSuffix(name, nextSuffix)
+	f, off, ok := parity.ParseSidecarName(final)
+	path := filepath.Join(dir, name)
+	if ok {
+		if sc, err := parity.OpenMeta(path); err == nil && sc.Name == f && sc.Off == off {
+			for _, p := range m.packs {
+				if packName(p.num) == f && sc.Off+sc.Len <= p.size {
+					return os.Rename(path, filepath.Join(dir, final))
+				}
+			}
+		}
+	}
+	return os.Remove(path)
 }
 
 func protectRange(dir, name string, from, to int64, nosync bool) (int64, error) {
@@ -77,6 +171,7 @@ func protectRange(dir, name string, from, to int64, nosync bool) (int64, error) 
 // package's files (or the temp file of one being written).
 func isParityName(name string) bool {
 	name = strings.TrimSuffix(name, ".tmp")
+	name = strings.TrimSuffix(name, nextSuffix)
 	f, _, ok := parity.ParseSidecarName(name)
 	return ok && ownName(f)
 }

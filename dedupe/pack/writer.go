@@ -164,6 +164,12 @@ func cleanup(dir string, m *manifest) error {
 	}
 	for _, e := range ents {
 		name := e.Name()
+		if strings.HasSuffix(name, nextSuffix) && isParityName(name) {
+			if err := settleStaged(dir, name, m); err != nil {
+				return fmt.Errorf("install parity %s: %w", name, err)
+			}
+			continue
+		}
 		if named[name] || !ownName(name) && !(isParityName(name) && staleParity(name, m)) {
 			continue
 		}
@@ -510,8 +516,10 @@ func (w *Writer) Commit(payload []byte) error {
 		merged = slices.Clone(m.indexes[j:])
 		m.indexes = append(m.indexes[:j], ref)
 	}
+	var st []staged
 	if !w.opts.NoParity {
-		if err := protectCommit(w.s.dir, w.m, m, w.opts.noSync); err != nil {
+		var err error
+		if st, err = protectCommit(w.s.dir, w.m, m, w.opts.noSync); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -527,6 +535,7 @@ func (w *Writer) Commit(payload []byte) error {
 	if err := publishManifest(w.s.dir, m, w.opts.noSync); err != nil {
 		return w.fail(fmt.Errorf("commit: %w", err))
 	}
+	putStaged(w.s.dir, st, w.opts.noSync)
 	for _, r := range merged {
 		// Open readers keep their descriptors; a failure leaves a file that
 		// the next Begin removes.

@@ -152,6 +152,13 @@ func shape(n, k int) (s, kk int) {
 // be final: temp file, fsync (unless nosync), rename. It returns the
 // sidecar's name and size. An empty range needs none ("", 0).
 func Protect(dir, name string, off, end int64, nosync bool) (string, int64, error) {
+	return ProtectAs(dir, name, off, end, SidecarName(name, off), nosync)
+}
+
+// ProtectAs is Protect writing the sidecar under the name scName (in dir),
+// for a caller that puts it in place later (replacing a sidecar of the
+// same range start only once the longer range is committed).
+func ProtectAs(dir, name string, off, end int64, scName string, nosync bool) (string, int64, error) {
 	if end <= off {
 		return "", 0, nil
 	}
@@ -208,7 +215,6 @@ func Protect(dir, name string, off, end int64, nosync bool) (string, int64, erro
 	out = append(out, meta...)
 	out = append(out, par...)
 	out = append(out, meta...)
-	scName := SidecarName(name, off)
 	if err := writeAtomic(dir, scName, out, nosync); err != nil {
 		return "", 0, err
 	}
