@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sort"
 )
@@ -15,6 +14,57 @@ type Frame struct {
 	FirstChunk uint64 // chunk number of the frame's chunk 0
 	Chunks     uint32 // chunks held
 	CRC        uint32 // CRC-32C (Castagnoli) of the compressed bytes
+	// Prefix is the number of frames just before this one whose bodies,
+	// concatenated in file order, are the raw zstd dictionary its body is
+	// compressed with (0: none). Those frames are the chain that the
+	// previous frame ends: its own Prefix is Prefix-1 (docs/FORMAT.md
+	// "Chains of frames of chunks").
+	Prefix uint8
+}
+
+// MaxPrefix is the longest chain a frame may extend.
+const MaxPrefix = 255
+
+// maxChainPlain bounds the plaintext of a frame and the chain before it,
+// whatever a directory says: what one decode may hold in memory.
+const maxChainPlain = 1 << 28
+
+// ChainStart is the first frame of the chain frame i ends (i itself when
+// it has no prefix).
+func (d Directory) ChainStart(i int) int { return i - int(d[i].Prefix) }
+
+// CheckFrame checks that frame i's prefix names a chain the directory
+// holds: frames i-Prefix..i-1, each extending the one before, within
+// maxChainPlain bytes of plaintext in all.
+func (d Directory) CheckFrame(i int) error {
+	p := int(d[i].Prefix)
+	if p == 0 {
+		return nil
+	}
+	if p > i {
+		return fmt.Errorf("frame %d extends a chain of %d frames, only %d precede it", i, p, i)
+	}
+	if d[i-1].Prefix != uint8(p-1) {
+		return fmt.Errorf("frame %d extends a chain of %d frames, frame %d ends one of %d", i, p, i-1, int(d[i-1].Prefix)+1)
+	}
+	var sum int64
+	for j := i - p; j <= i; j++ {
+		sum += int64(d[j].Plain)
+	}
+	if sum > maxChainPlain {
+		return fmt.Errorf("frame %d: its chain holds %d bytes (limit %d)", i, sum, maxChainPlain)
+	}
+	return nil
+}
+
+// CheckChains checks every frame's prefix (CheckFrame).
+func (d Directory) CheckChains() error {
+	for i := range d {
+		if err := d.CheckFrame(i); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Directory lists a chunk file's frames in file order: frames are
@@ -46,57 +96,4 @@ func (d Directory) FrameOf(c uint64) int {
 		return -1
 	}
 	return i
-}
-
-// Append encodes the directory: uvarint frame count, then per frame
-// uvarint Size, Table, Plain, Chunks and 4 bytes CRC (little-endian).
-// Offsets and first chunks are the running sums: about 12 bytes a frame.
-func (d Directory) Append(dst []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(d)))
-	for _, f := range d {
-		dst = binary.AppendUvarint(dst, uint64(f.Size))
-		dst = binary.AppendUvarint(dst, uint64(f.Table))
-		dst = binary.AppendUvarint(dst, uint64(f.Plain))
-		dst = binary.AppendUvarint(dst, uint64(f.Chunks))
-		dst = binary.LittleEndian.AppendUint32(dst, f.CRC)
-	}
-	return dst
-}
-
-// DecodeDirectory decodes Directory.Append's coding, all of b.
-func DecodeDirectory(b []byte) (Directory, error) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) { // ≥ 8 bytes a frame
-		return nil, fmt.Errorf("chunk: corrupt directory")
-	}
-	b = b[k:]
-	d := make(Directory, 0, n)
-	var off int64
-	var first uint64
-	for range n {
-		var v [4]uint64
-		for j := range v {
-			x, k := binary.Uvarint(b)
-			if k <= 0 || x > 1<<32-1 {
-				return nil, fmt.Errorf("chunk: corrupt directory")
-			}
-			v[j] = x
-			b = b[k:]
-		}
-		if len(b) < 4 {
-			return nil, fmt.Errorf("chunk: corrupt directory")
-		}
-		if v[1] > v[0] {
-			return nil, fmt.Errorf("chunk: corrupt directory")
-		}
-		f := Frame{Offset: off, Size: uint32(v[0]), Table: uint32(v[1]), Plain: uint32(v[2]), FirstChunk: first, Chunks: uint32(v[3]), CRC: binary.LittleEndian.Uint32(b)}
-		b = b[4:]
-		d = append(d, f)
-		off += int64(f.Size)
-		first += uint64(f.Chunks)
-	}
-	if len(b) != 0 {
-		return nil, fmt.Errorf("chunk: %d bytes after the directory", len(b))
-	}
-	return d, nil
 }

@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -25,6 +26,8 @@ type Reader struct {
 	cache  []*frameData // most recently used last
 	used   int64
 	dec    *zstd.Decoder
+	ddec   *zstd.Decoder // for frames with a chain: its dictionary changes per frame
+	dict   []byte        // the chain's bodies, built per decode
 	raw    []byte
 	table  []byte
 	// spare is the buffer of the frame evicted last, reused by the next
@@ -77,25 +80,39 @@ func (e *CorruptError) Error() string {
 }
 
 func (r *Reader) frame(i int) (*frameData, error) {
+	if fd := r.cached(i); fd != nil {
+		return fd, nil
+	}
+	fd, err := r.load(i)
+	if err != nil {
+		return nil, err
+	}
+	r.add(fd)
+	return fd, nil
+}
+
+// cached returns frame i from the cache (nil if not there), making it the
+// most recently used.
+func (r *Reader) cached(i int) *frameData {
 	for k := len(r.cache) - 1; k >= 0; k-- {
 		if fd := r.cache[k]; fd.idx == i {
 			if k != len(r.cache)-1 {
 				copy(r.cache[k:], r.cache[k+1:])
 				r.cache[len(r.cache)-1] = fd
 			}
-			return fd, nil
+			return fd
 		}
 	}
-	fd, err := r.load(i)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// add puts a decoded frame in the cache, evicting beyond the budget.
+func (r *Reader) add(fd *frameData) {
 	r.cache = append(r.cache, fd)
 	r.used += int64(cap(fd.buf))
 	for len(r.cache) > 1 && r.used > r.budget {
 		r.evict()
 	}
-	return fd, nil
 }
 
 // evict drops the least recently used frame, keeping its buffer.
@@ -118,11 +135,44 @@ func (r *Reader) dropCache() {
 	}
 }
 
-// load reads, checks and decodes frame i.
+// load reads, checks and decodes frame i, and the chain before it when
+// it has one (frames of the chain not in the cache are decoded once each,
+// in order, each with the bodies before it as dictionary, and cached).
 func (r *Reader) load(i int) (*frameData, error) {
+	if r.dir[i].Prefix == 0 {
+		return r.decode(i, nil)
+	}
+	if err := r.dir.CheckFrame(i); err != nil {
+		return nil, &CorruptError{Frame: i, Offset: r.dir[i].Offset, Reason: err.Error()}
+	}
+	r.dict = r.dict[:0]
+	for j := r.dir.ChainStart(i); j < i; j++ {
+		fd := r.cached(j)
+		if fd == nil {
+			var err error
+			if fd, err = r.decode(j, r.dict); err != nil {
+				return nil, err
+			}
+			r.add(fd)
+		}
+		r.dict = append(r.dict, fd.plain...)
+	}
+	return r.decode(i, r.dict)
+}
+
+// decode reads, checks and decodes frame i, whose dictionary (the bodies
+// of its chain) is dict.
+func (r *Reader) decode(i int, dict []byte) (*frameData, error) {
 	f := r.dir[i]
 	bad := func(format string, a ...any) error {
 		return &CorruptError{Frame: i, Offset: f.Offset, Reason: fmt.Sprintf(format, a...)}
+	}
+	dec := r.dec
+	if f.Prefix > 0 {
+		var err error
+		if dec, err = r.chainDecoder(dict); err != nil {
+			return nil, err
+		}
 	}
 	r.raw = slices.Grow(r.raw[:0], int(f.Size))[:f.Size]
 	if _, err := r.ra.ReadAt(r.raw, f.Offset); err != nil {
@@ -144,7 +194,7 @@ func (r *Reader) load(i int) (*frameData, error) {
 	if cap(dst) < int(f.Plain) {
 		dst = make([]byte, 0, f.Plain)
 	}
-	plain, err := r.dec.DecodeAll(r.raw[f.Table:], dst)
+	plain, err := dec.DecodeAll(r.raw[f.Table:], dst)
 	if err != nil {
 		return nil, bad("zstd: %v", err)
 	}
@@ -191,6 +241,49 @@ func (r *Reader) load(i int) (*frameData, error) {
 		at[c] += n
 	}
 	return &frameData{idx: i, buf: plain, plain: plain, offs: offs}, nil
+}
+
+// chainDecoder returns the decoder of frames with a chain, set up with
+// dict.
+func (r *Reader) chainDecoder(dict []byte) (*zstd.Decoder, error) {
+	if r.ddec == nil {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<32))
+		if err != nil {
+			return nil, err
+		}
+		r.ddec = d
+	}
+	if err := r.ddec.ResetWithOptions(nil, zstd.WithDecoderDictRaw(chainDictID, dict)); err != nil {
+		return nil, err
+	}
+	return r.ddec, nil
+}
+
+// ChainBodies returns copies of the bodies of the chain frame last ends
+// (frames ChainStart(last)..last) when they hold at most limit bytes in
+// all, else nil: a Writer continuing the file extends that chain.
+func (r *Reader) ChainBodies(last int, limit int) ([][]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if last < 0 || last >= len(r.dir) {
+		return nil, nil
+	}
+	var sum int
+	for j := r.dir.ChainStart(last); j <= last; j++ {
+		sum += int(r.dir[j].Plain)
+	}
+	if sum > limit {
+		return nil, nil
+	}
+	var out [][]byte
+	for j := r.dir.ChainStart(last); j <= last; j++ {
+		fd, err := r.frame(j)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bytes.Clone(fd.plain))
+	}
+	return out, nil
 }
 
 // Chunk returns the bytes of chunk c. They alias the cache: valid until
@@ -270,14 +363,20 @@ func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 }
 
 // Cost returns the frames a restore of refs decodes with a cold cache
-// and their plaintext bytes.
+// (those it names and the chains before them) and their plaintext bytes.
 func (d Directory) Cost(refs []uint64) (frames int, plain int64) {
 	seen := map[int]bool{}
 	for _, c := range refs {
-		if i := d.FrameOf(c); i >= 0 && !seen[i] {
-			seen[i] = true
-			frames++
-			plain += int64(d[i].Plain)
+		i := d.FrameOf(c)
+		if i < 0 || seen[i] {
+			continue
+		}
+		for j := d.ChainStart(i); j <= i; j++ {
+			if !seen[j] {
+				seen[j] = true
+				frames++
+				plain += int64(d[j].Plain)
+			}
 		}
 	}
 	return frames, plain
@@ -290,12 +389,18 @@ func (r *Reader) Verify() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.dir {
+		if i+1 < len(r.dir) && r.dir[i+1].Prefix > 0 {
+			// The next frame's dictionary: kept in the cache for it.
+			if _, err := r.frame(i); err != nil {
+				return err
+			}
+			continue
+		}
 		fd, err := r.load(i)
 		if err != nil {
 			return err
 		}
 		r.spare = fd.buf[:0] // not cached: its buffer serves the next frame
-
 	}
 	return nil
 }

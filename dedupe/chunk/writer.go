@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"io"
 	"runtime"
 	"slices"
+
+	"blockwarc/internal/zstdlib"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -47,6 +50,13 @@ type Options struct {
 	// PureGo compresses with klauspost/compress even when the reference
 	// library is built in (tests of the fallback).
 	PureGo bool
+	// ChainBytes: a frame whose body, with the bodies of the chain the
+	// previous frame ends, holds at most ChainBytes is compressed with
+	// those bodies as its dictionary (docs/FORMAT.md "Chains of frames of
+	// chunks"), so small frames (an ingest's commits, one crawl at a
+	// time) compress as one large frame would, and a restore still
+	// decodes at most ChainBytes. 0: FrameSize; negative: no chains.
+	ChainBytes int
 }
 
 func (o Options) withDefaults() Options {
@@ -67,6 +77,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.ChainBytes == 0 {
+		o.ChainBytes = o.FrameSize
 	}
 	return o
 }
@@ -106,6 +119,14 @@ type Writer struct {
 
 	cur, old map[hashKey]uint64 // two generations of the table
 
+	// The chain the last frame ends: its frames' bodies, in order (nil
+	// when the last frame starts no chain another may extend), and their
+	// total. A prior's chain is loaded at the first flush.
+	chain      [][]byte
+	chainBytes int
+	chainReady bool
+
+	dencs   chan *zstd.Encoder // klauspost encoders for frames with a dictionary
 	pending []*frameJob
 	sem     chan struct{}
 	err     error
@@ -120,6 +141,7 @@ type Writer struct {
 }
 
 type frameJob struct {
+	prefix uint8
 	first  uint64
 	chunks uint32
 	plain  uint32 // body plaintext bytes
@@ -141,7 +163,7 @@ func NewWriter(out io.Writer, prior *Reader, opts Options) (*Writer, error) {
 	}
 	w := &Writer{opts: opts, out: out, prior: prior, split: sp,
 		cur: map[hashKey]uint64{}, local: map[hashKey]uint64{},
-		sem: make(chan struct{}, opts.Workers)}
+		sem: make(chan struct{}, opts.Workers), dencs: make(chan *zstd.Encoder, opts.Workers)}
 	if prior != nil {
 		w.dir = slices.Clone(prior.dir)
 		for _, f := range w.dir {
@@ -407,22 +429,32 @@ func (w *Writer) flush() error {
 	j := &frameJob{first: w.openNext - uint64(len(w.openLens)), chunks: uint32(len(w.openLens)),
 		plain: uint32(len(body)), done: make(chan struct{})}
 	w.openSize, w.openLens = 0, w.openLens[:0]
+	dict, err := w.joinChain(j, body)
+	if err != nil {
+		return err
+	}
 	w.sem <- struct{}{}
 	go func() {
 		defer func() { <-w.sem; close(j.done) }()
-		if w.enc != nil {
-			j.out = w.enc.EncodeAll(table, nil)
-			j.table = uint32(len(j.out))
-			j.out = w.enc.EncodeAll(body, j.out)
-			return
+		var tbl, bd []byte
+		if w.enc == nil {
+			if tbl, j.err = libzstdCompress(nil, table, w.opts.Level, nil); j.err != nil {
+				return
+			}
+		} else {
+			tbl = w.enc.EncodeAll(table, nil)
 		}
-		if j.out, j.err = libzstdCompress(nil, table, w.opts.Level); j.err != nil {
-			return
+		ok := false
+		if w.enc == nil {
+			bd, ok = w.compressC(body, dict)
 		}
-		j.table = uint32(len(j.out))
-		var z []byte
-		z, j.err = libzstdCompress(nil, body, w.opts.Level)
-		j.out = append(j.out, z...)
+		if !ok {
+			if bd, j.err = w.compressGo(body, dict); j.err != nil {
+				return
+			}
+		}
+		j.table = uint32(len(tbl))
+		j.out = append(tbl, bd...)
 	}()
 	w.pending = append(w.pending, j)
 	// Frames are written in order; at most Workers wait compressed.
@@ -432,6 +464,108 @@ func (w *Writer) flush() error {
 		}
 	}
 	return nil
+}
+
+// joinChain decides whether the frame j (of plaintext body) extends the
+// chain the last frame ends, and returns its dictionary (nil if not).
+func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
+	if w.opts.ChainBytes < 0 {
+		return nil, nil
+	}
+	if !w.chainReady {
+		w.chainReady = true
+		if w.prior != nil && len(w.dir) > 0 && len(w.dir) == len(w.prior.dir) {
+			bodies, err := w.prior.ChainBodies(len(w.dir)-1, w.opts.ChainBytes)
+			if err != nil {
+				return nil, fmt.Errorf("chunk: the chain before this writer: %w", err)
+			}
+			w.chain, w.chainBytes = bodies, 0
+			for _, b := range bodies {
+				w.chainBytes += len(b)
+			}
+		}
+	}
+	var dict []byte
+	if len(w.chain) > 0 && len(w.chain) <= MaxPrefix && w.chainBytes+len(body) <= w.opts.ChainBytes {
+		dict = make([]byte, 0, w.chainBytes)
+		for _, b := range w.chain {
+			dict = append(dict, b...)
+		}
+		j.prefix = uint8(len(w.chain))
+	} else {
+		w.chain, w.chainBytes = w.chain[:0], 0
+	}
+	w.chain = append(w.chain, body)
+	w.chainBytes += len(body)
+	return dict, nil
+}
+
+// chainDictID is the dictionary id a frame with a prefix names.
+const chainDictID = 1
+
+// compressGo compresses body with klauspost/compress, with dict as raw
+// dictionary (id chainDictID) when non-nil. Encoders for dictionaries are
+// kept and reset per frame: a new one allocates its tables (a tenth of a
+// second at the best level).
+func (w *Writer) compressGo(body, dict []byte) ([]byte, error) {
+	if dict == nil && w.enc != nil {
+		return w.enc.EncodeAll(body, nil), nil
+	}
+	var enc *zstd.Encoder
+	select {
+	case enc = <-w.dencs:
+	default:
+		var err error
+		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+			zstd.WithWindowSize(windowFor(w.opts.FrameSize+max(w.opts.ChainBytes, 0))), zstd.WithEncoderCRC(false),
+			zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		select {
+		case w.dencs <- enc:
+		default:
+			enc.Close()
+		}
+	}()
+	opt := zstd.WithEncoderDictDelete()
+	if dict != nil {
+		opt = zstd.WithEncoderDictRaw(chainDictID, dict)
+	}
+	if err := enc.ResetWithOptions(nil, opt); err != nil {
+		return nil, err
+	}
+	return enc.EncodeAll(body, nil), nil
+}
+
+// compressC compresses body with the reference library and reports
+// whether it did. A frame with a dictionary is decoded again by the
+// readers' decoder first: the two libraries must agree on every frame,
+// and one they would not agree on is left to compressGo.
+func (w *Writer) compressC(body, dict []byte) ([]byte, bool) {
+	z, err := libzstdCompress(nil, body, w.opts.Level, dict)
+	if err != nil {
+		return nil, false
+	}
+	if dict == nil {
+		return z, true
+	}
+	if z, err = zstdlib.NameDict(z, chainDictID); err != nil {
+		return nil, false
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<32),
+		zstd.WithDecoderDictRaw(chainDictID, dict))
+	if err != nil {
+		return nil, false
+	}
+	defer d.Close()
+	back, err := d.DecodeAll(z, make([]byte, 0, len(body)))
+	if err != nil || !bytes.Equal(back, body) {
+		return nil, false
+	}
+	return z, true
 }
 
 // FrameWriter is an output that takes a frame with its directory entry
@@ -451,7 +585,7 @@ func (w *Writer) writeHead() error {
 		return w.err
 	}
 	f := Frame{Offset: w.dir.End(), Size: uint32(len(j.out)), Table: j.table, Plain: j.plain,
-		FirstChunk: j.first, Chunks: j.chunks, CRC: crc32.Checksum(j.out, castagnoli)}
+		FirstChunk: j.first, Chunks: j.chunks, CRC: crc32.Checksum(j.out, castagnoli), Prefix: j.prefix}
 	var err error
 	if fw, ok := w.out.(FrameWriter); ok {
 		err = fw.WriteFrame(f, j.out)
@@ -500,9 +634,7 @@ func (w *Writer) Close() (Directory, error) {
 			w.err = err
 		}
 	}
-	if w.enc != nil {
-		w.enc.Close()
-	}
+	w.closeEncoders()
 	if w.err != nil {
 		return nil, w.err
 	}
@@ -518,10 +650,22 @@ func (w *Writer) Abort() {
 		<-j.done
 	}
 	w.pending = nil
+	w.closeEncoders()
+	w.err = errors.New("chunk: writer aborted")
+}
+
+func (w *Writer) closeEncoders() {
 	if w.enc != nil {
 		w.enc.Close()
 	}
-	w.err = errors.New("chunk: writer aborted")
+	for {
+		select {
+		case e := <-w.dencs:
+			e.Close()
+		default:
+			return
+		}
+	}
 }
 
 // Stats reports what the Writer stored so far.

@@ -140,7 +140,13 @@ func directoryOf(rows []chunkRow) (chunk.Directory, error) {
 		}
 		next += uint64(r.chunks)
 		dir[i] = chunk.Frame{Offset: virtualOffset(r.pack, r.off+frameFixedSize+4), Size: r.len - frameFixedSize - 4,
-			Table: r.table, Plain: r.plain, FirstChunk: r.first, Chunks: r.chunks, CRC: r.crc}
+			Table: r.table, Plain: r.plain, FirstChunk: r.first, Chunks: r.chunks, CRC: r.crc, Prefix: r.prefix}
+	}
+	for i := range dir {
+		if err := dir.CheckFrame(i); err != nil {
+			r := rows[i]
+			return nil, corrupt(packName(r.pack), r.off, "frame of chunks: %v", err)
+		}
 	}
 	return dir, nil
 }
@@ -170,7 +176,7 @@ func chunkRowAt(f io.ReaderAt, row frameRow, first uint64) (chunkRow, bool, erro
 		return chunkRow{}, true, err
 	}
 	return chunkRow{pack: row.pack, off: row.off, len: row.len, first: first, chunks: h.count,
-		table: uint32(t), plain: h.ulen, crc: h.dcrc}, true, nil
+		table: uint32(t), plain: h.ulen, crc: h.dcrc, prefix: h.depth}, true, nil
 }
 
 // chunkView is the chunk side of a committed view, built on first use.

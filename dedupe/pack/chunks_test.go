@@ -9,13 +9,19 @@ import (
 	"testing"
 )
 
-// An archive of format 2 extended by a format-3 writer: the old objects
-// read as before, the new ones are chunked in a new pack, and the whole
-// verifies.
-func TestExtendFormat2(t *testing.T) {
+// Archives of formats 2 and 3 extended by this writer: the old objects
+// read as before, the new ones go to a new pack of this format, and the
+// whole verifies.
+func TestExtendOldFormats(t *testing.T) {
+	for _, g := range []string{goldenOld[0], goldenOld[2]} {
+		t.Run(filepath.Base(g), func(t *testing.T) { extendOld(t, g) })
+	}
+}
+
+func extendOld(t *testing.T, golden string) {
 	old := buildGolden(t, filepath.Join(t.TempDir(), "g.bwa"))
 	dir := filepath.Join(t.TempDir(), "x.bwa")
-	copyDir(t, goldenV2[0], dir)
+	copyDir(t, golden, dir)
 	s, err := Open(dir, Options{noSync: true})
 	if err != nil {
 		t.Fatal(err)

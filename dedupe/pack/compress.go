@@ -164,7 +164,10 @@ func (w *Writer) write(j *frameJob, seq int) error {
 	h := frameHeader{depth: j.depth, clen: uint32(len(j.enc)), ulen: uint32(len(j.plain)),
 		count: j.count, dcrc: crc(j.enc), bases: j.bases}
 	if cf := j.chunkFrame; cf != nil {
-		h = frameHeader{flags: frameChunks, clen: uint32(len(j.enc)), ulen: cf.Plain, count: cf.Chunks, dcrc: cf.CRC}
+		if cf.Table > maxChunkTable {
+			return w.fail(fmt.Errorf("frame of chunks: chunk table of %d bytes", cf.Table))
+		}
+		h = frameHeader{flags: frameChunks, depth: cf.Prefix, clen: uint32(len(j.enc)), ulen: cf.Plain, count: cf.Chunks, dcrc: cf.CRC}
 	}
 	hdr := h.appendTo(w.hdrBuf[:0])
 	w.hdrBuf = hdr
@@ -184,7 +187,7 @@ func (w *Writer) write(j *frameJob, seq int) error {
 	w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
 	if cf := j.chunkFrame; cf != nil {
 		w.chunkRows = append(w.chunkRows, chunkRow{pack: w.packNum, off: off, len: uint32(flen), first: cf.FirstChunk,
-			chunks: cf.Chunks, table: cf.Table, plain: cf.Plain, crc: cf.CRC})
+			chunks: cf.Chunks, table: cf.Table, plain: cf.Plain, crc: cf.CRC, prefix: cf.Prefix})
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ const (
 	// whose old files keep an older version still opens once a reader
 	// knows both: a new frame or index layout gets a new version and a
 	// decoder beside the old one (docs/FORMAT.md "Versions").
-	formatVersion = 3
+	formatVersion = 4
 	oldestFormat  = 2
 
 	packMagic   = "BWPK"
@@ -203,7 +203,10 @@ func parseFrameHeader(b []byte, file string, off int64) (frameHeader, int, error
 	h.ulen = le.Uint32(b[12:])
 	h.count = le.Uint32(b[16:])
 	h.dcrc = le.Uint32(b[20:])
-	if (nb == 0) != (h.depth == 0) {
+	// A frame of objects has a depth exactly when it has bases; a frame
+	// of chunks has no bases, and its depth is its chain prefix
+	// (format 4).
+	if h.flags&frameChunks != 0 && nb != 0 || h.flags&frameChunks == 0 && (nb == 0) != (h.depth == 0) {
 		return h, 0, corrupt(file, off, "frame depth %d inconsistent with %d bases", h.depth, nb)
 	}
 	if h.ulen > maxFramePlain {

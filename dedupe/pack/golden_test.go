@@ -19,15 +19,17 @@ const (
 	goldenPureGo = "testdata/golden-purego.bwa"
 )
 
-// Archives of format 2 (objects whole in frames), written by the
-// releases before chunked objects: read, never rewritten.
-var goldenV2 = []string{"testdata/golden-v2.bwa", "testdata/golden-v2-purego.bwa"}
+// Archives of earlier formats, written by earlier releases: read, never
+// rewritten. Format 2: objects whole in frames; format 3: frames of
+// chunks without chains.
+var goldenOld = []string{"testdata/golden-v2.bwa", "testdata/golden-v2-purego.bwa",
+	"testdata/golden-v3.bwa", "testdata/golden-v3-purego.bwa"}
 
-// TestGoldenV2 reads the format-2 golden archives: every object, and a
-// clean verify.
-func TestGoldenV2(t *testing.T) {
+// TestGoldenOld reads the golden archives of earlier formats: every
+// object, and a clean verify.
+func TestGoldenOld(t *testing.T) {
 	objs := buildGolden(t, filepath.Join(t.TempDir(), "g.bwa"))
-	for _, dir := range goldenV2 {
+	for _, dir := range goldenOld {
 		s, err := Open(dir, Options{})
 		if err != nil {
 			t.Fatalf("open %s: %v", dir, err)
@@ -91,6 +93,19 @@ func TestGolden(t *testing.T) {
 	defer s.Close()
 	checkAll(t, s, objs)
 	verifyClean(t, s)
+	// The second commit's first frame of chunks extends the first's
+	// chain: the golden archive holds a chained frame.
+	cr, err := s.chunks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chained := false
+	for _, f := range cr.Directory() {
+		chained = chained || f.Prefix > 0
+	}
+	if !chained {
+		t.Fatal("the golden archive holds no chained frame of chunks")
+	}
 	other, err := Open(otherDir, Options{})
 	if err != nil {
 		t.Fatalf("open %s: %v", otherDir, err)

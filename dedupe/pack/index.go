@@ -115,9 +115,17 @@ type chunkRow struct {
 	table  uint32 // compressed bytes of the chunk table (the data's first zstd frame)
 	plain  uint32 // plaintext bytes of the chunks
 	crc    uint32 // CRC of the data
+	prefix uint8  // chain prefix (chunk.Frame.Prefix; format 4)
 }
 
+// chunkRowSize: a row's table field holds the table's size in its low 24
+// bits and, from format 4, the frame's chain prefix in its high byte
+// (always 0 in format 3, where tables are far below 16 MiB too), so rows
+// of both versions have one layout and merge by copy.
 const chunkRowSize = 40
+
+// maxChunkTable is the largest chunk table a row can say.
+const maxChunkTable = 1<<24 - 1
 
 func (r chunkRow) appendTo(b []byte) []byte {
 	b = le.AppendUint32(b, r.pack)
@@ -125,15 +133,15 @@ func (r chunkRow) appendTo(b []byte) []byte {
 	b = le.AppendUint32(b, r.len)
 	b = le.AppendUint64(b, r.first)
 	b = le.AppendUint32(b, r.chunks)
-	b = le.AppendUint32(b, r.table)
+	b = le.AppendUint32(b, r.table|uint32(r.prefix)<<24)
 	b = le.AppendUint32(b, r.plain)
 	return le.AppendUint32(b, r.crc)
 }
 
 func decodeChunkRow(b []byte) chunkRow {
 	return chunkRow{pack: le.Uint32(b), off: int64(le.Uint64(b[4:])), len: le.Uint32(b[12:]),
-		first: le.Uint64(b[16:]), chunks: le.Uint32(b[24:]), table: le.Uint32(b[28:]), plain: le.Uint32(b[32:]),
-		crc: le.Uint32(b[36:])}
+		first: le.Uint64(b[16:]), chunks: le.Uint32(b[24:]), table: le.Uint32(b[28:]) & maxChunkTable, plain: le.Uint32(b[32:]),
+		crc: le.Uint32(b[36:]), prefix: b[31]}
 }
 
 // indexFile is an open index. Only its fan-out table is held in memory;
@@ -239,7 +247,7 @@ func (ix *indexFile) chunkRows() ([]chunkRow, error) {
 	rows := make([]chunkRow, ix.nc)
 	for i := range rows {
 		rows[i] = decodeChunkRow(b[i*chunkRowSize:])
-		if rows[i].off < packHeaderSize || rows[i].len < frameFixedSize+4 || rows[i].table > rows[i].len {
+		if rows[i].off < packHeaderSize || rows[i].len < frameFixedSize+4 || rows[i].table > rows[i].len || ix.ver < 4 && rows[i].prefix != 0 {
 			return nil, corrupt(ix.path, int64(off)+int64(i*chunkRowSize), "bad chunk-frame row")
 		}
 	}

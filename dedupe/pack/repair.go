@@ -252,6 +252,11 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 			row := frameRow{pack: p.num, off: off, len: length}
 			if cr, ok, err := chunkRowAt(f, row, nextChunk); ok || err != nil {
 				// A frame of chunks: numbered in the order written.
+				if err == nil && cr.prefix > 0 && (len(chunkRows) == 0 || chunkRows[len(chunkRows)-1].prefix != cr.prefix-1) {
+					// Its chain lost a frame (in a range no frame could be
+					// read from): its number and its bytes are unknown.
+					err = fmt.Errorf("the frame before it in its chain is lost")
+				}
 				if err != nil || !numbering {
 					numbering = false
 					res.Lost = append(res.Lost, fmt.Sprintf("%s frame of chunks at %d: not listed (%v): the objects stored in it and after it are named as lost", packName(p.num), off, err))
