@@ -276,6 +276,7 @@ var captureCols = []column[tables.Capture]{
 	i64("added_bytes", func(r *tables.Capture) int64 { return r.AddedBytes }),
 	optStr("title", func(r *tables.Capture) *string { return r.Title }),
 	optStr("main_text", func(r *tables.Capture) *string { return r.MainText }),
+	strList("languages", func(r *tables.Capture) []string { return r.Languages }),
 }
 
 var blockCols = []column[tables.Block]{
@@ -385,6 +386,9 @@ func captureBytes(r *tables.Capture) int {
 		if s != nil {
 			n += len(*s)
 		}
+	}
+	for _, s := range r.Languages {
+		n += len(s) + 4
 	}
 	return n
 }

@@ -333,9 +333,10 @@ type worker struct {
 	a     *dedupe.Archive
 	links bool // extract the links table (the sink takes them)
 	p     *partition.Partitioner
+	lang  *langDetector
 	pages map[pageKey]*page // pages of the current URL, for reuse
 }
 
 func newWorker(a *dedupe.Archive, links bool) *worker {
-	return &worker{a: a, links: links, p: partition.NewPartitioner(), pages: map[pageKey]*page{}}
+	return &worker{a: a, links: links, p: partition.NewPartitioner(), lang: newLangDetector(), pages: map[pageKey]*page{}}
 }

@@ -53,9 +53,10 @@ type page struct {
 	layout   pack.ID           // zero when not stored as layout + blocks
 	charset  string
 	title    *string
-	mainText string // text-only pages: a blocks page's text is a join
-	text     bool   // an HTML payload kept whole: title and main text only
-	mismatch bool   // the stored blocks could not be read (no rows)
+	mainText string   // text-only pages: a blocks page's text is a join
+	langs    []string // pageLanguages of its blocks
+	text     bool     // an HTML payload kept whole: title and main text only
+	mismatch bool     // the stored blocks could not be read (no rows)
 	// respanned: today's partition cuts the document elsewhere than the
 	// archive did; the rows describe the stored blocks, at their spans.
 	respanned bool
@@ -231,6 +232,7 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 	}
 	pg.charset = res.Charset
 	pg.title = pageTitle(doc, res.Charset)
+	pg.langs = w.lang.pageLanguages(res.Leaves)
 	// No main text: the page's text is its blocks' (blocks.text), joined
 	// through capture_blocks (docs/TABLES.md), so each text is kept once.
 	// Same spans of the archive's own document: the stored blocks.
@@ -296,7 +298,7 @@ func (w *worker) textPage(v *dedupe.Version, m *warcio.HTTPMessage, contentType 
 	if err != nil {
 		return nil
 	}
-	return &page{charset: res.Charset, title: pageTitle(doc, res.Charset), mainText: partition.MainText(res), text: true}
+	return &page{charset: res.Charset, title: pageTitle(doc, res.Charset), mainText: partition.MainText(res), langs: w.lang.pageLanguages(res.Leaves), text: true}
 }
 
 func isHTML(mediaType string) bool {
@@ -329,6 +331,8 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 	if pg != nil {
 		cs := pg.charset
 		row.ContentCharset, row.Title = &cs, pg.title
+		// A copy: a sink may keep the row, and pages are shared.
+		row.Languages = slices.Clone(pg.langs)
 		if pg.text {
 			// Kept whole: no blocks to join, so the main text is here.
 			mt := pg.mainText

@@ -104,6 +104,7 @@ type Capture struct {
 	AddedBytes              int64
 	Title                   *string
 	MainText                *string
+	Languages               []string
 }
 
 // Block is a row of the blocks table.
