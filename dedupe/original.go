@@ -222,6 +222,8 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 	stream := sha256.New()
 	var fr io.ReadCloser
 	var prev *zlibenc.Params
+	zs := zlibenc.NewStream()
+	defer zs.Close()
 	var plain bytes.Buffer
 	comp := []byte(nil)
 	for {
@@ -268,7 +270,7 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 		if _, err := f.ReadAt(comp, bodyAt); err != nil {
 			return nil, 0, nil, fmt.Errorf("read gzip member of %s at %d: %w", path, start, err)
 		}
-		p, ok := findParams(data, comp, prev)
+		p, ok := findParams(zs, data, comp, prev)
 		if !ok {
 			return nil, originalNoParams, nil, nil
 		}
@@ -315,9 +317,9 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 }
 
 // findParams returns zlib settings under which data deflates to comp.
-func findParams(data, comp []byte, prev *zlibenc.Params) (zlibenc.Params, bool) {
+func findParams(zs *zlibenc.Stream, data, comp []byte, prev *zlibenc.Params) (zlibenc.Params, bool) {
 	if prev != nil {
-		if ok, _ := zlibenc.Reproduces(data, comp, *prev); ok {
+		if ok, _ := zs.Reproduces(data, comp, *prev); ok {
 			return *prev, true
 		}
 	}
@@ -325,7 +327,7 @@ func findParams(data, comp []byte, prev *zlibenc.Params) (zlibenc.Params, bool) 
 		if prev != nil && p == *prev {
 			continue
 		}
-		if ok, _ := zlibenc.Reproduces(data, comp, p); ok {
+		if ok, _ := zs.Reproduces(data, comp, p); ok {
 			return p, true
 		}
 	}
@@ -430,6 +432,7 @@ type originalWriter struct {
 	run, inRun int // its run, and its place in the run
 	buf        []byte
 	out        []byte
+	zs         *zlibenc.Stream
 	n          int64
 	h          hash.Hash
 	// err is the first error; with soft set, Write does not return it
@@ -440,7 +443,7 @@ type originalWriter struct {
 }
 
 func newOriginalWriter(w io.Writer, o *Original) *originalWriter {
-	return &originalWriter{w: w, o: o, h: sha256.New()}
+	return &originalWriter{w: w, o: o, h: sha256.New(), zs: zlibenc.NewStream()}
 }
 
 func (ow *originalWriter) Write(p []byte) (int, error) {
@@ -482,7 +485,7 @@ func (ow *originalWriter) flushFull() error {
 		h := ow.o.Headers[r.Header]
 		ow.out = append(ow.out[:0], h.Bytes...)
 		var err error
-		if ow.out, err = zlibenc.Deflate(ow.out, ow.buf, r.P); err != nil {
+		if ow.out, err = ow.zs.Deflate(ow.out, ow.buf, r.P); err != nil {
 			return err
 		}
 		ow.out = binary.LittleEndian.AppendUint32(ow.out, crc32.ChecksumIEEE(ow.buf))
@@ -541,6 +544,7 @@ func (a *Archive) WriteOriginal(w io.Writer, f InputFile, vs []Version) (SourceS
 		return SourceStats{}, fmt.Errorf("%w %s: this build has no zlib (built without cgo)", ErrNoOriginal, f.Name)
 	}
 	ow := newOriginalWriter(w, f.Original)
+	defer ow.zs.Close()
 	st, err := a.streamSource(ow, f, vs, nil, nil)
 	if err == nil {
 		err = ow.close()
