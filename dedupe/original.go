@@ -222,8 +222,8 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 	stream := sha256.New()
 	var fr io.ReadCloser
 	var prev *zlibenc.Params
-	zs := zlibenc.NewStream()
-	defer zs.Close()
+	zs := zlibStreams.Get().(*zlibenc.Stream)
+	defer zlibStreams.Put(zs)
 	var plain bytes.Buffer
 	comp := []byte(nil)
 	for {
@@ -315,6 +315,11 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 	}
 	return o, originalExact, raw, nil
 }
+
+// zlibStreams are deflate states (about 300 KiB of C memory each) for
+// the member searches and rebuilds running at a time; a state dropped by
+// the pool is freed when collected.
+var zlibStreams = sync.Pool{New: func() any { return zlibenc.NewStream() }}
 
 // findParams returns zlib settings under which data deflates to comp.
 func findParams(zs *zlibenc.Stream, data, comp []byte, prev *zlibenc.Params) (zlibenc.Params, bool) {
@@ -443,7 +448,16 @@ type originalWriter struct {
 }
 
 func newOriginalWriter(w io.Writer, o *Original) *originalWriter {
-	return &originalWriter{w: w, o: o, h: sha256.New(), zs: zlibenc.NewStream()}
+	return &originalWriter{w: w, o: o, h: sha256.New(), zs: zlibStreams.Get().(*zlibenc.Stream)}
+}
+
+// release returns the writer's deflate state to the pool; the writer is
+// not used after.
+func (ow *originalWriter) release() {
+	if ow.zs != nil {
+		zlibStreams.Put(ow.zs)
+		ow.zs = nil
+	}
 }
 
 func (ow *originalWriter) Write(p []byte) (int, error) {
@@ -544,7 +558,7 @@ func (a *Archive) WriteOriginal(w io.Writer, f InputFile, vs []Version) (SourceS
 		return SourceStats{}, fmt.Errorf("%w %s: this build has no zlib (built without cgo)", ErrNoOriginal, f.Name)
 	}
 	ow := newOriginalWriter(w, f.Original)
-	defer ow.zs.Close()
+	defer ow.release()
 	st, err := a.streamSource(ow, f, vs, nil, nil)
 	if err == nil {
 		err = ow.close()
