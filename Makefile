@@ -21,7 +21,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # compression), tested again under the race detector.
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./export/tables
 
-.PHONY: all build run test vet lint unit race bench fuzz npm clean
+.PHONY: all build run test vet lint unit race bench bench-ingest fuzz npm clean
 
 all: build
 
@@ -92,6 +92,13 @@ test: vet lint npm unit race
 # time, so that no package's benchmarks share the cores with another's.
 bench: npm
 	$(GO) test -p 1 -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
+
+# Ingest throughput of one core: MB of decompressed input per CPU-second
+# of the whole process (MB/s-cpu), with gunzip of the same files as the
+# baseline (x-gunzip). To compare two commits, build each one's dedupe
+# test binary and run them alternately on the same machine.
+bench-ingest:
+	$(GO) test -run '^$$' -bench 'IngestCPU$$' -benchtime $(BENCHTIME) ./dedupe/
 
 # Each fuzz target briefly (FUZZTIME per target).
 fuzz:

@@ -222,6 +222,8 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 	stream := sha256.New()
 	var fr io.ReadCloser
 	var prev *zlibenc.Params
+	zs := zlibStreams.Get().(*zlibenc.Stream)
+	defer zlibStreams.Put(zs)
 	var plain bytes.Buffer
 	comp := []byte(nil)
 	for {
@@ -268,7 +270,7 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 		if _, err := f.ReadAt(comp, bodyAt); err != nil {
 			return nil, 0, nil, fmt.Errorf("read gzip member of %s at %d: %w", path, start, err)
 		}
-		p, ok := findParams(data, comp, prev)
+		p, ok := findParams(zs, data, comp, prev)
 		if !ok {
 			return nil, originalNoParams, nil, nil
 		}
@@ -314,10 +316,15 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 	return o, originalExact, raw, nil
 }
 
+// zlibStreams are deflate states (about 300 KiB of C memory each) for
+// the member searches and rebuilds running at a time; a state dropped by
+// the pool is freed when collected.
+var zlibStreams = sync.Pool{New: func() any { return zlibenc.NewStream() }}
+
 // findParams returns zlib settings under which data deflates to comp.
-func findParams(data, comp []byte, prev *zlibenc.Params) (zlibenc.Params, bool) {
+func findParams(zs *zlibenc.Stream, data, comp []byte, prev *zlibenc.Params) (zlibenc.Params, bool) {
 	if prev != nil {
-		if ok, _ := zlibenc.Reproduces(data, comp, *prev); ok {
+		if ok, _ := zs.Reproduces(data, comp, *prev); ok {
 			return *prev, true
 		}
 	}
@@ -325,7 +332,7 @@ func findParams(data, comp []byte, prev *zlibenc.Params) (zlibenc.Params, bool) 
 		if prev != nil && p == *prev {
 			continue
 		}
-		if ok, _ := zlibenc.Reproduces(data, comp, p); ok {
+		if ok, _ := zs.Reproduces(data, comp, p); ok {
 			return p, true
 		}
 	}
@@ -430,6 +437,7 @@ type originalWriter struct {
 	run, inRun int // its run, and its place in the run
 	buf        []byte
 	out        []byte
+	zs         *zlibenc.Stream
 	n          int64
 	h          hash.Hash
 	// err is the first error; with soft set, Write does not return it
@@ -440,7 +448,16 @@ type originalWriter struct {
 }
 
 func newOriginalWriter(w io.Writer, o *Original) *originalWriter {
-	return &originalWriter{w: w, o: o, h: sha256.New()}
+	return &originalWriter{w: w, o: o, h: sha256.New(), zs: zlibStreams.Get().(*zlibenc.Stream)}
+}
+
+// release returns the writer's deflate state to the pool; the writer is
+// not used after.
+func (ow *originalWriter) release() {
+	if ow.zs != nil {
+		zlibStreams.Put(ow.zs)
+		ow.zs = nil
+	}
 }
 
 func (ow *originalWriter) Write(p []byte) (int, error) {
@@ -482,7 +499,7 @@ func (ow *originalWriter) flushFull() error {
 		h := ow.o.Headers[r.Header]
 		ow.out = append(ow.out[:0], h.Bytes...)
 		var err error
-		if ow.out, err = zlibenc.Deflate(ow.out, ow.buf, r.P); err != nil {
+		if ow.out, err = ow.zs.Deflate(ow.out, ow.buf, r.P); err != nil {
 			return err
 		}
 		ow.out = binary.LittleEndian.AppendUint32(ow.out, crc32.ChecksumIEEE(ow.buf))
@@ -541,6 +558,7 @@ func (a *Archive) WriteOriginal(w io.Writer, f InputFile, vs []Version) (SourceS
 		return SourceStats{}, fmt.Errorf("%w %s: this build has no zlib (built without cgo)", ErrNoOriginal, f.Name)
 	}
 	ow := newOriginalWriter(w, f.Original)
+	defer ow.release()
 	st, err := a.streamSource(ow, f, vs, nil, nil)
 	if err == nil {
 		err = ow.close()

@@ -169,6 +169,7 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 		if f.OriginalCompressed() {
 			if zlibenc.Available {
 				ow = newOriginalWriter(io.Discard, f.Original)
+				defer ow.release()
 				ow.soft = true
 				w = ow
 			} else {

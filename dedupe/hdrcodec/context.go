@@ -44,17 +44,21 @@ type Context struct {
 // stored as an edit of prev or literally.
 func Unknown() Context { return Context{BlockLen: -1, PayloadLen: -1} }
 
-// Digests of one byte string; a nil slice is an unknown digest.
+// Digests of one byte string; a nil slice is an unknown digest. Sum's
+// digests are computed when the codec first asks for them: most headers
+// name one algorithm (wget and Heritrix write SHA-1), and the codec asks
+// only for those a field spells.
 type Digests struct {
 	SHA1, SHA256, SHA512, MD5 []byte
+	// of is the byte string Sum was given, hashed on first use.
+	of   []byte
+	lazy bool
 }
 
-// Sum returns the SHA-1 and SHA-256 of b, the algorithms WARC writers use.
-func Sum(b []byte) Digests {
-	s1 := sha1.Sum(b)
-	s2 := sha256.Sum256(b)
-	return Digests{SHA1: s1[:], SHA256: s2[:]}
-}
+// Sum returns the SHA-1 and SHA-256 of b, the algorithms WARC writers
+// use, computed on first use: b must not change while the Digests are in
+// use.
+func Sum(b []byte) Digests { return Digests{of: b, lazy: true} }
 
 // ForBlock returns a Context with the lengths and SHA-1/SHA-256 digests of
 // block, whose HTTP header (if any) is its first httpHeaderLen bytes
@@ -74,8 +78,16 @@ func ForBlock(block []byte, httpHeaderLen int) Context {
 func (d *Digests) get(alg digestAlg) []byte {
 	switch alg {
 	case algSHA1:
+		if d.SHA1 == nil && d.lazy {
+			s := sha1.Sum(d.of)
+			d.SHA1 = s[:]
+		}
 		return d.SHA1
 	case algSHA256:
+		if d.SHA256 == nil && d.lazy {
+			s := sha256.Sum256(d.of)
+			d.SHA256 = s[:]
+		}
 		return d.SHA256
 	case algSHA512:
 		return d.SHA512

@@ -42,9 +42,9 @@ func goldenContext() (Context, map[string]string) {
 	ctx.Date = time.Date(2014, 10, 29, 9, 5, 13, 0, time.UTC)
 	ctx.URL = "http://example.com/"
 	vars := map[string]string{
-		"{BLOCKSHA1}":     string(formatDigest(nil, encB32, ctx.Block.SHA1)),
-		"{PAYLOADSHA256}": string(formatDigest(nil, encHexLower, ctx.Payload.SHA256)),
-		"{PAYLOADB64}":    string(formatDigest(nil, encB64, ctx.Payload.SHA256)),
+		"{BLOCKSHA1}":     string(formatDigest(nil, encB32, ctx.Block.get(algSHA1))),
+		"{PAYLOADSHA256}": string(formatDigest(nil, encHexLower, ctx.Payload.get(algSHA256))),
+		"{PAYLOADB64}":    string(formatDigest(nil, encB64, ctx.Payload.get(algSHA256))),
 		"{BLOCKLEN}":      "24",
 		"{PAYLOADLEN}":    "5",
 	}

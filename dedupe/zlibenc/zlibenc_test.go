@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,4 +105,43 @@ func mustDeflate(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestStreamReuse: one Stream, reset between streams and rebuilt when the
+// settings change, writes what a fresh encoder writes (the output
+// TestGolden pins), also right after a comparison abandoned midway, and
+// accepts it.
+func TestStreamReuse(t *testing.T) {
+	if !Available {
+		t.Skip("built without cgo")
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "reencode", "testdata", "golden", "input.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStream()
+	defer s.Close()
+	ps := Candidates()
+	// Forwards, then backwards: every setting follows both itself (a
+	// reset) and another (a new state).
+	back := slices.Clone(ps)
+	slices.Reverse(back)
+	for _, p := range append(ps, back...) {
+		want, err := Deflate(nil, doc, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := bytes.Clone(want)
+		bad[len(bad)/2] ^= 1
+		if ok, _ := s.Reproduces(doc, bad, p); ok {
+			t.Fatalf("%s: damaged output accepted", p)
+		}
+		got, err := s.Deflate([]byte("head"), doc, p)
+		if err != nil || string(got[:4]) != "head" || !bytes.Equal(got[4:], want) {
+			t.Fatalf("%s: reused stream writes %d bytes (%v), a fresh one %d", p, len(got)-4, err, len(want))
+		}
+		if ok, err := s.Reproduces(doc, want, p); !ok || err != nil {
+			t.Fatalf("%s: reused stream rejects its output (%v)", p, err)
+		}
+	}
 }
