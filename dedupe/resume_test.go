@@ -110,3 +110,66 @@ func TestResumeOnePass(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeOtherInputs interrupts an ingest and runs it again with fewer
+// files: the walk differs from the one committed, so the re-run adds its
+// files as a new run; then the whole set completes, every record once.
+func TestResumeOtherInputs(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "samples", "*.warc.gz"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("samples: %v", files)
+	}
+	arch := filepath.Join(t.TempDir(), "a.bwa")
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := Options{CommitBytes: 1}
+	o := opts
+	n := 0
+	o.Progress = func(st Stats) {
+		if n++; n == 3 {
+			cancel()
+		}
+	}
+	if _, err := Ingest(ctx, arch, files, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted ingest: %v", err)
+	}
+	cancel()
+	if _, err := Ingest(context.Background(), arch, files[1:], opts); err != nil {
+		t.Fatalf("re-run with other inputs: %v", err)
+	}
+	if a, err := Open(arch, pack.Options{}); err != nil {
+		t.Fatal(err)
+	} else {
+		if len(a.root.Runs) != 2 || a.root.Open != nil {
+			t.Errorf("after the re-run: %d runs (open ingest %v), want the interrupted run and a new one, closed", len(a.root.Runs), a.root.Open)
+		}
+		a.Close()
+	}
+	st, err := Ingest(context.Background(), arch, files, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != 1 {
+		t.Errorf("last ingest took %d files, want the one left out", st.Files)
+	}
+	ref := filepath.Join(t.TempDir(), "ref.bwa")
+	if _, err := Ingest(context.Background(), ref, files, opts); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ra, err := Open(ref, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ra.Close()
+	if got, want := catalogOf(t, a), catalogOf(t, ra); !slices.Equal(got, want) {
+		t.Errorf("catalog has %d versions, one ingest of the files %d (or they differ)", len(got), len(want))
+	}
+	checkRoundTrip(t, a)
+	if _, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil {
+		t.Error(err)
+	}
+}
