@@ -27,19 +27,25 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// killInput is a small input with many URLs: the first six files of the
-// mkdocs-org corpus site (about 30 URLs) when ../shared is there, else
-// testdata/samples (6 URLs).
-func killInput(t *testing.T) []string {
+// killInput is a small input with many URLs and the -commit that cuts it
+// into many commits: the first six files of the mkdocs-org corpus site
+// (about 30 URLs) when ../shared is there and not -short, else eight
+// files of testdata/samples (6 URLs, a commit after each).
+func killInput(t *testing.T) (inputs []string, commit string) {
 	t.Helper()
 	site := filepath.Join(sharedtest.RepoRoot(t), "..", "shared", "corpus", "mkdocs-org")
 	files, _ := filepath.Glob(filepath.Join(site, "*.warc.gz"))
-	if len(files) >= 6 {
+	if len(files) >= 6 && !testing.Short() {
 		slices.Sort(files)
-		return files[:6]
+		return files[:6], "16KiB"
 	}
-	t.Logf("%s not found: killing ingests of testdata/samples", site)
-	return []string{filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")}
+	t.Logf("corpus not used (-short, or %s not found): killing ingests of testdata/samples", site)
+	files, _ = filepath.Glob(filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples", "*.warc.gz"))
+	if len(files) < 8 {
+		t.Fatalf("testdata/samples: %d files", len(files))
+	}
+	slices.Sort(files)
+	return files[:8], "1"
 }
 
 // commitSeq reads the generation of dir's COMMIT, -1 when there is none
@@ -98,9 +104,9 @@ func diffArchives(got, want map[string][]byte) []string {
 // complete it into the very bytes of an uninterrupted ingest.
 func TestKillResume(t *testing.T) {
 	bin := buildBinary(t)
-	inputs := killInput(t)
+	inputs, commit := killInput(t)
 	args := func(arch string) []string {
-		return append([]string{"ingest", "-json", "-tables=false", "-workers", "2", "-commit", "16KiB", arch}, inputs...)
+		return append([]string{"ingest", "-json", "-tables=false", "-workers", "2", "-commit", commit, arch}, inputs...)
 	}
 	ref := filepath.Join(t.TempDir(), "ref.bwa")
 	start := time.Now()
@@ -123,9 +129,10 @@ func TestKillResume(t *testing.T) {
 	for i := range kills {
 		arch := filepath.Join(t.TempDir(), "a.bwa")
 		// The point: after commit generation k (0 is the empty archive
-		// Create writes, -1 before it), then up to a fifth of the run.
+		// Create writes, -1 before it; the last one, st.Commits, ends
+		// the ingest), then up to the mean time between two commits.
 		k := int64(rng.IntN(st.Commits+1)) - 1
-		delay := time.Duration(rng.Int64N(int64(onePass / 5)))
+		delay := time.Duration(rng.Int64N(int64(onePass) / int64(st.Commits)))
 		cmd := exec.Command(bin, args(arch)...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
