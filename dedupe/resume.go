@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash"
-	"path/filepath"
 )
 
 // Resume = one pass (docs/FORMAT.md "Crash and resume"). An ingest
@@ -58,7 +57,7 @@ func decodeOpen(d *dec, runs int) *openIngest {
 // ingests them as a new run, as it would new files.
 var errResumeMismatch = errors.New("inputs differ from those of the interrupted ingest")
 
-// walkDigest hashes the captures of a walk in order: key, file name,
+// walkDigest hashes the captures of a walk in order: key, file path,
 // position, length and CRC of each. It depends on the inputs and the
 // selection alone.
 type walkDigest struct {
@@ -70,7 +69,10 @@ func newWalkDigest() *walkDigest { return &walkDigest{h: sha256.New()} }
 
 func (w *walkDigest) add(key string, v *Version) {
 	b := appendString(w.buf[:0], key)
-	b = appendString(b, filepath.Base(v.File))
+	// The path as given, as the catalog records it: a re-run naming the
+	// files otherwise starts a run of its own rather than mix spellings
+	// in one.
+	b = appendString(b, v.File)
 	b = binary.AppendVarint(b, v.Offset)
 	b = binary.AppendVarint(b, v.Skip)
 	b = binary.AppendVarint(b, v.Length)

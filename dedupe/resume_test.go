@@ -173,3 +173,59 @@ func TestResumeOtherInputs(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReadOpenIngest opens testdata/v7.bwa, v6.bwa's two ingests and a
+// third killed after its second commit (testdata/README.md): it reads,
+// restores and verifies at that commit, and running the third ingest
+// again completes it into a version 6 root, without storing again what
+// was committed.
+func TestReadOpenIngest(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := filepath.Join(t.TempDir(), "v7.bwa")
+	if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", "v7.bwa"))); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := catalogVersionOf(t, a); got != openRootVersion || a.root.Open == nil || a.root.Open.Run != 2 {
+		t.Fatalf("catalog version %d, open ingest %+v: want version %d, run 2", got, a.root.Open, openRootVersion)
+	}
+	if fs := a.Files(); len(fs) != 3 {
+		t.Errorf("input files %+v, want the 3 of the finished ingests", fs)
+	}
+	committed := restoreAll(t, a, root, func(*Version) {})
+	if committed <= 24 || committed >= 32 {
+		t.Errorf("%d records restore, want the 24 of the finished ingests and some of the third's 8", committed)
+	}
+	if vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || vs.Records != int64(committed) {
+		t.Errorf("verify: %+v, %v", vs, err)
+	}
+	a.Close()
+
+	// The catalog names inputs by repository-relative paths.
+	t.Chdir(root)
+	st, err := Ingest(context.Background(), arch, []string{"testdata/samples/ota-lovescout24-20220425123217.warc.gz"}, Options{CommitBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Repeats != int64(committed-24) || st.Records != 8 {
+		t.Errorf("resumed ingest: %d records, %d skipped as committed; want 8 and %d", st.Records, st.Repeats, committed-24)
+	}
+	a, err = Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got := catalogVersionOf(t, a); got != catalogVersion || a.root.Open != nil || len(a.root.Runs) != 3 {
+		t.Errorf("after the resumed ingest: catalog version %d, %d runs, open ingest %+v; want version %d, 3 runs, none open",
+			got, len(a.root.Runs), a.root.Open, catalogVersion)
+	}
+	if n := restoreAll(t, a, root, func(*Version) {}); n != 32 {
+		t.Errorf("%d records restore after the resumed ingest, want 32", n)
+	}
+}
