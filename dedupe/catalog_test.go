@@ -229,7 +229,7 @@ func TestRootRoundTrip(t *testing.T) {
 	// A prefix longer than the previous name is refused.
 	badBody := append([]byte{1, 5, 1, 'x', 0}, make([]byte, 32)...)
 	badBody = append(badBody, 0)
-	bad, err := wrapRoot(badBody)
+	bad, err := wrapRoot(badBody, catalogVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,10 +505,10 @@ func TestGapVersionCatalog(t *testing.T) {
 // TestCatalogFormats checks that every catalog version from the oldest to
 // the current one has a complete entry in catalogFormats, and no other.
 func TestCatalogFormats(t *testing.T) {
-	if len(catalogFormats) != catalogVersion-oldestCatalog+1 {
-		t.Errorf("%d formats, want versions %d to %d", len(catalogFormats), oldestCatalog, catalogVersion)
+	if len(catalogFormats) != newestCatalog-oldestCatalog+1 {
+		t.Errorf("%d formats, want versions %d to %d", len(catalogFormats), oldestCatalog, newestCatalog)
 	}
-	for ver := uint64(oldestCatalog); ver <= catalogVersion; ver++ {
+	for ver := uint64(oldestCatalog); ver <= newestCatalog; ver++ {
 		f := catalogFormats[ver]
 		if f == nil || f.fileRow == nil || f.version == nil || f.flags&flagDated == 0 {
 			t.Errorf("catalog version %d: format %+v incomplete", ver, f)

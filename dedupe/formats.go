@@ -6,8 +6,15 @@ const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
 	catalogVersion = 6
-	// oldestCatalog is the oldest catalog version this reader knows.
+	// openRootVersion is the version of a root that records an ingest in
+	// progress (root.Open): version 6 and the open ingest's position. A
+	// root without one is written as catalogVersion, so a finished
+	// archive has the same bytes as before the version existed.
+	openRootVersion = 7
+	// oldestCatalog and newestCatalog bound the versions this reader
+	// knows.
 	oldestCatalog = 2
+	newestCatalog = openRootVersion
 )
 
 // catalogFormat is how one catalog version is read (docs/FORMAT.md
@@ -33,6 +40,9 @@ type catalogFormat struct {
 	version func(d *dec, files []string, t *idTable) Version
 	// flags are the version flag bits the catalog version may set.
 	flags uint64
+	// openIngest: the root ends with the position of an ingest in
+	// progress (root.Open).
+	openIngest bool
 }
 
 var catalogFormats = map[uint64]*catalogFormat{
@@ -52,4 +62,8 @@ var catalogFormats = map[uint64]*catalogFormat{
 	// gzip member table that does it.
 	6: {rootZstd: true, fileRow: fileRowV6, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap},
+	// A root of version 6 followed by the position of the ingest in
+	// progress; segments are never of this version.
+	7: {rootZstd: true, fileRow: fileRowV6, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, openIngest: true},
 }

@@ -126,7 +126,24 @@ type Stats struct {
 // at the end; after a crash the archive is at its last commit and running
 // Ingest again completes it. Files already ingested completely are
 // skipped.
+//
+// An ingest interrupted and run again with the same inputs and options
+// writes the same archive bytes as one that was not (docs/FORMAT.md
+// "Crash and resume").
 func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Stats, error) {
+	st, err := ingest(ctx, dir, inputs, opts, true)
+	if errors.Is(err, errResumeMismatch) {
+		// Nothing was added: the walk stops at the first capture past
+		// the committed position. What the interrupted ingest committed
+		// is then history, as an earlier ingest's would be.
+		st, err = ingest(ctx, dir, inputs, opts, false)
+	}
+	return st, err
+}
+
+// ingest is Ingest; resume says whether to resume an interrupted ingest
+// the root records.
+func ingest(ctx context.Context, dir string, inputs []string, opts Options, resume bool) (Stats, error) {
 	var st Stats
 	if opts.Level == 0 {
 		opts.Level = DefaultLevel
@@ -191,10 +208,21 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		hashed <- err
 	}()
 
-	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: len(r.Runs), budget: budget,
-		hist:    &root{Runs: r.Runs[:len(r.Runs):len(r.Runs)]},
+	// A new run, or the run of the interrupted ingest to extend; the
+	// history is the runs before it either way.
+	run := len(r.Runs)
+	var open *openIngest
+	if resume && r.Open != nil {
+		open, run = r.Open, r.Open.Run
+	}
+	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: run, budget: budget,
+		hist:    &root{Runs: r.Runs[:run:run]},
+		resume:  open,
+		walk:    newWalkDigest(),
 		records: map[string]int64{}, malformed: map[string]int64{}, streams: map[string]warcio.FileStream{}}
-	r.Runs = append(r.Runs, nil)
+	if len(r.Runs) == run {
+		r.Runs = append(r.Runs, nil)
+	}
 	g.start()
 	defer g.finish()
 	paths := make([]string, len(todo))
@@ -222,6 +250,9 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 			}
 		},
 	}, g.capture)
+	if err == nil && g.resume != nil && g.walk.sum() != g.resume.Walk {
+		err = errResumeMismatch // the walk ended at or before the committed position
+	}
 	if err == nil {
 		err = g.endURL()
 	}
@@ -232,6 +263,8 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 		err = ferr // the applier's error, which stopped the walk
 	}
 	st.Malformed = ws.Skipped
+	st.Records += g.resumed
+	st.Repeats += g.resumed
 	if err != nil {
 		return st, err
 	}
@@ -253,7 +286,7 @@ func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Sta
 	}
 	r.Files = append(r.Files, rows...)
 	st.Files = len(todo)
-	if err := g.commit(); err != nil {
+	if err := g.commit(nil); err != nil {
 		return st, err
 	}
 	return st, nil

@@ -43,6 +43,12 @@ type ingester struct {
 
 	cur     *job             // the job receiving captures
 	records map[string]int64 // records read, by input path (walk callback)
+	// walk digests the captures walked (walk callback); while resume is
+	// set, captures up to its key are skipped as committed, and resumed
+	// counts the records skipped.
+	walk    *walkDigest
+	resume  *openIngest
+	resumed int64
 
 	// Model slots, each with its Partitioner (cached style sheets and
 	// stems; identical output to partition.Partition). With one worker
@@ -81,8 +87,9 @@ type capData struct {
 // job is a run of captures of one URL, modelled by one worker.
 type job struct {
 	key     string
-	first   bool // the URL's first job: load its history
-	last    bool // the URL's last job: queue its catalog entry
+	first   bool     // the URL's first job: load its history
+	last    bool     // the URL's last job: queue its catalog entry
+	walk    [32]byte // a last job's: the walk digest up to its URL's end
 	u       *urlState
 	caps    []capData
 	bytes   int64
@@ -106,18 +113,6 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	if !c.Gap {
 		g.records[c.File]++
 	}
-	if g.cur == nil || c.Key != g.cur.key {
-		if err := g.endURL(); err != nil {
-			return err
-		}
-		g.cur = &job{key: c.Key, first: true, u: &urlState{key: c.Key}, done: make(chan struct{})}
-	} else if g.cur.bytes >= maxJobBytes {
-		prev := g.cur
-		if err := g.submit(prev); err != nil {
-			return err
-		}
-		g.cur = &job{key: c.Key, u: prev.u, prev: prev.done, done: make(chan struct{})}
-	}
 	block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
 	if err != nil {
 		return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
@@ -132,6 +127,35 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	v.CRC = crc32.Update(h, castagnoli, c.Trailer)
 	d := c.Digests()
 	v.BlockDigestOK, v.PayloadDigestOK = d.BlockMatch == warcio.MatchOK, d.PayloadMatch == warcio.MatchOK
+	if g.resume != nil {
+		if c.Key > g.resume.Key {
+			// Past the committed position: resume only if the walk up
+			// to it is the one committed.
+			if g.walk.sum() != g.resume.Walk {
+				return errResumeMismatch
+			}
+			g.resume = nil
+		} else {
+			g.walk.add(c.Key, &v)
+			if !c.Gap {
+				g.resumed++
+			}
+			return nil
+		}
+	}
+	if g.cur == nil || c.Key != g.cur.key {
+		if err := g.endURL(); err != nil {
+			return err
+		}
+		g.cur = &job{key: c.Key, first: true, u: &urlState{key: c.Key}, done: make(chan struct{})}
+	} else if g.cur.bytes >= maxJobBytes {
+		prev := g.cur
+		if err := g.submit(prev); err != nil {
+			return err
+		}
+		g.cur = &job{key: c.Key, u: prev.u, prev: prev.done, done: make(chan struct{})}
+	}
+	g.walk.add(c.Key, &v)
 	j := g.cur
 	j.caps = append(j.caps, capData{v: v, rawHeader: bytes.Clone(c.RawHeader), block: block})
 	j.bytes += int64(len(c.RawHeader) + len(block) + len(c.Trailer))
@@ -146,6 +170,7 @@ func (g *ingester) endURL() error {
 	}
 	g.cur = nil
 	j.last = true
+	j.walk = g.walk.sum()
 	return g.submit(j)
 }
 
@@ -330,7 +355,7 @@ func (g *ingester) apply(j *job) error {
 		g.opts.Progress(*g.st)
 	}
 	if g.sinceCommit >= g.opts.CommitBytes {
-		return g.commit()
+		return g.commit(&openIngest{Run: g.run, Key: j.key, Walk: j.walk})
 	}
 	return nil
 }
@@ -395,10 +420,16 @@ func (g *ingester) writeSegment() error {
 	return nil
 }
 
-func (g *ingester) commit() error {
+// commit writes the pending catalog entries and commits, with open the
+// position of the walk for every commit but the last (nil). What comes
+// after a commit depends on the archive and the walk alone (resume.go):
+// the previous URL's first page is forgotten here.
+func (g *ingester) commit(open *openIngest) error {
+	g.prevFirst = nil
 	if err := g.writeSegment(); err != nil {
 		return err
 	}
+	g.r.Open = open
 	// An empty run would only cost bytes.
 	runs := g.r.Runs
 	if len(runs[g.run]) == 0 {

@@ -19,6 +19,9 @@ type segRef struct {
 type root struct {
 	Files []InputFile
 	Runs  [][]segRef
+	// Open is set in the commits an ingest makes before its last one:
+	// where it was, so that running it again resumes there (resume.go).
+	Open *openIngest
 }
 
 // maxRootPlain bounds a version 4 root's decompressed body, so that a
@@ -29,12 +32,17 @@ const maxRootPlain = 256 << 20
 // encode writes the root. Since version 4 the body after the version is
 // one zstd frame: file names, sizes and counts compress (the SHA-256s do
 // not), about 15 % of the root on the corpus.
-func (r *root) encode() ([]byte, error) { return wrapRoot(r.body()) }
+func (r *root) encode() ([]byte, error) {
+	if r.Open == nil {
+		return wrapRoot(r.body(), catalogVersion)
+	}
+	return wrapRoot(r.Open.appendTo(r.body()), openRootVersion)
+}
 
 // wrapRoot prefixes magic and version to a root body and compresses it.
-func wrapRoot(body []byte) ([]byte, error) {
+func wrapRoot(body []byte, version uint64) ([]byte, error) {
 	b := []byte(rootMagic)
-	b = binary.AppendUvarint(b, catalogVersion)
+	b = binary.AppendUvarint(b, version)
 	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, fmt.Errorf("encode catalog root: %w", err)
@@ -126,7 +134,7 @@ func decodeRoot(b []byte) (*root, error) {
 	d := &dec{b: b[4:]}
 	ver := d.uvarint("version")
 	if d.f = catalogFormats[ver]; d.err == nil && d.f == nil {
-		return nil, fmt.Errorf("%w: catalog version %d, this reader knows %d to %d", errCatalog, ver, oldestCatalog, catalogVersion)
+		return nil, fmt.Errorf("%w: catalog version %d, this reader knows %d to %d", errCatalog, ver, oldestCatalog, newestCatalog)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -161,6 +169,9 @@ func decodeRoot(b []byte) (*root, error) {
 			run = append(run, segRef{First: d.str("first key"), Last: d.str("last key"), ID: d.id("segment id")})
 		}
 		r.Runs = append(r.Runs, run)
+	}
+	if d.f.openIngest {
+		r.Open = decodeOpen(d, len(r.Runs))
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("payload length")

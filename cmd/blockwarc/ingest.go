@@ -27,7 +27,8 @@ stored so that it restores byte for byte (checked before it is committed).
 A file already ingested (same name, size and SHA-256) is skipped. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
-completes it. A second ingest of the same archive at the same time is
+with the same inputs resumes after it and completes it, into the same
+archive bytes as an uninterrupted ingest. A second ingest of the same archive at the same time is
 refused. Then the tables ARCHIVE/tables are rewritten from the whole
 archive (see 'blockwarc tables'; -tables=false skips it, and they are not
 rewritten when no new file was ingested and they exist). -report and

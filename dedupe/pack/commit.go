@@ -158,37 +158,50 @@ func filesPresent(dir string, m *manifest) error {
 // fsync of the directory, so a crash leaves either the old or the new
 // one; then the same again for the copy COMMIT.copy, so that one
 // damaged commit file does not make the archive unreadable.
-func publishManifest(dir string, m *manifest, nosync bool) error {
+func publishManifest(dir string, m *manifest, o *Options) error {
 	b := m.encode()
 	for _, name := range []string{commitName, commitCopy} {
-		if err := publishFile(dir, name, b, nosync); err != nil {
+		if err := publishFile(dir, name, b, o); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func publishFile(dir, name string, b []byte, nosync bool) error {
+func publishFile(dir, name string, b []byte, o *Options) error {
 	tmp := filepath.Join(dir, commitTemp)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("write commit: %w", err)
 	}
-	if _, err := f.Write(b); err != nil {
+	err = o.fault("write", tmp)
+	if err == nil {
+		_, err = f.Write(b)
+	}
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("write commit: %w", err)
 	}
-	if err := fsync(f, nosync); err != nil {
+	err = o.fault("sync", tmp)
+	if err == nil {
+		err = fsync(f, o.noSync)
+	}
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("sync commit: %w", err)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write commit: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+	path := filepath.Join(dir, name)
+	err = o.fault("rename", path)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		return fmt.Errorf("publish %s: %w", name, err)
 	}
-	if nosync {
+	if o.noSync {
 		return nil
 	}
 	return syncDir(dir)

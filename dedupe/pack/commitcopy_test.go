@@ -63,7 +63,7 @@ func TestCommitConflict(t *testing.T) {
 	}
 	defer w.Close()
 	other := &manifest{seq: w.m.seq + 1, payload: []byte("other writer")}
-	if err := publishManifest(dir, other, true); err != nil {
+	if err := publishManifest(dir, other, &Options{noSync: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := w.Add(KindOther, []byte("mine")); err != nil {

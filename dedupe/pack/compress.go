@@ -176,6 +176,9 @@ func (w *Writer) write(j *frameJob, seq int) error {
 		return w.fail(err)
 	}
 	off := w.packLen
+	if err := w.opts.fault("write", w.pack.Name()); err != nil {
+		return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
+	}
 	if _, err := w.pack.WriteAt(hdr, off); err != nil {
 		return w.fail(fmt.Errorf("write frame to pack %d: %w", w.packNum, err))
 	}

@@ -58,7 +58,7 @@ func Repair(dir string, opts Options) (RepairResult, error) {
 		if err := cleanup(dir, m); err != nil {
 			return res, fmt.Errorf("repair: %w", err)
 		}
-		if err := publishManifest(dir, m, opts.noSync); err != nil {
+		if err := publishManifest(dir, m, &opts); err != nil {
 			return res, fmt.Errorf("repair: %w", err)
 		}
 		switch {
@@ -340,7 +340,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 		}
 	}
 	nm := &manifest{seq: m.seq + 1, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, payload: m.payload}
-	if err := publishManifest(s.dir, nm, s.opts.noSync); err != nil {
+	if err := publishManifest(s.dir, nm, &s.opts); err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
 	return cleanup(s.dir, nm)

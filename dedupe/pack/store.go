@@ -70,8 +70,26 @@ type Options struct {
 	// NoParity: commits write no parity sidecars (docs/FORMAT.md
 	// "Parity"). Reads use the sidecars that are there either way.
 	NoParity bool
+	// Faults, when set, is called before the writer writes a frame to a
+	// pack, syncs a pack, and writes, syncs or renames a commit file,
+	// with the operation ("write", "sync", "rename") and the file's path;
+	// an error it returns fails the operation as the system's would (a
+	// full disk, EIO). For fault-injection tests; nil costs nothing.
+	Faults func(op, path string) error
 
 	noSync bool // tests only: skip fsync
+}
+
+// fault is what Options.Faults says of op on path, as the *fs.PathError
+// the system would give.
+func (o *Options) fault(op, path string) error {
+	if o.Faults == nil {
+		return nil
+	}
+	if err := o.Faults(op, path); err != nil {
+		return &fs.PathError{Op: op, Path: path, Err: err}
+	}
+	return nil
 }
 
 // NativeMemory is how much memory outside the Go heap a Writer with
@@ -181,7 +199,7 @@ func Create(dir string, opts Options) (*Store, error) {
 	if _, err := os.Stat(filepath.Join(dir, commitName)); err == nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, fs.ErrExist)
 	}
-	if err := publishManifest(dir, &manifest{}, opts.noSync); err != nil {
+	if err := publishManifest(dir, &manifest{}, &opts); err != nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, err)
 	}
 	return Open(dir, opts)

@@ -117,7 +117,7 @@ func (s *Store) Begin() (*Writer, error) {
 	// crash between the two renames) or damaged is rewritten now, so the
 	// archive does not hang on COMMIT alone until the next commit.
 	if cm, err := readManifestFile(filepath.Join(s.dir, commitCopy)); err != nil || cm.seq != m.seq {
-		if err := publishFile(s.dir, commitCopy, m.encode(), s.opts.noSync); err != nil {
+		if err := publishFile(s.dir, commitCopy, m.encode(), &s.opts); err != nil {
 			unlock(lock)
 			return nil, fmt.Errorf("begin: %w", err)
 		}
@@ -382,7 +382,7 @@ func (w *Writer) ensurePack(need int64) error {
 		return nil
 	}
 	if w.pack != nil {
-		if err := fsync(w.pack, w.opts.noSync); err != nil {
+		if err := w.syncPack(); err != nil {
 			return fmt.Errorf("sync pack %d: %w", w.packNum, err)
 		}
 		w.pack.Close()
@@ -423,6 +423,14 @@ func (w *Writer) ensurePack(need int64) error {
 	return w.newPack(1)
 }
 
+// syncPack makes the current pack durable.
+func (w *Writer) syncPack() error {
+	if err := w.opts.fault("sync", w.pack.Name()); err != nil {
+		return err
+	}
+	return fsync(w.pack, w.opts.noSync)
+}
+
 func (w *Writer) newPack(num uint32) error {
 	path := filepath.Join(w.s.dir, packName(num))
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -461,7 +469,7 @@ func (w *Writer) Commit(payload []byte) error {
 		return err
 	}
 	if w.pack != nil {
-		if err := fsync(w.pack, w.opts.noSync); err != nil {
+		if err := w.syncPack(); err != nil {
 			return w.fail(fmt.Errorf("sync pack %d: %w", w.packNum, err))
 		}
 	}
@@ -532,7 +540,7 @@ func (w *Writer) Commit(payload []byte) error {
 	} else if cur.seq != w.m.seq {
 		return w.fail(&ConflictError{Dir: w.s.dir, Began: w.m.seq, Found: cur.seq})
 	}
-	if err := publishManifest(w.s.dir, m, w.opts.noSync); err != nil {
+	if err := publishManifest(w.s.dir, m, &w.opts); err != nil {
 		return w.fail(fmt.Errorf("commit: %w", err))
 	}
 	putStaged(w.s.dir, st, w.opts.noSync)
