@@ -402,10 +402,13 @@ func (g *ingester) writeSegment() error {
 	// shapes and header encodings, which a 64 KiB segment alone cannot
 	// learn. The chain is bounded by the store's MaxChain, so finding a
 	// URL decodes at most that many segments (usually cached).
+	// A run's first segment takes the last segment of the run before it:
+	// an archive ingested a crawl at a time starts a run per crawl, and
+	// its segments differ in little but dates and record ids.
 	var id pack.ID
 	var err error
-	if run := g.r.Runs[g.run]; len(run) > 0 {
-		id, _, err = g.w.AddDelta(pack.KindVersionCatalog, seg, run[len(run)-1].ID)
+	if base, ok := g.segmentBase(); ok {
+		id, _, err = g.w.AddDelta(pack.KindVersionCatalog, seg, base)
 	} else {
 		id, _, err = g.w.Add(pack.KindVersionCatalog, seg)
 	}
@@ -418,6 +421,17 @@ func (g *ingester) writeSegment() error {
 	g.r.Runs[g.run] = append(g.r.Runs[g.run], segRef{First: g.pending[0].Key, Last: g.pending[len(g.pending)-1].Key, ID: id})
 	g.pending, g.pendingBytes = nil, 0
 	return nil
+}
+
+// segmentBase is the segment the next one is a delta of: the run's last,
+// else the last of the nearest earlier run that has one.
+func (g *ingester) segmentBase() (pack.ID, bool) {
+	for r := g.run; r >= 0; r-- {
+		if run := g.r.Runs[r]; len(run) > 0 {
+			return run[len(run)-1].ID, true
+		}
+	}
+	return pack.ID{}, false
 }
 
 // commit writes the pending catalog entries and commits, with open the
