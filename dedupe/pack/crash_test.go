@@ -70,7 +70,9 @@ func writeCommit(w *Writer, c uint64) error {
 // crashChild writes commits until it is killed, printing each commit
 // number once it is durable.
 func crashChild(dir string) error {
-	s, err := Open(dir, Options{noSync: true, FrameSize: 8 << 10, PackSize: 96 << 10, Workers: 2})
+	// Short chains: a child commits every few KiB, and a frame extending
+	// a 4 MiB chain would cost it half a second (longer under -race).
+	s, err := Open(dir, Options{noSync: true, FrameSize: 8 << 10, PackSize: 96 << 10, Workers: 2, ChainBytes: 64 << 10})
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,12 @@ type Options struct {
 	// ChunkTable bounds the writer's table of chunk hashes, in entries of
 	// about 60 bytes (default chunk.DefaultTableEntries, 2 Mi).
 	ChunkTable int
+	// ChainBytes bounds a chain of frames of chunks (chunk.Options,
+	// docs/FORMAT.md "Chains of frames of chunks"): 0 the default (the
+	// 4 MiB frame), negative no chains. A frame that extends a chain costs
+	// the indexing of the chain as its dictionary at level 19 (about 0.5 s
+	// for 4 MiB): tests that commit every few KiB bound it lower.
+	ChainBytes int
 	// SkipVerify skips the SHA-256 check of objects returned by Get (their
 	// frames are still checksummed). Verify always checks.
 	SkipVerify bool
