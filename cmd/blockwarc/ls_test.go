@@ -73,6 +73,10 @@ func TestCatNear(t *testing.T) {
 		{"2024-01-18", after},  // one day before the 19th
 		{"2024-01-12", before}, // inside the day
 	} {
+		// -at takes the same forms: the latest capture at or before the day's end.
+		if code, got, stderr := runCmd(t, "cat", "-at", tc.t, bwa, tinderPrivacy); code != exitOK || got != before {
+			t.Errorf("-at %s: exit %d %s, not the capture of the 12th", tc.t, code, stderr)
+		}
 		code, got, stderr := runCmd(t, "cat", "-near", tc.t, bwa, tinderPrivacy)
 		if code != exitOK || got != tc.want {
 			t.Errorf("-near %s: exit %d %s, wrong capture", tc.t, code, stderr)
