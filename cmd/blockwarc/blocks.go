@@ -194,6 +194,9 @@ func readPage(name string, max int64) ([]byte, error) {
 			return nil, fmt.Errorf("open page: %w", err)
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("open page %s: is a directory; want an HTML file, or ARCHIVE URL", name)
+		}
 		r, label = f, name
 	}
 	br := bufio.NewReader(io.LimitReader(r, max+1))

@@ -326,6 +326,8 @@ func TestBlocksUsage(t *testing.T) {
 		{[]string{"blocks"}, exitUsage, "want one FILE"},
 		{[]string{"blocks", "a", "b", "c"}, exitUsage, "want one FILE"},
 		{[]string{"blocks", "a", "b"}, exitFailure, "stat a: no such file or directory"},
+		{[]string{"blocks", "a"}, exitFailure, "open page: open a: no such file or directory"},
+		{[]string{"blocks", os.TempDir()}, exitFailure, "open page " + os.TempDir() + ": is a directory; want an HTML file, or ARCHIVE URL"},
 		{[]string{"blocks", "-json", "-main", blocksPage}, exitUsage, "exclude each other"},
 		{[]string{"blocks", "-max", "lots", blocksPage}, exitUsage, "bad size"},
 		{[]string{"blocks", "-level", "-1", blocksPage}, exitUsage, "-level"},

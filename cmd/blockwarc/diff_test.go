@@ -57,6 +57,11 @@ func tinderArchive(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The test binary stands in for the real one in tests that signal a
+	// process (TestIngestInterrupt): main's signal handling included.
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+	}
 	code := m.Run()
 	if tinderBWA != "" {
 		os.RemoveAll(filepath.Dir(tinderBWA))

@@ -28,7 +28,8 @@ A file already ingested (same name, size and SHA-256) is skipped. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same
-archive bytes as an uninterrupted ingest. A second ingest of the same archive at the same time is
+archive bytes as an uninterrupted ingest; an ingest that stops before its
+first commit leaves no archive behind. A second ingest of the same archive at the same time is
 refused. Then the tables ARCHIVE/tables are rewritten from the whole
 archive (see 'blockwarc tables'; -tables=false skips it, and they are not
 rewritten when no new file was ingested and they exist). -report and
@@ -131,8 +132,18 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	began := time.Now()
-	_, statErr := os.Stat(fs.Arg(0))
-	created := os.IsNotExist(statErr)
+	// created: this run makes the archive (the directory is missing or
+	// empty), so a run that commits nothing leaves nothing behind.
+	fi, statErr := os.Stat(fs.Arg(0))
+	existed, created := statErr == nil, os.IsNotExist(statErr)
+	if existed && !fi.IsDir() {
+		fmt.Fprintf(stderr, "blockwarc ingest: archive %s: not a directory\n", fs.Arg(0))
+		return exitFailure
+	}
+	if existed {
+		ents, err := os.ReadDir(fs.Arg(0))
+		created = err == nil && len(ents) == 0
+	}
 	res, err := shard.Ingest(ctx, fs.Arg(0), inputs, *shards, opts)
 	st := res.Stats
 	if bar != nil {
@@ -144,12 +155,18 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if st.Recovered != "" {
 		fmt.Fprintf(stderr, "blockwarc ingest: warning: %s\n", st.Recovered)
 	}
-	if err != nil && created && st.Commits == 0 {
+	removed := err != nil && created && st.Commits == 0
+	if removed {
 		// Nothing was committed to the archive this run created: leave no
-		// empty archive behind to be mistaken for a result.
-		os.RemoveAll(fs.Arg(0))
+		// empty archive behind to be mistaken for a result (a directory
+		// the user made empty stays, empty).
+		removeCreated(fs.Arg(0), existed)
 	}
 	if err != nil {
+		if errors.Is(err, context.Canceled) && removed {
+			fmt.Fprintf(stderr, "blockwarc ingest: interrupted before the first commit, so %s was not kept: run the same command again to start over\n", fs.Arg(0))
+			return exitFailure
+		}
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "blockwarc ingest: interrupted; %s is at its last commit (%d this run): run the same command again to resume\n", fs.Arg(0), st.Commits)
 			return exitFailure
@@ -208,6 +225,19 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitSkipped
 	}
 	return exitOK
+}
+
+// removeCreated removes the archive an ingest created in dir; the
+// directory itself only when the ingest made it.
+func removeCreated(dir string, existed bool) {
+	if !existed {
+		os.RemoveAll(dir)
+		return
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }
 
 func isDir(p string) bool {

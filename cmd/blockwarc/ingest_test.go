@@ -98,8 +98,7 @@ func TestIngestCatVerify(t *testing.T) {
 }
 
 // TestIngestSummary: ingest ends with one line saying what it did and
-// what the archive costs; a second run says nothing was new; an
-// interrupted one says that re-running resumes.
+// what the archive costs; a second run says nothing was new.
 func TestIngestSummary(t *testing.T) {
 	arch := filepath.Join(t.TempDir(), "s.bwa")
 	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
@@ -121,11 +120,18 @@ func TestIngestSummary(t *testing.T) {
 	if !strings.Contains(out.String(), fmt.Sprintf("nothing new (%d input file(s) already in the archive)", len(files))) {
 		t.Errorf("second run: %q", out.String())
 	}
+	// Interrupted before its first commit, a new archive is not kept, and
+	// ingest does not promise a resume (after a commit: TestIngestInterrupt).
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	errb.Reset()
-	if code := run(ctx, []string{"ingest", "-tables=false", filepath.Join(t.TempDir(), "c.bwa"), samples}, &out, &errb); code != exitFailure || !strings.Contains(errb.String(), "run the same command again to resume") {
-		t.Errorf("interrupted ingest: exit %d, %q", code, errb.String())
+	fresh := filepath.Join(t.TempDir(), "c.bwa")
+	if code := run(ctx, []string{"ingest", "-tables=false", fresh, samples}, &out, &errb); code != exitFailure ||
+		errb.String() != "blockwarc ingest: interrupted before the first commit, so "+fresh+" was not kept: run the same command again to start over\n" {
+		t.Errorf("ingest interrupted at once: exit %d, %q", code, errb.String())
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("ingest interrupted at once left %s (%v)", fresh, err)
 	}
 	if humanBytes(1536) != "1.5 KiB" || humanBytes(1000) != "1000 B" || humanBytes(3<<30) != "3.0 GiB" {
 		t.Errorf("humanBytes: %s %s %s", humanBytes(1536), humanBytes(1000), humanBytes(3<<30))

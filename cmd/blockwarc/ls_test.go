@@ -73,6 +73,10 @@ func TestCatNear(t *testing.T) {
 		{"2024-01-18", after},  // one day before the 19th
 		{"2024-01-12", before}, // inside the day
 	} {
+		// -at takes the same forms: the latest capture at or before the day's end.
+		if code, got, stderr := runCmd(t, "cat", "-at", tc.t, bwa, tinderPrivacy); code != exitOK || got != before {
+			t.Errorf("-at %s: exit %d %s, not the capture of the 12th", tc.t, code, stderr)
+		}
 		code, got, stderr := runCmd(t, "cat", "-near", tc.t, bwa, tinderPrivacy)
 		if code != exitOK || got != tc.want {
 			t.Errorf("-near %s: exit %d %s, wrong capture", tc.t, code, stderr)
@@ -93,11 +97,29 @@ func TestVersionAndHelp(t *testing.T) {
 	if code, out2, _ := runCmd(t, "-version"); code != exitOK || out2 != out {
 		t.Errorf("-version: exit %d %q", code, out2)
 	}
-	for _, cmd := range []string{"ls", "cat", "diff", "blocks", "ingest", "index", "verify", "tables", "report", "export-warc"} {
-		code, out, stderr := runCmd(t, cmd, "-help")
-		if code != exitOK || !strings.Contains(out, "usage: blockwarc "+cmd) || stderr != "" {
-			t.Errorf("%s -help: exit %d, stdout %.40q, stderr %.40q", cmd, code, out, stderr)
+	for cmd := range commands() {
+		for _, args := range [][]string{{cmd, "-help"}, {cmd, "-h"}, {"help", cmd}} {
+			code, out, stderr := runCmd(t, args...)
+			if code != exitOK || !strings.HasPrefix(out, "usage: blockwarc "+cmd) || !strings.Contains(out, "exit status:") || stderr != "" {
+				t.Errorf("%v: exit %d, stdout %.40q, stderr %.40q", args, code, out, stderr)
+			}
 		}
+	}
+	// The command list: asked for, on stdout; given nothing, on stderr.
+	for _, arg := range []string{"-help", "--help", "help"} {
+		code, out, stderr := runCmd(t, arg)
+		if code != exitOK || !strings.Contains(out, "\n  ingest ") || stderr != "" {
+			t.Errorf("blockwarc %s: exit %d, stdout %.40q, stderr %.40q", arg, code, out, stderr)
+		}
+	}
+	if code, out, stderr := runCmd(t); code != exitUsage || out != "" || !strings.Contains(stderr, "\n  ingest ") {
+		t.Errorf("blockwarc: exit %d, stdout %.40q", code, out)
+	}
+	if code, out, stderr := runCmd(t, "help", "nope"); code != exitUsage || out != "" || !strings.Contains(stderr, `unknown command "nope"`) {
+		t.Errorf("help nope: exit %d, stdout %.40q, stderr %.40q", code, out, stderr)
+	}
+	if code, _, stderr := runCmd(t, "version", "extra"); code != exitUsage || !strings.Contains(stderr, "takes no arguments") {
+		t.Errorf("version extra: exit %d, %q", code, stderr)
 	}
 	if code, out, stderr := runCmd(t, "ls", "-nope"); code != exitUsage || out != "" || !strings.Contains(stderr, "-nope") {
 		t.Errorf("bad flag: exit %d, stdout %q", code, out)
@@ -117,12 +139,26 @@ func TestArchivePathErrors(t *testing.T) {
 		{file, "not a directory"},
 		{dir, "not a blockwarc archive"},
 	} {
-		for _, cmd := range [][]string{{"cat", tc.path, "http://example.org/"}, {"ls", tc.path}, {"verify", tc.path}} {
+		for _, cmd := range [][]string{
+			{"cat", tc.path, "http://example.org/"}, {"ls", tc.path}, {"verify", tc.path},
+			{"tables", tc.path}, {"report", tc.path}, {"export-warc", tc.path},
+			{"diff", tc.path, "http://example.org/"}, {"blocks", tc.path, "http://example.org/"},
+			{"repair", tc.path},
+		} {
 			code, _, stderr := runCmd(t, cmd...)
-			if code != exitFailure || !strings.Contains(stderr, tc.want) {
+			// One line that names the path once (not "open archive X: open archive X: ...").
+			if code != exitFailure || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 ||
+				strings.Count(stderr, tc.path) != 1 {
 				t.Errorf("%v: exit %d, %q, want %q", cmd, code, stderr, tc.want)
 			}
 		}
+	}
+	// ingest creates a missing archive, but not in place of a file.
+	if code, _, stderr := runCmd(t, "ingest", file, sampleFiles(t)[0]); code != exitFailure || stderr != "blockwarc ingest: archive "+file+": not a directory\n" {
+		t.Errorf("ingest into a file: exit %d, %q", code, stderr)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "x" {
+		t.Errorf("ingest into a file changed it: %q, %v", b, err)
 	}
 }
 
@@ -144,6 +180,21 @@ func TestIngestFailureLeavesNoArchive(t *testing.T) {
 		if _, err := os.Stat(arch); !os.IsNotExist(err) {
 			t.Errorf("%s: the failed ingest left %s behind (%v)", in, arch, err)
 		}
+		// index reads inputs by the same rule.
+		if code, _, stderr := runCmd(t, "index", in); code != exitFailure || !strings.Contains(stderr, msg) {
+			t.Errorf("index %s: exit %d %q, want %q", in, code, stderr, msg)
+		}
+	}
+	// An empty directory made for the archive stays, still empty.
+	made := dir + "/made.bwa"
+	if err := os.Mkdir(made, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runCmd(t, "ingest", made, empty); code != exitFailure {
+		t.Errorf("ingest of an empty directory: exit %d", code)
+	}
+	if ents, err := os.ReadDir(made); err != nil || len(ents) != 0 {
+		t.Errorf("the failed ingest left %v in the empty directory it was given (%v)", ents, err)
 	}
 	arch := dir + "/kept.bwa"
 	if code, _, stderr := runCmd(t, "ingest", "-tables=false", arch, sampleFiles(t)[0]); code != exitOK {

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -57,11 +58,22 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr, cmds)
-		if len(args) == 0 {
+		return exitUsage
+	}
+	if isHelpFlag(args[0]) || args[0] == "help" {
+		// 'blockwarc help COMMAND' is 'blockwarc COMMAND -help'.
+		if args[0] == "help" && len(args) > 1 {
+			if c, ok := cmds[args[1]]; ok {
+				return c.run(ctx, []string{"-help"}, stdout, stdout)
+			}
+			fmt.Fprintf(stderr, "blockwarc help: unknown command %q\n", args[1])
+			usage(stderr, cmds)
 			return exitUsage
 		}
+		// Help asked for is the output, not an error: on standard output.
+		usage(stdout, cmds)
 		return exitOK
 	}
 	if args[0] == "-version" || args[0] == "--version" {
@@ -73,24 +85,42 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return exitUsage
 	}
-	// Help asked for is the output, not an error: on standard output.
 	for _, a := range args[1:] {
 		if a == "--" {
 			break
 		}
-		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+		if isHelpFlag(a) {
 			return c.run(ctx, args[1:], stdout, stdout)
 		}
 	}
 	return c.run(ctx, args[1:], stdout, stderr)
 }
 
+// isHelpFlag reports whether a is one of the spellings of -help that the
+// flag package and people use.
+func isHelpFlag(a string) bool {
+	switch a {
+	case "-h", "-help", "--help", "--h":
+		return true
+	}
+	return false
+}
+
+const versionAbout = `Print blockwarc's version, the commit it was built from (when built from
+a checkout with version control information), and the Go version and
+platform it was built for. 'blockwarc -version' does the same.`
+
 // runVersion prints the module version and the commit it was built from
 // (from the Go build information; "(devel)" and the VCS revision for a
 // build from a checkout).
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := newFlagSet("version", "", versionAbout, stderr)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "blockwarc version: takes no arguments")
+		fs.Usage()
 		return exitUsage
 	}
 	v, rev, dirty, goVer := "(unknown)", "", false, runtime.Version()
@@ -127,7 +157,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'blockwarc COMMAND -help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'blockwarc COMMAND -help' (or 'blockwarc help COMMAND') for a command's flags.")
 	fmt.Fprint(w, exitStatusHelp)
 }
 
@@ -146,8 +176,14 @@ func newFlagSet(name, argsUsage, about string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: blockwarc %s [flags] %s\n\n%s\n\nflags:\n", name, argsUsage, about)
-		fs.PrintDefaults()
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags == 0 {
+			fmt.Fprintf(stderr, "%s\n\n%s\n", strings.TrimSpace("usage: blockwarc "+name+" "+argsUsage), about)
+		} else {
+			fmt.Fprintf(stderr, "usage: blockwarc %s [flags] %s\n\n%s\n\nflags:\n", name, argsUsage, about)
+			fs.PrintDefaults()
+		}
 		fmt.Fprint(stderr, exitStatusHelp)
 	}
 	return fs

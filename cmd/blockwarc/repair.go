@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
@@ -31,6 +32,15 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	dir := fs.Arg(0)
+	// Said as every other command says it, before Repair tries to lock
+	// the directory.
+	if fi, err := os.Stat(dir); err != nil {
+		fmt.Fprintf(stderr, "blockwarc repair: open archive: %v\n", err)
+		return exitFailure
+	} else if !fi.IsDir() {
+		fmt.Fprintf(stderr, "blockwarc repair: open archive %s: not a directory\n", dir)
+		return exitFailure
+	}
 	res, err := pack.Repair(dir, pack.Options{})
 	for _, d := range res.Done {
 		fmt.Fprintf(stdout, "repaired: %s\n", d)

@@ -81,14 +81,9 @@ func writeReport(ctx context.Context, dir string, opts reportOptions, stdout, st
 
 // buildReport computes the report of dir with a walk of its own.
 func buildReport(ctx context.Context, dir string, opts reportOptions, stderr io.Writer) (*report.Report, error) {
-	if fi, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("open archive: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("open archive: %s is not a directory", dir)
-	}
-	a, err := openArchive(dir, stderr)
+	a, err := openArchive(dir, stderr) // its errors name the archive
 	if err != nil {
-		return nil, fmt.Errorf("open archive %s: %w", dir, err)
+		return nil, err
 	}
 	defer a.Close()
 	to := tables.Options{Workers: opts.workers, TempDir: opts.tmp}
