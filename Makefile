@@ -21,7 +21,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # compression), tested again under the race detector.
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./export/tables
 
-.PHONY: all build run test vet lint unit race bench bench-ingest fuzz npm clean
+.PHONY: all build run test vet lint unit race bench bench-ingest fuzz npm clean test-beam bench-beam
 
 all: build
 
@@ -99,6 +99,20 @@ bench: npm
 # test binary and run them alternately on the same machine.
 bench-ingest:
 	$(GO) test -run '^$$' -bench 'IngestCPU$$' -benchtime $(BENCHTIME) ./dedupe/
+
+# cmd/blockwarc-beam, the ingest as an Apache Beam pipeline, is a module
+# of its own (the Beam SDK and its ~340 modules stay out of blockwarc's).
+# Its tests run the pipeline on the Prism runner in-process and compare
+# its archive with 'blockwarc ingest -shards N', file for file. Not part
+# of make test: a first build of the Beam SDK alone takes about 7 minutes
+# on a 2-core machine (the tests then 1 minute).
+test-beam:
+	cd cmd/blockwarc-beam && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...
+
+# The pipeline's CPU time against the CLI's ingest on the same inputs
+# (x-cli), in one run.
+bench-beam:
+	cd cmd/blockwarc-beam && $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
 
 # Each fuzz target briefly (FUZZTIME per target).
 fuzz:

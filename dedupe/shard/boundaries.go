@@ -124,6 +124,59 @@ func sampleFile(ctx context.Context, name string, o warcio.Options, s *sample) e
 	}
 }
 
+// Sample is a byte-weighted sample of the SURT keys of some input files,
+// as Boundaries collects it, in a form that can travel between processes:
+// a distributed ingest (cmd/blockwarc-beam) samples each file apart and
+// merges the samples. Which keys it holds depends only on the set of keys
+// read: samples merged in any order equal the sample Boundaries reads
+// from all their files, so Cut chooses the same boundaries. The zero
+// Sample is empty.
+type Sample struct {
+	// Thinned is how many times the key limit was halved: keys with
+	// keyHash < ^uint64(0)>>Thinned are held.
+	Thinned uint
+	Keys    map[string]int64 // block bytes of the held keys' records
+	Total   int64            // block bytes of every record read
+}
+
+// SampleFile reads the keys and block lengths of the records of one
+// input file (headers only; malformed records skipped) into a Sample.
+func SampleFile(ctx context.Context, name string, reader warcio.Options) (Sample, error) {
+	s := &sample{limit: ^uint64(0), cap: maxSampleKeys, bytes: map[string]int64{}}
+	reader.Policy = warcio.PolicySkip
+	reader.OnError = nil
+	if err := sampleFile(ctx, name, reader, s); err != nil {
+		return Sample{}, err
+	}
+	out := Sample{Keys: s.bytes, Total: s.total}
+	for l := ^uint64(0); l > s.limit; l /= 2 {
+		out.Thinned++
+	}
+	return out, nil
+}
+
+// Merge adds the sample o to s.
+func (s *Sample) Merge(o Sample) { s.merge(o, maxSampleKeys) }
+
+func (s *Sample) merge(o Sample, capKeys int) {
+	m := &sample{limit: ^uint64(0) >> max(s.Thinned, o.Thinned), cap: capKeys, bytes: map[string]int64{}}
+	for _, x := range []Sample{*s, o} {
+		for k, n := range x.Keys {
+			m.add(k, n)
+		}
+	}
+	// add counted the held keys' bytes into total: the totals read are
+	// the parts' totals.
+	*s = Sample{Thinned: max(s.Thinned, o.Thinned), Keys: m.bytes, Total: s.Total + o.Total}
+	for l := ^uint64(0) >> s.Thinned; l > m.limit; l /= 2 {
+		s.Thinned++
+	}
+}
+
+// Cut chooses the first keys of shards 1..n-1 from the sample, as
+// Boundaries does from its own.
+func (s Sample) Cut(n int) []string { return cut(s.Keys, n) }
+
 // host is the host part of a SURT key ("com,example)/a" → "com,example").
 func host(key string) string {
 	if i := strings.IndexByte(key, ')'); i >= 0 {

@@ -139,11 +139,6 @@ func ingestShards(ctx context.Context, dir string, m *Manifest, inputs []string,
 	for i, s := range m.Shards {
 		o := opts
 		o.Workers, o.MemLimit = workers, mem
-		o.Select = func(key string) bool { return m.Route(key) == i }
-		// Shard 0 learns the compressed originals of the inputs for the
-		// whole archive (dedupe.Join reads them there): the others need
-		// not read every gzip input a second time.
-		o.SkipOriginal = opts.SkipOriginal || i > 0
 		p.wrap(i, &o)
 		wg.Add(1)
 		go func() {
@@ -155,7 +150,7 @@ func ingestShards(ctx context.Context, dir string, m *Manifest, inputs []string,
 				return
 			}
 			defer func() { <-sem }()
-			stats[i], errs[i] = dedupe.Ingest(ctx, filepath.Join(dir, s.Name), inputs, o)
+			stats[i], errs[i] = IngestShard(ctx, filepath.Join(dir, s.Name), m, i, inputs, o)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("shard %s: %w", s.Name, errs[i])
 				cancel()
@@ -176,6 +171,20 @@ func ingestShards(ctx context.Context, dir string, m *Manifest, inputs []string,
 		}
 	}
 	return st, nil
+}
+
+// IngestShard adds to the archive in dir, shard i of m, the records of
+// inputs in its key range: what Ingest does for each shard. Every shard
+// is given every input (its input-file rows describe whole files), so
+// that the shard's bytes depend on the inputs, m and opts' archive
+// settings only.
+func IngestShard(ctx context.Context, dir string, m *Manifest, i int, inputs []string, opts dedupe.Options) (dedupe.Stats, error) {
+	opts.Select = func(key string) bool { return m.Route(key) == i }
+	// Shard 0 learns the compressed originals of the inputs for the
+	// whole archive (dedupe.Join reads them there): the others need not
+	// read every gzip input a second time.
+	opts.SkipOriginal = opts.SkipOriginal || i > 0
+	return dedupe.Ingest(ctx, dir, inputs, opts)
 }
 
 // sumStats adds up the shards' stats. Every shard reads every input, so

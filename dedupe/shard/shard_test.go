@@ -1,7 +1,9 @@
 package shard
 
 import (
+	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,7 @@ import (
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/warcio"
 )
 
 func TestManifestRoundTrip(t *testing.T) {
@@ -118,5 +121,78 @@ func TestOpenOldArchives(t *testing.T) {
 			t.Errorf("%s: walk %d URLs: %v", d, n, err)
 		}
 		a.Close()
+	}
+}
+
+// TestSampleMerge: samples of parts of the keys, merged in any order,
+// equal the sample of all of them, also when merging must thin them.
+func TestSampleMerge(t *testing.T) {
+	keys := make([]string, 3000)
+	for i := range keys {
+		keys[i] = "com,h" + string(rune('a'+i%26)) + ")/" + string(rune(0x100+i))
+	}
+	const capKeys = 1000
+	of := func(ks []string) Sample {
+		s := &sample{limit: ^uint64(0), cap: capKeys, bytes: map[string]int64{}}
+		for _, k := range ks {
+			s.add(k, 7)
+		}
+		out := Sample{Keys: s.bytes, Total: s.total}
+		for l := ^uint64(0); l > s.limit; l /= 2 {
+			out.Thinned++
+		}
+		return out
+	}
+	whole := of(keys)
+	if whole.Thinned == 0 {
+		t.Fatal("the sample of every key was not thinned: the test checks nothing")
+	}
+	// Parts of 300 keys each are not thinned; their merge must be.
+	var parts []Sample
+	for i := 0; i < len(keys); i += 300 {
+		parts = append(parts, of(keys[i:i+300]))
+	}
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {9, 3, 0, 7, 1, 8, 2, 6, 4, 5}} {
+		var m Sample
+		for _, i := range order {
+			m.merge(parts[i], capKeys)
+		}
+		if m.Thinned != whole.Thinned || m.Total != whole.Total || !maps.Equal(m.Keys, whole.Keys) {
+			t.Fatalf("order %v: merged sample thinned %d, %d keys, total %d; the whole: %d, %d, %d",
+				order, m.Thinned, len(m.Keys), m.Total, whole.Thinned, len(whole.Keys), whole.Total)
+		}
+		if !slices.Equal(m.Cut(3), whole.Cut(3)) {
+			t.Fatalf("order %v: cut %q, the whole's %q", order, m.Cut(3), whole.Cut(3))
+		}
+	}
+}
+
+// TestSampleFilesBoundaries: the samples of each file, merged, cut where
+// Boundaries cuts the same files.
+func TestSampleFilesBoundaries(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/samples/*.warc.gz")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("testdata/samples: %d files (%v)", len(files), err)
+	}
+	ctx := context.Background()
+	for _, n := range []int{2, 3} {
+		want, err := Boundaries(ctx, files, n, warcio.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			t.Fatalf("%d shards: no boundaries", n)
+		}
+		var m Sample
+		for _, f := range slices.Backward(files) {
+			s, err := SampleFile(ctx, f, warcio.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Merge(s)
+		}
+		if got := m.Cut(n); !slices.Equal(got, want) {
+			t.Errorf("%d shards: merged samples cut at %q, Boundaries at %q", n, got, want)
+		}
 	}
 }

@@ -15,11 +15,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// RepoRoot returns the directory holding go.mod, found by walking up from
-// the working directory (the package directory under go test).
+// RepoRoot returns the directory holding the repository's go.mod (module
+// blockwarc), found by walking up from the working directory (the package
+// directory under go test); the go.mod of a module nested in the
+// repository (cmd/blockwarc-beam) is passed over.
 func RepoRoot(tb testing.TB) string {
 	tb.Helper()
 	dir, err := os.Getwd()
@@ -27,7 +30,7 @@ func RepoRoot(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module blockwarc\n") {
 			return dir
 		}
 		up := filepath.Dir(dir)

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"golang.org/x/sys/unix"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/shard"
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
+
+// Config is what every step of the pipeline needs; its fields travel to
+// the workers (JSON-encoded with the steps), so they are plain values.
+// The archive settings (Level, CommitBytes, NoParity) are those of
+// 'blockwarc ingest' of the same name and default: with the same values
+// the pipeline writes the same bytes.
+type Config struct {
+	Archive     string // the sharded archive to write (a new one, or Replace)
+	Shards      int    // shards wanted (fewer when the keys leave fewer places to cut)
+	Level       int    // -level: 0 adaptive
+	CommitBytes int64
+	NoParity    bool
+	Workers     int   // model workers of each shard's ingest
+	MemLimit    int64 // memory budget of each shard's ingest
+	TempDir     string
+	Policy      warcio.Policy
+	// Replace lets the pipeline replace an existing archive: the new one
+	// is published in its place by one atomic exchange.
+	Replace bool
+	// FailFinalizeOnce names a file: when it exists, the finalize step
+	// removes it and fails after staging the manifest, before
+	// publishing (a killed finalize, for tests).
+	FailFinalizeOnce string
+}
+
+// staging is the directory the pipeline builds the archive in, beside
+// it: published by renaming it to Archive.
+func (c Config) staging() string {
+	return filepath.Join(filepath.Dir(c.Archive), "."+filepath.Base(c.Archive)+".beam-staging")
+}
+
+// options are the ingest options 'blockwarc ingest' passes for the same
+// settings.
+func (c Config) options(ctx context.Context) dedupe.Options {
+	o := dedupe.Options{
+		Level: cmp.Or(c.Level, partition.LevelAdaptive), Workers: max(c.Workers, 1),
+		MemLimit: c.MemLimit, TempDir: c.TempDir, CommitBytes: c.CommitBytes,
+	}
+	o.Pack.NoParity = c.NoParity
+	o.Reader.Policy = c.Policy
+	if c.Policy == warcio.PolicyWarn {
+		o.Reader.OnError = func(err error) { log.Warnf(ctx, "blockwarc-beam: %v", err) }
+	}
+	return o
+}
+
+func init() {
+	register.DoFn3x1[context.Context, string, func(string), error](&matchFn{})
+	register.DoFn2x2[context.Context, string, []byte, error](&sampleFn{})
+	register.Function2x2(mergeSamples)
+	register.DoFn2x1[[]byte, func([]string), error](&cutFn{})
+	register.DoFn3x0[string, []string, func(int, string)](&keyFn{})
+	register.DoFn5x1[context.Context, int, func(*string) bool, []string, func(int), error](&ingestShardFn{})
+	register.DoFn4x1[context.Context, int, func(*int) bool, []string, error](&finalizeFn{})
+	register.Emitter1[string]()
+	register.Emitter1[[]string]()
+	register.Emitter1[int]()
+	register.Emitter2[int, string]()
+	register.Iter1[string]()
+	register.Iter1[int]()
+}
+
+// Build adds the ingest of inputs into cfg.Archive to the pipeline:
+//
+//	inputs → match files → reshuffle → sample each file's keys → merge
+//	→ boundaries (side input) → key each file by shard → group by shard
+//	→ ingest each shard → finalize: publish the manifest
+//
+// Every shard is given every file: a shard's catalog lists whole input
+// files, as 'blockwarc ingest -shards' writes it.
+func Build(s beam.Scope, cfg Config, inputs []string) {
+	s = s.Scope("blockwarc-ingest")
+	files := beam.ParDo(s, &matchFn{}, beam.CreateList(s, inputs))
+	files = beam.Reshuffle(s, files)
+	samples := beam.ParDo(s, &sampleFn{Cfg: cfg}, files)
+	merged := beam.Combine(s, mergeSamples, samples)
+	boundaries := beam.ParDo(s, &cutFn{Shards: cfg.Shards}, merged)
+	keyed := beam.ParDo(s, &keyFn{}, files, beam.SideInput{Input: boundaries})
+	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.GroupByKey(s, keyed), beam.SideInput{Input: boundaries})
+	// The finalize step's main input is every written shard under one
+	// key: as a side input of an impulse instead, Prism polls the waiting
+	// step for as long as the shards take (a third more CPU).
+	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, done)),
+		beam.SideInput{Input: boundaries})
+}
+
+// matchFn expands an input argument into files by the rule every
+// blockwarc command uses.
+type matchFn struct{}
+
+func (*matchFn) ProcessElement(ctx context.Context, input string, emit func(string)) error {
+	files, err := warcio.ExpandInputs([]string{input})
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		emit(f)
+	}
+	return nil
+}
+
+// sampleFn reads one file's record headers into its key sample.
+type sampleFn struct{ Cfg Config }
+
+func (f *sampleFn) ProcessElement(ctx context.Context, file string) ([]byte, error) {
+	s, err := shard.SampleFile(ctx, file, f.Cfg.options(ctx).Reader)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
+}
+
+// mergeSamples merges two encoded samples (shard.Sample.Merge: any order
+// gives the sample of all the files).
+func mergeSamples(a, b []byte) ([]byte, error) {
+	var x, y shard.Sample
+	if err := json.Unmarshal(a, &x); err != nil {
+		return nil, fmt.Errorf("decode key sample: %w", err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		return nil, fmt.Errorf("decode key sample: %w", err)
+	}
+	x.Merge(y)
+	return json.Marshal(x)
+}
+
+// cutFn chooses the shard boundaries from the merged sample.
+type cutFn struct{ Shards int }
+
+func (f *cutFn) ProcessElement(sample []byte, emit func([]string)) error {
+	var s shard.Sample
+	if err := json.Unmarshal(sample, &s); err != nil {
+		return fmt.Errorf("decode key sample: %w", err)
+	}
+	emit(s.Cut(f.Shards))
+	return nil
+}
+
+// keyFn sends a file to every shard.
+type keyFn struct{}
+
+func (*keyFn) ProcessElement(file string, boundaries []string, emit func(int, string)) {
+	for i := range len(boundaries) + 1 {
+		emit(i, file)
+	}
+}
+
+// ingestShardFn writes one shard: the unchanged shard ingest into a
+// directory of its own attempt, renamed to the shard's name when
+// complete, so that a retried or duplicated attempt never leaves half a
+// shard under that name.
+type ingestShardFn struct{ Cfg Config }
+
+func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*string) bool, boundaries []string, emit func(int)) error {
+	m, err := shard.NewManifest(boundaries)
+	if err != nil {
+		return err
+	}
+	if i < 0 || i >= len(m.Shards) {
+		return fmt.Errorf("shard %d of %d", i, len(m.Shards))
+	}
+	var inputs []string
+	var in string
+	for files(&in) {
+		inputs = append(inputs, in)
+	}
+	slices.Sort(inputs) // the ingest sorts them too; sorted, the log reads the same
+	staging := f.Cfg.staging()
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		return fmt.Errorf("stage shard: %w", err)
+	}
+	name := m.Shards[i].Name
+	attempt := filepath.Join(staging, "."+name+".attempt-"+randomHex())
+	defer os.RemoveAll(attempt) // left only by a failed attempt
+	st, err := shard.IngestShard(ctx, attempt, m, i, inputs, f.Cfg.options(ctx))
+	if err != nil {
+		return fmt.Errorf("shard %s: %w", name, err)
+	}
+	err = os.Rename(attempt, filepath.Join(staging, name))
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+		// Another attempt of this shard finished first; its bytes are
+		// the same (the ingest is deterministic).
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("publish shard %s: %w", name, err)
+	}
+	log.Infof(ctx, "shard %s: %d records from %d files", name, st.Records, st.Files)
+	emit(i)
+	return nil
+}
+
+// finalizeFn writes the manifest once every shard is staged, then
+// publishes the staged archive by one rename: until then a reader sees
+// the previous archive, or none.
+type finalizeFn struct{ Cfg Config }
+
+func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*int) bool, boundaries []string) error {
+	m, err := shard.NewManifest(boundaries)
+	if err != nil {
+		return err
+	}
+	have := map[int]bool{}
+	var i int
+	for done(&i) {
+		have[i] = true
+	}
+	if len(have) != len(m.Shards) {
+		return fmt.Errorf("finalize: %d of %d shards written", len(have), len(m.Shards))
+	}
+	staging := f.Cfg.staging()
+	if err := shard.WriteManifest(staging, m); err != nil {
+		return err
+	}
+	if f.Cfg.FailFinalizeOnce != "" {
+		if err := os.Remove(f.Cfg.FailFinalizeOnce); err == nil {
+			return errors.New("finalize: failed on purpose (FailFinalizeOnce)")
+		}
+	}
+	if err := publish(staging, f.Cfg.Archive, f.Cfg.Replace); err != nil {
+		return err
+	}
+	log.Infof(ctx, "published %s: %d shards", f.Cfg.Archive, len(m.Shards))
+	return nil
+}
+
+// publish puts the directory staged at archive's name: a rename, or with
+// replace and an archive there, an atomic exchange of the two
+// directories (the old one then removed).
+func publish(staged, archive string, replace bool) error {
+	_, err := os.Stat(archive)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = os.Rename(staged, archive)
+	} else if err == nil && !replace {
+		err = fmt.Errorf("%s exists (replace it with -replace)", archive)
+	} else if err == nil {
+		err = unix.Renameat2(unix.AT_FDCWD, staged, unix.AT_FDCWD, archive, unix.RENAME_EXCHANGE)
+		if err == nil {
+			err = os.RemoveAll(staged)
+		}
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(archive))
+	}
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", archive, err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func randomHex() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

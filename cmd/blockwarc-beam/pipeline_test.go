@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/shard"
+	"blockwarc/internal/sharedtest"
+)
+
+func TestMain(m *testing.M) {
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+// onPrism runs a pipeline on the Prism runner in this process.
+func onPrism(ctx context.Context, p *beam.Pipeline) error {
+	_, err := prism.Execute(ctx, p)
+	return err
+}
+
+// defaults is the Config of blockwarc-beam's flag defaults, as 'blockwarc
+// ingest' has them.
+func defaults(archive string, shards int) Config {
+	return Config{Archive: archive, Shards: shards, Level: dedupe.DefaultLevel, CommitBytes: 64 << 20,
+		Workers: 1, MemLimit: 256 << 20}
+}
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// cli builds the blockwarc command from the repository's own module (its
+// own dependency versions, as users build it) once per test binary.
+func cli(t testing.TB) string {
+	t.Helper()
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "blockwarc-beam-cli-")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "blockwarc")
+		cmd := exec.Command("go", "build", "-o", cliPath, "./cmd/blockwarc")
+		cmd.Dir = sharedtest.RepoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			cliErr = fmt.Errorf("go build ./cmd/blockwarc: %v\n%s", err, out)
+		}
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
+	}
+	return cliPath
+}
+
+// cliIngest runs blockwarc ingest -shards n (no tables: the pipeline
+// writes none).
+func cliIngest(t testing.TB, archive string, n int, inputs []string) {
+	t.Helper()
+	args := append([]string{"ingest", "-tables=false", "-workers", "2", "-shards", strconv.Itoa(n), archive}, inputs...)
+	if out, err := exec.Command(cli(t), args...).CombinedOutput(); err != nil {
+		t.Fatalf("blockwarc %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// files maps every regular file under dir to its bytes.
+func files(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameArchive fails unless got and want hold the same files with the
+// same bytes, and the archive has at least minShards shards.
+func sameArchive(t testing.TB, got, want string, minShards int) {
+	t.Helper()
+	g, w := files(t, got), files(t, want)
+	for _, n := range slices.Sorted(maps.Keys(w)) {
+		if gb, ok := g[n]; !ok {
+			t.Errorf("%s: missing (the CLI wrote %d bytes)", n, len(w[n]))
+		} else if !bytes.Equal(gb, w[n]) {
+			t.Errorf("%s: %d bytes differ from the CLI's %d", n, len(gb), len(w[n]))
+		}
+	}
+	for n := range g {
+		if _, ok := w[n]; !ok {
+			t.Errorf("%s: written by the pipeline only", n)
+		}
+	}
+	m, err := shard.ReadManifest(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Shards) < minShards {
+		t.Fatalf("%d shards, want %d or more", len(m.Shards), minShards)
+	}
+	perShard := map[string]int{}
+	for n := range w {
+		perShard[strings.SplitN(n, "/", 2)[0]]++
+	}
+	for _, s := range m.Shards {
+		if perShard[s.Name] == 0 {
+			t.Errorf("shard %s: no files compared", s.Name)
+		}
+	}
+	t.Logf("%d files compared in %d shards", len(w), len(m.Shards))
+}
+
+func samples(t *testing.T) []string {
+	fs, err := filepath.Glob(filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples", "*.warc.gz"))
+	if err != nil || len(fs) < 4 {
+		t.Fatalf("testdata/samples: %d files (%v)", len(fs), err)
+	}
+	return fs
+}
+
+// TestSameAsCLI: the pipeline's archive is the CLI's, file for file.
+func TestSameAsCLI(t *testing.T) {
+	cases := []struct {
+		name   string
+		inputs func(t *testing.T) []string
+		shards int // asked for
+		least  int // at least cut (the samples are of one host)
+	}{
+		{"samples-2", samples, 2, 2},
+		{"samples-3", samples, 3, 2},
+		{"corpus-2sites-3", func(t *testing.T) []string {
+			return sharedtest.CorpusFiles(t, "ota-lovescout24", "ota-mektoube")
+		}, 3, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.inputs(t)
+			dir := t.TempDir()
+			want, got := filepath.Join(dir, "cli.bwa"), filepath.Join(dir, "beam.bwa")
+			cliIngest(t, want, c.shards, in)
+			if err := Run(context.Background(), defaults(got, c.shards), in, onPrism); err != nil {
+				t.Fatal(err)
+			}
+			sameArchive(t, got, want, c.least)
+			if _, err := os.Stat(defaults(got, c.shards).staging()); !os.IsNotExist(err) {
+				t.Errorf("staging directory left after publishing (%v)", err)
+			}
+		})
+	}
+}
+
+// TestFinalizeFails: a finalize that fails before publishing leaves the
+// archive published before readable and unchanged; running again
+// publishes the new one.
+func TestFinalizeFails(t *testing.T) {
+	in := samples(t)
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "a.bwa")
+	ctx := context.Background()
+	if err := Run(ctx, defaults(arch, 2), in[:3], onPrism); err != nil {
+		t.Fatal(err)
+	}
+	before := files(t, arch)
+	count := func() int {
+		a, _, err := shard.Open(arch, pack.Options{})
+		if err != nil {
+			t.Fatalf("open the published archive: %v", err)
+		}
+		defer a.Close()
+		n := 0
+		if err := a.WalkOrdered(func(u dedupe.URLVersions) error { n += len(u.Versions); return nil }); err != nil {
+			t.Fatalf("read the published archive: %v", err)
+		}
+		if _, err := a.Verify(func(p dedupe.Problem) { t.Errorf("verify the published archive: %v", p) }); err != nil {
+			t.Fatalf("verify the published archive: %v", err)
+		}
+		return n
+	}
+	first := count()
+
+	cfg := defaults(arch, 2)
+	cfg.Replace = true
+	cfg.FailFinalizeOnce = filepath.Join(dir, "fail-once")
+	if err := os.WriteFile(cfg.FailFinalizeOnce, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(ctx, cfg, in, onPrism); err == nil {
+		t.Fatal("the run whose finalize failed succeeded")
+	}
+	if _, err := os.Stat(cfg.FailFinalizeOnce); !os.IsNotExist(err) {
+		t.Fatal("the finalize step did not run (its failure was not injected)")
+	}
+	after := files(t, arch)
+	if len(after) != len(before) {
+		t.Fatalf("the published archive changed: %d files, then %d", len(before), len(after))
+	}
+	for n, b := range before {
+		if !bytes.Equal(after[n], b) {
+			t.Fatalf("the published archive changed: %s", n)
+		}
+	}
+	if n := count(); n != first || n == 0 {
+		t.Fatalf("the published archive reads %d captures, before %d", n, first)
+	}
+
+	// The run again (the marker is gone) publishes the archive of every input.
+	if err := Run(ctx, cfg, in, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "cli.bwa")
+	cliIngest(t, want, 2, in)
+	sameArchive(t, arch, want, 2)
+	if n := count(); n <= first {
+		t.Fatalf("the new archive reads %d captures, the one of fewer inputs %d", n, first)
+	}
+}
