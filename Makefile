@@ -85,7 +85,7 @@ unit:
 race:
 	$(GO) test -race -short -count=1 -timeout 25m $(RACE_PKGS)
 
-test: vet lint npm unit race
+test: vet lint npm unit race test-beam
 
 # Benchmarks print their figures as ratios against a baseline measured in
 # the same run (custom metrics named x-<baseline>). -p 1: one package at a
@@ -103,9 +103,9 @@ bench-ingest:
 # cmd/blockwarc-beam, the ingest as an Apache Beam pipeline, is a module
 # of its own (the Beam SDK and its ~340 modules stay out of blockwarc's).
 # Its tests run the pipeline on the Prism runner in-process and compare
-# its archive with 'blockwarc ingest -shards N', file for file. Not part
-# of make test: a first build of the Beam SDK alone takes about 7 minutes
-# on a 2-core machine (the tests then 1 minute).
+# its archive with 'blockwarc ingest -shards N', file for file. Part of
+# make test, last: a first build of the Beam SDK alone takes minutes on a
+# 2-core machine (about 7 on a loaded one; the tests then 1 minute).
 test-beam:
 	cd cmd/blockwarc-beam && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...
 
