@@ -437,16 +437,14 @@ func (w *Writer) flush() error {
 	go func() {
 		defer func() { <-w.sem; close(j.done) }()
 		var tbl, bd []byte
+		ok := false
 		if w.enc == nil {
 			if tbl, j.err = libzstdCompress(nil, table, w.opts.Level, nil); j.err != nil {
 				return
 			}
+			bd, ok = w.compressC(body, dict)
 		} else {
 			tbl = w.enc.EncodeAll(table, nil)
-		}
-		ok := false
-		if w.enc == nil {
-			bd, ok = w.compressC(body, dict)
 		}
 		if !ok {
 			if bd, j.err = w.compressGo(body, dict); j.err != nil {
