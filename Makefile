@@ -21,7 +21,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # compression), tested again under the race detector.
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./export/tables
 
-.PHONY: all build run test vet lint unit race bench bench-ingest fuzz npm clean test-beam bench-beam
+.PHONY: all build run test vet lint unit race bench bench-crawls bench-ingest fuzz npm clean test-beam bench-beam
 
 all: build
 
@@ -92,6 +92,13 @@ test: vet lint npm unit race test-beam
 # time, so that no package's benchmarks share the cores with another's.
 bench: npm
 	$(GO) test -p 1 -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
+
+# An archive grown a crawl at a time against one ingest of the same
+# files (SITE, N: the first N crawls of ../shared/corpus/SITE).
+SITE ?= ota-tinder
+N    ?= 30
+bench-crawls: build
+	.ci/crawls $(BIN) $(SITE) $(N)
 
 # Ingest throughput of one core: MB of decompressed input per CPU-second
 # of the whole process (MB/s-cpu), with gunzip of the same files as the
