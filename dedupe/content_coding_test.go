@@ -103,7 +103,7 @@ func TestContentCodedPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(vs[0].Blocks) != len(r.Leaves) || vs[0].Blocks[0] != pack.Sum(r.BlockBytes(r.Leaves[0])) {
+		if len(vs[0].Blocks) != len(r.Leaves) || vs[0].Blocks[0] != a.Store().Sum(r.BlockBytes(r.Leaves[0])) {
 			t.Errorf("%s: blocks are not the decoded page's", u)
 		}
 		shared := 0

@@ -119,12 +119,12 @@ func (g *ingester) crossBases(r *result) {
 		if pr.Kind != partition.Modified || pr.Old == nil || pr.New == nil {
 			continue
 		}
-		id := pack.Sum(res.BlockBytes(pr.New))
+		id := g.s.Sum(res.BlockBytes(pr.New))
 		o, ok := p.objs[id]
 		if !ok || o.base != (pack.ID{}) || o.kind != pack.KindBlock {
 			continue
 		}
-		o.base, o.near = pack.Sum(prev.res.BlockBytes(pr.Old)), true
+		o.base, o.near = g.s.Sum(prev.res.BlockBytes(pr.Old)), true
 		p.objs[id] = o
 	}
 	if o, ok := p.objs[r.v.Layout]; ok && o.base == (pack.ID{}) && prev.layout != r.v.Layout {
@@ -152,7 +152,8 @@ type obj struct {
 // that the record can be checked first.
 type plan struct {
 	objs map[pack.ID]obj
-	ids  []pack.ID // in the order to store
+	ids  []pack.ID            // in the order to store
+	sum  func([]byte) pack.ID // the archive's ids (pack.Store.Sum)
 	// A partitioned payload whose blocks had no predecessor to be
 	// matched with (the URL's first page in this ingest): its partition,
 	// for the applier to match with the previous URL's (crossBases).
@@ -160,7 +161,7 @@ type plan struct {
 }
 
 func (p *plan) add(kind pack.Kind, data []byte, base pack.ID) pack.ID {
-	id := pack.Sum(data)
+	id := p.sum(data)
 	if _, ok := p.objs[id]; !ok {
 		p.objs[id] = obj{kind: kind, data: data, base: base}
 		p.ids = append(p.ids, id)
@@ -186,7 +187,7 @@ func (p *plan) get(id pack.ID) ([]byte, error) {
 // objects and checks that they restore it byte for byte; when they do
 // not, the record is kept whole. It returns the objects to add.
 func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *Stats) *plan {
-	p := &plan{objs: map[pack.ID]obj{}}
+	p := &plan{objs: map[pack.ID]obj{}, sum: g.s.Sum}
 	if v.Gap {
 		// Bytes between records: kept as they are, each a delta of the
 		// URL key's previous gap (mostly the same stray line ends).
@@ -199,7 +200,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	g.modelRecord(u, v, p, rawHeader, block, &res, &blockIDs, st)
 	got, err := restore(v, p.get)
 	if err != nil || !bytes.Equal(got.WARCHeader, rawHeader) || !bytes.Equal(got.Block, block) {
-		p = &plan{objs: map[pack.ID]obj{}}
+		p = &plan{objs: map[pack.ID]obj{}, sum: g.s.Sum}
 		rec := append(bytes.Clone(rawHeader), block...)
 		*v = Version{File: v.File, Offset: v.Offset, Length: v.Length, Skip: v.Skip, Date: v.Date, prevRecordID: v.prevRecordID,
 			Type: v.Type, RecordID: v.RecordID, TargetURI: v.TargetURI, Trailer: v.Trailer, CRC: v.CRC,
@@ -371,7 +372,7 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	if u.prevRes != nil {
 		for _, pr := range partition.Match(u.prevRes, r, partition.SimOptions{}) {
 			if pr.Kind == partition.Modified && pr.Old != nil && pr.New != nil {
-				bases[pr.New] = pack.Sum(u.prevRes.BlockBytes(pr.Old))
+				bases[pr.New] = g.s.Sum(u.prevRes.BlockBytes(pr.Old))
 			}
 		}
 	}

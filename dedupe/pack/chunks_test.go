@@ -13,7 +13,7 @@ import (
 // read as before, the new ones go to a new pack of this format, and the
 // whole verifies.
 func TestExtendOldFormats(t *testing.T) {
-	for _, g := range []string{goldenOld[0], goldenOld[2]} {
+	for _, g := range []string{goldenOld[0], goldenOld[2], goldenOld[4]} {
 		t.Run(filepath.Base(g), func(t *testing.T) { extendOld(t, g) })
 	}
 }
@@ -28,6 +28,11 @@ func extendOld(t *testing.T, golden string) {
 	}
 	defer s.Close()
 	packsBefore := len(s.m.packs)
+	h, err := os.ReadFile(filepath.Join(dir, packName(s.m.packs[packsBefore-1].num)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldVersion := fileVersion(h)
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -49,11 +54,21 @@ func extendOld(t *testing.T, golden string) {
 		t.Fatal(err)
 	}
 	w.Close()
-	if len(s.m.packs) != packsBefore+1 {
-		t.Fatalf("%d packs after extending, want a new one beside the %d of format 2", len(s.m.packs), packsBefore)
+	if oldVersion < formatVersion && len(s.m.packs) != packsBefore+1 {
+		t.Fatalf("%d packs after extending, want a new one beside the %d of format %d", len(s.m.packs), packsBefore, oldVersion)
+	}
+	// An archive keeps the ids it was created with: whole SHA-256 ids in
+	// its new index too.
+	if s.m.short || s.idLen() != 32 {
+		t.Fatal("extending an archive of whole ids switched it to short ids")
+	}
+	for _, ix := range s.idx {
+		if ix.lay.id != 32 {
+			t.Fatalf("%s: %d-byte ids in an archive of whole ids", ix.path, ix.lay.id)
+		}
 	}
 	last := s.m.packs[len(s.m.packs)-1]
-	h, err := os.ReadFile(filepath.Join(dir, packName(last.num)))
+	h, err = os.ReadFile(filepath.Join(dir, packName(last.num)))
 	if err != nil || fileVersion(h) != formatVersion {
 		t.Fatalf("new pack: version %d (%v)", fileVersion(h), err)
 	}

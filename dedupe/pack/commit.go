@@ -7,6 +7,12 @@ import (
 	"path/filepath"
 )
 
+// flagShortIDs, COMMIT flags bit 0: the archive names objects by the
+// first ShortID bytes of their SHA-256 (docs/FORMAT.md "Object ids"). It is
+// set when the archive is created and kept by every commit; an archive
+// without it keeps whole ids.
+const flagShortIDs = 1
+
 // fileRef is one pack or index named by a commit: its number and its
 // committed length (packs) or exact size (indexes).
 type fileRef struct {
@@ -17,16 +23,29 @@ type fileRef struct {
 // manifest is the decoded COMMIT file (FORMAT.md "Commit file").
 type manifest struct {
 	seq     uint64
+	short   bool      // flags bit 0: objects are named by ShortID-byte ids
 	packs   []fileRef // increasing numbers
 	indexes []fileRef // oldest first, increasing numbers
 	payload []byte
+}
+
+// idLen is the length of the archive's object ids: ShortID or 32.
+func (m *manifest) idLen() int {
+	if m.short {
+		return ShortID
+	}
+	return len(ID{})
 }
 
 func (m *manifest) encode() []byte {
 	b := make([]byte, 0, commitFixedSize+16*(len(m.packs)+len(m.indexes))+len(m.payload)+4)
 	b = append(b, commitMagic...)
 	b = le.AppendUint16(b, formatVersion)
-	b = le.AppendUint16(b, 0)
+	var flags uint16
+	if m.short {
+		flags |= flagShortIDs
+	}
+	b = le.AppendUint16(b, flags)
 	b = le.AppendUint64(b, m.seq)
 	b = le.AppendUint32(b, uint32(len(m.packs)))
 	b = le.AppendUint32(b, uint32(len(m.indexes)))
@@ -56,10 +75,11 @@ func decodeManifest(b []byte, file string) (*manifest, error) {
 	if v := le.Uint16(b[4:]); v < oldestFormat || v > formatVersion {
 		return nil, corrupt(file, 4, "unsupported format version %d (this reader knows %d to %d)", v, oldestFormat, formatVersion)
 	}
-	if f := le.Uint16(b[6:]); f != 0 {
+	f := le.Uint16(b[6:])
+	if f&^flagShortIDs != 0 {
 		return nil, corrupt(file, 6, "unknown flags %#x", f)
 	}
-	m := &manifest{seq: le.Uint64(b[8:])}
+	m := &manifest{seq: le.Uint64(b[8:]), short: f&flagShortIDs != 0}
 	np, ni, nl := uint64(le.Uint32(b[16:])), uint64(le.Uint32(b[20:])), uint64(le.Uint32(b[24:]))
 	if nl > maxPayload || commitFixedSize+16*(np+ni)+nl+4 != uint64(len(b)) {
 		return nil, corrupt(file, 16, "commit counts (%d packs, %d indexes, %d payload bytes) do not match its size %d", np, ni, nl, len(b))

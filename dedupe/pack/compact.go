@@ -38,8 +38,11 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	var fan [256]uint32
 	var n, nf uint64
 	frameBase := make([]uint32, len(ins))
-	lay := entryLayout{off: 1, len: 1}
+	lay := entryLayout{id: ins[0].lay.id, off: 1, len: 1}
 	for i, ix := range ins {
+		if ix.lay.id != lay.id {
+			return 0, corrupt(ix.path, 0, "index has %d-byte ids, %s %d-byte ones", ix.lay.id, ins[0].path, lay.id)
+		}
 		lay.off, lay.len = max(lay.off, ix.lay.off), max(lay.len, ix.lay.len)
 		for b := range fan {
 			fan[b] += ix.fanout[b]

@@ -5,7 +5,9 @@
 // Vocabulary:
 //
 //   - Object: an opaque byte string with a Kind, named by its ID, the
-//     SHA-256 of its plaintext. Storing the same bytes twice stores them once.
+//     SHA-256 of its plaintext (its first ShortID bytes in an archive
+//     created since short ids: Store.Sum). Storing the same bytes twice
+//     stores them once.
 //   - Frame: one zstd frame holding several objects compressed together.
 //     The caller groups related objects (one URL's history) into a frame so
 //     they share compression context, and closes it with Writer.Flush.

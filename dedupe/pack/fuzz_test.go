@@ -42,7 +42,7 @@ func exercise(t *testing.T, dir string) {
 		}
 	})
 	for _, o := range ids {
-		if b, _, err := s.Get(o); err == nil && Sum(b) != o {
+		if b, _, err := s.Get(o); err == nil && s.Sum(b) != o {
 			t.Fatalf("Get %s returned other bytes", o)
 		}
 		if r, err := s.Resolve(o[:RefLen]); err == nil && !bytes.HasPrefix(r[:], o[:RefLen]) {
@@ -51,7 +51,7 @@ func exercise(t *testing.T, dir string) {
 	}
 	if bs, err := s.GetMany(ids); err == nil {
 		for i, b := range bs {
-			if Sum(b) != ids[i] {
+			if s.Sum(b) != ids[i] {
 				t.Fatalf("GetMany returned other bytes for %s", ids[i])
 			}
 		}

@@ -21,9 +21,10 @@ const (
 
 // Archives of earlier formats, written by earlier releases: read, never
 // rewritten. Format 2: objects whole in frames; format 3: frames of
-// chunks without chains.
+// chunks without chains; format 4 before short ids: whole SHA-256 ids.
 var goldenOld = []string{"testdata/golden-v2.bwa", "testdata/golden-v2-purego.bwa",
-	"testdata/golden-v3.bwa", "testdata/golden-v3-purego.bwa"}
+	"testdata/golden-v3.bwa", "testdata/golden-v3-purego.bwa",
+	"testdata/golden-v4.bwa", "testdata/golden-v4-purego.bwa"}
 
 // TestGoldenOld reads the golden archives of earlier formats: every
 // object, and a clean verify.
@@ -33,6 +34,9 @@ func TestGoldenOld(t *testing.T) {
 		s, err := Open(dir, Options{})
 		if err != nil {
 			t.Fatalf("open %s: %v", dir, err)
+		}
+		if n := s.idLen(); n != 32 {
+			t.Errorf("%s: ids of %d bytes, want whole SHA-256 ids", dir, n)
 		}
 		checkAll(t, s, objs)
 		verifyClean(t, s)
@@ -91,6 +95,9 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("open %s: %v", goldenDir, err)
 	}
 	defer s.Close()
+	if n := s.idLen(); n != ShortID {
+		t.Errorf("golden archive has ids of %d bytes, want %d (short ids)", n, ShortID)
+	}
 	checkAll(t, s, objs)
 	verifyClean(t, s)
 	// The second commit's first frame of chunks extends the first's

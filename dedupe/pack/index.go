@@ -24,15 +24,19 @@ type entry struct {
 // few frames, so fixed 4-byte fields would waste about a sixth of an entry.
 // Entries stay fixed-size, so the index stays binary-searchable.
 type entryLayout struct {
+	id              uint8 // length of the ids: ShortID or 32
 	frame, off, len uint8
 }
 
 // size is the entry size: the id without its first byte (the fan-out
 // bucket says it), the three fields, the kind.
-func (l entryLayout) size() int { return 31 + int(l.frame) + int(l.off) + int(l.len) + 1 }
+func (l entryLayout) size() int {
+	return int(l.id) - 1 + int(l.frame) + int(l.off) + int(l.len) + 1
+}
 
 func (l entryLayout) valid() bool {
-	return l.frame >= 1 && l.frame <= 4 && l.off >= 1 && l.off <= 4 && l.len >= 1 && l.len <= 4
+	return (l.id == ShortID || l.id == 32) &&
+		l.frame >= 1 && l.frame <= 4 && l.off >= 1 && l.off <= 4 && l.len >= 1 && l.len <= 4
 }
 
 // byteWidth is the number of bytes (1..4) little-endian v needs.
@@ -48,9 +52,10 @@ func byteWidth(v uint32) uint8 {
 	return 4
 }
 
-// layoutFor returns the narrowest layout for entries naming nf frames.
-func layoutFor(entries []entry, nf int) entryLayout {
-	l := entryLayout{frame: byteWidth(uint32(max(nf, 1) - 1)), off: 1, len: 1}
+// layoutFor returns the narrowest layout for entries naming nf frames,
+// with ids of idLen bytes.
+func layoutFor(entries []entry, nf, idLen int) entryLayout {
+	l := entryLayout{id: uint8(idLen), frame: byteWidth(uint32(max(nf, 1) - 1)), off: 1, len: 1}
 	for i := range entries {
 		l.off = max(l.off, byteWidth(entries[i].off))
 		l.len = max(l.len, byteWidth(entries[i].len))
@@ -76,7 +81,7 @@ func readUint(b []byte, w uint8) (uint32, []byte) {
 }
 
 func (e *entry) appendTo(dst []byte, l entryLayout) []byte {
-	dst = append(dst, e.id[1:]...)
+	dst = append(dst, e.id[1:l.id]...)
 	dst = appendUint(dst, e.frame, l.frame)
 	dst = appendUint(dst, e.off, l.off)
 	dst = appendUint(dst, e.len, l.len)
@@ -88,8 +93,9 @@ func (e *entry) appendTo(dst []byte, l entryLayout) []byte {
 func decodeEntry(b []byte, l entryLayout, first byte) entry {
 	var e entry
 	e.id[0] = first
-	copy(e.id[1:], b[:31])
-	b = b[31:]
+	n := int(l.id) - 1
+	copy(e.id[1:], b[:n])
+	b = b[n:]
 	e.frame, b = readUint(b, l.frame)
 	e.off, b = readUint(b, l.off)
 	e.len, b = readUint(b, l.len)
@@ -298,8 +304,11 @@ func (ix *indexFile) load(want int64) error {
 		return corrupt(ix.path, toff, "bad index trailer")
 	}
 	ix.n, ix.nf = le.Uint64(tr[0:]), uint64(le.Uint32(tr[8:]))
-	ix.lay = entryLayout{frame: tr[12], off: tr[13], len: tr[14]}
-	if !ix.lay.valid() || tr[15] != 0 {
+	ix.lay = entryLayout{id: 32, frame: tr[12], off: tr[13], len: tr[14]}
+	if tr[15] != 0 {
+		ix.lay.id = tr[15]
+	}
+	if !ix.lay.valid() || ix.lay.id != 32 && ix.ver < 4 {
 		return corrupt(ix.path, toff+12, "bad entry layout %d/%d/%d/%d", tr[12], tr[13], tr[14], tr[15])
 	}
 	if ix.n > uint64(ix.size)/uint64(ix.lay.size()) || ix.nf > uint64(ix.size)/frameRowSize {
@@ -336,20 +345,23 @@ func (ix *indexFile) load(want int64) error {
 	return nil
 }
 
-// find binary-searches id among the entries sharing its first byte.
-// buf is scratch of at least maxEntrySize bytes.
+// find binary-searches id among the entries sharing its first byte. In
+// an index of short ids only id's first ShortID bytes count, so a whole
+// SHA-256 finds its object too. buf is scratch of at least maxEntrySize
+// bytes.
 func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
 	lo, hi := fanRange(&ix.fanout, id[0])
 	base := int64(indexHeaderSize + fanoutSize)
 	es := ix.lay.size()
 	b := buf[:es]
+	n := int(ix.lay.id) - 1
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		off := base + int64(mid)*int64(es)
 		if _, err := ix.f.ReadAt(b, off); err != nil {
 			return entry{}, false, fmt.Errorf("read index %s at %d: %w", ix.path, off, err)
 		}
-		switch c := bytes.Compare(b[:31], id[1:]); {
+		switch c := bytes.Compare(b[:n], id[1:n+1]); {
 		case c == 0:
 			e := decodeEntry(b, ix.lay, id[0])
 			if uint64(e.frame) >= ix.nf {
@@ -369,13 +381,14 @@ func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
 }
 
 // findPrefix calls fn with every entry whose id starts with p (1 ≤ len(p)
-// ≤ 32), in id order. buf is scratch of at least maxEntrySize bytes.
+// ≤ 32; in an index of short ids, bytes of p past ShortID are not
+// compared), in id order. buf is scratch of at least maxEntrySize bytes.
 func (ix *indexFile) findPrefix(p []byte, buf []byte, fn func(entry) error) error {
 	lo, hi := fanRange(&ix.fanout, p[0])
 	base := int64(indexHeaderSize + fanoutSize)
 	es := ix.lay.size()
 	b := buf[:es]
-	rest := p[1:]
+	rest := p[1:min(len(p), int(ix.lay.id))]
 	// Lower bound: the first entry whose id bytes 1.. are ≥ rest.
 	for lo < hi {
 		mid := lo + (hi-lo)/2
@@ -516,7 +529,7 @@ func fanRange(f *[256]uint32, b byte) (lo, hi uint32) {
 
 // writeIndex writes a complete index file (entries sorted by id) and
 // fsyncs it. The file is not in force until a commit names it.
-func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, nosync bool) (int64, error) {
+func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, idLen int, nosync bool) (int64, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("write index: %w", err)
@@ -535,7 +548,7 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 	}
 	fanCRC := crc(head[indexHeaderSize:])
 	bw.Write(head)
-	lay := layoutFor(entries, len(frames))
+	lay := layoutFor(entries, len(frames), idLen)
 	b := make([]byte, 0, maxEntrySize)
 	for i := range entries {
 		bw.Write(entries[i].appendTo(b[:0], lay))
@@ -575,9 +588,18 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 }
 
 // appendTrailerHead appends the first 16 trailer bytes: entry count, frame
-// count, entry layout.
+// count, entry layout (byte 15: 0 for 32-byte ids, else their length).
 func appendTrailerHead(dst []byte, n, nf uint64, l entryLayout) []byte {
 	dst = le.AppendUint64(dst, n)
 	dst = le.AppendUint32(dst, uint32(nf))
-	return append(dst, l.frame, l.off, l.len, 0)
+	return append(dst, l.frame, l.off, l.len, trailerIDByte(l.id))
+}
+
+// trailerIDByte is the trailer's byte 15 for ids of n bytes: 0 for whole
+// SHA-256 ids, as indexes written before short ids have it.
+func trailerIDByte(n uint8) byte {
+	if n == 32 {
+		return 0
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package pack
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -142,9 +143,16 @@ func countSuffix(ents []os.DirEntry, suffix string) int {
 }
 
 // TestEntryLayouts writes indexes whose entries need every field width
-// (1 to 4 bytes), merges two of different layouts, and checks that find
-// and scan return every entry as written.
+// (1 to 4 bytes), with whole and short ids, merges two of different
+// layouts, and checks that find and scan return every entry as written,
+// and that a short index finds an object by its whole SHA-256 too.
 func TestEntryLayouts(t *testing.T) {
+	for _, idLen := range []int{32, ShortID} {
+		t.Run(fmt.Sprint(idLen), func(t *testing.T) { testEntryLayouts(t, idLen) })
+	}
+}
+
+func testEntryLayouts(t *testing.T, idLen int) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(3, 4))
 	mk := func(n, nf int, maxOff, maxLen uint32) []entry {
@@ -153,7 +161,7 @@ func TestEntryLayouts(t *testing.T) {
 			for j := range es[i].id {
 				es[i].id[j] = byte(r.Uint32())
 			}
-			es[i] = entry{id: es[i].id, frame: uint32(r.IntN(nf)), off: r.Uint32N(maxOff + 1), len: r.Uint32N(maxLen + 1), kind: KindBlock}
+			es[i] = entry{id: es[i].id.truncate(idLen), frame: uint32(r.IntN(nf)), off: r.Uint32N(maxOff + 1), len: r.Uint32N(maxLen + 1), kind: KindBlock}
 		}
 		es[0].off, es[0].len, es[0].frame = maxOff, maxLen, uint32(nf-1)
 		slices.SortFunc(es, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
@@ -169,8 +177,14 @@ func TestEntryLayouts(t *testing.T) {
 	check := func(ix *indexFile, want []entry, frameBase uint32, total int) {
 		t.Helper()
 		var buf [maxEntrySize]byte
-		for _, e := range want {
-			got, ok, err := ix.find(e.id, buf[:])
+		for i, e := range want {
+			q := e.id
+			if idLen < len(q) && i%2 == 1 {
+				// A whole SHA-256 (here: the id with other bytes after
+				// ShortID) names the object of its short id.
+				q[len(q)-1] ^= 0xff
+			}
+			got, ok, err := ix.find(q, buf[:])
 			e.frame += frameBase
 			if err != nil || !ok || got != e {
 				t.Fatalf("find %s: got %+v %v %v, want %+v", e.id, got, ok, err, e)
@@ -191,19 +205,19 @@ func TestEntryLayouts(t *testing.T) {
 		return ix
 	}
 	a, b := mk(700, 3, 200, 1<<31), mk(900, 70000, 1<<20, 70000)
-	sa, err := writeIndex(filepath.Join(dir, indexName(1)), 1, a, frames(3), nil, true)
+	sa, err := writeIndex(filepath.Join(dir, indexName(1)), 1, a, frames(3), nil, idLen, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := writeIndex(filepath.Join(dir, indexName(2)), 2, b, frames(70000), nil, true)
+	sb, err := writeIndex(filepath.Join(dir, indexName(2)), 2, b, frames(70000), nil, idLen, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ia, ib := open(1, sa), open(2, sb)
-	if want := (entryLayout{1, 1, 4}); ia.lay != want {
+	if want := (entryLayout{uint8(idLen), 1, 1, 4}); ia.lay != want {
 		t.Errorf("layout of index 1 = %+v, want %+v", ia.lay, want)
 	}
-	if want := (entryLayout{3, 3, 3}); ib.lay != want {
+	if want := (entryLayout{uint8(idLen), 3, 3, 3}); ib.lay != want {
 		t.Errorf("layout of index 2 = %+v, want %+v", ib.lay, want)
 	}
 	check(ia, a, 0, len(a))
@@ -213,9 +227,43 @@ func TestEntryLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	im := open(3, sm)
-	if want := (entryLayout{3, 3, 4}); im.lay != want {
+	if want := (entryLayout{uint8(idLen), 3, 3, 4}); im.lay != want {
 		t.Errorf("merged layout = %+v, want %+v", im.lay, want)
 	}
 	check(im, a, 0, len(a)+len(b))
 	check(im, b, 3, len(a)+len(b))
+}
+
+// TestIDLengthMismatch: an index whose id length is not the archive's (a
+// COMMIT whose short-ids flag was flipped) is refused, naming the index,
+// rather than read with the wrong entry size.
+func TestIDLengthMismatch(t *testing.T) {
+	s, dir := mustCreate(t, Options{noSync: true})
+	if !s.m.short {
+		t.Fatal("a new archive does not have short ids")
+	}
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addAll(t, w, randomObjects(5, 20, 3000))
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	s.Close()
+	m, err := readManifestFile(filepath.Join(dir, commitName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.short = false
+	for _, name := range []string{commitName, commitCopy} {
+		if err := os.WriteFile(filepath.Join(dir, name), m.encode(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = Open(dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "16-byte ids, the archive 32-byte ones") || !strings.Contains(err.Error(), indexName(1)) {
+		t.Fatalf("open with a flipped short-ids flag: %v", err)
+	}
 }

@@ -281,7 +281,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 						code: bytes.Clone(fr.plain[sp.off : sp.off+sp.len])})
 					continue
 				}
-				id := Sum(fr.plain[sp.off : sp.off+sp.len])
+				id := Sum(fr.plain[sp.off : sp.off+sp.len]).truncate(m.idLen())
 				if _, dup := locs[id]; dup {
 					continue
 				}
@@ -317,7 +317,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: an object stored as chunks: %v", packName(o.row.pack), o.row.off, err))
 				continue
 			}
-			id := Sum(b)
+			id := Sum(b).truncate(m.idLen())
 			if _, dup := locs[id]; dup {
 				continue
 			}
@@ -330,7 +330,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 	if n := len(m.indexes); n > 0 {
 		num = m.indexes[n-1].num + 1
 	}
-	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, s.opts.noSync)
+	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, m.idLen(), s.opts.noSync)
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
@@ -339,7 +339,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 			return err
 		}
 	}
-	nm := &manifest{seq: m.seq + 1, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, payload: m.payload}
+	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, payload: m.payload}
 	if err := publishManifest(s.dir, nm, &s.opts); err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}

@@ -70,6 +70,10 @@ type Options struct {
 	// the indexing of the chain as its dictionary at level 19 (about 0.5 s
 	// for 4 MiB): tests that commit every few KiB bound it lower.
 	ChainBytes int
+	// LongIDs makes Create name objects by their whole SHA-256, as
+	// archives created before short ids do (tests of that layout). Open
+	// takes the archive's own choice whatever this says.
+	LongIDs bool
 	// SkipVerify skips the SHA-256 check of objects returned by Get (their
 	// frames are still checksummed). Verify always checks.
 	SkipVerify bool
@@ -205,7 +209,7 @@ func Create(dir string, opts Options) (*Store, error) {
 	if _, err := os.Stat(filepath.Join(dir, commitName)); err == nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, fs.ErrExist)
 	}
-	if err := publishManifest(dir, &manifest{}, &opts); err != nil {
+	if err := publishManifest(dir, &manifest{short: !opts.LongIDs}, &opts); err != nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, err)
 	}
 	return Open(dir, opts)
@@ -281,6 +285,10 @@ func (s *Store) openIndexes(m *manifest) ([]*indexFile, error) {
 			continue
 		}
 		ix, err := s.openIndexHealed(r.num, r.size, false)
+		if err == nil && int(ix.lay.id) != m.idLen() {
+			ix.f.Close()
+			err = corrupt(ix.path, ix.size-trailerSize+15, "index has %d-byte ids, the archive %d-byte ones", ix.lay.id, m.idLen())
+		}
 		if err != nil {
 			for _, o := range idx {
 				if have[o.num] != o {
@@ -359,6 +367,22 @@ func (s *Store) Recovered() string {
 
 // Dir returns the archive directory.
 func (s *Store) Dir() string { return s.dir }
+
+// Sum returns the id of an object whose plaintext is data, as this archive
+// names objects: its SHA-256, cut to ShortID bytes in an archive with
+// short ids (docs/FORMAT.md "Object ids"). Get, Has and Stat accept a
+// whole SHA-256 as well.
+func (s *Store) Sum(data []byte) ID { return Sum(data).truncate(s.idLen()) }
+
+// idLen is the length of the archive's ids (ShortID or 32).
+func (s *Store) idLen() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.m == nil {
+		return len(ID{})
+	}
+	return s.m.idLen()
+}
 
 // Seq returns the sequence number of the commit the store sees.
 func (s *Store) Seq() uint64 {
@@ -632,7 +656,7 @@ func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([
 			return nil, 0, nil, err
 		}
 	}
-	if verify && Sum(b) != id {
+	if n := s.idLen(); verify && Sum(b).truncate(n) != id.truncate(n) {
 		if fr != nil {
 			s.cache.release(fr)
 		}

@@ -126,7 +126,7 @@ func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 					}
 					n = uint32(len(b))
 				}
-				id := Sum(b)
+				id := Sum(b).truncate(m.idLen())
 				e, ok, err := ix.find(id, buf[:])
 				switch {
 				case err != nil:

@@ -222,8 +222,13 @@ func (w *Writer) Add(kind Kind, data []byte) (id ID, isNew bool, err error) {
 // in the current frame already, or its chain is at Options.MaxChain, the
 // object is stored without the dictionary. A missing base is ErrNotFound.
 func (w *Writer) AddDelta(kind Kind, data []byte, base ID) (id ID, isNew bool, err error) {
+	base = w.canon(base)
 	return w.add(kind, data, &base, false)
 }
+
+// canon is id as this archive names objects: cut to ShortID bytes in an
+// archive with short ids, so that a whole SHA-256 names its object too.
+func (w *Writer) canon(id ID) ID { return id.truncate(w.m.idLen()) }
 
 // AddNear is AddDelta for a base that is worth having only when it costs
 // readers nothing: base is used only when it is in the frame the object
@@ -232,6 +237,7 @@ func (w *Writer) AddDelta(kind Kind, data []byte, base ID) (id ID, isNew bool, e
 // dictionary; else the object is added as by Add. A missing base is not
 // an error.
 func (w *Writer) AddNear(kind Kind, data []byte, base ID) (id ID, isNew bool, err error) {
+	base = w.canon(base)
 	return w.add(kind, data, &base, true)
 }
 
@@ -245,7 +251,7 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 	if len(data) > maxFramePlain-16 {
 		return ID{}, false, fmt.Errorf("add object: %d bytes is over the limit of %d", len(data), maxFramePlain-16)
 	}
-	id := Sum(data)
+	id := w.s.Sum(data)
 	if _, ok := w.pending[id]; ok {
 		return id, false, nil
 	}
@@ -473,7 +479,7 @@ func (w *Writer) Commit(payload []byte) error {
 			return w.fail(fmt.Errorf("sync pack %d: %w", w.packNum, err))
 		}
 	}
-	m := &manifest{seq: w.m.seq + 1, payload: bytes.Clone(payload),
+	m := &manifest{seq: w.m.seq + 1, short: w.m.short, payload: bytes.Clone(payload),
 		indexes: slices.Clone(w.m.indexes)}
 	for _, p := range w.m.packs {
 		if n, ok := w.dirty[p.num]; ok {
@@ -508,7 +514,7 @@ func (w *Writer) Commit(payload []byte) error {
 		}
 		slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
 		num := w.nextIndex
-		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, frames, w.chunkRows, w.opts.noSync)
+		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, frames, w.chunkRows, w.m.idLen(), w.opts.noSync)
 		if err != nil {
 			return w.fail(err)
 		}
@@ -610,6 +616,7 @@ func (w *Writer) Unique(id ID) (bool, error) {
 	if err := w.usable(); err != nil {
 		return false, err
 	}
+	id = w.canon(id)
 	n := w.refs[[RefLen]byte(id[:RefLen])]
 	if _, ok := w.pending[id]; ok {
 		n-- // itself
@@ -635,6 +642,7 @@ func (w *Writer) FrameBytes() int { return w.curSize }
 
 // Has reports whether id is stored, committed or not.
 func (w *Writer) Has(id ID) (bool, error) {
+	id = w.canon(id)
 	if _, ok := w.pending[id]; ok {
 		return true, nil
 	}
@@ -646,6 +654,7 @@ func (w *Writer) Get(id ID) ([]byte, Kind, error) {
 	if err := w.usable(); err != nil {
 		return nil, 0, err
 	}
+	id = w.canon(id)
 	if p, ok := w.pending[id]; ok && p.frame < 0 {
 		o := w.cur[p.idx]
 		return bytes.Clone(o.data), o.kind, nil
@@ -654,6 +663,7 @@ func (w *Writer) Get(id ID) ([]byte, Kind, error) {
 }
 
 func (w *Writer) locate(id ID) (loc, bool, error) {
+	id = w.canon(id)
 	if p, ok := w.pending[id]; ok {
 		if p.frame < 0 {
 			return loc{}, false, errors.New("object is in the unflushed frame")

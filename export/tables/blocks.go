@@ -121,12 +121,14 @@ func (s *blockSpill) close() error {
 
 var errBadID = errors.New("malformed object id")
 
+// parseID reads an id as pack.ID.String writes it: 64 hex digits, or 32
+// for a short id (the rest zero).
 func parseID(s string) (pack.ID, error) {
 	var id pack.ID
-	if len(s) != 2*len(id) {
+	if len(s) != 2*len(id) && len(s) != 2*pack.ShortID {
 		return id, fmt.Errorf("%w: %q", errBadID, s)
 	}
-	for i := range id {
+	for i := range len(s) / 2 {
 		hi, ok1 := unhex(s[2*i])
 		lo, ok2 := unhex(s[2*i+1])
 		if !ok1 || !ok2 {
