@@ -62,8 +62,9 @@ func sortedZstd(b *testing.B, inputs []string) (zstdBytes, rawBytes int64) {
 var corpusSites = []string{"mkdocs-org", "ota-mektoube", "ota-tinder", "ota-lovescout24"}
 
 // BenchmarkArchiveSize ingests a corpus site and reports the archive size
-// as a ratio to three baselines built in the same run: sorted zstd
-// (x-zstd-sorted, target ≤ 1.25), the input .warc.gz (x-input), and the
+// as a ratio to four baselines built in the same run: the archive at the
+// fixed partition level 1 (x-level1), sorted zstd (x-zstd-sorted, target
+// ≤ 1.25), the input .warc.gz (x-input), and the
 // input as a per-record-gzip WARC with identical payloads turned into
 // revisit records (x-revisit-warc, writeRevisitWARC). It also reports the
 // archive's bytes by category (pack.Stats): *-B metrics, which sum to the
@@ -109,6 +110,16 @@ func BenchmarkArchiveSize(b *testing.B) {
 				hdrs = catalogHeaders(b, arch)
 				b.StartTimer()
 			}
+			// The default (adaptive) partition against the coarsest fixed
+			// level, which ingest used before it: what single-region
+			// blocks cost.
+			arch1 := filepath.Join(b.TempDir(), "level1.bwa")
+			b.StopTimer()
+			if _, err := Ingest(context.Background(), arch1, []string{in}, Options{Level: 1}); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			b.ReportMetric(float64(size)/float64(archiveBytes(b, arch1)), "x-level1")
 			b.ReportMetric(float64(size)/float64(zs), "x-zstd-sorted")
 			b.ReportMetric(float64(size)/float64(inputBytes), "x-input")
 			b.ReportMetric(float64(size)/float64(rw.n), "x-revisit-warc")

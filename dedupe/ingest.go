@@ -8,19 +8,20 @@ import (
 
 	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/reencode"
+	"blockwarc/partition"
 	"blockwarc/warcio"
 )
 
-// DefaultLevel is the partition level of a URL without history. The
-// archive keeps the coarsest blocks: every block costs an id in the
-// catalog and an index entry, and on the corpus level 1 makes the archive
-// 5–20 % smaller than level 3 (BenchmarkArchiveSize). The adaptive
-// partition (partition.LevelAdaptive, Options.Level −1, `ingest -level
-// 0`) stores blocks of single regions, but today costs 11 % more on
-// mkdocs-org and 5 % on ota-tinder (per-object overhead, not block
-// bytes): it becomes the archive's default with storage v2, where a
-// block costs no index entry (issue 13).
-const DefaultLevel = 1
+// DefaultLevel is the partition level of a URL without history: the
+// adaptive partition (partition.LevelAdaptive), whose kept blocks are
+// single regions of the page, so that the archive's blocks, the tables'
+// and what blocks and diff show are the same (issue 12). It costs more
+// objects than the coarsest level 1; with short object ids (16-byte
+// index entries) the corpus archives at the adaptive level are 1.0-3.3 %
+// smaller than they were at level 1 with whole ids on three sites and
+// 3.7 % larger on mkdocs-org, whose articles divide into many sections
+// (docs/FORMAT.md "Object ids"; `ingest -level 1` keeps the coarsest).
+const DefaultLevel = partition.LevelAdaptive
 
 // DefaultFrameSize is the frame size ingest asks of the pack store when
 // Options.Pack.FrameSize is 0: a URL's successive captures compress
