@@ -242,7 +242,10 @@ func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 			return LabelRelatedLinks
 		}
 		return LabelNavigation
-	case (mediaTags[b.Tag] || f.Images > 0) && f.TextLen < 40:
+	case (mediaTags[b.Tag] || f.Images > 0) && f.TextLen < 40,
+		b.Tag == "figure" && f.Images > 0 && f.TextLen <= maxCaption && f.LinkTextRatio < 0.5:
+		// A figure is its picture and caption: the caption is the
+		// picture's text, not the article's (HTML: figure, figcaption).
 		return LabelMedia
 	case hasCue(tok, commentCues):
 		return LabelOther
@@ -485,6 +488,10 @@ func inMainLandmark(n *Node) bool {
 func menuWithSearch(f Features) bool {
 	return f.Links >= 5 && f.LinkTextRatio >= 0.6 && f.Links >= 3*f.Inputs
 }
+
+// maxCaption bounds the caption of a figure that is a picture: longer,
+// the figure holds text of its own.
+const maxCaption = 400
 
 // maxTitleBlock bounds the text of a block holding the page's h1 that is
 // its title: the h1 with a kicker, a byline and a date, not an article.

@@ -35,6 +35,8 @@ func TestLabelsPageContext(t *testing.T) {
 		{"card outside an aside", page(`<div><article id=x><a href=/other-story><h3>Another story</h3></a><p>` + excerpt + `</p></article></div>`), "x", LabelContent},
 		{"menu with a search box", head(`<div id=x>` + menu + `<form action=/s><input name=q></form></div>`), "x", LabelNavigation},
 		{"search form with a link", page(`<form id=x action=/s><input name=q><input type=submit> <a href=/help>Help</a></form>`), "x", LabelForm},
+		{"figure and caption", page(`<figure id=x><img src=moon.jpg alt=""><figcaption>` + excerpt + `</figcaption></figure>`), "x", LabelMedia},
+		{"figure of text", page(`<figure id=x><blockquote>` + long + long + `</blockquote><figcaption>A. Writer</figcaption></figure>`), "x", LabelContent},
 		{"breadcrumb trail", head(`<div id=x class=breadcrumb-list><a href=/>Home</a> <a href=/world>World</a> Impeachment inquiry completely debunked, the White House says</div>`), "x", LabelNavigation},
 	} {
 		res := partitionString(t, c.doc, Options{})
