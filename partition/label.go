@@ -208,8 +208,13 @@ func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 		// A breadcrumb trail ends in the current page's title, not a
 		// link: its link share is low when that title is long.
 		return LabelNavigation
-	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && (f.TextLen < 300 || f.Inputs*formTextPerInput >= f.TextLen) &&
-		!menuWithSearch(f):
+	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && (f.TextLen < 300 || f.Inputs*formTextPerInput >= f.TextLen):
+		if menuWithSearch(f) {
+			// A site header's menu beside its search field: navigation
+			// wherever it sits (a page with large inline scripts puts
+			// its header past the middle of its bytes).
+			return LabelNavigation
+		}
 		// A longer form whose text is mostly its fields' labels
 		// (name, e-mail, company, a consent line) is still a form.
 		return LabelForm
@@ -486,8 +491,12 @@ func inMainLandmark(n *Node) bool {
 // its links and a search field): many links, mostly link text, far more
 // links than fields. A form is mostly its fields and their labels.
 func menuWithSearch(f Features) bool {
-	return f.Links >= 5 && f.LinkTextRatio >= 0.6 && f.Links >= 3*f.Inputs
+	return f.Links >= 5 && f.LinkTextRatio >= 0.6 && f.Links >= 3*f.Inputs && f.LinkTextLen/f.Links < menuAnchor
 }
+
+// menuAnchor: links whose anchors average this many runes or more are
+// headlines of other pages, not menu items (rule 15 of the table).
+const menuAnchor = 25
 
 // maxCaption bounds the caption of a figure that is a picture: longer,
 // the figure holds text of its own.

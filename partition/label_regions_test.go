@@ -34,6 +34,7 @@ func TestLabelsPageContext(t *testing.T) {
 		{"section link in an aside", page(`<aside><div id=x><h3><a href=#more>More on this</a></h3><p>` + excerpt + `</p></div></aside>`), "x", LabelContent},
 		{"card outside an aside", page(`<div><article id=x><a href=/other-story><h3>Another story</h3></a><p>` + excerpt + `</p></article></div>`), "x", LabelContent},
 		{"menu with a search box", head(`<div id=x>` + menu + `<form action=/s><input name=q></form></div>`), "x", LabelNavigation},
+		{"menu with a search box, low on the page", page(`<div id=x>` + menu + `<form action=/s><input name=q></form></div>`), "x", LabelNavigation},
 		{"search form with a link", page(`<form id=x action=/s><input name=q><input type=submit> <a href=/help>Help</a></form>`), "x", LabelForm},
 		{"figure and caption", page(`<figure id=x><img src=moon.jpg alt=""><figcaption>` + excerpt + `</figcaption></figure>`), "x", LabelMedia},
 		{"figure of text", page(`<figure id=x><blockquote>` + long + long + `</blockquote><figcaption>A. Writer</figcaption></figure>`), "x", LabelContent},
