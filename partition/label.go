@@ -45,14 +45,16 @@ func cues(words string) cueSet {
 }
 
 var (
-	footerCues  = cues("footer copyright legal colophon imprint impressum")
-	adCues      = cues("ad ads adv advert adverts advertisement advertising banner sponsor sponsored sponsors promo promoted promotion dfp adsense adsbygoogle taboola outbrain commercial")
-	navCues     = cues("nav navbar navigation menu menubar submenu dropdown megamenu breadcrumb breadcrumbs pagination pager toc topbar masthead skip")
-	relatedCues = cues("related recommended recommendations popular trending more tags tag also readmore share social sharing links sitemap")
-	commentCues = cues("comment comments disqus respond reply replies discussion")
-	contentCues = cues("article content post entry story body text main blog prose")
-	titleCues   = cues("title headline heading")
-	mediaTags   = cues("img figure picture video audio iframe embed object canvas")
+	footerCues     = cues("footer copyright legal colophon imprint impressum")
+	entryCues      = cues("post entry article story item comment card")
+	breadcrumbCues = cues("breadcrumb breadcrumbs crumbs")
+	adCues         = cues("ad ads adv advert adverts advertisement advertising banner sponsor sponsored sponsors promo promoted promotion dfp adsense adsbygoogle taboola outbrain commercial")
+	navCues        = cues("nav navbar navigation menu menubar submenu dropdown megamenu breadcrumb breadcrumbs pagination pager toc topbar masthead skip")
+	relatedCues    = cues("related recommended recommendations popular trending more tags tag also readmore share social sharing links sitemap")
+	commentCues    = cues("comment comments disqus respond reply replies discussion")
+	contentCues    = cues("article content post entry story body text main blog prose")
+	titleCues      = cues("title headline heading")
+	mediaTags      = cues("img figure picture video audio iframe embed object canvas")
 )
 
 func hasCue(tokens []string, set cueSet) bool {
@@ -131,8 +133,32 @@ func hasCopyright(text string) bool {
 	return false
 }
 
-// labelBlock applies the rule table to one annotated block.
+// labelBlock applies the rule table to one annotated block. Inside the
+// page's footer, a block the rules take for a heading, text or nothing
+// in particular is the footer's (a column heading, the fine print);
+// link lists and forms there keep what they are.
 func labelBlock(b *Block, x *docIndex, s span) Label {
+	footSet, inFoot := false, false
+	foot := func() bool {
+		if !footSet {
+			footSet, inFoot = true, b.Node != nil && inPageFooter(x, b.Node)
+		}
+		return inFoot
+	}
+	switch l := ruleLabel(b, x, foot); l {
+	case LabelTitle, LabelContent, LabelOther:
+		if foot() {
+			return LabelFooter
+		}
+		return l
+	default:
+		return l
+	}
+}
+
+// ruleLabel is the rule table; foot reports whether the block lies in
+// the page's footer (inPageFooter), computed on first need.
+func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 	f := b.Features
 	role := ""
 	if b.Node != nil {
@@ -167,7 +193,9 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		// Fields and a button with no links: a sign-up or search form,
 		// even where its name says where it sits ("footer-signup").
 		return LabelForm
-	case hasCue(tok, footerCues) && small:
+	case hasCue(tok, footerCues) && small && !hasCue(tok, entryCues):
+		// "post-footer", "entry-footer": the foot of one article (its
+		// tags, share bar, byline), not the page's footer.
 		return LabelFooter
 	case small && f.Position > 0.3 && hasCopyright(b.Text) && !inMainLandmark(b.Node):
 		// Not inside the main content: there a copyright line is the
@@ -175,15 +203,32 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		return LabelFooter
 	case hasCue(tok, adCues) && f.TextLen < 1000 || adLabelText(b.Text):
 		return LabelAdvert
-	case b.Tag == "nav" || role == "navigation" || role == "menu" || role == "menubar" || hasNavCue(tok) && f.LinkTextRatio > 0.3:
+	case b.Tag == "nav" || role == "navigation" || role == "menu" || role == "menubar" || hasNavCue(tok) && f.LinkTextRatio > 0.3,
+		f.Links > 0 && hasCue(tok, breadcrumbCues):
+		// A breadcrumb trail ends in the current page's title, not a
+		// link: its link share is low when that title is long.
 		return LabelNavigation
 	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && (f.TextLen < 300 || f.Inputs*formTextPerInput >= f.TextLen):
+		if menuWithSearch(f) {
+			// A site header's menu beside its search field: navigation
+			// wherever it sits (a page with large inline scripts puts
+			// its header past the middle of its bytes).
+			return LabelNavigation
+		}
 		// A longer form whose text is mostly its fields' labels
 		// (name, e-mail, company, a consent line) is still a form.
 		return LabelForm
 	case isHeadingTag(b.Tag) || b.Node != nil && (headingRank(x.doc, b.Node) > 0 || boldLine(b)) || (f.Headings > 0 || hasCue(tok, titleCues)) && f.Words > 0 && f.Words <= 25 && f.LinkTextRatio < 0.5,
 		(b.Tag == "p" || b.Tag == "div") && f.LinkTextRatio < 0.5 && headingLine(b.Text, f.Words):
 		return LabelTitle
+	case f.Headings > 0 && f.TextLen <= maxTitleBlock && f.LinkTextRatio < 0.5 && b.Node != nil && holdsTopHeading(x.doc, b.Node):
+		// The page's h1 with its kicker, byline and date: the head of
+		// the article a reader sees as its title.
+		return LabelTitle
+	case f.Links >= 1 && b.Node != nil && inComplementary(b.Node) && headlineLink(x.doc, b.Node):
+		// A teaser (a linked headline, an excerpt) beside the main
+		// content: a link to another page, however long its excerpt.
+		return LabelRelatedLinks
 	case f.Links >= 1 && f.LinkTextRatio >= 0.5 && inMenu(b.Node):
 		// A part of a menu (a dropdown, a column of a mega menu) is
 		// navigation however long or low on the page its links are.
@@ -198,11 +243,14 @@ func labelBlock(b *Block, x *docIndex, s span) Label {
 		if f.Position > 0.3 && hasCopyright(lastChars(b.Text, copyrightTail)) {
 			return LabelFooter
 		}
-		if f.LinkTextLen/f.Links >= 25 || f.Position > 0.5 && !hasNavCue(tok) {
+		if f.LinkTextLen/f.Links >= 25 || f.Position > 0.5 && !hasNavCue(tok) && !foot() {
 			return LabelRelatedLinks
 		}
 		return LabelNavigation
-	case (mediaTags[b.Tag] || f.Images > 0) && f.TextLen < 40:
+	case (mediaTags[b.Tag] || f.Images > 0) && f.TextLen < 40,
+		b.Tag == "figure" && f.Images > 0 && f.TextLen <= maxCaption && f.LinkTextRatio < 0.5:
+		// A figure is its picture and caption: the caption is the
+		// picture's text, not the article's (HTML: figure, figcaption).
 		return LabelMedia
 	case hasCue(tok, commentCues):
 		return LabelOther
@@ -433,6 +481,158 @@ func inMainLandmark(n *Node) bool {
 		}
 		switch strings.ToLower(strings.TrimSpace(a.Attr("role"))) {
 		case "main", "article":
+			return true
+		}
+	}
+	return false
+}
+
+// menuWithSearch reports a menu that holds a search box (a site header:
+// its links and a search field): many links, mostly link text, far more
+// links than fields. A form is mostly its fields and their labels.
+func menuWithSearch(f Features) bool {
+	return f.Links >= 5 && f.LinkTextRatio >= 0.6 && f.Links >= 3*f.Inputs && f.LinkTextLen/f.Links < menuAnchor
+}
+
+// menuAnchor: links whose anchors average this many runes or more are
+// headlines of other pages, not menu items (rule 15 of the table).
+const menuAnchor = 25
+
+// maxCaption bounds the caption of a figure that is a picture: longer,
+// the figure holds text of its own.
+const maxCaption = 400
+
+// maxTitleBlock bounds the text of a block holding the page's h1 that is
+// its title: the h1 with a kicker, a byline and a date, not an article.
+const maxTitleBlock = 300
+
+// holdsTopHeading reports whether n is or holds a rank-1 heading (h1, or
+// role=heading with aria-level 1).
+func holdsTopHeading(doc []byte, n *Node) bool {
+	if n.Kind == ElementNode && headingRank(doc, n) == 1 {
+		return true
+	}
+	for _, c := range n.Children {
+		if c.Kind == ElementNode || c.Kind == FragmentNode {
+			if holdsTopHeading(doc, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inComplementary reports whether n is or lies in an aside element or
+// role=complementary: content beside the page's own.
+func inComplementary(n *Node) bool {
+	for a := n; a != nil; a = a.Parent {
+		if a.Kind == ElementNode && (a.Tag == "aside" || strings.EqualFold(strings.TrimSpace(a.Attr("role")), "complementary")) {
+			return true
+		}
+	}
+	return false
+}
+
+// headlineLink reports whether the first heading under n (n included) is
+// a link to another page: it holds a link, or a link around it (inside
+// n) holds it. A fragment link ("#top") is not another page.
+func headlineLink(doc []byte, n *Node) bool {
+	h := firstHeading(doc, n)
+	if h == nil {
+		return false
+	}
+	for a := h; a != nil; a = a.Parent {
+		if a.Kind == ElementNode && a.Tag == "a" && pageLink(a) {
+			return true
+		}
+		if a == n {
+			break
+		}
+	}
+	return holdsPageLink(h)
+}
+
+func firstHeading(doc []byte, n *Node) *Node {
+	if n.Kind == ElementNode && headingRank(doc, n) > 0 && headingRank(doc, n) < boldRank {
+		return n
+	}
+	for _, c := range n.Children {
+		if c.Kind == ElementNode || c.Kind == FragmentNode {
+			if h := firstHeading(doc, c); h != nil {
+				return h
+			}
+		}
+	}
+	return nil
+}
+
+func pageLink(a *Node) bool {
+	href := strings.TrimSpace(a.Attr("href"))
+	return href != "" && href[0] != '#' && !strings.HasPrefix(strings.ToLower(href), "javascript:")
+}
+
+func holdsPageLink(n *Node) bool {
+	for _, c := range n.Children {
+		if c.Kind == ElementNode && (c.Tag == "a" && pageLink(c) || holdsPageLink(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pageFooterCues are names that say a wrapper is the page's footer (where
+// it sits); footerCues also name what a block is about ("legal").
+var pageFooterCues = cues("footer colophon")
+
+// maxFooterShare bounds the share of the page's text a wrapper named as
+// the footer may hold: more, it is a page wrapper named for its sticky
+// footer.
+const maxFooterShare = 0.5
+
+// inPageFooter reports whether n lies in the page's footer: a footer
+// element or role=contentinfo, or a wrapper named footer, that is not
+// inside a sectioning element or main (HTML: such a footer is that
+// section's), with no article between it and n (an item in a footer
+// keeps its own foot, and a named wrapper, see entryCues, is an
+// article's foot).
+func inPageFooter(x *docIndex, n *Node) bool {
+	total := 0
+	if len(x.textOff) > 0 {
+		total = int(x.textOff[len(x.textOff)-1])
+	}
+	for a := n; a != nil; a = a.Parent {
+		if a.Kind != ElementNode {
+			continue
+		}
+		role := strings.ToLower(strings.TrimSpace(a.Attr("role")))
+		switch {
+		case a.Tag == "body" || a.Tag == "html" || a.Tag == "article" || role == "article":
+			return false
+		case a.Tag == "footer" || role == "contentinfo":
+			return !inSectioning(a.Parent)
+		}
+		if tok := nameTokens(a.Attr("id"), a.Attr("class")); hasCue(tok, pageFooterCues) && !hasCue(tok, entryCues) && !inSectioning(a.Parent) {
+			if s, ok := x.nodeSpan(a); ok && total > 0 && float64(x.textOff[s.hi]-x.textOff[s.lo]) <= maxFooterShare*float64(total) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inSectioning reports whether n is or lies in a sectioning element
+// (article, aside, nav, section) or main, or one by role.
+func inSectioning(n *Node) bool {
+	for a := n; a != nil; a = a.Parent {
+		if a.Kind != ElementNode {
+			continue
+		}
+		switch a.Tag {
+		case "article", "aside", "nav", "section", "main":
+			return true
+		}
+		switch strings.ToLower(strings.TrimSpace(a.Attr("role"))) {
+		case "main", "article", "complementary", "navigation", "region":
 			return true
 		}
 	}

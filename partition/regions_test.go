@@ -68,8 +68,10 @@ func readRegionFiles(tb testing.TB) []labelledPage {
 				lab, words, ok := strings.Cut(line[1:], "|")
 				rest := ""
 				if ok {
-					// LABEL|LABEL | words: the words follow the last " | ".
-					if i := strings.LastIndex(line, " | "); i > 0 {
+					// LABEL|LABEL | words: the words follow the first " | "
+					// (label names have no spaces; words may hold " | ",
+					// "Milan Design Week 2018 | Michael …").
+					if i := strings.Index(line, " | "); i > 0 {
 						lab, rest = line[1:i], line[i+3:]
 					} else {
 						rest = words
