@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,6 +205,15 @@ func orUnknown(s string) string {
 	return s
 }
 
+// levelName says a partition level as people read it: the adaptive
+// partition is stored as a negative level (partition.LevelAdaptive).
+func levelName(level int) string {
+	if level < 0 {
+		return "adaptive partition"
+	}
+	return "level " + strconv.Itoa(level)
+}
+
 // diffLevel is the level both captures are partitioned at.
 func diffLevel(o diffOptions, later dedupe.Version) int {
 	switch {
@@ -371,8 +381,8 @@ func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context in
 	}
 	s := rep.Summary
 	verdict := s.Verdict()
-	fmt.Fprintf(w, "level %d: %s; %d unchanged, %d text-changed, %d markup-only, %d added, %d removed, %d moved; %d words deleted, %d inserted\n\n",
-		rep.Level, verdict, s.Unchanged, s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
+	fmt.Fprintf(w, "%s: %s; %d unchanged, %d text-changed, %d markup-only, %d added, %d removed, %d moved; %d words deleted, %d inserted\n\n",
+		levelName(rep.Level), verdict, s.Unchanged, s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
 	for _, c := range rep.Blocks {
 		path := c.Path
 		if c.Status == diff.Moved && c.OldPath != c.Path {

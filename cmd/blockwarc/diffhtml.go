@@ -301,8 +301,8 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 <header><h1>` + html.EscapeString(rep.URL) + `</h1>
 <div class="meta">`)
 	verdict := s.Verdict()
-	fmt.Fprintf(&b, `<span class="verdict">%s</span> between <b>%s</b> and <b>%s</b> (level %d): %d text-changed, %d markup-only, %d added, %d removed, %d moved, %d unchanged; %d words deleted, %d inserted.`,
-		verdict, html.EscapeString(rep.From.Date), html.EscapeString(rep.To.Date), rep.Level,
+	fmt.Fprintf(&b, `<span class="verdict">%s</span> between <b>%s</b> and <b>%s</b> (%s): %d text-changed, %d markup-only, %d added, %d removed, %d moved, %d unchanged; %d words deleted, %d inserted.`,
+		verdict, html.EscapeString(rep.From.Date), html.EscapeString(rep.To.Date), levelName(rep.Level),
 		s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.Unchanged, s.WordsDeleted, s.WordsInserted)
 	b.WriteString(`
 <button id="show-new" aria-pressed="true">later capture</button><button id="show-old" aria-pressed="false">earlier capture</button></div>
