@@ -520,7 +520,10 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
 		return true
 	}
-	if m.scored[i] && m.score[i]+w < 0 {
+	// A list scores because its items are paragraphs: its tag base
+	// (-3) must not then make it boilerplate; lists are judged by their
+	// links below.
+	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) {
 		return true
 	}
 	if sum(m.commas, s) >= 10 {

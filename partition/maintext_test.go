@@ -1,0 +1,56 @@
+package partition
+
+import (
+	"strings"
+	"testing"
+)
+
+// articlePageHTML wraps inner (placed between the article's paragraphs)
+// in a page with a menu, an article of ordinary paragraphs and a footer.
+func articlePageHTML(inner string) string {
+	para := "<p>" + strings.Repeat("The council met on Monday, and the vote on the new budget was close, as expected. ", 3) + "</p>"
+	return `<html><body><nav><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li></ul></nav>` +
+		`<div class="main"><h1>Budget passes</h1><div class="story">` + para + para + inner + para + para + `</div></div>` +
+		`<footer><p>Contact us at the newsroom.</p></footer></body></html>`
+}
+
+// TestMainTextRules checks each pruning rule of the extraction on a
+// small page: what an article holds is kept, what is around it is not.
+func TestMainTextRules(t *testing.T) {
+	cases := []struct {
+		name       string
+		inner      string
+		keep, drop []string
+	}{
+		{
+			name:  "list of short items without links",
+			inner: `<ul><li>New tasks for the game!</li><li>More questions for your opponent, all of them new</li><li>Bugs fixed</li></ul>`,
+			keep:  []string{"New tasks for the game", "More questions for your opponent", "Bugs fixed"},
+		},
+		{
+			name:  "list of links to other stories",
+			inner: `<ul><li><a href="/a">Mayor resigns</a></li><li><a href="/b">Schools reopen</a></li><li><a href="/c">Storm hits the coast</a></li></ul>`,
+			drop:  []string{"Mayor resigns", "Schools reopen"},
+		},
+	}
+	for _, c := range cases {
+		res := partitionString(t, articlePageHTML(c.inner), Options{})
+		got := MainText(res)
+		if !strings.Contains(got, "the vote on the new budget was close") {
+			t.Errorf("%s: the article's paragraphs are missing: %q", c.name, got)
+		}
+		for _, k := range c.keep {
+			if !strings.Contains(got, k) {
+				t.Errorf("%s: %q missing from %q", c.name, k, got)
+			}
+		}
+		for _, d := range c.drop {
+			if strings.Contains(got, d) {
+				t.Errorf("%s: %q kept in %q", c.name, d, got)
+			}
+		}
+		if strings.Contains(got, "Contact us") || strings.Contains(got, "Home") {
+			t.Errorf("%s: footer or menu kept: %q", c.name, got)
+		}
+	}
+}
