@@ -514,6 +514,12 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	default:
 		return false
 	}
+	if (w < 0 || m.linkDensity(s) > 0.2) && m.isQuote(i) {
+		// An embedded post (a tweet, an Instagram post) is a quotation the
+		// article makes, whatever its wrapper's name ("social-media-embed")
+		// and links (handles, the post's own link) say.
+		return false
+	}
 	if w < 0 && (nd.Tag != "p" || strings.Contains(nameOf(nd), "caption")) {
 		return true
 	}
@@ -586,6 +592,25 @@ func isByline(text string) bool {
 		}
 	}
 	return false
+}
+
+// isQuote reports whether nearly all of i's text is inside blockquotes.
+func (m *mainExtractor) isQuote(i int32) bool {
+	x := m.x
+	total := m.runes(span{i, x.end[i]})
+	if total == 0 {
+		return false
+	}
+	quoted := 0
+	for j := i + 1; j < x.end[i]; {
+		if x.nodes[j].Tag == "blockquote" && !x.hidden[j] {
+			quoted += m.runes(span{j, x.end[j]})
+			j = x.end[j]
+			continue
+		}
+		j++
+	}
+	return float64(quoted) >= 0.8*float64(total)
 }
 
 // isCard reports whether s looks like a pop-up card: an image and links

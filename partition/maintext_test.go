@@ -28,6 +28,16 @@ func TestMainTextRules(t *testing.T) {
 			keep:  []string{"New tasks for the game", "More questions for your opponent", "Bugs fixed"},
 		},
 		{
+			name:  "embedded post in a wrapper named social",
+			inner: `<div class="social-media-embed"><blockquote class="twitter-tweet"><p>Yes this is real and the state spent half a million on it: <a href="https://t.co/x">https://t.co/x</a></p>— Dianna (@dianna) <a href="https://twitter.com/dianna/status/1">November 18, 2019</a></blockquote></div>`,
+			keep:  []string{"the state spent half a million on it"},
+		},
+		{
+			name:  "share box",
+			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
+			drop:  []string{"Share on Facebook"},
+		},
+		{
 			name:  "list of links to other stories",
 			inner: `<ul><li><a href="/a">Mayor resigns</a></li><li><a href="/b">Schools reopen</a></li><li><a href="/c">Storm hits the coast</a></li></ul>`,
 			drop:  []string{"Mayor resigns", "Schools reopen"},
