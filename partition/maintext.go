@@ -549,7 +549,9 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	heads := sum(x.cumHeadings, s)
 	switch {
 	case nd.Tag == "p":
-		return ld > 0.5 && l < 200
+		// A quoted post's paragraph is mostly handles and links, and is
+		// still the quotation (see isQuote).
+		return ld > 0.5 && l < 200 && !m.inQuote(i)
 	case imgs > 1 && paras/imgs < 0.5 && l < 200:
 		return true
 	case !isList && li > paras:
@@ -611,6 +613,16 @@ func (m *mainExtractor) isQuote(i int32) bool {
 		j++
 	}
 	return float64(quoted) >= 0.8*float64(total)
+}
+
+// inQuote reports whether i is inside a blockquote.
+func (m *mainExtractor) inQuote(i int32) bool {
+	for p, ok := m.parentIndex(i); ok; p, ok = m.parentIndex(p) {
+		if m.x.nodes[p].Tag == "blockquote" {
+			return true
+		}
+	}
+	return false
 }
 
 // isCard reports whether s looks like a pop-up card: an image and links

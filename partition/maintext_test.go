@@ -33,6 +33,11 @@ func TestMainTextRules(t *testing.T) {
 			keep:  []string{"the state spent half a million on it"},
 		},
 		{
+			name:  "quoted post whose paragraph is mostly links",
+			inner: `<blockquote class="twitter-tweet"><p>Bundle deal today <a href="https://t.co/y5W">https://t.co/y5Wn5UBP8S</a> by <a href="https://twitter.com/t">@trevorjd14</a></p></blockquote>`,
+			keep:  []string{"Bundle deal today"},
+		},
+		{
 			name:  "share box",
 			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
 			drop:  []string{"Share on Facebook"},
