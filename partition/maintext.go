@@ -523,6 +523,9 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if w < 0 && (nd.Tag != "p" || strings.Contains(nameOf(nd), "caption")) {
 		return true
 	}
+	if printOnly(nd) {
+		return true
+	}
 	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
 		return true
 	}
@@ -568,9 +571,24 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	return false
 }
 
-// noticeCues mark legal notices inside an article's container. A bare
+// printOnly reports whether n's class or id names it as shown only on
+// paper (a print header repeating the page's address, a print footer):
+// the style sheet that hides it on screen is rarely in the page.
+func printOnly(n *Node) bool {
+	for _, tok := range strings.Fields(nameOf(n)) {
+		if strings.HasPrefix(tok, "print-") || strings.HasPrefix(tok, "print_") || tok == "printonly" || strings.HasPrefix(tok, "visible-print") {
+			return true
+		}
+	}
+	return false
+}
+
+// noticeCues mark legal notices and contact lines inside an article's
+// container. A bare
 // "copyright" is not enough there: articles about copyright exist.
-var noticeCues = []string{"©", "all rights reserved", "subject to copyright", "alle rechte vorbehalten", "tous droits réservés", "todos los derechos reservados"}
+var noticeCues = []string{"©", "all rights reserved", "subject to copyright", "alle rechte vorbehalten", "tous droits réservés", "todos los derechos reservados",
+	// the author's or the site's contact line under an article
+	"follow us on", "follow him on", "follow her on", "follow me on", "may be reached at", "can be reached at"}
 
 func hasNotice(text string) bool {
 	low := strings.ToLower(text)

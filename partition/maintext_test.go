@@ -38,6 +38,16 @@ func TestMainTextRules(t *testing.T) {
 			keep:  []string{"Bundle deal today"},
 		},
 		{
+			name:  "contact line under the article",
+			inner: `<p><em>Have a tip? Amy may be reached at amy@example.com. Follow her on Twitter </em><a href="https://twitter.com/amy">@amy</a>.</p>`,
+			drop:  []string{"Have a tip", "Follow her"},
+		},
+		{
+			name:  "print-only header",
+			inner: `<div class="print-header"><span>https://example.com/news/budget-passes.html</span></div>`,
+			drop:  []string{"example.com"},
+		},
+		{
 			name:  "share box",
 			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
 			drop:  []string{"Share on Facebook"},
