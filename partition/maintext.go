@@ -105,16 +105,25 @@ func (m *mainExtractor) prefixes() {
 // pruneLabels records the boilerplate blocks of the block tree.
 func (m *mainExtractor) pruneLabels() {
 	m.labelDrop = make(map[int32]bool)
+	// A block holding most of the page's text is not boilerplate
+	// whatever its label (a wrapper labelled footer for the footer it
+	// ends with): its children are judged instead.
+	most := m.runes(span{0, int32(len(m.x.nodes))}) / 2
 	var visit func(b *Block)
 	visit = func(b *Block) {
 		switch b.Label {
 		case LabelNavigation, LabelAdvert, LabelFooter, LabelForm, LabelDialog, LabelConsent:
-			if b.Node != nil {
-				if i, ok := m.x.index(b.Node); ok {
-					m.labelDrop[i] = true
-				}
+			if b.Node == nil {
+				return
 			}
-			return
+			i, ok := m.x.index(b.Node)
+			if !ok {
+				return
+			}
+			if m.runes(span{i, m.x.end[i]}) <= most {
+				m.labelDrop[i] = true
+				return
+			}
 		}
 		for _, c := range b.Children {
 			visit(c)

@@ -79,3 +79,36 @@ func TestMainTextRules(t *testing.T) {
 		}
 	}
 }
+
+// TestMainTextMislabelledWrapper: a block holding most of the page's
+// text is not dropped for a boilerplate label (a wrapper labelled footer
+// for the footer it ends with); the boilerplate inside it still is.
+func TestMainTextMislabelledWrapper(t *testing.T) {
+	related := `<div class="related"><h2>Related Links</h2><ul><li><a href="https://esa.int">Space agency website</a></li></ul></div>`
+	res := partitionString(t, `<html><body><nav><a href="/">Home</a> <a href="/news">News</a></nav><div class="wrap">`+
+		strings.TrimSuffix(strings.TrimPrefix(articlePageHTML(related), `<html><body>`), `</body></html>`)+`</div></body></html>`, Options{})
+	found := false
+	var visit func(b *Block)
+	visit = func(b *Block) {
+		if b.Node != nil && b.Node.Attr("class") == "wrap" {
+			b.Label = LabelFooter
+			found = true
+		}
+		for _, c := range b.Children {
+			visit(c)
+		}
+	}
+	for _, b := range res.Blocks {
+		visit(b)
+	}
+	if !found {
+		t.Fatal("no block for div.wrap")
+	}
+	got := MainText(res)
+	if !strings.Contains(got, "the vote on the new budget was close") {
+		t.Errorf("the article is missing: %q", got)
+	}
+	if strings.Contains(got, "Related Links") || strings.Contains(got, "Space agency website") {
+		t.Errorf("related links kept: %q", got)
+	}
+}
