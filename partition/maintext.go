@@ -2,6 +2,7 @@ package partition
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -511,6 +512,11 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		if w < 0 && m.linkDensity(s) > 0.5 {
 			return true
 		}
+		// A dateline ("Updated <time>…</time>") set as a span beside the
+		// headline: the <time> tells it from a sentence opening "By".
+		if m.runes(s) < 100 && isByline(x.spanText(s)) && m.hasTag(s, "time") {
+			return true
+		}
 		if !m.isCard(s) {
 			return false
 		}
@@ -611,12 +617,17 @@ func hasNotice(text string) bool {
 
 // bylineStarts open the short credit and date lines above or below an
 // article, which are not part of its text.
-var bylineStarts = []string{"by ", "posted by ", "posted on ", "published ", "updated ", "last updated", "written by "}
+var bylineStarts = []string{"by ", "posted by ", "posted on ", "published ", "first published", "updated ", "last updated", "written by "}
 
 func isByline(text string) bool {
 	low := strings.ToLower(text)
 	for _, c := range bylineStarts {
 		if strings.HasPrefix(low, c) {
+			if c == "by " {
+				// "By Jane Doe", not "By 2020, …" or "by the way"
+				r, _ := utf8.DecodeRuneInString(text[len(c):])
+				return unicode.IsUpper(r)
+			}
 			return true
 		}
 	}
@@ -640,6 +651,16 @@ func (m *mainExtractor) isQuote(i int32) bool {
 		j++
 	}
 	return float64(quoted) >= 0.8*float64(total)
+}
+
+// hasTag reports whether s holds a visible element with tag.
+func (m *mainExtractor) hasTag(s span, tag string) bool {
+	for j := s.lo; j < s.hi; j++ {
+		if m.x.nodes[j].Tag == tag && !m.x.hidden[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // inQuote reports whether i is inside a blockquote.

@@ -251,7 +251,7 @@ func BenchmarkMainContent(b *testing.B) {
 func logTunePages(b *testing.B, pages []articlePage) {
 	type row struct {
 		id            string
-		f1            float64
+		f1, bf1       float64
 		missed, extra string
 	}
 	var rows []row
@@ -265,11 +265,12 @@ func logTunePages(b *testing.B, pages []articlePage) {
 		}
 		pred := MainText(res)
 		_, _, f1 := averageScores([][3]float64{pageCountsTriple(pg.truth, pred)})
-		rows = append(rows, row{pg.id, f1, unmatchedText(pg.truth, pred), unmatchedText(pred, pg.truth)})
+		_, _, bf1 := averageScores([][3]float64{pageCountsTriple(pg.truth, mainText(res, false))})
+		rows = append(rows, row{pg.id, f1, bf1, unmatchedText(pg.truth, pred), unmatchedText(pred, pg.truth)})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].f1 < rows[j].f1 })
 	for _, r := range rows {
-		b.Logf("%s F1 %.3f\n  missed: %s\n  extra:  %s", r.id, r.f1, clip(r.missed, 600), clip(r.extra, 600))
+		b.Logf("%s F1 %.3f (without the title %.3f)\n  missed: %s\n  extra:  %s", r.id, r.f1, r.bf1, clip(r.missed, 600), clip(r.extra, 600))
 	}
 }
 

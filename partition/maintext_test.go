@@ -48,6 +48,21 @@ func TestMainTextRules(t *testing.T) {
 			drop:  []string{"example.com"},
 		},
 		{
+			name:  "first-published line",
+			inner: `<div class="arttidate_pub">First Published on Nov 20, 2019 01:38 pm</div>`,
+			drop:  []string{"First Published"},
+		},
+		{
+			name:  "dateline span with a time element",
+			inner: `<div><span class="stamp">Updated <time datetime="2019-11-20T05:21:58Z">11:21 pm CST, Tuesday, November 19, 2019</time></span></div>`,
+			drop:  []string{"Updated", "11:21 pm"},
+		},
+		{
+			name:  "sentence in a span opening with By",
+			inner: `<p><span>By 2020, the council expects the new budget to cover the bridge, the school and the library.</span></p>`,
+			keep:  []string{"By 2020, the council expects"},
+		},
+		{
 			name:  "share box",
 			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
 			drop:  []string{"Share on Facebook"},
