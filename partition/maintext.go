@@ -588,10 +588,12 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 
 // printOnly reports whether n's class or id names it as shown only on
 // paper (a print header repeating the page's address, a print footer):
-// the style sheet that hides it on screen is rarely in the page.
+// the style sheet that hides it on screen is rarely in the page. Text
+// marked robots-nocontent (the convention that keeps it out of search
+// indexes: "This slideshow requires JavaScript") counts the same.
 func printOnly(n *Node) bool {
 	for _, tok := range strings.Fields(nameOf(n)) {
-		if strings.HasPrefix(tok, "print-") || strings.HasPrefix(tok, "print_") || tok == "printonly" || strings.HasPrefix(tok, "visible-print") {
+		if strings.HasPrefix(tok, "print-") || strings.HasPrefix(tok, "print_") || tok == "printonly" || strings.HasPrefix(tok, "visible-print") || tok == "robots-nocontent" {
 			return true
 		}
 	}

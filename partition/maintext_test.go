@@ -63,6 +63,11 @@ func TestMainTextRules(t *testing.T) {
 			keep:  []string{"By 2020, the council expects"},
 		},
 		{
+			name:  "text marked robots-nocontent",
+			inner: `<p class="jetpack-slideshow-noscript robots-nocontent">This slideshow requires JavaScript.</p>`,
+			drop:  []string{"slideshow"},
+		},
+		{
 			name:  "share box",
 			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
 			drop:  []string{"Share on Facebook"},
