@@ -576,7 +576,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	case inputs > paras/3:
 		return true
-	case !isList && l < minParagraphRunes && heads == 0 && (imgs == 0 || imgs > 2):
+	case !isList && l < minParagraphRunes && heads == 0 && (imgs == 0 || imgs > 2) && !(ld == 0 && containsAny(nameOf(nd), headingNames)):
 		return true
 	case w < 25 && ld > 0.2 && (!isList || ld > 0.5):
 		return true
@@ -599,6 +599,10 @@ func printOnly(n *Node) bool {
 	}
 	return false
 }
+
+// headingNames name a short element as a heading set in a div or span
+// ("subheadline"): it is the article's, unlike other scraps of text.
+var headingNames = []string{"subhead", "headline", "heading"}
 
 // noticeCues mark legal notices and contact lines inside an article's
 // container. A bare

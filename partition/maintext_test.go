@@ -68,6 +68,16 @@ func TestMainTextRules(t *testing.T) {
 			drop:  []string{"slideshow"},
 		},
 		{
+			name:  "subheading set as a div",
+			inner: `<div class="pf_subheadline">Our ruling</div>`,
+			keep:  []string{"Our ruling"},
+		},
+		{
+			name:  "scrap of text in a div",
+			inner: `<div class="slot">Advertisement</div>`,
+			drop:  []string{"Advertisement"},
+		},
+		{
 			name:  "share box",
 			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
 			drop:  []string{"Share on Facebook"},
