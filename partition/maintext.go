@@ -567,9 +567,13 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	heads := sum(x.cumHeadings, s)
 	switch {
 	case nd.Tag == "p":
-		// A quoted post's paragraph is mostly handles and links, and is
-		// still the quotation (see isQuote).
-		return ld > 0.5 && l < 200 && !m.inQuote(i)
+		// A short paragraph goes when nearly all of it is links (a "read
+		// more" line), not when a link carries most of a sentence ("Pro
+		// tip: <a>get more meal ideas here</a>"); 0.8 as trafilatura's
+		// link density test for short paragraphs. A quoted post's
+		// paragraph is mostly handles and links, and is still the
+		// quotation (see isQuote).
+		return ld > 0.8 && l < 200 && !m.inQuote(i)
 	case imgs > 1 && paras/imgs < 0.5 && l < 200:
 		return true
 	case !isList && li > paras:

@@ -78,6 +78,16 @@ func TestMainTextRules(t *testing.T) {
 			drop:  []string{"Advertisement"},
 		},
 		{
+			name:  "sentence carried by a link",
+			inner: `<p>Pro tip: <a href="/meals">Get more pre-workout meal ideas here</a>.</p>`,
+			keep:  []string{"Get more pre-workout meal ideas here"},
+		},
+		{
+			name:  "paragraph that is one link",
+			inner: `<p><a href="/more">Read more stories about the city council</a></p>`,
+			drop:  []string{"Read more stories"},
+		},
+		{
 			name:  "share box",
 			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
 			drop:  []string{"Share on Facebook"},
