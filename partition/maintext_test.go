@@ -152,3 +152,17 @@ func TestMainTextMislabelledWrapper(t *testing.T) {
 		t.Errorf("related links kept: %q", got)
 	}
 }
+
+// TestPageHalf pins the split of the article benchmark: FNV-1 32 of the
+// page id, even → tune (values computed independently of hash/fnv).
+func TestPageHalf(t *testing.T) {
+	for id, want := range map[string]string{
+		"a": halfTune,    // 84696446
+		"b": halfHeldOut, // 84696445
+		"3f65af7b6b98b1c9ae9a3e0d8a09a85600cdc44e26e4b3a6db96a31f4b1767e3": halfTune, // 1099079594
+	} {
+		if got := pageHalf(id); got != want {
+			t.Errorf("pageHalf(%q) = %s, want %s", id, got, want)
+		}
+	}
+}
