@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -307,7 +308,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	top = m.widen(top)
 	top = m.gather(top)
 	parts := m.siblings(top)
-	var b strings.Builder
+	var b bytes.Buffer
 	hasTitle := false
 	for _, p := range parts {
 		if x.cumHeadings[x.end[p]]-x.cumHeadings[p] > 0 && m.hasH1(p) {
@@ -461,30 +462,55 @@ func (m *mainExtractor) titleBefore(i int32) string {
 	return ""
 }
 
-// emit writes the text of node i's subtree minus pruned boilerplate.
-func (m *mainExtractor) emit(b *strings.Builder, i int32, strict, useLabels bool, root int32) {
+// emit writes the text of node i's subtree minus pruned boilerplate and
+// reports whether i was pruned.
+func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, root int32) bool {
 	x := m.x
 	nd := x.nodes[i]
 	if x.hidden[i] {
-		return
+		return false
 	}
 	if nd.Kind == TextNode {
 		b.Write(x.text[x.textOff[i]:x.textOff[x.end[i]]])
-		return
+		return false
 	}
 	if i != root && nd.Kind == ElementNode {
 		if useLabels && m.labelDrop[i] {
-			return
+			return true
 		}
 		if m.drop(i, strict) {
 			b.WriteByte('\n')
-			return
+			return true
 		}
 	}
-	for j := i + 1; j < x.end[i]; j = x.end[j] {
-		m.emit(b, j, strict, useLabels, root)
+	// A heading over a list of links that was pruned ("More:", "Related
+	// links") goes with it: from the heading to the next one (or the end
+	// of i) a list was pruned and nothing written.
+	head, headEnd, prunedList := -1, 0, false
+	closeSection := func() {
+		if head >= 0 && prunedList && len(bytes.TrimSpace(b.Bytes()[headEnd:])) == 0 {
+			b.Truncate(head)
+		}
+		head = -1
 	}
+	for j := i + 1; j < x.end[i]; j = x.end[j] {
+		isHead := strict && headingTags[x.nodes[j].Tag] && !x.hidden[j]
+		if isHead {
+			closeSection()
+			head = b.Len()
+		}
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol") {
+			prunedList = true
+		}
+		if isHead {
+			headEnd, prunedList = b.Len(), false
+		}
+	}
+	closeSection()
+	return false
 }
+
+var headingTags = map[string]bool{"h2": true, "h3": true, "h4": true, "h5": true, "h6": true}
 
 // drop decides whether a descendant of the content is boilerplate.
 func (m *mainExtractor) drop(i int32, strict bool) bool {

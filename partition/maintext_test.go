@@ -88,6 +88,18 @@ func TestMainTextRules(t *testing.T) {
 			drop:  []string{"Read more stories"},
 		},
 		{
+			name:  "heading over a pruned list of links",
+			inner: `<div><p>` + strings.Repeat("The mayor spoke after the vote, and the council adjourned until the spring session. ", 4) + `</p><h4>More:</h4><ul><li><a href="/a">Mayor resigns after the vote</a></li><li><a href="/b">Schools reopen</a></li><li><a href="/c">Storm hits the coast</a></li></ul></div>`,
+			keep:  []string{"The mayor spoke after the vote"},
+			drop:  []string{"More:", "Mayor resigns"},
+		},
+		{
+			name:  "heading whose section goes on after a pruned list",
+			inner: `<h3>The bridge</h3><ul><li><a href="/a">Mayor resigns after the vote</a></li><li><a href="/b">Schools reopen</a></li><li><a href="/c">Storm hits</a></li></ul><p>The bridge will cost more than planned, and the council, again, was split on it.</p>`,
+			keep:  []string{"The bridge", "will cost more than planned"},
+			drop:  []string{"Mayor resigns"},
+		},
+		{
 			name:  "share box",
 			inner: `<div class="social-share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet this story</a></div>`,
 			drop:  []string{"Share on Facebook"},
