@@ -648,8 +648,20 @@ func hasNotice(text string) bool {
 			return true
 		}
 	}
+	// "Follow <the site> on Instagram, Facebook, Twitter and YouTube"
+	if strings.HasPrefix(low, "follow ") {
+		networks := 0
+		for _, n := range socialNetworks {
+			if strings.Contains(low, n) {
+				networks++
+			}
+		}
+		return networks >= 2
+	}
 	return false
 }
+
+var socialNetworks = []string{"facebook", "twitter", "instagram", "youtube", "linkedin", "tiktok", "pinterest"}
 
 // bylineStarts open the short credit and date lines above or below an
 // article, which are not part of its text.

@@ -178,3 +178,20 @@ func TestPageHalf(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticeLines: the short lines pruned as notices inside an article.
+// (The labeller already catches some of them on small pages, so the rule
+// is checked on its own.)
+func TestNoticeLines(t *testing.T) {
+	for text, want := range map[string]bool{
+		"© 2019 Hearst Communications, Inc.":                           true,
+		"Follow Newsbeat on Instagram, Facebook, Twitter and YouTube.": true,
+		"Follow her on Twitter @amykup.":                               true,
+		"Follow the river north for two miles, then turn at the mill.": false,
+		"Follow the debate on Twitter, the minister said on Monday.":   false,
+	} {
+		if got := hasNotice(text); got != want {
+			t.Errorf("hasNotice(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
