@@ -540,7 +540,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		}
 		// A dateline ("Updated <time>…</time>") set as a span beside the
 		// headline: the <time> tells it from a sentence opening "By".
-		if m.runes(s) < 100 && isByline(x.spanText(s)) && m.hasTag(s, "time") {
+		if m.runes(s) < 100 && m.hasTag(s, "time") && isByline(x.spanText(s)) {
 			return true
 		}
 		if !m.isCard(s) {
