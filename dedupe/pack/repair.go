@@ -29,6 +29,18 @@ type RepairResult struct {
 // the objects in it are gone, and the caller names the captures that
 // needed them (dedupe.Archive.Verify).
 func Repair(dir string, opts Options) (RepairResult, error) {
+	return repair(dir, opts, false)
+}
+
+// RebuildIndexes is Repair that rebuilds the indexes from the packs'
+// frames even when they check: afterwards no index names an object whose
+// frame does not read, so that a writer stores such an object again
+// instead of taking it as stored (dedupe.Reingest).
+func RebuildIndexes(dir string, opts Options) (RepairResult, error) {
+	return repair(dir, opts, true)
+}
+
+func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	var res RepairResult
 	opts = opts.withDefaults()
 	lock, err := lockDir(dir)
@@ -144,11 +156,15 @@ func Repair(dir string, opts Options) (RepairResult, error) {
 		good = append(good, ix)
 	}
 	s.idx = good
-	if len(bad) > 0 {
+	if len(bad) > 0 || rebuild {
 		if err := s.rebuildIndexes(m, &res); err != nil {
 			return res, err
 		}
-		done("indexes rebuilt from the packs' frames, replacing damaged %v", bad)
+		if len(bad) > 0 {
+			done("indexes rebuilt from the packs' frames, replacing damaged %v", bad)
+		} else {
+			done("indexes rebuilt from the packs' frames")
+		}
 	}
 	// Sidecars that did not open: the files they protected are checked
 	// now (a pack by its frames, an index by its checksums); when intact,
