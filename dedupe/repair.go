@@ -20,6 +20,7 @@ type ReingestResult struct {
 	Lost     int // captures (and gaps) that lacked objects before
 	Restored int // of them, those that lack none after
 	Objects  int // objects put back
+	Salvaged int // salvaged objects stored again
 	// Refused names the originals not used, and why (a file that differs
 	// from the one ingested under its name); Unread the records of the
 	// originals that could not be used (not found at their recorded
@@ -48,7 +49,10 @@ type ReingestResult struct {
 // capture is read again, from the originals given. The objects put back
 // are stored whole (no chunks, no delta bases): they then depend on no
 // other frame.
-func Reingest(ctx context.Context, dir string, originals []string, opts pack.Options) (ReingestResult, error) {
+//
+// salvaged are objects pack.RebuildIndexes read from the frames it
+// dropped: they are stored again first.
+func Reingest(ctx context.Context, dir string, originals []string, salvaged []pack.Salvaged, opts pack.Options) (ReingestResult, error) {
 	var res ReingestResult
 	opts.Plain = true
 	s, err := pack.Open(dir, opts)
@@ -61,7 +65,21 @@ func Reingest(ctx context.Context, dir string, originals []string, opts pack.Opt
 		return res, err
 	}
 	defer w.Close()
+	for _, o := range salvaged {
+		if _, isNew, err := w.Add(o.Kind, o.Data); err != nil {
+			return res, fmt.Errorf("store salvaged object: %w", err)
+		} else if isNew {
+			res.Salvaged++
+		}
+	}
 	payload := s.Payload()
+	if res.Salvaged > 0 {
+		// Committed now: catalog segments among them are read below,
+		// through the store.
+		if err := w.Commit(payload); err != nil {
+			return res, fmt.Errorf("commit: %w", err)
+		}
+	}
 	r, err := decodeRoot(payload)
 	if err != nil {
 		return res, fmt.Errorf("open catalog of %s: %w", dir, err)
@@ -145,11 +163,23 @@ func Reingest(ctx context.Context, dir string, originals []string, opts pack.Opt
 			}
 		}
 		if len(lost) == 0 {
-			return res, nil
+			break
 		}
 		for k := range lostKeys {
 			keys = append(keys, k)
 		}
+	}
+	commit := func() error {
+		if res.Objects == 0 {
+			return nil
+		}
+		if err := w.Commit(payload); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		return nil
+	}
+	if len(lost) == 0 {
+		return res, commit()
 	}
 	res.Lost = len(lost)
 
@@ -296,10 +326,8 @@ func Reingest(ctx context.Context, dir string, originals []string, opts pack.Opt
 			}
 		}
 	}
-	if res.Objects > 0 {
-		if err := w.Commit(payload); err != nil {
-			return res, fmt.Errorf("commit: %w", err)
-		}
+	if err := commit(); err != nil {
+		return res, err
 	}
 	for i := range lost {
 		if !slices.ContainsFunc(objectsOf(&lost[i]), func(id pack.ID) bool { return !has(id) }) {
