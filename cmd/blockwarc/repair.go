@@ -67,12 +67,14 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	st, problems, err := verifyQuiet(dir, stderr)
-	if err != nil {
+	if err != nil && len(originals) == 0 {
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
 	reingested := false
-	if len(st.Lost) > 0 && len(originals) > 0 {
+	// A catalog segment that does not read stops verify (err): the
+	// captures of the others may still be put back.
+	if (err != nil || len(st.Lost) > 0) && len(originals) > 0 {
 		// The writer must not take an object of a frame that does not
 		// read as stored: the indexes list only frames that read.
 		res, err := pack.RebuildIndexes(dir, pack.Options{})
