@@ -86,19 +86,10 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 	}
 	// A catalog segment names most objects by a prefix of their id, which
 	// the indexes resolve: the prefix of an object the archive lost
-	// resolves to nothing. It stands for the id here (the rest zero),
-	// and an object put back is matched by its prefix.
-	prefixes := map[pack.ID]int{} // placeholder → prefix length
-	resolve := func(prefix []byte) (pack.ID, error) {
-		id, err := s.Resolve(prefix)
-		if errors.Is(err, pack.ErrNotFound) {
-			var ph pack.ID
-			copy(ph[:], prefix)
-			prefixes[ph] = len(prefix)
-			return ph, nil
-		}
-		return id, err
-	}
+	// resolves to nothing, and reads as the prefix and zeros
+	// (lostResolver). An object put back is matched by its prefix.
+	prefixes := map[pack.ID]int{} // such ids → prefix length
+	resolve := lostResolver(s, func(id pack.ID, n int) { prefixes[id] = n })
 	put := map[pack.ID]bool{} // ids and prefix placeholders put back
 	has := func(id pack.ID) bool {
 		if put[id] {

@@ -361,13 +361,21 @@ type resolver = func(prefix []byte) (pack.ID, error)
 // without it) stands for the id of that prefix and zeros, which names no
 // object either: the segment still reads, and what needs the object fails
 // as not found, so that verify and repair can name the capture lost.
-func readResolver(s *pack.Store) resolver {
+func readResolver(s *pack.Store) resolver { return lostResolver(s, nil) }
+
+// lostResolver is readResolver that also calls lost (when set) with each
+// id standing for a prefix that resolves to nothing, and the prefix's
+// length.
+func lostResolver(s *pack.Store, lost func(id pack.ID, n int)) resolver {
 	return func(prefix []byte) (pack.ID, error) {
 		id, err := s.Resolve(prefix)
 		if errors.Is(err, pack.ErrNotFound) {
-			var lost pack.ID
-			copy(lost[:], prefix)
-			return lost, nil
+			var ph pack.ID
+			copy(ph[:], prefix)
+			if lost != nil {
+				lost(ph, len(prefix))
+			}
+			return ph, nil
 		}
 		return id, err
 	}
