@@ -223,51 +223,7 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 		}
 	}
 
-	// 3. The records, read again from the originals as ingest walks
-	// them (gaps included), each checked against its recorded CRC-32C.
-	type record struct{ header, block []byte }
-	got := map[*Version]record{}
-	var files []string
-	for _, p := range byBase {
-		files = append(files, p)
-	}
-	slices.Sort(files)
-	for _, p := range files {
-		base := filepath.Base(p)
-		_, err := warcio.Walk(ctx, []string{p}, warcio.WalkOptions{
-			TempDir: dir, Reader: warcio.Options{Digests: true, Policy: warcio.PolicyWarn}, Gaps: true,
-		}, func(c *warcio.Capture) error {
-			v := wanted[place{base, c.Offset, c.SkipInMember}]
-			if v == nil || v.Gap != c.Gap {
-				return nil
-			}
-			block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
-			if err != nil {
-				res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: %v", p, c.Offset, err))
-				return nil
-			}
-			crc := crc32.Update(crc32.Checksum(c.RawHeader, castagnoli), castagnoli, block)
-			if crc = crc32.Update(crc, castagnoli, c.Trailer); crc != v.CRC || !bytes.Equal(c.Trailer, v.Trailer) {
-				res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: not the record ingested there (CRC-32C %08x, recorded %08x)", p, c.Offset, crc, v.CRC))
-				return nil
-			}
-			got[v] = record{bytes.Clone(c.RawHeader), block}
-			return nil
-		})
-		if err != nil {
-			return res, fmt.Errorf("read original %s: %w", p, err)
-		}
-	}
-	for _, e := range entries {
-		for j := range e.vs {
-			v := &e.vs[j]
-			if _, ok := got[v]; !ok && slices.ContainsFunc(lost, func(l Version) bool { return sameCapture(&l, v) }) && byBase[filepath.Base(v.File)] != "" {
-				res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: no record there", byBase[filepath.Base(v.File)], v.Offset))
-			}
-		}
-	}
-
-	// 4. The objects of each record, cut as the model cuts them; those
+	// 3. The objects of each record, cut as the model cuts them; those
 	// the archive needs are put back.
 	lens := map[int]bool{}
 	for _, n := range prefixes {
@@ -296,25 +252,92 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 		res.Objects++
 		return nil
 	}
+	type record struct{ header, block []byte }
+	got := map[*Version]record{}
+	byKey := map[string][]int{} // entries by URL key
+	for i, e := range entries {
+		byKey[e.key] = append(byKey[e.key], i)
+	}
 	part := partition.NewPartitioner()
-	for _, e := range entries {
-		var prior *partition.Result // the URL's previous page in this run
-		for j := range e.vs {
-			v := &e.vs[j]
-			rec, ok := got[v]
-			if !ok {
-				if v.Mode == modeHTTP && v.Form == formBlocks {
-					prior = nil // unknown: the next page is tried without
+	flush := func(key string) error {
+		defer clear(got)
+		for _, i := range byKey[key] {
+			var prior *partition.Result // the URL's previous page in this run
+			for j := range entries[i].vs {
+				v := &entries[i].vs[j]
+				rec, ok := got[v]
+				if !ok {
+					if v.Mode == modeHTTP && v.Form == formBlocks {
+						prior = nil // unknown: the next page is tried without
+					}
+					continue
 				}
-				continue
+				next, err := reingestRecord(v, rec.header, rec.block, prior, part, s.Sum, offer)
+				if err != nil {
+					return err
+				}
+				if v.Mode == modeHTTP && v.Form == formBlocks {
+					prior = next
+				}
 			}
-			next, err := reingestRecord(v, rec.header, rec.block, prior, part, s.Sum, offer)
-			if err != nil {
-				return res, err
+		}
+		return nil
+	}
+
+	// 4. The records, read again from the originals as ingest walks them
+	// (gaps included), each checked against its recorded CRC-32C. The
+	// walk yields the captures of one URL key together, in all files: a
+	// key's records are held until the next key starts.
+	var files []string
+	for _, p := range byBase {
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	found := map[place]bool{}
+	cur, started := "", false
+	_, err = warcio.Walk(ctx, files, warcio.WalkOptions{
+		TempDir: dir, Reader: warcio.Options{Digests: true, Policy: warcio.PolicyWarn}, Gaps: true,
+		// Only the lost captures' URLs are kept and sorted.
+		Select: func(key string) bool { return byKey[key] != nil },
+	}, func(c *warcio.Capture) error {
+		if !started || c.Key != cur {
+			if started {
+				if err := flush(cur); err != nil {
+					return err
+				}
 			}
-			if v.Mode == modeHTTP && v.Form == formBlocks {
-				prior = next
-			}
+			cur, started = c.Key, true
+		}
+		at := place{filepath.Base(c.File), c.Offset, c.SkipInMember}
+		v := wanted[at]
+		if v == nil || v.Gap != c.Gap {
+			return nil
+		}
+		found[at] = true
+		block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
+		if err != nil {
+			res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: %v", c.File, c.Offset, err))
+			return nil
+		}
+		crc := crc32.Update(crc32.Checksum(c.RawHeader, castagnoli), castagnoli, block)
+		if crc = crc32.Update(crc, castagnoli, c.Trailer); crc != v.CRC || !bytes.Equal(c.Trailer, v.Trailer) {
+			res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: not the record ingested there (CRC-32C %08x, recorded %08x)", c.File, c.Offset, crc, v.CRC))
+			return nil
+		}
+		got[v] = record{bytes.Clone(c.RawHeader), block}
+		return nil
+	})
+	if err == nil && started {
+		err = flush(cur)
+	}
+	if err != nil {
+		return res, fmt.Errorf("read originals: %w", err)
+	}
+	for i := range lost {
+		v := &lost[i]
+		at := place{filepath.Base(v.File), v.Offset, v.Skip}
+		if p := byBase[at.file]; p != "" && !found[at] {
+			res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: no record there", p, v.Offset))
 		}
 	}
 	if err := commit(); err != nil {
@@ -326,10 +349,6 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 		}
 	}
 	return res, nil
-}
-
-func sameCapture(a, b *Version) bool {
-	return a.File == b.File && a.Offset == b.Offset && a.Skip == b.Skip && a.Gap == b.Gap
 }
 
 // reingestRecord offers put every object the model can have cut the

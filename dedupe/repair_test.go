@@ -15,7 +15,7 @@ import (
 	"blockwarc/dedupe/pack"
 )
 
-// TestReingestModel: after damage beyond parity, re-ingest puts back
+// TestRepairReingestModel: after damage beyond parity, re-ingest puts back
 // objects of every kind the model cuts: pages partitioned with the URL's
 // previous page as Prior, gzip and brotli pages kept as their decoded
 // document's blocks (chunked or not), payloads whole, header anchors of
@@ -23,7 +23,7 @@ import (
 // objects, whole or chunked, with delta bases), either the damage took a
 // catalog segment (named, nothing to re-ingest it from) or every capture
 // restores byte for byte again and the archive verifies.
-func TestReingestModel(t *testing.T) {
+func TestRepairReingestModel(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2022, 5, 6, 7, 8, 9, 0, time.UTC)
 	gz := func(s string) []byte {
