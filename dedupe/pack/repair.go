@@ -142,6 +142,41 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 		}
 	}
 
+	// A pack header damaged beyond parity is written again: it holds
+	// nothing but the pack's number (and the format version, which only
+	// tells a writer whether to append to the pack). Without it, no frame
+	// of the pack would read.
+	for _, p := range m.packs {
+		name := packName(p.num)
+		path := filepath.Join(dir, name)
+		head := make([]byte, packHeaderSize)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			continue // said by the rebuild below, if it matters
+		}
+		if _, err := f.ReadAt(head, 0); err == nil && checkFileHeader(head, packMagic, p.num, path) != nil {
+			_, err = f.WriteAt(appendFileHeader(nil, packMagic, p.num), 0)
+			if err == nil {
+				err = fsync(f, opts.noSync)
+			}
+			if err != nil {
+				f.Close()
+				return res, fmt.Errorf("repair: %w", err)
+			}
+			done("%s: damaged header written again", name)
+			scs, _ := sidecars(dir, name, p.size)
+			for _, sc := range scs {
+				if sc.Off == 0 && !opts.NoParity {
+					if _, _, err := parity.Protect(dir, name, 0, sc.Len, opts.noSync); err != nil {
+						f.Close()
+						return res, fmt.Errorf("repair: %w", err)
+					}
+				}
+			}
+		}
+		f.Close()
+	}
+
 	// 3. Indexes: any that fails its checks now is rebuilt, with all the
 	// others, into one index from the frames of the packs.
 	s := &Store{dir: dir, opts: opts, files: make(map[uint32]*os.File), decs: make(chan *decoder, runtime.GOMAXPROCS(0))}
@@ -576,8 +611,9 @@ func (s *Store) rewritePack(p fileRef, keep []frameRow) (int64, error) {
 	}
 	size, err := func() (int64, error) {
 		head := make([]byte, packHeaderSize)
-		if _, err := old.ReadAt(head, 0); err != nil {
-			return 0, err
+		if _, err := old.ReadAt(head, 0); err != nil || checkFileHeader(head, packMagic, p.num, path) != nil {
+			// The header itself is damaged: a new one.
+			head = appendFileHeader(nil, packMagic, p.num)
 		}
 		if _, err := f.Write(head); err != nil {
 			return 0, err
