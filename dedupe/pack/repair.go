@@ -386,12 +386,24 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 		if cr, err = s.newChunkReader(dir, packs); err != nil {
 			return fmt.Errorf("repair: %w", err)
 		}
+		// Said once per frame: a lost frame of chunks fails many objects.
+		failed, firstErr := map[frameRow]int{}, map[frameRow]error{}
+		var failedRows []frameRow
+		defer func() {
+			for _, r := range failedRows {
+				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: %d object(s) stored as chunks do not restore (%v)", packName(r.pack), r.off, failed[r], firstErr[r]))
+			}
+		}()
 		for _, o := range refObjs {
 			file := filepath.Join(s.dir, packName(o.row.pack))
 			b, err := s.restoreWith(cr, o.code, maxFramePlain, file, o.row.off, ID{})
 			if err != nil && !isLengthOnly(err) {
 				badFrame[int(o.frame)], damaged[o.row.pack] = true, true
-				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: an object stored as chunks: %v", packName(o.row.pack), o.row.off, err))
+				if failed[o.row] == 0 {
+					firstErr[o.row] = err
+					failedRows = append(failedRows, o.row)
+				}
+				failed[o.row]++
 				continue
 			}
 			id := Sum(b).truncate(m.idLen())
