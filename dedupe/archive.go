@@ -101,7 +101,7 @@ func versionsOf(s *pack.Store, r *root, key string) ([]Version, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
 		}
-		vs, err := findInSegment(seg, key, s.Resolve)
+		vs, err := findInSegment(seg, key, readResolver(s))
 		if err != nil {
 			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
 		}

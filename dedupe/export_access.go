@@ -78,7 +78,7 @@ func (c *runCursor) fill() error {
 		if err != nil {
 			return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 		}
-		if c.urls, err = decodeSegment(b, c.a.store.Resolve); err != nil {
+		if c.urls, err = decodeSegment(b, readResolver(c.a.store)); err != nil {
 			return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 		}
 		c.i = 0

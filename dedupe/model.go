@@ -234,13 +234,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 
 // modelRecord fills v and p with the structured form of the record.
 func (g *ingester) modelRecord(u *urlState, v *Version, p *plan, rawHeader, block []byte, res **partition.Result, blockIDs *[]pack.ID, st *Stats) {
-	httpLen := -1
-	var m *warcio.HTTPMessage
-	if isHTTPType(v.Type) {
-		if msg, err := warcio.ReadHTTP(bytes.NewReader(block), 0); err == nil && !msg.Truncated && len(msg.Raw) <= len(block) && bytes.Equal(msg.Raw, block[:len(msg.Raw)]) {
-			m, httpLen = msg, len(msg.Raw)
-		}
-	}
+	m, httpLen := httpMessage(v.Type, block)
 	if m == nil {
 		v.Mode = modeBlock
 		v.Block = p.add(pack.KindRecord, block, u.prevObj[v.Type])
@@ -252,6 +246,23 @@ func (g *ingester) modelRecord(u *urlState, v *Version, p *plan, rawHeader, bloc
 	}
 	v.WARCHeader, v.WARCAnchor = g.header(p, u.warcAnch, v.Type, pack.KindWARCHeader, rawHeader, warcContext(v, block, httpLen))
 }
+
+// httpMessage parses the HTTP header of the block of a record of type
+// typ, and returns it with its length; nil and -1 when the record is not
+// modelled as HTTP (its type, or a header that does not parse back to
+// the block's bytes).
+func httpMessage(typ string, block []byte) (*warcio.HTTPMessage, int) {
+	if isHTTPType(typ) {
+		if msg, err := warcio.ReadHTTP(bytes.NewReader(block), 0); err == nil && !msg.Truncated && len(msg.Raw) <= len(block) && bytes.Equal(msg.Raw, block[:len(msg.Raw)]) {
+			return msg, len(msg.Raw)
+		}
+	}
+	return nil, -1
+}
+
+// anchorObject is the object of a header chosen as an anchor: the raw
+// header encoded on its own.
+func anchorObject(raw []byte) []byte { return hdrcodec.Encode(nil, raw, nil, hdrcodec.Unknown()) }
 
 func isHTTPType(t string) bool {
 	switch t {
@@ -273,10 +284,20 @@ func (g *ingester) header(p *plan, anchors map[string]*anchor, typ string, kind 
 			return e, a.id
 		}
 	}
-	a = &anchor{enc: hdrcodec.Encode(nil, raw, nil, hdrcodec.Unknown()), raw: bytes.Clone(raw)}
+	a = &anchor{enc: anchorObject(raw), raw: bytes.Clone(raw)}
 	a.id = p.add(kind, a.enc, pack.ID{})
 	anchors[typ] = a
 	return hdrcodec.Encode(nil, raw, a.raw, ctx), a.id
+}
+
+// storedPageOptions are the options a payload is partitioned with for
+// the archive: at level, with the URL's previous partition as Prior
+// (adaptive: keep the URL's partition while its layout holds).
+func storedPageOptions(m *warcio.HTTPMessage, level int, url string, prior *partition.Result) partition.Options {
+	po := PageOptions(m.ContentType(), level, url)
+	po.SkipAnnotation = true
+	po.Prior = prior
+	return po
 }
 
 // modelPayload stores a 200 text/html payload as layout + blocks, any
@@ -356,10 +377,7 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	}
 	// The archive stores bytes: the blocks' text, topics and labels are
 	// the tables' business, computed when they read the page.
-	po := PageOptions(m.ContentType(), u.level, v.TargetURI)
-	po.SkipAnnotation = true
-	po.Prior = u.prevRes // adaptive: keep the URL's partition while its layout holds
-	r, err := u.part.Partition(doc, po)
+	r, err := u.part.Partition(doc, storedPageOptions(m, u.level, v.TargetURI, u.prevRes))
 	if err != nil {
 		whole(WhyPartition)
 		return

@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
@@ -354,6 +355,31 @@ func encodeSegment(urls []URLVersions, unique func(pack.ID) (bool, error)) ([]by
 
 // resolver turns short object references into ids: pack.Store.Resolve.
 type resolver = func(prefix []byte) (pack.ID, error)
+
+// readResolver resolves the id prefixes of catalog segments through s. A
+// prefix no object has (the object is lost: the indexes were rebuilt
+// without it) stands for the id of that prefix and zeros, which names no
+// object either: the segment still reads, and what needs the object fails
+// as not found, so that verify and repair can name the capture lost.
+func readResolver(s *pack.Store) resolver { return lostResolver(s, nil) }
+
+// lostResolver is readResolver that also calls lost (when set) with each
+// id standing for a prefix that resolves to nothing, and the prefix's
+// length.
+func lostResolver(s *pack.Store, lost func(id pack.ID, n int)) resolver {
+	return func(prefix []byte) (pack.ID, error) {
+		id, err := s.Resolve(prefix)
+		if errors.Is(err, pack.ErrNotFound) {
+			var ph pack.ID
+			copy(ph[:], prefix)
+			if lost != nil {
+				lost(ph, len(prefix))
+			}
+			return ph, nil
+		}
+		return id, err
+	}
+}
 
 // openSegment checks a segment's magic and version and returns a decoder
 // of its parts (docs/FORMAT.md "Catalog segment") positioned at its URL

@@ -227,7 +227,7 @@ func (a *Archive) verifyRuns(fail func(Problem), inFilePass func(*Version) bool,
 				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
 				continue
 			}
-			urls, err := decodeSegment(seg, a.store.Resolve)
+			urls, err := decodeSegment(seg, readResolver(a.store))
 			if err != nil {
 				fail(Problem{What: "catalog segment " + ref.ID.String(), Err: err})
 				continue
@@ -306,7 +306,7 @@ func (a *Archive) walk(fn func(URLVersions) error) error {
 			if err != nil {
 				return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 			}
-			urls, err := decodeSegment(seg, a.store.Resolve)
+			urls, err := decodeSegment(seg, readResolver(a.store))
 			if err != nil {
 				return fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
 			}

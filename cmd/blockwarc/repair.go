@@ -15,23 +15,34 @@ COMMIT from its copy COMMIT.copy (or the copy from COMMIT); rewrite the
 sectors of packs and indexes that parity corrects (docs/FORMAT.md
 "Parity"), and damaged parity of intact files; rebuild the indexes from the
 packs' frames when one is damaged beyond parity (frames carry their object
-tables). Then verify the whole archive (as 'blockwarc verify') and name
-what is still lost: pack ranges no frame could be read from, and the
-captures that do not restore, by URL, capture time, input file and offset,
-so that they can be ingested again from the original files. The exit
-status is 0 only when the repaired archive verifies.`
+tables). Then verify the whole archive (as 'blockwarc verify').
+
+When captures are lost (their objects were in pack bytes no frame could be
+read from) and ORIGINAL-INPUTS are given (files or directories, as to
+ingest), repair re-ingests them: it rebuilds the indexes from the frames
+that read, reads every capture of the lost captures' URLs again from the
+original whose base name, size and SHA-256 are those of the input file the
+archive recorded (an original that differs is refused, and named), checks
+each record against the CRC-32C recorded for it, and puts back the objects
+the catalog names and the archive lacks (docs/FORMAT.md "Re-ingesting lost
+captures"). Nothing is written outside ARCHIVE.
+
+Finally repair names what is still lost: pack ranges no frame could be
+read from, and the captures that do not restore, by URL, capture time,
+input file and offset. The exit status is 0 only when the repaired archive
+verifies.`
 
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("repair", "ARCHIVE", repairAbout, stderr)
+	fs := newFlagSet("repair", "ARCHIVE [ORIGINAL-INPUTS...]", repairAbout, stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "blockwarc repair: want ARCHIVE")
+	if fs.NArg() < 1 {
+		fmt.Fprintln(stderr, "blockwarc repair: want ARCHIVE [ORIGINAL-INPUTS...]")
 		fs.Usage()
 		return exitUsage
 	}
-	dir := fs.Arg(0)
+	dir, originals := fs.Arg(0), fs.Args()[1:]
 	// Said as every other command says it, before Repair tries to lock
 	// the directory.
 	if fi, err := os.Stat(dir); err != nil {
@@ -42,31 +53,68 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	res, err := pack.Repair(dir, pack.Options{})
-	for _, d := range res.Done {
-		fmt.Fprintf(stdout, "repaired: %s\n", d)
+	report := func(res pack.RepairResult) {
+		for _, d := range res.Done {
+			fmt.Fprintf(stdout, "repaired: %s\n", d)
+		}
+		for _, l := range res.Lost {
+			fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+		}
 	}
-	for _, l := range res.Lost {
-		fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
-	}
+	report(res)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
-	a, err := openArchive(dir, stderr)
-	if err != nil {
+	st, problems, err := verifyQuiet(dir, stderr)
+	if err != nil && len(originals) == 0 {
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
-	defer a.Close()
-	st, err := a.Verify(func(p dedupe.Problem) {
+	reingested := false
+	// A catalog segment that does not read stops verify (err): the
+	// captures of the others may still be put back.
+	if (err != nil || len(st.Lost) > 0) && len(originals) > 0 {
+		// The writer must not take an object of a frame that does not
+		// read as stored: the indexes list only frames that read.
+		res, err := pack.RebuildIndexes(dir, pack.Options{})
+		report(res)
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
+			return exitFailure
+		}
+		ri, err := dedupe.Reingest(ctx, dir, originals, res.Salvaged, pack.Options{})
+		for _, r := range ri.Refused {
+			fmt.Fprintf(stderr, "blockwarc repair: refused original %s\n", r)
+		}
+		for _, r := range ri.Unread {
+			fmt.Fprintf(stderr, "blockwarc repair: not used: %s\n", r)
+		}
+		for _, m := range ri.Missing {
+			fmt.Fprintf(stderr, "blockwarc repair: no original given for %s\n", m)
+		}
+		for _, u := range ri.Unlisted {
+			fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", u)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc repair: re-ingest: %v\n", err)
+			return exitFailure
+		}
+		if ri.Salvaged > 0 {
+			fmt.Fprintf(stdout, "repaired: %d object(s) of dropped frames stored again\n", ri.Salvaged)
+		}
+		fmt.Fprintf(stdout, "re-ingested: %d of %d lost capture(s) complete again, %d object(s) put back from the originals\n", ri.Restored, ri.Lost, ri.Objects)
+		reingested = true
+		if st, problems, err = verifyQuiet(dir, stderr); err != nil {
+			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
+			return exitFailure
+		}
+	}
+	for _, p := range problems {
 		fmt.Fprintf(stderr, "blockwarc repair: still damaged: %v\n", p)
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
-		return exitFailure
 	}
 	printLost(stderr, "repair", st.Lost)
-	if len(res.Done) == 0 && st.Problems == 0 {
+	if len(res.Done) == 0 && !reingested && st.Problems == 0 {
 		fmt.Fprintln(stdout, "nothing to repair")
 	}
 	fmt.Fprintf(stdout, "after repair: %d objects, %d records verified; %d problem(s), %d capture(s) lost\n", st.Objects, st.Records, st.Problems, len(st.Lost))
@@ -74,4 +122,17 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	return exitOK
+}
+
+// verifyQuiet verifies the archive in dir and returns the problems found
+// instead of printing them.
+func verifyQuiet(dir string, stderr io.Writer) (dedupe.VerifyStats, []dedupe.Problem, error) {
+	a, err := openArchive(dir, stderr)
+	if err != nil {
+		return dedupe.VerifyStats{}, nil, err
+	}
+	defer a.Close()
+	var problems []dedupe.Problem
+	st, err := a.Verify(func(p dedupe.Problem) { problems = append(problems, p) })
+	return st, problems, err
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 
+	"blockwarc/dedupe/chunk"
 	"blockwarc/dedupe/parity"
 )
 
@@ -17,6 +18,17 @@ import (
 type RepairResult struct {
 	Done []string // actions taken, one sentence each
 	Lost []string // damage left: file, place, why
+	// Salvaged are the objects that read in frames RebuildIndexes dropped
+	// (a frame with an object that does not restore, or whose delta base
+	// did not): they are in no pack any more, and the caller stores them
+	// again (dedupe.Reingest).
+	Salvaged []Salvaged
+}
+
+// Salvaged is an object read from a dropped frame.
+type Salvaged struct {
+	Kind Kind
+	Data []byte
 }
 
 // Repair salvages the archive in dir under the writer lock: it restores
@@ -29,6 +41,18 @@ type RepairResult struct {
 // the objects in it are gone, and the caller names the captures that
 // needed them (dedupe.Archive.Verify).
 func Repair(dir string, opts Options) (RepairResult, error) {
+	return repair(dir, opts, false)
+}
+
+// RebuildIndexes is Repair that rebuilds the indexes from the packs'
+// frames even when they check: afterwards no index names an object whose
+// frame does not read, so that a writer stores such an object again
+// instead of taking it as stored (dedupe.Reingest).
+func RebuildIndexes(dir string, opts Options) (RepairResult, error) {
+	return repair(dir, opts, true)
+}
+
+func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	var res RepairResult
 	opts = opts.withDefaults()
 	lock, err := lockDir(dir)
@@ -118,6 +142,41 @@ func Repair(dir string, opts Options) (RepairResult, error) {
 		}
 	}
 
+	// A pack header damaged beyond parity is written again: it holds
+	// nothing but the pack's number (and the format version, which only
+	// tells a writer whether to append to the pack). Without it, no frame
+	// of the pack would read.
+	for _, p := range m.packs {
+		name := packName(p.num)
+		path := filepath.Join(dir, name)
+		head := make([]byte, packHeaderSize)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			continue // said by the rebuild below, if it matters
+		}
+		if _, err := f.ReadAt(head, 0); err == nil && checkFileHeader(head, packMagic, p.num, path) != nil {
+			_, err = f.WriteAt(appendFileHeader(nil, packMagic, p.num), 0)
+			if err == nil {
+				err = fsync(f, opts.noSync)
+			}
+			if err != nil {
+				f.Close()
+				return res, fmt.Errorf("repair: %w", err)
+			}
+			done("%s: damaged header written again", name)
+			scs, _ := sidecars(dir, name, p.size)
+			for _, sc := range scs {
+				if sc.Off == 0 && !opts.NoParity {
+					if _, _, err := parity.Protect(dir, name, 0, sc.Len, opts.noSync); err != nil {
+						f.Close()
+						return res, fmt.Errorf("repair: %w", err)
+					}
+				}
+			}
+		}
+		f.Close()
+	}
+
 	// 3. Indexes: any that fails its checks now is rebuilt, with all the
 	// others, into one index from the frames of the packs.
 	s := &Store{dir: dir, opts: opts, files: make(map[uint32]*os.File), decs: make(chan *decoder, runtime.GOMAXPROCS(0))}
@@ -144,11 +203,15 @@ func Repair(dir string, opts Options) (RepairResult, error) {
 		good = append(good, ix)
 	}
 	s.idx = good
-	if len(bad) > 0 {
-		if err := s.rebuildIndexes(m, &res); err != nil {
+	if len(bad) > 0 || rebuild {
+		if err := s.rebuildIndexes(m, &res, rebuild); err != nil {
 			return res, err
 		}
-		done("indexes rebuilt from the packs' frames, replacing damaged %v", bad)
+		if len(bad) > 0 {
+			done("indexes rebuilt from the packs' frames, replacing damaged %v", bad)
+		} else {
+			done("indexes rebuilt from the packs' frames")
+		}
 	}
 	// Sidecars that did not open: the files they protected are checked
 	// now (a pack by its frames, an index by its checksums); when intact,
@@ -223,7 +286,17 @@ func (m mapLocator) locate(id ID) (loc, bool, error) {
 // publishes it in a new commit in place of the old indexes. A frame that
 // does not read is skipped and resynchronised past (frames start with a
 // magic and a checksummed header); it is listed in res.Lost.
-func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
+//
+// With rewrite, a pack with damage is rewritten in place first, without
+// what does not read (docs/FORMAT.md "Re-ingesting lost captures"): its
+// ranges no frame could be read from, the frames that do not decode, the
+// frames of chunks past a lost one, and the frames holding an object that
+// does not restore or whose delta base is in such a frame (their readable
+// objects go to res.Salvaged). The archive then verifies, with the
+// objects of what was dropped missing: re-ingest puts them back.
+func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) error {
+	damaged := map[uint32]bool{} // packs with something dropped
+	badFrame := map[int]bool{}   // frames of objects (index in frames) to drop
 	locs := make(mapLocator)
 	var entries []entry
 	var frames []frameRow
@@ -259,6 +332,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 				}
 				if err != nil || !numbering {
 					numbering = false
+					damaged[p.num] = true
 					res.Lost = append(res.Lost, fmt.Sprintf("%s frame of chunks at %d: not listed (%v): the objects stored in it and after it are named as lost", packName(p.num), off, err))
 					return
 				}
@@ -269,6 +343,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 			budget := maxDecodes
 			fr, err := s.frame(locs, row, p.size, s.opts.MaxChain, &budget)
 			if err != nil {
+				damaged[p.num] = true
 				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: %v", packName(p.num), off, err))
 				return
 			}
@@ -290,6 +365,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 			}
 			s.cache.release(fr)
 		}, func(off, skipped int64) {
+			damaged[p.num] = true
 			res.Lost = append(res.Lost, fmt.Sprintf("%s bytes %d to %d: no readable frame", packName(p.num), off, off+skipped))
 		})
 		f.Close()
@@ -297,7 +373,8 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 			return fmt.Errorf("repair: %w", err)
 		}
 	}
-	if len(refObjs) > 0 {
+	var cr *chunk.Reader
+	if len(refObjs) > 0 || rewrite {
 		dir, err := directoryOf(chunkRows)
 		if err != nil {
 			return fmt.Errorf("repair: %w", err)
@@ -306,15 +383,27 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 		for _, p := range m.packs {
 			packs[p.num] = p.size
 		}
-		cr, err := s.newChunkReader(dir, packs)
-		if err != nil {
+		if cr, err = s.newChunkReader(dir, packs); err != nil {
 			return fmt.Errorf("repair: %w", err)
 		}
+		// Said once per frame: a lost frame of chunks fails many objects.
+		failed, firstErr := map[frameRow]int{}, map[frameRow]error{}
+		var failedRows []frameRow
+		defer func() {
+			for _, r := range failedRows {
+				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: %d object(s) stored as chunks do not restore (%v)", packName(r.pack), r.off, failed[r], firstErr[r]))
+			}
+		}()
 		for _, o := range refObjs {
 			file := filepath.Join(s.dir, packName(o.row.pack))
 			b, err := s.restoreWith(cr, o.code, maxFramePlain, file, o.row.off, ID{})
 			if err != nil && !isLengthOnly(err) {
-				res.Lost = append(res.Lost, fmt.Sprintf("%s frame at %d: an object stored as chunks: %v", packName(o.row.pack), o.row.off, err))
+				badFrame[int(o.frame)], damaged[o.row.pack] = true, true
+				if failed[o.row] == 0 {
+					firstErr[o.row] = err
+					failedRows = append(failedRows, o.row)
+				}
+				failed[o.row]++
 				continue
 			}
 			id := Sum(b).truncate(m.idLen())
@@ -324,6 +413,9 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult) error {
 			locs[id] = loc{frameRow: o.row, objOff: o.sp.off, objLen: uint32(len(b)), kind: o.sp.kind, limit: o.limit}
 			entries = append(entries, entry{id: id, frame: o.frame, off: o.sp.off, len: uint32(len(b)), kind: o.sp.kind})
 		}
+	}
+	if rewrite && len(damaged) > 0 {
+		return s.dropDamage(m, res, locs, frames, chunkRows, badFrame, damaged, cr)
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
 	num := uint32(1)
@@ -409,4 +501,175 @@ func nextFrame(f io.ReaderAt, from, size int64, ok func(q int64) bool) int64 {
 		}
 	}
 	return size
+}
+
+// dropDamage rewrites the damaged packs of m without what does not read
+// (rebuildIndexes with rewrite: frames lists the frames of objects that
+// decoded, badFrame those of them to drop, chunkRows the frames of chunks
+// kept), then rebuilds the indexes of the rewritten archive.
+func (s *Store) dropDamage(m *manifest, res *RepairResult, locs mapLocator, frames []frameRow, chunkRows []chunkRow, badFrame map[int]bool, damaged map[uint32]bool, cr *chunk.Reader) error {
+	at := make(map[frameRow]int, len(frames))
+	for fi, row := range frames {
+		at[row] = fi
+	}
+	limits := make(map[uint32]int64, len(m.packs))
+	for _, p := range m.packs {
+		limits[p.num] = p.size
+	}
+	// A frame whose delta base is in a dropped frame would not decode
+	// once it is gone: dropped too (bases precede, so this settles).
+	for changed := true; changed; {
+		changed = false
+		for fi, row := range frames {
+			if badFrame[fi] {
+				continue
+			}
+			for _, b := range s.frameBases(row) {
+				if l, ok := locs[b.id.truncate(m.idLen())]; ok && badFrame[at[l.frameRow]] {
+					badFrame[fi], damaged[row.pack], changed = true, true, true
+					break
+				}
+			}
+		}
+	}
+	// The readable objects of the frames dropped, read while their bases
+	// are still there.
+	for fi, row := range frames {
+		if !badFrame[fi] {
+			continue
+		}
+		budget := maxDecodes
+		fr, err := s.frame(locs, row, limits[row.pack], s.opts.MaxChain, &budget)
+		if err != nil {
+			continue
+		}
+		file := filepath.Join(s.dir, packName(row.pack))
+		for _, sp := range fr.spans {
+			b := bytes.Clone(fr.plain[sp.off : sp.off+sp.len])
+			if sp.kind&kindRefs != 0 {
+				if b, err = s.restoreWith(cr, b, maxFramePlain, file, row.off, ID{}); err != nil && !isLengthOnly(err) {
+					continue
+				}
+			}
+			res.Salvaged = append(res.Salvaged, Salvaged{Kind: sp.kind &^ kindRefs, Data: b})
+		}
+		s.cache.release(fr)
+	}
+	s.cache.purge()
+	nm := &manifest{seq: m.seq, short: m.short, indexes: m.indexes, payload: m.payload}
+	for _, p := range m.packs {
+		if !damaged[p.num] {
+			nm.packs = append(nm.packs, p)
+			continue
+		}
+		var keep []frameRow
+		for fi, row := range frames {
+			if row.pack == p.num && !badFrame[fi] {
+				keep = append(keep, row)
+			}
+		}
+		for _, c := range chunkRows {
+			if c.pack == p.num {
+				keep = append(keep, frameRow{pack: c.pack, off: c.off, len: c.len})
+			}
+		}
+		slices.SortFunc(keep, func(a, b frameRow) int { return int(a.off - b.off) })
+		size, err := s.rewritePack(p, keep)
+		if err != nil {
+			return fmt.Errorf("repair: %w", err)
+		}
+		res.Done = append(res.Done, fmt.Sprintf("%s rewritten without what does not read: %d frames kept, %d of %d bytes dropped", packName(p.num), len(keep), p.size-size, p.size))
+		nm.packs = append(nm.packs, fileRef{num: p.num, size: size})
+		s.packs[p.num] = size
+	}
+	s.m = nm
+	return s.rebuildIndexes(nm, res, false)
+}
+
+// frameBases lists the delta bases of the frame at row (none when its
+// header does not read: the frame was checked already).
+func (s *Store) frameBases(row frameRow) []baseRef {
+	f, err := s.packFile(row.pack)
+	if err != nil {
+		return nil
+	}
+	hb := make([]byte, min(int(row.len), frameHeaderSize(maxBases)))
+	if _, err := f.ReadAt(hb, row.off); err != nil {
+		return nil
+	}
+	h, _, err := parseFrameHeader(hb, "", row.off)
+	if err != nil {
+		return nil
+	}
+	return h.bases
+}
+
+// rewritePack replaces pack p with its header and the frames keep (in
+// file order, byte for byte: frames name their bases by id, not by
+// place), through a temporary file renamed over it, and protects it with
+// new parity. It returns the new length.
+func (s *Store) rewritePack(p fileRef, keep []frameRow) (int64, error) {
+	name := packName(p.num)
+	path := filepath.Join(s.dir, name)
+	old, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer old.Close()
+	tmp := path + ".rewrite"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	size, err := func() (int64, error) {
+		head := make([]byte, packHeaderSize)
+		if _, err := old.ReadAt(head, 0); err != nil || checkFileHeader(head, packMagic, p.num, path) != nil {
+			// The header itself is damaged: a new one.
+			head = appendFileHeader(nil, packMagic, p.num)
+		}
+		if _, err := f.Write(head); err != nil {
+			return 0, err
+		}
+		n := int64(packHeaderSize)
+		for _, r := range keep {
+			b := make([]byte, r.len)
+			if _, err := old.ReadAt(b, r.off); err != nil {
+				return 0, err
+			}
+			if _, err := f.Write(b); err != nil {
+				return 0, err
+			}
+			n += int64(r.len)
+		}
+		return n, fsync(f, s.opts.noSync)
+	}()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return 0, err
+	}
+	s.fmu.Lock()
+	if f := s.files[p.num]; f != nil {
+		f.Close()
+		delete(s.files, p.num)
+	}
+	s.fmu.Unlock()
+	// The old sidecars protect bytes that moved.
+	ents, _ := os.ReadDir(s.dir)
+	for _, e := range ents {
+		if f, _, ok := parity.ParseSidecarName(e.Name()); ok && f == name {
+			os.Remove(filepath.Join(s.dir, e.Name()))
+		}
+	}
+	if !s.opts.NoParity {
+		if _, err := protectRange(s.dir, name, 0, size, s.opts.noSync); err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
 }

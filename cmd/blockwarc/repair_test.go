@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"blockwarc/warcio"
+)
+
+// originalRecords reads every record of files as ingest reads them:
+// header, block and trailer, by file (as given), offset and skip.
+func originalRecords(t *testing.T, files []string) map[captureKey][]byte {
+	t.Helper()
+	out := map[captureKey][]byte{}
+	_, err := warcio.Walk(context.Background(), files, warcio.WalkOptions{TempDir: t.TempDir()}, func(c *warcio.Capture) error {
+		b, err := io.ReadAll(c.Body)
+		if err != nil {
+			return err
+		}
+		rec := append(append(bytes.Clone(c.RawHeader), b...), c.Trailer...)
+		out[captureKey{c.File, c.Offset, c.SkipInMember}] = rec
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func dirListing(t *testing.T, dir string) string {
+	t.Helper()
+	var names []string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			names = append(names, fmt.Sprintf("%s %d %v", p, fi.Size(), fi.ModTime()))
+		}
+		return nil
+	})
+	sort.Strings(names)
+	return strings.Join(names, "\n")
+}
+
+// TestRepairReingest: a pack frame damaged beyond parity loses captures;
+// repair without the originals names them and fails; repair with them
+// restores every capture byte for byte and leaves an archive that
+// verifies, writing nothing outside it; an original that was modified is
+// refused, by name, and its captures stay lost.
+func TestRepairReingest(t *testing.T) {
+	root := t.TempDir()
+	samples := filepath.Join("..", "..", "testdata", "samples")
+	orig := filepath.Join(root, "orig")
+	if err := os.MkdirAll(orig, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, name := range []string{"ota-lovescout24-20220120143355.warc.gz", "ota-lovescout24-20220125183141.warc.gz", "ota-lovescout24-20240501003256.warc.gz"} {
+		b, err := os.ReadFile(filepath.Join(samples, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(orig, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	want := originalRecords(t, files)
+	bwa := filepath.Join(root, "a.bwa")
+	if code, _, stderr := runCmd(t, append([]string{"ingest", "-parity=false", "-tables=false", bwa}, files...)...); code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	got, bad, err := restoreAll(t, bwa)
+	if err != nil || len(bad) > 0 || len(got) != len(want) || len(got) < 20 {
+		t.Fatalf("pristine archive: %d of %d captures, %d bad, %v", len(got), len(want), len(bad), err)
+	}
+	// Damage beyond parity (there is none): bytes in the middle of the
+	// pack.
+	packs, _ := filepath.Glob(filepath.Join(bwa, "*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("packs: %v", packs)
+	}
+	b, _ := os.ReadFile(packs[0])
+	for i := len(b) / 3; i < len(b)/3+100; i++ {
+		b[i] ^= 0x55
+	}
+	os.WriteFile(packs[0], b, 0o644)
+	bwa2 := filepath.Join(root, "b.bwa")
+	copyTree(t, bwa, bwa2)
+
+	_, bad, _ = restoreAll(t, bwa)
+	if len(bad) == 0 {
+		t.Fatal("the damage lost no capture")
+	}
+	code, _, stderr := runCmd(t, "repair", bwa)
+	if code == exitOK {
+		t.Fatal("repair without the originals: exit 0 with captures lost")
+	}
+	for k := range bad {
+		if !strings.Contains(stderr, fmt.Sprintf("from %s at offset %d", k.file, k.off)) {
+			t.Fatalf("repair does not name lost capture %v:\n%s", k, stderr)
+		}
+	}
+
+	// With the originals, nothing written outside the archive.
+	tmp := filepath.Join(root, "tmp")
+	os.MkdirAll(tmp, 0o755)
+	t.Setenv("TMPDIR", tmp)
+	before := dirListing(t, orig) + dirListing(t, tmp)
+	code, out, stderr := runCmd(t, append([]string{"repair", bwa}, files...)...)
+	if code != exitOK || !strings.Contains(out, "re-ingested: ") {
+		t.Fatalf("repair with the originals: exit %d:\n%s\n%s", code, out, stderr)
+	}
+	if after := dirListing(t, orig) + dirListing(t, tmp); after != before {
+		t.Fatalf("repair wrote outside the archive:\n%s\nwas\n%s", after, before)
+	}
+	got, bad, err = restoreAll(t, bwa)
+	if err != nil || len(bad) > 0 || len(got) != len(want) {
+		t.Fatalf("after repair: %d of %d captures restore, %d bad (%v), walk: %v", len(got), len(want), len(bad), bad, err)
+	}
+	for k, rec := range want {
+		if !bytes.Equal(got[k], rec) {
+			t.Fatalf("capture %v restores %d bytes, not the original record's %d", k, len(got[k]), len(rec))
+		}
+	}
+	if code, out, stderr := runCmd(t, "verify", bwa); code != exitOK {
+		t.Fatalf("verify after repair: exit %d: %s %s", code, out, stderr)
+	}
+	if code, got, _ := runCmd(t, "cat", bwa, sampleURL); code != exitOK || got == "" {
+		t.Fatalf("cat after repair: exit %d", code)
+	}
+	// Again: nothing to do.
+	if code, out, stderr := runCmd(t, append([]string{"repair", bwa}, files...)...); code != exitOK || !strings.Contains(out, "nothing to repair") {
+		t.Fatalf("second repair: exit %d:\n%s\n%s", code, out, stderr)
+	}
+
+	// A modified original is refused and named; its captures stay lost.
+	mod := filepath.Join(root, "mod")
+	copyTree(t, orig, mod)
+	changed := filepath.Join(mod, filepath.Base(files[0]))
+	mb, _ := os.ReadFile(changed)
+	mb[len(mb)/2] ^= 1
+	os.WriteFile(changed, mb, 0o644)
+	var modFiles []string
+	for _, f := range files {
+		modFiles = append(modFiles, filepath.Join(mod, filepath.Base(f)))
+	}
+	code, _, stderr = runCmd(t, append([]string{"repair", bwa2}, modFiles...)...)
+	if code == exitOK || !strings.Contains(stderr, "refused original "+changed+": differs from the file ingested") {
+		t.Fatalf("repair with a modified original: exit %d:\n%s", code, stderr)
+	}
+	n := 0
+	for k := range want {
+		if k.file == files[0] {
+			n++
+			if !strings.Contains(stderr, fmt.Sprintf("from %s at offset %d", k.file, k.off)) {
+				t.Fatalf("capture %v of the refused original not named lost:\n%s", k, stderr)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no capture of the modified original")
+	}
+}

@@ -1,0 +1,432 @@
+package dedupe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"blockwarc/dedupe/pack"
+	"blockwarc/partition"
+	"blockwarc/warcio"
+)
+
+// ReingestResult says what Reingest did.
+type ReingestResult struct {
+	Lost     int // captures (and gaps) that lacked objects before
+	Restored int // of them, those that lack none after
+	Objects  int // objects put back
+	Salvaged int // salvaged objects stored again
+	// Refused names the originals not used, and why (a file that differs
+	// from the one ingested under its name); Unread the records of the
+	// originals that could not be used (not found at their recorded
+	// offset, or different from the record ingested there); Missing the
+	// input files of lost captures no original was given for.
+	Refused, Unread, Missing []string
+	// Unlisted names the catalog segments that do not read: their
+	// captures cannot even be named.
+	Unlisted []string
+}
+
+// Reingest puts back, from the original input files, the objects the
+// captures of the archive in dir need and the archive lacks. The catalog
+// is not rewritten: a capture's catalog version names its objects by id,
+// the hash of their bytes, so reading the record again from its file and
+// cutting it as ingest's model does (model.go) gives objects with exactly
+// those ids. Call it after pack.RebuildIndexes, so that no index names an
+// object whose frame does not read (the writer would take it as stored).
+//
+// An original is used only when its base name, size and SHA-256 are
+// those of an input file the archive recorded, and each record read from
+// it only when it matches the CRC-32C recorded for its capture. Header
+// anchors are raw headers of an earlier capture of the same URL and type,
+// and a page's partition depends on the URL's previous page in the same
+// ingest (partition.Options.Prior): every capture of a URL with a lost
+// capture is read again, from the originals given. The objects put back
+// are stored whole (no chunks, no delta bases): they then depend on no
+// other frame.
+//
+// salvaged are objects pack.RebuildIndexes read from the frames it
+// dropped: they are stored again first.
+func Reingest(ctx context.Context, dir string, originals []string, salvaged []pack.Salvaged, opts pack.Options) (ReingestResult, error) {
+	var res ReingestResult
+	opts.Plain = true
+	s, err := pack.Open(dir, opts)
+	if err != nil {
+		return res, err
+	}
+	defer s.Close()
+	w, err := s.Begin()
+	if err != nil {
+		return res, err
+	}
+	defer w.Close()
+	for _, o := range salvaged {
+		if _, isNew, err := w.Add(o.Kind, o.Data); err != nil {
+			return res, fmt.Errorf("store salvaged object: %w", err)
+		} else if isNew {
+			res.Salvaged++
+		}
+	}
+	payload := s.Payload()
+	if res.Salvaged > 0 {
+		// Committed now: catalog segments among them are read below,
+		// through the store.
+		if err := w.Commit(payload); err != nil {
+			return res, fmt.Errorf("commit: %w", err)
+		}
+	}
+	r, err := decodeRoot(payload)
+	if err != nil {
+		return res, fmt.Errorf("open catalog of %s: %w", dir, err)
+	}
+	// A catalog segment names most objects by a prefix of their id, which
+	// the indexes resolve: the prefix of an object the archive lost
+	// resolves to nothing, and reads as the prefix and zeros
+	// (lostResolver). An object put back is matched by its prefix.
+	prefixes := map[pack.ID]int{} // such ids → prefix length
+	resolve := lostResolver(s, func(id pack.ID, n int) { prefixes[id] = n })
+	put := map[pack.ID]bool{} // ids and prefix placeholders put back
+	has := func(id pack.ID) bool {
+		if put[id] {
+			return true
+		}
+		if _, ok := prefixes[id]; ok {
+			return false
+		}
+		ok, err := w.Has(id)
+		return err == nil && ok
+	}
+	// 1. The lost versions, the objects they lack, and every version of
+	// their URLs by run (a run is one ingest: a page's Prior is the
+	// URL's previous page of the same run).
+	needed := map[pack.ID]bool{}
+	lostKeys := map[string]bool{}
+	var lost []Version
+	type entry struct {
+		key string
+		vs  []Version
+	}
+	var entries []entry
+	var keys []string // lostKeys, for the second pass
+	for pass := 0; pass < 2; pass++ {
+		for _, run := range r.Runs {
+			for _, ref := range run {
+				if pass == 1 && !slices.ContainsFunc(keys, func(k string) bool { return k >= ref.First && k <= ref.Last }) {
+					continue
+				}
+				seg, _, err := s.Get(ref.ID)
+				var urls []URLVersions
+				if err == nil {
+					urls, err = decodeSegment(seg, resolve)
+				}
+				if err != nil {
+					if pass == 0 {
+						res.Unlisted = append(res.Unlisted, fmt.Sprintf("catalog segment %s (keys %q to %q): %v", ref.ID, ref.First, ref.Last, err))
+					}
+					continue
+				}
+				for _, u := range urls {
+					if pass == 1 {
+						if lostKeys[u.Key] {
+							entries = append(entries, entry{u.Key, u.Versions})
+						}
+						continue
+					}
+					for i := range u.Versions {
+						v := &u.Versions[i]
+						missing := false
+						for _, id := range objectsOf(v) {
+							if !has(id) {
+								needed[id], missing = true, true
+							}
+						}
+						if missing {
+							lost = append(lost, *v)
+							lostKeys[u.Key] = true
+						}
+					}
+				}
+			}
+		}
+		if len(lost) == 0 {
+			break
+		}
+		for k := range lostKeys {
+			keys = append(keys, k)
+		}
+	}
+	commit := func() error {
+		if res.Objects == 0 {
+			return nil
+		}
+		if err := w.Commit(payload); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		return nil
+	}
+	if len(lost) == 0 {
+		return res, commit()
+	}
+	res.Lost = len(lost)
+
+	// 2. The originals: matched to the recorded input files by base
+	// name, and checked.
+	paths, err := expandInputs(originals)
+	if err != nil {
+		return res, err
+	}
+	byBase := map[string]string{}
+	for _, p := range paths {
+		in, err := hashFile(ctx, p, nil)
+		if err != nil {
+			return res, err
+		}
+		var rec *InputFile
+		for i := range r.Files {
+			if f := &r.Files[i]; f.Name == in.Name {
+				rec = f
+				if f.Size == in.Size && f.SHA256 == in.SHA256 {
+					break
+				}
+			}
+		}
+		switch {
+		case rec == nil:
+			res.Refused = append(res.Refused, fmt.Sprintf("%s: the archive has no input file of that name", p))
+		case rec.Size != in.Size || rec.SHA256 != in.SHA256:
+			res.Refused = append(res.Refused, fmt.Sprintf("%s: differs from the file ingested under that name (%d bytes, SHA-256 %x; the archive recorded %d bytes, %x)", p, in.Size, in.SHA256, rec.Size, rec.SHA256))
+		default:
+			byBase[in.Name] = p
+		}
+	}
+	type place struct {
+		file      string // base name
+		off, skip int64
+	}
+	wanted := map[place]*Version{}
+	for i := range entries {
+		for j := range entries[i].vs {
+			v := &entries[i].vs[j]
+			wanted[place{filepath.Base(v.File), v.Offset, v.Skip}] = v
+		}
+	}
+	missing := map[string]bool{}
+	for _, v := range lost {
+		if b := filepath.Base(v.File); byBase[b] == "" && !missing[b] {
+			missing[b] = true
+			res.Missing = append(res.Missing, v.File)
+		}
+	}
+
+	// 3. The objects of each record, cut as the model cuts them; those
+	// the archive needs are put back.
+	lens := map[int]bool{}
+	for _, n := range prefixes {
+		lens[n] = true
+	}
+	offer := func(kind pack.Kind, data []byte) error {
+		id := s.Sum(data)
+		keys := []pack.ID{id}
+		for n := range lens {
+			var ph pack.ID
+			copy(ph[:n], id[:n])
+			keys = append(keys, ph)
+		}
+		if !slices.ContainsFunc(keys, func(k pack.ID) bool { return needed[k] }) {
+			return nil
+		}
+		if _, _, err := w.Add(kind, data); err != nil {
+			return fmt.Errorf("put back object %s: %w", id, err)
+		}
+		for _, k := range keys {
+			if needed[k] {
+				delete(needed, k)
+				put[k] = true
+			}
+		}
+		res.Objects++
+		return nil
+	}
+	type record struct{ header, block []byte }
+	got := map[*Version]record{}
+	byKey := map[string][]int{} // entries by URL key
+	for i, e := range entries {
+		byKey[e.key] = append(byKey[e.key], i)
+	}
+	part := partition.NewPartitioner()
+	flush := func(key string) error {
+		defer clear(got)
+		for _, i := range byKey[key] {
+			var prior *partition.Result // the URL's previous page in this run
+			for j := range entries[i].vs {
+				v := &entries[i].vs[j]
+				rec, ok := got[v]
+				if !ok {
+					if v.Mode == modeHTTP && v.Form == formBlocks {
+						prior = nil // unknown: the next page is tried without
+					}
+					continue
+				}
+				next, err := reingestRecord(v, rec.header, rec.block, prior, part, s.Sum, offer)
+				if err != nil {
+					return err
+				}
+				if v.Mode == modeHTTP && v.Form == formBlocks {
+					prior = next
+				}
+			}
+		}
+		return nil
+	}
+
+	// 4. The records, read again from the originals as ingest walks them
+	// (gaps included), each checked against its recorded CRC-32C. The
+	// walk yields the captures of one URL key together, in all files: a
+	// key's records are held until the next key starts.
+	var files []string
+	for _, p := range byBase {
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	found := map[place]bool{}
+	cur, started := "", false
+	_, err = warcio.Walk(ctx, files, warcio.WalkOptions{
+		TempDir: dir, Reader: warcio.Options{Digests: true, Policy: warcio.PolicyWarn}, Gaps: true,
+		// Only the lost captures' URLs are kept and sorted.
+		Select: func(key string) bool { return byKey[key] != nil },
+	}, func(c *warcio.Capture) error {
+		if !started || c.Key != cur {
+			if started {
+				if err := flush(cur); err != nil {
+					return err
+				}
+			}
+			cur, started = c.Key, true
+		}
+		at := place{filepath.Base(c.File), c.Offset, c.SkipInMember}
+		v := wanted[at]
+		if v == nil || v.Gap != c.Gap {
+			return nil
+		}
+		found[at] = true
+		block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
+		if err != nil {
+			res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: %v", c.File, c.Offset, err))
+			return nil
+		}
+		crc := crc32.Update(crc32.Checksum(c.RawHeader, castagnoli), castagnoli, block)
+		if crc = crc32.Update(crc, castagnoli, c.Trailer); crc != v.CRC || !bytes.Equal(c.Trailer, v.Trailer) {
+			res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: not the record ingested there (CRC-32C %08x, recorded %08x)", c.File, c.Offset, crc, v.CRC))
+			return nil
+		}
+		got[v] = record{bytes.Clone(c.RawHeader), block}
+		return nil
+	})
+	if err == nil && started {
+		err = flush(cur)
+	}
+	if err != nil {
+		return res, fmt.Errorf("read originals: %w", err)
+	}
+	for i := range lost {
+		v := &lost[i]
+		at := place{filepath.Base(v.File), v.Offset, v.Skip}
+		if p := byBase[at.file]; p != "" && !found[at] {
+			res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: no record there", p, v.Offset))
+		}
+	}
+	if err := commit(); err != nil {
+		return res, err
+	}
+	for i := range lost {
+		if !slices.ContainsFunc(objectsOf(&lost[i]), func(id pack.ID) bool { return !has(id) }) {
+			res.Restored++
+		}
+	}
+	return res, nil
+}
+
+// reingestRecord offers put every object the model can have cut the
+// record of v into: the record whole (raw), its block, its headers as
+// anchors, its payload whole and, for a page stored as blocks, the layout
+// and blocks of its partition at the version's level, with prior as
+// Prior and without. It returns the partition that gives v's layout (the
+// next page's Prior).
+func reingestRecord(v *Version, header, block []byte, prior *partition.Result, part *partition.Partitioner, sum func([]byte) pack.ID, put func(pack.Kind, []byte) error) (*partition.Result, error) {
+	if v.Gap {
+		return nil, put(pack.KindRecord, block)
+	}
+	if err := errors.Join(
+		put(pack.KindRecord, append(bytes.Clone(header), block...)),
+		put(pack.KindRecord, block),
+		put(pack.KindWARCHeader, anchorObject(header)),
+	); err != nil {
+		return nil, err
+	}
+	m, httpLen := httpMessage(v.Type, block)
+	if m == nil {
+		return nil, nil
+	}
+	payload := block[httpLen:]
+	if err := errors.Join(
+		put(pack.KindHTTPHeader, anchorObject(block[:httpLen])),
+		put(pack.KindPayload, payload),
+	); err != nil {
+		return nil, err
+	}
+	if v.Mode != modeHTTP || v.Form != formBlocks {
+		return nil, nil
+	}
+	doc := payload
+	if v.Framing != nil {
+		dc, err := io.ReadAll(warcio.NewDechunker(bytes.NewReader(doc)))
+		if err != nil {
+			return nil, nil // not the payload ingest de-chunked: its ids will not match
+		}
+		doc = dc
+	}
+	if v.Coding != nil {
+		cr, err := warcio.DecodeContent(bytes.NewReader(doc), m.ContentEncodings(), 0)
+		if err != nil {
+			return nil, nil
+		}
+		if doc, err = io.ReadAll(cr); err != nil {
+			return nil, nil
+		}
+	}
+	// Ingest partitioned with the URL's previous page as Prior; that page
+	// may be unknown here (not read again), or the first of its run.
+	tries := []*partition.Result{prior}
+	if prior != nil {
+		tries = append(tries, nil)
+	}
+	var found *partition.Result
+	for _, pr := range tries {
+		res, err := part.Partition(doc, storedPageOptions(m, v.Level, v.TargetURI, pr))
+		if err != nil {
+			continue
+		}
+		lay := res.Layout.Encode()
+		for _, b := range res.Leaves {
+			if err := put(pack.KindBlock, res.BlockBytes(b)); err != nil {
+				return nil, err
+			}
+		}
+		if err := put(pack.KindLayout, lay); err != nil {
+			return nil, err
+		}
+		if found == nil {
+			found = res
+		}
+		if sum(lay) == v.Layout {
+			found = res
+			break
+		}
+	}
+	return found, nil
+}

@@ -1,0 +1,157 @@
+package dedupe
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+
+	"blockwarc/dedupe/pack"
+)
+
+// TestRepairReingestModel: after damage beyond parity, re-ingest puts back
+// objects of every kind the model cuts: pages partitioned with the URL's
+// previous page as Prior, gzip and brotli pages kept as their decoded
+// document's blocks (chunked or not), payloads whole, header anchors of
+// earlier captures, non-HTTP blocks. For each damaged place (frames of
+// objects, whole or chunked, with delta bases), either the damage took a
+// catalog segment (named, nothing to re-ingest it from) or every capture
+// restores byte for byte again and the archive verifies.
+func TestRepairReingestModel(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2022, 5, 6, 7, 8, 9, 0, time.UTC)
+	gz := func(s string) []byte {
+		var b bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&b, 6)
+		w.Write([]byte(s))
+		w.Close()
+		return b.Bytes()
+	}
+	br := func(s string) []byte {
+		var b bytes.Buffer
+		w := brotli.NewWriterOptions(&b, brotli.WriterOptions{Quality: 5, LGWin: 22})
+		w.Write([]byte(s))
+		w.Close()
+		return b.Bytes()
+	}
+	var files []string
+	n := 0
+	for f := 0; f < 3; f++ {
+		var recs [][]byte
+		for u := 0; u < 4; u++ {
+			at := t0.Add(time.Duration(f*24+u) * time.Hour)
+			body := fmt.Sprintf(page, fmt.Sprintf("of page %d in crawl %d, %s", u, f, bytes.Repeat([]byte("word "), 40*f+u)))
+			n++
+			recs = append(recs, warcRecord("request", fmt.Sprintf("http://a.example/p%d", u), at, n, []byte("GET / HTTP/1.1\r\nHost: a.example\r\n\r\n")))
+			n++
+			recs = append(recs, warcRecord("response", fmt.Sprintf("http://a.example/p%d", u), at, n, httpResponse("text/html", []byte(body), u%2 == 1)))
+			if u < 2 {
+				// A second capture in the same crawl: partitioned with
+				// the first as Prior.
+				n++
+				later := fmt.Sprintf(page, fmt.Sprintf("of page %d in crawl %d, later, %s", u, f, bytes.Repeat([]byte("more "), 30*f+u)))
+				recs = append(recs, warcRecord("response", fmt.Sprintf("http://a.example/p%d", u), at.Add(30*time.Minute), n, httpResponse("text/html", []byte(later), false)))
+			}
+			n++
+			recs = append(recs, warcRecord("response", fmt.Sprintf("http://a.example/gz%d", u), at, n, codedResponse("gzip", gz(body), u%2 == 0)))
+			n++
+			recs = append(recs, warcRecord("response", fmt.Sprintf("http://a.example/br%d", u), at, n, codedResponse("br", br(body), false)))
+			n++
+			recs = append(recs, warcRecord("response", fmt.Sprintf("http://a.example/img%d", u), at, n, httpResponse("image/png", bytes.Repeat([]byte{byte(u), byte(f)}, 300), false)))
+		}
+		n++
+		recs = append(recs, warcRecord("metadata", "metadata://a.example/log", t0, n, []byte(fmt.Sprintf("crawl %d log\n%s", f, bytes.Repeat([]byte("line\n"), 500+f)))))
+		p := filepath.Join(dir, fmt.Sprintf("crawl%d.warc", f))
+		writeFile(t, p, recs...)
+		files = append(files, p)
+	}
+	exercised := 0
+	for _, plain := range []bool{false, true} {
+		pristine := filepath.Join(dir, fmt.Sprintf("pristine-%v.bwa", plain))
+		opts := testOpts()
+		opts.Pack = pack.Options{NoParity: true, Plain: plain, FrameSize: 4 << 10}
+		// One ingest per crawl: a run each, as an archive grows.
+		for _, f := range files {
+			if _, err := Ingest(context.Background(), pristine, []string{f}, opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		packs, _ := filepath.Glob(filepath.Join(pristine, "*.pack"))
+		if len(packs) != 1 {
+			t.Fatalf("packs %v", packs)
+		}
+		fi, _ := os.Stat(packs[0])
+		for _, at := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
+			name := fmt.Sprintf("plain=%v at %.0f%%", plain, at*100)
+			arch := filepath.Join(dir, fmt.Sprintf("a-%v-%v.bwa", plain, at))
+			copyArchive(t, pristine, arch)
+			b, _ := os.ReadFile(filepath.Join(arch, filepath.Base(packs[0])))
+			off := int(float64(fi.Size()) * at)
+			for i := off; i < off+64; i++ {
+				b[i] ^= 0x5a
+			}
+			os.WriteFile(filepath.Join(arch, filepath.Base(packs[0])), b, 0o644)
+
+			rr, err := pack.RebuildIndexes(arch, pack.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			res, err := Reingest(context.Background(), arch, files, rr.Salvaged, pack.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if len(res.Unlisted) > 0 {
+				t.Logf("%s: a catalog segment is lost: %v", name, res.Unlisted)
+				continue
+			}
+			if len(res.Refused)+len(res.Unread)+len(res.Missing) > 0 {
+				t.Fatalf("%s: %+v", name, res)
+			}
+			if res.Restored != res.Lost {
+				t.Errorf("%s: %d of %d lost captures restored", name, res.Restored, res.Lost)
+			}
+			if res.Lost > 0 {
+				exercised++
+			}
+			a, err := Open(arch, pack.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := checkRoundTrip(t, a); got != n {
+				t.Errorf("%s: %d of %d records restore", name, got, n)
+			}
+			st, err := a.Verify(func(p Problem) { t.Errorf("%s: verify: %v", name, p) })
+			a.Close()
+			if err != nil || st.Problems > 0 {
+				t.Fatalf("%s: verify: %d problems, %v", name, st.Problems, err)
+			}
+			t.Logf("%s: %d lost, %d objects put back, %d salvaged", name, res.Lost, res.Objects, res.Salvaged)
+		}
+	}
+	if exercised < 5 {
+		t.Fatalf("only %d damaged places lost captures that could be re-ingested", exercised)
+	}
+}
+
+func copyArchive(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(from)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
