@@ -345,7 +345,7 @@ func (t *table[R, P]) partName() string {
 func (t *table[R, P]) openPart() error {
 	t.parts++
 	path := filepath.Join(t.w.tmp, t.partName())
-	p, err := createPart(path, t.schema, t.w.opts)
+	p, err := createPart(path, t.name, t.schema, t.w.opts)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", t.partName(), err)
 	}
@@ -410,8 +410,8 @@ type partFile interface {
 	discard() error
 }
 
-// createPart creates the part file at path in the options' format.
-func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile, error) {
+// createPart creates a part file of table at path in the options' format.
+func createPart(path, table string, schema *arrow.Schema, opts WriterOptions) (partFile, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, err
@@ -426,7 +426,7 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 		}
 		return &ipcPart{f: f, cw: cw, w: iw}, nil
 	}
-	props := parquet.NewWriterProperties(parquetProps(opts)...)
+	props := parquet.NewWriterProperties(parquetProps(opts, table)...)
 	// No stored Arrow schema (pqarrow.WithStoreSchema): it repeats the
 	// Parquet schema as base64 in every footer (1-3 KB a file, 9 KB of a
 	// small site's tables), and readers derive the same Arrow types from
@@ -444,10 +444,10 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 // whose min/max statistics let a reader skip row groups and pages.
 var statsColumns = []string{"url_surtkey", "fetch_time", "first_url_surtkey", "first_fetch_time"}
 
-// parquetProps are the Parquet settings of every part file, chosen by
-// measuring tables bytes ÷ archive bytes on the corpus sites
+// parquetProps are the Parquet settings of a part file of table, chosen
+// by measuring tables bytes ÷ archive bytes on the corpus sites
 // (BenchmarkTablesSize in export/tables).
-func parquetProps(opts WriterOptions) []parquet.WriterProperty {
+func parquetProps(opts WriterOptions, table string) []parquet.WriterProperty {
 	props := []parquet.WriterProperty{
 		parquet.WithAllocator(opts.Allocator),
 		parquet.WithCompression(compress.Codecs.Zstd),
@@ -466,10 +466,10 @@ func parquetProps(opts WriterOptions) []parquet.WriterProperty {
 		// text help no query, and cost their bytes twice (page header and
 		// footer) for every column chunk.
 		parquet.WithStats(false),
-		// ordinal counts 1, 2, 3… within a page or block: delta encoding
-		// stores such runs in a few bits.
-		parquet.WithEncodingFor("ordinal", parquet.Encodings.DeltaBinaryPacked),
 		parquet.WithCreatedBy("blockwarc"),
+	}
+	for _, c := range deltaColumns[table] {
+		props = append(props, parquet.WithEncodingFor(c, parquet.Encodings.DeltaBinaryPacked))
 	}
 	for _, c := range statsColumns {
 		props = append(props, parquet.WithStatsFor(c, true))
@@ -485,6 +485,20 @@ func parquetProps(opts WriterOptions) []parquet.WriterProperty {
 			parquet.WithCompressionLevelFor(c, brotliLevel))
 	}
 	return props
+}
+
+// deltaColumns are the integer columns, per table, that mostly count 1,
+// 2, 3… from one row to the next (block_no in blocks, version within a
+// URL, ordinal within a page or block) or step by a little
+// (predecessor_block_no): delta encoding stores such runs in a few bits.
+// The same names elsewhere (block_no in capture_blocks and links, version
+// in capture_blocks) jump about and compress better plain.
+var deltaColumns = map[string][]string{
+	Blocks:        {"block_no"},
+	Captures:      {"version"},
+	CaptureBlocks: {"ordinal", "predecessor_block_no"},
+	Changes:       {"from_version", "to_version"},
+	Links:         {"ordinal"},
 }
 
 // idColumns hold digits of a hash, a new value on nearly every row.
