@@ -450,17 +450,21 @@ var statsColumns = []string{"url_surtkey", "fetch_time", "first_url_surtkey", "f
 func parquetProps(opts WriterOptions, table string) []parquet.WriterProperty {
 	props := []parquet.WriterProperty{
 		parquet.WithAllocator(opts.Allocator),
-		parquet.WithCompression(compress.Codecs.Zstd),
-		// zstd's best level for every column: the tables are written once
-		// and read many times, and at this level writing them costs no
-		// measurable time next to partitioning the pages (the corpus
-		// tables are 3-10 % smaller than at the default level).
-		parquet.WithCompressionLevel(19),
+		// Brotli at its best level for every column but those of
+		// zstdColumns: on words (blocks.text, anchor text, titles, URLs)
+		// it compresses 5-10 % better than zstd's level 19 (its built-in
+		// dictionary knows the words of web pages), and its frames are
+		// smaller, which counts in the many small column chunks. The
+		// tables are written once and read many times; brotli writes
+		// text at about 2 MB/s, zstd at 7.
+		parquet.WithCompression(compress.Codecs.Brotli),
+		parquet.WithCompressionLevel(brotliLevel),
 		parquet.WithMaxRowGroupLength(int64(opts.RowGroupRows)),
 		// No dictionaries: a column's repeats (a URL over its captures, a
 		// label, a block id over its pages) sit next to one another in
-		// table order, where zstd finds them; a dictionary page and its
-		// index runs cost more than they save on every corpus site (5-8 %).
+		// table order, where the compressor finds them; a dictionary page
+		// and its index runs cost more than they save on every corpus
+		// site (5-8 %).
 		parquet.WithDictionaryDefault(false),
 		// Statistics only for the sort keys: min/max of hex ids and free
 		// text help no query, and cost their bytes twice (page header and
@@ -468,21 +472,23 @@ func parquetProps(opts WriterOptions, table string) []parquet.WriterProperty {
 		parquet.WithStats(false),
 		parquet.WithCreatedBy("blockwarc"),
 	}
-	for _, c := range deltaColumns[table] {
-		props = append(props, parquet.WithEncodingFor(c, parquet.Encodings.DeltaBinaryPacked))
-	}
 	for _, c := range statsColumns {
 		props = append(props, parquet.WithStatsFor(c, true))
+	}
+	for _, c := range deltaColumns[table] {
+		props = append(props, parquet.WithEncodingFor(c, parquet.Encodings.DeltaBinaryPacked))
 	}
 	for _, c := range idColumns {
 		// The lengths of the ids apart from their digits: zstd then
 		// meets digits alone (1-2 % smaller).
 		props = append(props, parquet.WithEncodingFor(c, parquet.Encodings.DeltaLengthByteArray))
 	}
-	for _, c := range brotliColumns {
+	for _, c := range zstdColumns(table) {
 		props = append(props,
-			parquet.WithCompressionFor(c, compress.Codecs.Brotli),
-			parquet.WithCompressionLevelFor(c, brotliLevel))
+			parquet.WithCompressionFor(c, compress.Codecs.Zstd),
+			// zstd's best level: with cgo the reference library's (as the
+			// archive's frames), else klauspost's (zstd.go).
+			parquet.WithCompressionLevelFor(c, 19))
 	}
 	return props
 }
@@ -504,43 +510,24 @@ var deltaColumns = map[string][]string{
 // idColumns hold digits of a hash, a new value on nearly every row.
 var idColumns = []string{"block_id", "layout_id", "content_digest"}
 
-// brotliLevel is brotli's best. On words (blocks.text, anchor text,
-// titles, URLs) it compresses 5-10 % better than zstd's level 19 (its
-// built-in dictionary knows the words of web pages, its frames are
-// smaller), at about 1.5 MB/s of text; Parquet readers (DuckDB, pyarrow,
-// Spark) all read it. On hex and base32 digits it does worse than zstd.
+// brotliLevel is brotli's best.
 const brotliLevel = 11
 
-// brotliColumns are the Parquet paths of every string column of every
-// table but those holding random digits (ids, digests), which keep zstd.
-var brotliColumns = func() []string {
-	digits := map[string]bool{"warc_record_id": true}
-	for _, c := range idColumns {
-		digits[c] = true
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, name := range Tables() {
-		for _, f := range Schema(name).Fields() {
-			path := f.Name
-			switch t := f.Type.(type) {
-			case *arrow.StringType:
-			case *arrow.ListType:
-				if t.Elem().ID() != arrow.STRING {
-					continue
-				}
-				path += ".list.element"
-			default:
-				continue
-			}
-			if !digits[f.Name] && !seen[path] {
-				seen[path] = true
-				out = append(out, path)
+// zstdColumns are the columns of table that zstd compresses better than
+// brotli: random digits (ids, digests, record ids), where brotli's
+// dictionary does not help; delta-encoded runs; booleans.
+func zstdColumns(table string) []string {
+	out := append([]string{"warc_record_id"}, idColumns...)
+	out = append(out, deltaColumns[table]...)
+	if s := Schema(table); s != nil {
+		for _, f := range s.Fields() {
+			if f.Type.ID() == arrow.BOOL {
+				out = append(out, f.Name)
 			}
 		}
 	}
 	return out
-}()
+}
 
 type parquetPart struct {
 	f  *os.File
