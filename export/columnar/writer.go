@@ -454,9 +454,8 @@ func parquetProps(opts WriterOptions, table string) []parquet.WriterProperty {
 		// zstdColumns: on words (blocks.text, anchor text, titles, URLs)
 		// it compresses 5-10 % better than zstd's level 19 (its built-in
 		// dictionary knows the words of web pages), and its frames are
-		// smaller, which counts in the many small column chunks. The
-		// tables are written once and read many times; brotli writes
-		// text at about 2 MB/s, zstd at 7.
+		// smaller, which counts in the many small column chunks. It
+		// writes more slowly (see brotliLevel).
 		parquet.WithCompression(compress.Codecs.Brotli),
 		parquet.WithCompressionLevel(brotliLevel),
 		parquet.WithMaxRowGroupLength(int64(opts.RowGroupRows)),
