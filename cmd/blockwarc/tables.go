@@ -19,7 +19,7 @@ import (
 
 const tablesAbout = `Write the tables of ARCHIVE (captures, blocks, capture_blocks, changes,
 urls, links: see docs/TABLES.md) as Parquet files DIR/<table>/part-NNNNN.parquet
-(zstd, row groups of at most 65,536 rows; each text and each block id
+(brotli and zstd, row groups of at most 65,536 rows; each text and each block id
 kept once, a block named by its block_no elsewhere), or as Arrow IPC files
 part-NNNNN.arrow with -format arrow. Open a table with a glob, e.g. in
 DuckDB: SELECT * FROM read_parquet('ARCHIVE/tables/captures/*.parquet').

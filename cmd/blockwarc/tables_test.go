@@ -356,7 +356,7 @@ func TestTablesDuckDB(t *testing.T) {
 // arrowTypeJS is how apache-arrow names the types of the Arrow schemas.
 var arrowTypeJS = map[arrow.Type]string{
 	arrow.STRING: "Utf8", arrow.INT16: "Int16", arrow.INT32: "Int32", arrow.INT64: "Int64",
-	arrow.FLOAT64: "Float64", arrow.BOOL: "Bool",
+	arrow.FLOAT32: "Float32", arrow.FLOAT64: "Float64", arrow.BOOL: "Bool",
 	arrow.TIMESTAMP: "Timestamp<MICROSECOND, UTC>", arrow.LIST: "List<Utf8>",
 }
 

@@ -169,6 +169,11 @@ func setValue(f reflect.Value, col arrow.Array, i int) error {
 			return fmt.Errorf("float64 column for %s", f.Type())
 		}
 		f.SetFloat(c.Value(i))
+	case *array.Float32:
+		if f.Kind() != reflect.Float64 {
+			return fmt.Errorf("float32 column for %s", f.Type())
+		}
+		f.SetFloat(float64(c.Value(i)))
 	case *array.Boolean:
 		if f.Kind() != reflect.Bool {
 			return fmt.Errorf("bool column for %s", f.Type())

@@ -124,6 +124,7 @@ var docType = map[string]arrow.DataType{
 	"int16":        arrow.PrimitiveTypes.Int16,
 	"int32":        arrow.PrimitiveTypes.Int32,
 	"int64":        arrow.PrimitiveTypes.Int64,
+	"float32":      arrow.PrimitiveTypes.Float32,
 	"float64":      arrow.PrimitiveTypes.Float64,
 	"list<string>": stringListType,
 }

@@ -26,8 +26,8 @@ import (
 type Format string
 
 const (
-	// Parquet writes part-NNNNN.parquet files: zstd, row groups of at most
-	// RowGroupRows rows. The default.
+	// Parquet writes part-NNNNN.parquet files: brotli and zstd, row
+	// groups of at most RowGroupRows rows. The default.
 	Parquet Format = "parquet"
 	// Arrow writes Arrow IPC files (the "Feather v2" file format),
 	// part-NNNNN.arrow, one record batch per row group, uncompressed so
@@ -345,7 +345,7 @@ func (t *table[R, P]) partName() string {
 func (t *table[R, P]) openPart() error {
 	t.parts++
 	path := filepath.Join(t.w.tmp, t.partName())
-	p, err := createPart(path, t.schema, t.w.opts)
+	p, err := createPart(path, t.name, t.schema, t.w.opts)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", t.partName(), err)
 	}
@@ -410,8 +410,8 @@ type partFile interface {
 	discard() error
 }
 
-// createPart creates the part file at path in the options' format.
-func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile, error) {
+// createPart creates a part file of table at path in the options' format.
+func createPart(path, table string, schema *arrow.Schema, opts WriterOptions) (partFile, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, err
@@ -426,7 +426,7 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 		}
 		return &ipcPart{f: f, cw: cw, w: iw}, nil
 	}
-	props := parquet.NewWriterProperties(parquetProps(opts)...)
+	props := parquet.NewWriterProperties(parquetProps(opts, table)...)
 	// No stored Arrow schema (pqarrow.WithStoreSchema): it repeats the
 	// Parquet schema as base64 in every footer (1-3 KB a file, 9 KB of a
 	// small site's tables), and readers derive the same Arrow types from
@@ -444,37 +444,91 @@ func createPart(path string, schema *arrow.Schema, opts WriterOptions) (partFile
 // whose min/max statistics let a reader skip row groups and pages.
 var statsColumns = []string{"url_surtkey", "fetch_time", "first_url_surtkey", "first_fetch_time"}
 
-// parquetProps are the Parquet settings of every part file, chosen by
-// measuring tables bytes ÷ archive bytes on the corpus sites
+// parquetProps are the Parquet settings of a part file of table, chosen
+// by measuring tables bytes ÷ archive bytes on the corpus sites
 // (BenchmarkTablesSize in export/tables).
-func parquetProps(opts WriterOptions) []parquet.WriterProperty {
+func parquetProps(opts WriterOptions, table string) []parquet.WriterProperty {
 	props := []parquet.WriterProperty{
 		parquet.WithAllocator(opts.Allocator),
-		parquet.WithCompression(compress.Codecs.Zstd),
-		// zstd's best level for every column: the tables are written once
-		// and read many times, and at this level writing them costs no
-		// measurable time next to partitioning the pages (the corpus
-		// tables are 3-10 % smaller than at the default level).
-		parquet.WithCompressionLevel(19),
+		// Brotli at quality 10 (brotliLevel) for every column but those of
+		// zstdColumns: on words (blocks.text, anchor text, titles, URLs)
+		// it compresses 5-10 % better than zstd's level 19 (its built-in
+		// dictionary knows the words of web pages), and its frames are
+		// smaller, which counts in the many small column chunks. It
+		// writes more slowly (see brotliLevel).
+		parquet.WithCompression(compress.Codecs.Brotli),
+		parquet.WithCompressionLevel(brotliLevel),
 		parquet.WithMaxRowGroupLength(int64(opts.RowGroupRows)),
 		// No dictionaries: a column's repeats (a URL over its captures, a
 		// label, a block id over its pages) sit next to one another in
-		// table order, where zstd finds them; a dictionary page and its
-		// index runs cost more than they save on every corpus site (5-8 %).
+		// table order, where the compressor finds them; a dictionary page
+		// and its index runs cost more than they save on every corpus
+		// site (5-8 %).
 		parquet.WithDictionaryDefault(false),
 		// Statistics only for the sort keys: min/max of hex ids and free
 		// text help no query, and cost their bytes twice (page header and
 		// footer) for every column chunk.
 		parquet.WithStats(false),
-		// ordinal counts 1, 2, 3… within a page or block: delta encoding
-		// stores such runs in a few bits.
-		parquet.WithEncodingFor("ordinal", parquet.Encodings.DeltaBinaryPacked),
 		parquet.WithCreatedBy("blockwarc"),
 	}
 	for _, c := range statsColumns {
 		props = append(props, parquet.WithStatsFor(c, true))
 	}
+	for _, c := range deltaColumns[table] {
+		props = append(props, parquet.WithEncodingFor(c, parquet.Encodings.DeltaBinaryPacked))
+	}
+	for _, c := range idColumns {
+		// The lengths of the ids apart from their digits: zstd then
+		// meets digits alone (1-2 % smaller).
+		props = append(props, parquet.WithEncodingFor(c, parquet.Encodings.DeltaLengthByteArray))
+	}
+	for _, c := range zstdColumns(table) {
+		props = append(props,
+			parquet.WithCompressionFor(c, compress.Codecs.Zstd),
+			// zstd's best level: with cgo the reference library's (as the
+			// archive's frames), else klauspost's (zstd.go).
+			parquet.WithCompressionLevelFor(c, 19))
+	}
 	return props
+}
+
+// deltaColumns are the integer columns, per table, that mostly count 1,
+// 2, 3… from one row to the next (block_no in blocks, version within a
+// URL, ordinal within a page or block) or step by a little
+// (predecessor_block_no): delta encoding stores such runs in a few bits.
+// The same names elsewhere (block_no in capture_blocks and links, version
+// in capture_blocks) jump about and compress better plain.
+var deltaColumns = map[string][]string{
+	Blocks:        {"block_no"},
+	Captures:      {"version"},
+	CaptureBlocks: {"ordinal", "predecessor_block_no"},
+	Changes:       {"from_version", "to_version"},
+	Links:         {"ordinal"},
+}
+
+// idColumns hold digits of a hash, a new value on nearly every row.
+var idColumns = []string{"block_id", "layout_id", "content_digest"}
+
+// brotliLevel: quality 10 writes the tables in about 1.4× the CPU time
+// of zstd's level 19 for 11 % smaller tables on mkdocs-org; quality 11,
+// brotli's best, 3 % smaller again for 2.1× the time (tables are
+// rewritten by every ingest).
+const brotliLevel = 10
+
+// zstdColumns are the columns of table that zstd compresses better than
+// brotli: random digits (ids, digests, record ids), where brotli's
+// dictionary does not help; delta-encoded runs; booleans.
+func zstdColumns(table string) []string {
+	out := append([]string{"warc_record_id"}, idColumns...)
+	out = append(out, deltaColumns[table]...)
+	if s := Schema(table); s != nil {
+		for _, f := range s.Fields() {
+			if f.Type.ID() == arrow.BOOL {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
 }
 
 type parquetPart struct {

@@ -99,12 +99,12 @@ func synth(n int, seed uint64) *synthRows {
 			Tag: "div", Path: fmt.Sprintf("1.%d.%d", i%5, i%3), Level: int32(i%3 + 1),
 			HTMLID: optS(i, "main"), HTMLClass: optS(i+1, "content wide"), Label: "content",
 			Topic: list(i), Text: text, Bytes: int32(i * 3), TextLength: int32(len(text)), Words: int32(i % 50),
-			Links: int32(i % 7), LinkTextRatio: rng.Float64(), Images: int32(i % 2), Forms: int32(i % 3),
-			Inputs: int32(i % 4), Headings: int32(i % 5), Position: rng.Float64(), Captures: int64(i + 1), URLs: int64(i%4 + 1),
+			Links: int32(i % 7), LinkTextRatio: asF32(rng.Float64()), Images: int32(i % 2), Forms: int32(i % 3),
+			Inputs: int32(i % 4), Headings: int32(i % 5), Position: asF32(rng.Float64()), Captures: int64(i + 1), URLs: int64(i%4 + 1),
 		})
 		var sim *float64
 		if i%2 == 0 {
-			v := rng.Float64()
+			v := asF32(rng.Float64())
 			sim = &v
 		}
 		s.captureBlocks = append(s.captureBlocks, tables.CaptureBlock{
@@ -755,3 +755,7 @@ func (a *peakAllocator) Reallocate(n int, b []byte) []byte {
 	a.peak = max(a.peak, a.CurrentAlloc())
 	return b
 }
+
+// asF32 is v as a float32 column holds it (link_text_ratio, position,
+// similarity): the rows of package tables are float64, the column narrows.
+func asF32(v float64) float64 { return float64(float32(v)) }
