@@ -47,20 +47,7 @@ func codedResponse(coding string, body []byte, chunked bool) []byte {
 func TestContentCodedPages(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
-	gz := func(s string) []byte {
-		var b bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&b, 6)
-		w.Write([]byte(s))
-		w.Close()
-		return b.Bytes()
-	}
-	br := func(s string, q int) []byte {
-		var b bytes.Buffer
-		w := brotli.NewWriterOptions(&b, brotli.WriterOptions{Quality: q, LGWin: 22})
-		w.Write([]byte(s))
-		w.Close()
-		return b.Bytes()
-	}
+	gz, br := gzipOf, brotliOf
 	p1, p2 := fmt.Sprintf(page, "one"), fmt.Sprintf(page, "two")
 	f := filepath.Join(dir, "in.warc")
 	writeFile(t, f,
@@ -298,4 +285,22 @@ func BenchmarkRestoreContentCoded(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(base), "x-plain")
 		})
 	}
+}
+
+// gzipOf is s gzipped at level 6, as Go's encoder writes it.
+func gzipOf(s string) []byte {
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, 6)
+	w.Write([]byte(s))
+	w.Close()
+	return b.Bytes()
+}
+
+// brotliOf is s compressed by brotli at quality q.
+func brotliOf(s string, q int) []byte {
+	var b bytes.Buffer
+	w := brotli.NewWriterOptions(&b, brotli.WriterOptions{Quality: q, LGWin: 22})
+	w.Write([]byte(s))
+	w.Close()
+	return b.Bytes()
 }

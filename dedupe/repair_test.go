@@ -2,7 +2,6 @@ package dedupe
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -10,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
-
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 )
 
 // TestRepairReingestModel: after damage beyond parity, re-ingest puts back
@@ -26,20 +24,8 @@ import (
 func TestRepairReingestModel(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2022, 5, 6, 7, 8, 9, 0, time.UTC)
-	gz := func(s string) []byte {
-		var b bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&b, 6)
-		w.Write([]byte(s))
-		w.Close()
-		return b.Bytes()
-	}
-	br := func(s string) []byte {
-		var b bytes.Buffer
-		w := brotli.NewWriterOptions(&b, brotli.WriterOptions{Quality: 5, LGWin: 22})
-		w.Write([]byte(s))
-		w.Close()
-		return b.Bytes()
-	}
+	gz := gzipOf
+	br := func(s string) []byte { return brotliOf(s, 5) }
 	var files []string
 	n := 0
 	for f := 0; f < 3; f++ {
@@ -90,7 +76,7 @@ func TestRepairReingestModel(t *testing.T) {
 		for _, at := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
 			name := fmt.Sprintf("plain=%v at %.0f%%", plain, at*100)
 			arch := filepath.Join(dir, fmt.Sprintf("a-%v-%v.bwa", plain, at))
-			copyArchive(t, pristine, arch)
+			sharedtest.CopyDir(t, pristine, arch)
 			b, _ := os.ReadFile(filepath.Join(arch, filepath.Base(packs[0])))
 			off := int(float64(fi.Size()) * at)
 			for i := off; i < off+64; i++ {
@@ -136,22 +122,5 @@ func TestRepairReingestModel(t *testing.T) {
 	}
 	if exercised < 5 {
 		t.Fatalf("only %d damaged places lost captures that could be re-ingested", exercised)
-	}
-}
-
-func copyArchive(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, _ := os.ReadDir(from)
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

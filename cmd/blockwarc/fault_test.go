@@ -12,6 +12,7 @@ import (
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 )
 
 // captureKey names a capture the way a user finds it again.
@@ -46,26 +47,6 @@ func restoreAll(t *testing.T, dir string) (map[captureKey][]byte, map[captureKey
 		return nil
 	})
 	return got, bad, err
-}
-
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // damage applies one fault to file path: 0 flips a byte, 1 overwrites
@@ -173,7 +154,7 @@ func TestFaultInjection(t *testing.T) {
 			kind = []int{0, 1, 2, 0, 1, 0, 1, 2}[trial%8]
 		}
 		dir := filepath.Join(root, fmt.Sprintf("t%d.bwa", trial))
-		copyTree(t, src, dir)
+		sharedtest.CopyDir(t, src, dir)
 		what := damage(t, rng, filepath.Join(dir, names[rng.IntN(len(names))]), kind)
 		got, bad, werr := restoreAll(t, dir)
 		check(trial, what, got)

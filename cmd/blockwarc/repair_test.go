@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
 
@@ -92,7 +93,7 @@ func TestRepairReingest(t *testing.T) {
 	}
 	os.WriteFile(packs[0], b, 0o644)
 	bwa2 := filepath.Join(root, "b.bwa")
-	copyTree(t, bwa, bwa2)
+	sharedtest.CopyDir(t, bwa, bwa2)
 
 	_, bad, _ = restoreAll(t, bwa)
 	if len(bad) == 0 {
@@ -142,7 +143,7 @@ func TestRepairReingest(t *testing.T) {
 
 	// A modified original is refused and named; its captures stay lost.
 	mod := filepath.Join(root, "mod")
-	copyTree(t, orig, mod)
+	sharedtest.CopyDir(t, orig, mod)
 	changed := filepath.Join(mod, filepath.Base(files[0]))
 	mb, _ := os.ReadFile(changed)
 	mb[len(mb)/2] ^= 1

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // Archives of formats 2 and 3 extended by this writer: the old objects
@@ -21,7 +23,7 @@ func TestExtendOldFormats(t *testing.T) {
 func extendOld(t *testing.T, golden string) {
 	old := buildGolden(t, filepath.Join(t.TempDir(), "g.bwa"))
 	dir := filepath.Join(t.TempDir(), "x.bwa")
-	copyDir(t, golden, dir)
+	sharedtest.CopyDir(t, golden, dir)
 	s, err := Open(dir, Options{noSync: true})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"blockwarc/internal/sharedtest"
 )
 
 const crashChildEnv = "BLOCKWARC_PACK_CRASH_CHILD"
@@ -173,23 +175,6 @@ func TestCrashKill(t *testing.T) {
 	}
 }
 
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, _ := os.ReadDir(src)
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestCrashStates rebuilds the states a crash between two commits can
 // leave: the old COMMIT with a pack cut at any length beyond its committed
 // one, a partial or complete uncommitted index, a stale COMMIT.tmp. Each
@@ -207,7 +192,7 @@ func TestCrashStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap1 := filepath.Join(root, "after1")
-	copyDir(t, dir, snap1)
+	sharedtest.CopyDir(t, dir, snap1)
 	os.Remove(filepath.Join(snap1, lockName))
 	packLen1 := s.m.packs[0].size
 	if err := writeCommit(w, 2); err != nil {
@@ -227,7 +212,7 @@ func TestCrashStates(t *testing.T) {
 		for _, idxLen := range []int{-1, 0, len(idx2) / 2, len(idx2)} {
 			n++
 			d := filepath.Join(root, fmt.Sprintf("s%d", n))
-			copyDir(t, snap1, d)
+			sharedtest.CopyDir(t, snap1, d)
 			os.WriteFile(filepath.Join(d, packName(1)), full[:cut], 0o644)
 			if idxLen >= 0 {
 				os.WriteFile(filepath.Join(d, indexName(2)), idx2[:idxLen], 0o644)
@@ -301,7 +286,7 @@ func TestCorruption(t *testing.T) {
 		for _, p := range positions {
 			n++
 			d := filepath.Join(root, fmt.Sprintf("c%d", n))
-			copyDir(t, dir, d)
+			sharedtest.CopyDir(t, dir, d)
 			bad := bytes.Clone(orig)
 			bad[p] ^= 0x55
 			path := filepath.Join(d, e.Name())

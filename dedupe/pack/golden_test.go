@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite this build's golden archive in testdata")
@@ -87,7 +89,7 @@ func TestGolden(t *testing.T) {
 	goldenDir, otherDir := goldenDirs()
 	if *update {
 		os.RemoveAll(goldenDir)
-		copyDir(t, dir, goldenDir)
+		sharedtest.CopyDir(t, dir, goldenDir)
 		os.Remove(filepath.Join(goldenDir, lockName))
 	}
 	s, err := Open(goldenDir, Options{})

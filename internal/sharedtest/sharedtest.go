@@ -103,3 +103,28 @@ func Unavailable(tb testing.TB, format string, args ...any) {
 		tb.Skip(msg)
 	}
 }
+
+// CopyDir copies the regular files directly in from (an archive
+// directory, say) into to, created if missing.
+func CopyDir(tb testing.TB, from, to string) {
+	tb.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	ents, err := os.ReadDir(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}

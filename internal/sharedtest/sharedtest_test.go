@@ -74,3 +74,22 @@ func TestCorpusFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyDir: the files of a directory are copied byte for byte, a
+// subdirectory is left out.
+func TestCopyDir(t *testing.T) {
+	from, to := t.TempDir(), filepath.Join(t.TempDir(), "new")
+	if err := os.WriteFile(filepath.Join(from, "a"), []byte("alpha"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(from, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	CopyDir(t, from, to)
+	if b, err := os.ReadFile(filepath.Join(to, "a")); err != nil || string(b) != "alpha" {
+		t.Fatalf("copied a: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(to, "sub")); !os.IsNotExist(err) {
+		t.Fatalf("subdirectory copied: %v", err)
+	}
+}
