@@ -64,6 +64,13 @@ type Options struct {
 	Progress func(Stats)
 	// InputProgress, when set, receives the stored input bytes read.
 	InputProgress func(int64)
+	// Finishing, when set, is called once storing is done, before each
+	// step that remains, with what it does: "hashing the input files",
+	// "checking that the input files restore bit for bit" (re-deflating
+	// their gzip members, which can outlast storing), "committing". A
+	// progress display that counts stored bytes would otherwise sit near
+	// its end with no word of why.
+	Finishing func(step string)
 	// ReadDone, when set, is called once the inputs are read and sorted,
 	// before the first record is stored, with the total length of their
 	// decompressed streams: Progress's InputBytes then counts up to it
@@ -269,6 +276,12 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	if err != nil {
 		return st, err
 	}
+	finishing := func(step string) {
+		if opts.Finishing != nil {
+			opts.Finishing(step)
+		}
+	}
+	finishing("hashing the input files")
 	if err := <-hashed; err != nil {
 		return st, err
 	}
@@ -282,11 +295,15 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		}
 		rows[i] = in
 	}
+	if !opts.SkipOriginal {
+		finishing("checking that the input files restore bit for bit")
+	}
 	if err := learner.apply(rows, paths, opts.SkipOriginal); err != nil {
 		return st, err
 	}
 	r.Files = append(r.Files, rows...)
 	st.Files = len(todo)
+	finishing("committing")
 	if err := g.commit(nil); err != nil {
 		return st, err
 	}

@@ -3,11 +3,14 @@ package dedupe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"blockwarc/dedupe/pack"
 	"blockwarc/internal/sharedtest"
@@ -143,4 +146,33 @@ func mustExpand(t testing.TB, in string) []string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// TestIngestFinishing: once storing is done, Finishing names each step
+// that remains, in order, so that a progress display can say why it
+// waits; without the bit-exact check of the originals that step is not
+// named.
+func TestIngestFinishing(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "in.warc")
+	t0 := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	writeFile(t, f,
+		warcRecord("response", "http://a.example/", t0, 1, httpResponse("text/html", []byte("<html><body><p>one</p></body></html>"), false)),
+		warcRecord("response", "http://a.example/", t0.Add(time.Hour), 2, httpResponse("text/html", []byte("<html><body><p>two</p></body></html>"), false)))
+	for _, skip := range []bool{false, true} {
+		var steps []string
+		opts := testOpts()
+		opts.SkipOriginal = skip
+		opts.Finishing = func(s string) { steps = append(steps, s) }
+		if _, err := Ingest(context.Background(), filepath.Join(dir, fmt.Sprintf("a%v.bwa", skip)), []string{f}, opts); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"hashing the input files", "checking that the input files restore bit for bit", "committing"}
+		if skip {
+			want = []string{want[0], want[2]}
+		}
+		if !slices.Equal(steps, want) {
+			t.Errorf("SkipOriginal %v: steps %q, want %q", skip, steps, want)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"blockwarc/dedupe"
@@ -106,6 +107,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	inputs := fs.Args()[1:]
 	bar := newProgress(inputs, stderr)
+	var fin struct {
+		mu   sync.Mutex
+		step string
+		done bool
+	}
 	if opts.Reader.Policy == warcio.PolicyWarn {
 		opts.Reader.OnError = func(err error) {
 			if bar != nil {
@@ -130,6 +136,23 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			bar.Set64(st.InputBytes)
 			bar.Describe(fmt.Sprintf("storing: %d records, %d new objects", st.Records, st.NewObjects))
 		}
+		// After the last record: what ingest still does, said, rather
+		// than a bar that sits near its end. The bar draws at most every
+		// 100 ms and nothing else moves it now, so a step is said again
+		// once that has passed.
+		opts.Finishing = func(step string) {
+			fin.mu.Lock()
+			fin.step = step
+			fin.mu.Unlock()
+			bar.Describe("finishing: " + step)
+			time.AfterFunc(150*time.Millisecond, func() {
+				fin.mu.Lock()
+				defer fin.mu.Unlock()
+				if !fin.done && fin.step == step {
+					bar.Describe("finishing: " + step)
+				}
+			})
+		}
 	}
 	began := time.Now()
 	// created: this run makes the archive (the directory is missing or
@@ -147,6 +170,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	res, err := shard.Ingest(ctx, fs.Arg(0), inputs, *shards, opts)
 	st := res.Stats
 	if bar != nil {
+		fin.mu.Lock()
+		fin.done = true // no step said again over the finished bar
+		fin.mu.Unlock()
 		bar.Finish()
 	}
 	if res.Note != "" {

@@ -259,6 +259,16 @@ func (p *progress) wrap(i int, o *dedupe.Options) {
 			}
 		}
 	}
+	if p.opts.Finishing != nil {
+		o.Finishing = func(step string) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if len(p.read) > 1 {
+				step = fmt.Sprintf("shard %d of %d: %s", i+1, len(p.read), step)
+			}
+			p.opts.Finishing(step)
+		}
+	}
 	if p.opts.Progress != nil {
 		o.Progress = func(st dedupe.Stats) {
 			p.mu.Lock()
