@@ -4,39 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
 )
-
-// archiveFiles reads every file under dir but the lock file, by path
-// relative to dir.
-func archiveFiles(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == "LOCK" {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		rel, _ := filepath.Rel(dir, path)
-		out[rel] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // sameArchive reports how the files of got differ from want's.
 func sameArchive(t *testing.T, got, want string) {
 	t.Helper()
-	g, w := archiveFiles(t, got), archiveFiles(t, want)
+	g, w := sharedtest.ArchiveFiles(t, got), sharedtest.ArchiveFiles(t, want)
 	var names []string
 	for n := range w {
 		names = append(names, n)

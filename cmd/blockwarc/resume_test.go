@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -58,26 +57,6 @@ func commitSeq(dir string) int64 {
 	return int64(binary.LittleEndian.Uint64(b[8:]))
 }
 
-// archiveBytes reads every file of an archive directory but the lock
-// file, by relative path.
-func archiveBytes(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == "LOCK" {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		rel, _ := filepath.Rel(dir, path)
-		out[rel] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // diffArchives lists the files in which got differs from want.
 func diffArchives(got, want map[string][]byte) []string {
 	var out []string
@@ -121,7 +100,7 @@ func TestKillResume(t *testing.T) {
 	if err := json.Unmarshal(out, &st); err != nil || st.Commits < 4 {
 		t.Fatalf("one-pass ingest: %d commits (%v): too few to kill between", st.Commits, err)
 	}
-	want := archiveBytes(t, ref)
+	want := sharedtest.ArchiveFiles(t, ref)
 
 	rng := rand.New(rand.NewPCG(15, 2024))
 	const kills = 20
@@ -184,7 +163,7 @@ func TestKillResume(t *testing.T) {
 		if code, stdout, stderr := runCmd(t, "verify", arch); code != exitOK {
 			t.Fatalf("kill %d: verify after the re-run exit %d:\n%s%s", i, code, stdout, stderr)
 		}
-		if d := diffArchives(archiveBytes(t, arch), want); len(d) > 0 {
+		if d := diffArchives(sharedtest.ArchiveFiles(t, arch), want); len(d) > 0 {
 			t.Errorf("kill %d (after commit %d + %v, archive at commit %d): resumed archive differs from the one-pass one: %s",
 				i, k, delay, at, strings.Join(d, ", "))
 		}

@@ -128,3 +128,24 @@ func CopyDir(tb testing.TB, from, to string) {
 		}
 	}
 }
+
+// ArchiveFiles reads every file under dir (an archive, shards included)
+// but the lock files, by path relative to dir: for comparing two
+// archives byte for byte.
+func ArchiveFiles(tb testing.TB, dir string) map[string][]byte {
+	tb.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "LOCK" {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		out[rel] = b
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
