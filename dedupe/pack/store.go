@@ -70,10 +70,6 @@ type Options struct {
 	// the indexing of the chain as its dictionary at level 19 (about 0.5 s
 	// for 4 MiB): tests that commit every few KiB bound it lower.
 	ChainBytes int
-	// LongIDs makes Create name objects by their whole SHA-256, as
-	// archives created before short ids do (tests of that layout). Open
-	// takes the archive's own choice whatever this says.
-	LongIDs bool
 	// SkipVerify skips the SHA-256 check of objects returned by Get (their
 	// frames are still checksummed). Verify always checks.
 	SkipVerify bool
@@ -195,7 +191,7 @@ type Store struct {
 	par parityState // corrections through parity (parity.go)
 }
 
-// Create makes a new, empty archive in dir (created if missing; it must not
+// Create makes a new, empty archive, with short ids, in dir (created if missing; it must not
 // already hold an archive) and opens it.
 func Create(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -209,7 +205,7 @@ func Create(dir string, opts Options) (*Store, error) {
 	if _, err := os.Stat(filepath.Join(dir, commitName)); err == nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, fs.ErrExist)
 	}
-	if err := publishManifest(dir, &manifest{short: !opts.LongIDs}, &opts); err != nil {
+	if err := publishManifest(dir, &manifest{short: true}, &opts); err != nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, err)
 	}
 	return Open(dir, opts)
@@ -656,7 +652,7 @@ func (s *Store) object(r locator, id ID, chain int, budget *int, verify bool) ([
 			return nil, 0, nil, err
 		}
 	}
-	if n := s.idLen(); verify && Sum(b).truncate(n) != id.truncate(n) {
+	if verify && s.Sum(b) != id.truncate(s.idLen()) {
 		if fr != nil {
 			s.cache.release(fr)
 		}
