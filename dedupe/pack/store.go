@@ -191,8 +191,8 @@ type Store struct {
 	par parityState // corrections through parity (parity.go)
 }
 
-// Create makes a new, empty archive, with short ids, in dir (created if missing; it must not
-// already hold an archive) and opens it.
+// Create makes a new, empty archive in dir (created if missing; it must
+// not already hold an archive), with short ids, and opens it.
 func Create(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create archive: %w", err)
