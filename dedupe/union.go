@@ -209,6 +209,25 @@ func (a *Archive) unionWalk(fn func(URLVersions) error, ordered, gaps bool) erro
 	return nil
 }
 
+// WalkOrderedPart is WalkOrdered of part i alone (of the archive itself
+// when it is not a union, i == 0): the rows of one shard, built beside
+// the others'. Its versions remember their part, so Restore through a
+// reads them there, and a's other parts stay reachable for look-ups of
+// other keys.
+func (a *Archive) WalkOrderedPart(i int, fn func(URLVersions) error) error {
+	p, err := a.Part(i)
+	if err != nil {
+		return err
+	}
+	if a.u == nil {
+		return p.WalkOrdered(fn)
+	}
+	return p.WalkOrdered(func(u URLVersions) error {
+		tag(u.Versions, i)
+		return fn(u)
+	})
+}
+
 // Stat returns the kind and plaintext length of object id: of the first
 // part holding it in a union (an object's id is its content, so any copy
 // says the same).

@@ -76,18 +76,59 @@ func (s *Stats) add(o *Stats) {
 // distinct block (its counts, see blockCount). Block attributes are
 // spilled to a temporary file in Options.TempDir.
 func Build(ctx context.Context, a *dedupe.Archive, opts Options, sink Sink) (Stats, error) {
+	return buildPart(ctx, a, -1, opts, sink)
+}
+
+// ShardBlockNos is the stride of block_no between the shards of a sharded
+// archive: shard i numbers its blocks i×ShardBlockNos + 1, 2, … (shard 0
+// as an unsharded archive does), so that the shards' numbers never meet
+// and each shard numbers its own without waiting for the others'.
+const ShardBlockNos = 1_000_000_000_000
+
+// BuildShard is Build of the rows of part i of a (a sharded archive read
+// through dedupe.Join; 0 for any other archive): it walks that part
+// alone, so that the shards' tables are built apart — in parallel, or by
+// other processes — and together are the archive's tables. What Build
+// counts across the whole walk is counted within the shard: block_no is
+// i×ShardBlockNos plus the shard's order of first sight (a block two
+// shards both hold has a blocks row in each, under each one's number),
+// blocks.captures and blocks.urls count the shard's, and added_bytes is
+// charged to the shard's first capture referencing an object (each shard
+// stores its own copy). A revisit's original at another URL is looked up
+// in the whole of a, in whichever shard holds it.
+func BuildShard(ctx context.Context, a *dedupe.Archive, i int, opts Options, sink Sink) (Stats, error) {
+	if i < 0 || i >= a.Parts() {
+		return Stats{}, fmt.Errorf("build tables of shard %d: the archive has %d", i, a.Parts())
+	}
+	return buildPart(ctx, a, i, opts, sink)
+}
+
+// buildPart is Build (part < 0) or BuildShard.
+func buildPart(ctx context.Context, a *dedupe.Archive, part int, opts Options, sink Sink) (Stats, error) {
+	objects := a
+	if part >= 0 {
+		// The part stores every object its captures reference: asking
+		// the union would open every shard.
+		p, err := a.Part(part)
+		if err != nil {
+			return Stats{}, err
+		}
+		objects = p
+	}
 	spill, err := newBlockSpill(opts.TempDir)
 	if err != nil {
 		return Stats{}, err
 	}
 	defer spill.close()
 	b := &builder{
-		a:      a,
-		opts:   opts,
-		sink:   sink,
-		spill:  spill,
-		seen:   map[pack.ID]struct{}{},
-		blocks: map[pack.ID]blockCount{},
+		a:       a,
+		part:    part,
+		objects: objects,
+		opts:    opts,
+		sink:    sink,
+		spill:   spill,
+		seen:    map[pack.ID]struct{}{},
+		blocks:  map[pack.ID]blockCount{},
 	}
 	b.links = sink.Takes(LinksTable)
 	if err := b.run(ctx); err != nil {
@@ -109,16 +150,18 @@ func Build(ctx context.Context, a *dedupe.Archive, opts Options, sink Sink) (Sta
 // builder applies the URLs' results in table order: it owns everything
 // that depends on earlier URLs (added_bytes, block counts, first sight).
 type builder struct {
-	a      *dedupe.Archive
-	opts   Options
-	sink   Sink
-	spill  *blockSpill
-	st     Stats
-	seen   map[pack.ID]struct{} // objects referenced by an earlier capture
-	blocks map[pack.ID]blockCount
-	nURL   int64
-	nCap   int64
-	links  bool // the sink takes links: extract them
+	a       *dedupe.Archive
+	part    int             // the part walked (BuildShard), or -1: all of a
+	objects *dedupe.Archive // where the captures' objects are: a, or its part
+	opts    Options
+	sink    Sink
+	spill   *blockSpill
+	st      Stats
+	seen    map[pack.ID]struct{} // objects referenced by an earlier capture
+	blocks  map[pack.ID]blockCount
+	nURL    int64
+	nCap    int64
+	links   bool // the sink takes links: extract them
 }
 
 // job is one URL on its way through a worker: its captures' rows stream
@@ -137,11 +180,19 @@ const jobBuffer = 64
 
 var errAborted = errors.New("build aborted")
 
+// walk walks what the tables describe: the archive, or one part of it.
+func (b *builder) walk(fn func(dedupe.URLVersions) error) error {
+	if b.part < 0 {
+		return b.a.WalkOrdered(fn)
+	}
+	return b.a.WalkOrderedPart(b.part, fn)
+}
+
 func (b *builder) run(ctx context.Context) error {
 	workers := max(b.opts.Workers, 1)
 	if workers == 1 {
 		w := newWorker(b.a, b.links)
-		return b.a.WalkOrdered(func(uv dedupe.URLVersions) error {
+		return b.walk(func(uv dedupe.URLVersions) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -182,7 +233,7 @@ func (b *builder) run(ctx context.Context) error {
 		}
 		return nil
 	}
-	err := b.a.WalkOrdered(func(uv dedupe.URLVersions) error {
+	err := b.walk(func(uv dedupe.URLVersions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -227,7 +278,7 @@ func (b *builder) capture(c *capOut) error {
 			continue
 		}
 		b.seen[id] = struct{}{}
-		_, n, err := b.a.Stat(id)
+		_, n, err := b.objects.Stat(id)
 		if err != nil {
 			return fmt.Errorf("stat object %s of %s at %d: %w", id, c.row.WARCFilename, c.row.WARCRecordOffset, err)
 		}
@@ -248,7 +299,7 @@ func (b *builder) capture(c *capOut) error {
 				return fmt.Errorf("build tables: block %s of %s has no first-sight row", id, c.row.URL)
 			}
 			// Numbered in first sight, which is the blocks table's order.
-			cnt.no = int64(len(b.blocks)) + 1
+			cnt.no = max(int64(b.part), 0)*ShardBlockNos + int64(len(b.blocks)) + 1
 			first.BlockNo = cnt.no
 			if err := b.spill.add(first); err != nil {
 				return err
