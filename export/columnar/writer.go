@@ -77,6 +77,9 @@ type WriterOptions struct {
 	// Allocator holds the Arrow buffers (nil: memory.DefaultAllocator).
 	// Tests pass a checked allocator.
 	Allocator memory.Allocator
+	// Prefix, when set, names the part files part-<Prefix>-NNNNN: the
+	// parts of one shard of a sharded archive (Parts), the shard's number.
+	Prefix string
 }
 
 // TableStats count what was written to one table.
@@ -92,10 +95,13 @@ type TableStats struct {
 // encoded as each row group fills. Close publishes the directory; Abort
 // (after an error) discards it. A Writer is not safe for concurrent use.
 type Writer struct {
-	dir  string // the target directory
+	dir  string // the target directory; "" for a writer of parts (Parts)
 	tmp  string // the directory being written, a sibling of dir
 	lock *os.File
 	opts WriterOptions
+	// own: Abort removes tmp (the Writer made it); a writer of a Parts
+	// leaves that to the Parts.
+	own bool
 
 	all    []tableWriter          // in tables.Specs order
 	byName map[string]tableWriter // the same, by table name
@@ -115,23 +121,9 @@ var _ tables.Sink = (*Writer)(nil)
 // holds nothing but table directories of part files: NewWriter refuses to
 // replace any other directory.
 func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
-	if opts.Format == "" {
-		opts.Format = Parquet
-	}
-	if _, err := ParseFormat(string(opts.Format)); err != nil {
+	opts, err := withDefaults(opts)
+	if err != nil {
 		return nil, err
-	}
-	if opts.RowGroupRows <= 0 || opts.RowGroupRows > MaxRowGroupRows {
-		opts.RowGroupRows = MaxRowGroupRows
-	}
-	if opts.RowGroupBytes <= 0 {
-		opts.RowGroupBytes = DefaultRowGroupBytes
-	}
-	if opts.PartRows <= 0 {
-		opts.PartRows = DefaultPartRows
-	}
-	if opts.Allocator == nil {
-		opts.Allocator = memory.DefaultAllocator
 	}
 	dir = filepath.Clean(dir)
 	lock, err := lockParent(dir)
@@ -151,20 +143,59 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 		unlockParent(lock)
 		return nil, fmt.Errorf("create tables directory: %w", err)
 	}
-	w := &Writer{dir: dir, tmp: tmp, lock: lock, opts: opts}
+	w := newWriter(tmp, opts)
+	w.dir, w.lock, w.own = dir, lock, true
+	if err := mkTableDirs(tmp); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// withDefaults fills in the zero fields of opts.
+func withDefaults(opts WriterOptions) (WriterOptions, error) {
+	if opts.Format == "" {
+		opts.Format = Parquet
+	}
+	if _, err := ParseFormat(string(opts.Format)); err != nil {
+		return opts, err
+	}
+	if opts.RowGroupRows <= 0 || opts.RowGroupRows > MaxRowGroupRows {
+		opts.RowGroupRows = MaxRowGroupRows
+	}
+	if opts.RowGroupBytes <= 0 {
+		opts.RowGroupBytes = DefaultRowGroupBytes
+	}
+	if opts.PartRows <= 0 {
+		opts.PartRows = DefaultPartRows
+	}
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	return opts, nil
+}
+
+// newWriter returns a Writer of part files into the table directories of
+// tmp.
+func newWriter(tmp string, opts WriterOptions) *Writer {
+	w := &Writer{tmp: tmp, opts: opts}
 	w.byName = make(map[string]tableWriter, len(tables.Specs))
 	for _, s := range tables.Specs {
 		t := specByName[s.Name].newTable(w)
 		w.all = append(w.all, t)
 		w.byName[s.Name] = t
 	}
+	return w
+}
+
+// mkTableDirs creates a directory per table in dir.
+func mkTableDirs(dir string) error {
 	for _, name := range Tables() {
-		if err := os.Mkdir(filepath.Join(tmp, name), 0o777); err != nil {
-			w.Abort()
-			return nil, fmt.Errorf("create table directory: %w", err)
+		if err := os.Mkdir(filepath.Join(dir, name), 0o777); err != nil {
+			return fmt.Errorf("create table directory: %w", err)
 		}
 	}
-	return w, nil
+	return nil
 }
 
 // Takes implements tables.Sink: the Writer writes every table.
@@ -202,7 +233,9 @@ func (w *Writer) Stats() []TableStats {
 // Close writes the last row groups, syncs every file and replaces the
 // target directory with the new tables in one step: a reader or a crash
 // sees the old tables or the new ones. After an error nothing is
-// replaced and the temporary directory is removed.
+// replaced and the temporary directory is removed. A writer of parts
+// (Parts.Writer, NewPartWriter) publishes nothing: its parts wait for
+// Parts.Close.
 func (w *Writer) Close() error {
 	if w.done {
 		return errors.New("close tables writer: already closed")
@@ -221,6 +254,10 @@ func (w *Writer) Close() error {
 	if err := syncDirs(w.tmp, Tables()); err != nil {
 		w.Abort()
 		return err
+	}
+	if w.dir == "" {
+		w.done = true
+		return nil
 	}
 	if err := publish(w.tmp, w.dir); err != nil {
 		w.Abort()
@@ -245,8 +282,10 @@ func (w *Writer) Abort() error {
 		}
 	}
 	w.release()
-	if err := os.RemoveAll(w.tmp); err != nil && first == nil {
-		first = fmt.Errorf("remove unfinished tables: %w", err)
+	if w.own {
+		if err := os.RemoveAll(w.tmp); err != nil && first == nil {
+			first = fmt.Errorf("remove unfinished tables: %w", err)
+		}
 	}
 	unlockParent(w.lock)
 	return first
@@ -339,7 +378,11 @@ func (t *table[R, P]) flush() error {
 }
 
 func (t *table[R, P]) partName() string {
-	return filepath.Join(t.name, fmt.Sprintf("part-%05d%s", t.parts-1, t.w.opts.Format.Ext()))
+	prefix := ""
+	if t.w.opts.Prefix != "" {
+		prefix = t.w.opts.Prefix + "-"
+	}
+	return filepath.Join(t.name, fmt.Sprintf("part-%s%05d%s", prefix, t.parts-1, t.w.opts.Format.Ext()))
 }
 
 func (t *table[R, P]) openPart() error {
