@@ -3,16 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/shard"
 	"blockwarc/export/columnar"
 	"blockwarc/export/tables"
 )
@@ -102,6 +106,11 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 		return sum, err
 	}
 	defer a.Close()
+	if _, err := shard.ReadManifest(dir); err == nil {
+		return writeShardTables(ctx, a, out, opts, sum, stderr)
+	} else if !errors.Is(err, shard.ErrNoManifest) {
+		return sum, err
+	}
 	w, err := columnar.NewWriter(out, columnar.WriterOptions{Format: opts.format})
 	if err != nil {
 		return sum, err
@@ -132,6 +141,109 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 		return sum, opts.done(a)
 	}
 	return sum, nil
+}
+
+// writeShardTables writes the tables of a sharded archive: each shard's
+// parts (part-SSSS-NNNNN, tables.BuildShard) built in parallel, then
+// published together in one step. The report's rows (opts.also) are not
+// fed from here: the shards' rows arrive at once, and the report walks
+// the archive on its own.
+func writeShardTables(ctx context.Context, a *dedupe.Archive, out string, opts tablesOptions, sum tablesSummary, stderr io.Writer) (tablesSummary, error) {
+	parts, err := columnar.NewParts(out, columnar.WriterOptions{Format: opts.format})
+	if err != nil {
+		return sum, err
+	}
+	n := a.Parts()
+	// As the ingest's shards: concurrent shards, the workers divided.
+	concurrent := max(1, min(n, opts.workers))
+	bopts := tables.Options{Workers: max(1, opts.workers/concurrent), TempDir: opts.tempDir}
+	bar := newSpinner(stderr, "writing tables")
+	var mu sync.Mutex
+	builds := make([]tables.Stats, n)
+	if bar != nil {
+		bopts.Progress = func(tables.Stats) {
+			mu.Lock()
+			defer mu.Unlock()
+			var t tables.Stats
+			for _, s := range builds {
+				t.URLs += s.URLs
+				t.Captures += s.Captures
+			}
+			bar.Describe(fmt.Sprintf("writing tables: %d URLs, %d captures", t.URLs, t.Captures))
+			bar.Add(1)
+		}
+	}
+	stats := make([][]columnar.TableStats, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrent)
+	for i := range n {
+		g.Go(func() error {
+			w, err := parts.Writer(shardPrefix(i))
+			if err != nil {
+				return err
+			}
+			o := bopts
+			if bar != nil {
+				progress := o.Progress
+				o.Progress = func(st tables.Stats) {
+					mu.Lock()
+					builds[i] = st
+					mu.Unlock()
+					progress(st)
+				}
+			}
+			st, err := tables.BuildShard(gctx, a, i, o, w)
+			if err != nil {
+				w.Abort()
+				return fmt.Errorf("shard %d: %w", i, err)
+			}
+			mu.Lock()
+			builds[i], stats[i] = st, w.Stats()
+			mu.Unlock()
+			return nil
+		})
+	}
+	err = g.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	for _, st := range builds {
+		sum.Build = addBuildStats(sum.Build, st)
+	}
+	if err == nil {
+		err = parts.Close()
+	} else {
+		parts.Abort()
+	}
+	if err != nil {
+		return sum, fmt.Errorf("write tables %s: %w", out, err)
+	}
+	sum.Tables = columnar.SumStats(stats...)
+	return sum, nil
+}
+
+// shardPrefix names the part files of shard i (columnar.WriterOptions.Prefix).
+func shardPrefix(i int) string { return fmt.Sprintf("%04d", i) }
+
+// addBuildStats adds the counts of two shards' builds.
+func addBuildStats(a, b tables.Stats) tables.Stats {
+	a.Records += b.Records
+	a.URLs += b.URLs
+	a.Captures += b.Captures
+	a.CaptureBlocks += b.CaptureBlocks
+	a.Changes += b.Changes
+	a.Blocks += b.Blocks
+	a.Links += b.Links
+	a.Partitioned += b.Partitioned
+	a.TextOnly += b.TextOnly
+	a.Revisits += b.Revisits
+	a.RevisitsUnresolved += b.RevisitsUnresolved
+	a.BlockMismatches += b.BlockMismatches
+	a.Respanned += b.Respanned
+	a.AddedBytes += b.AddedBytes
+	a.Objects += b.Objects
+	a.SpillBytes += b.SpillBytes
+	return a
 }
 
 // printTablesSummary writes one line per table, and the count of captures
