@@ -25,6 +25,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"blockwarc/dedupe/shard"
 	"blockwarc/warcio"
 )
 
@@ -83,7 +84,19 @@ func main() {
 // and runs the pipeline with run.
 func Run(ctx context.Context, cfg Config, inputs []string, run func(context.Context, *beam.Pipeline) error) error {
 	if _, err := os.Stat(cfg.Archive); err == nil && !cfg.Replace {
-		return fmt.Errorf("%s exists: the pipeline writes a new archive (-replace to replace it)", cfg.Archive)
+		// An existing sharded archive is extended: its stored boundaries
+		// route the new records into its shards.
+		m, err := shard.ReadManifest(cfg.Archive)
+		if errors.Is(err, shard.ErrNoManifest) {
+			return fmt.Errorf("%s exists and is not a sharded archive: the pipeline writes a new one (-replace to replace it) or extends a sharded one", cfg.Archive)
+		}
+		if err != nil {
+			return err
+		}
+		cfg.Extend, cfg.Boundaries = true, m.Boundaries()
+		if cfg.Shards != len(m.Shards) {
+			fmt.Fprintf(os.Stderr, "blockwarc-beam: %s keeps its %d shard(s) and their stored key boundaries (-shards %d applies to a new archive only)\n", cfg.Archive, len(m.Shards), cfg.Shards)
+		}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -20,7 +20,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/shard"
+	"blockwarc/export/columnar"
+	"blockwarc/export/tables"
 	"blockwarc/partition"
 	"blockwarc/warcio"
 )
@@ -43,6 +46,14 @@ type Config struct {
 	// Replace lets the pipeline replace an existing archive: the new one
 	// is published in its place by one atomic exchange.
 	Replace bool
+	// Extend adds the inputs to the existing sharded archive (set by Run
+	// when Archive has a shard manifest and Replace is unset): no
+	// sampling, the stored boundaries route the records, and each shard's
+	// ingest extends the shard in place, committing as 'blockwarc ingest'
+	// does.
+	Extend bool
+	// Boundaries are the stored boundaries of the archive Extend extends.
+	Boundaries []string
 	// FailFinalizeOnce names a file: when it exists, the finalize step
 	// removes it and fails after staging the manifest, before
 	// publishing (a killed finalize, for tests).
@@ -70,6 +81,30 @@ func (c Config) options(ctx context.Context) dedupe.Options {
 	return o
 }
 
+// manifest is the manifest of the shards the pipeline writes: the one
+// stored in the archive it extends, or the new one of the boundaries
+// cut.
+func (c Config) manifest(boundaries []string) (*shard.Manifest, error) {
+	if c.Extend {
+		return shard.ReadManifest(c.Archive)
+	}
+	return shard.NewManifest(boundaries)
+}
+
+// root is the directory the shards are written in: the archive extended,
+// or the staging directory of a new one.
+func (c Config) root() string {
+	if c.Extend {
+		return c.Archive
+	}
+	return c.staging()
+}
+
+// tablesStage is where shard i's table parts wait for the finalize step.
+func (c Config) tablesStage(i int) string {
+	return filepath.Join(c.staging(), fmt.Sprintf(".tables-%04d", i))
+}
+
 func init() {
 	register.DoFn3x1[context.Context, string, func(string), error](&matchFn{})
 	register.DoFn2x2[context.Context, string, []byte, error](&sampleFn{})
@@ -78,6 +113,8 @@ func init() {
 	register.DoFn3x0[string, []string, func(int, string)](&keyFn{})
 	register.DoFn5x1[context.Context, int, func(*string) bool, []string, func(int), error](&ingestShardFn{})
 	register.DoFn4x1[context.Context, int, func(*int) bool, []string, error](&finalizeFn{})
+	register.DoFn3x0[int, func(*int) bool, func(int)](&fanOutFn{})
+	register.DoFn4x1[context.Context, int, []string, func(int), error](&tablesFn{})
 	register.Emitter1[string]()
 	register.Emitter1[[]string]()
 	register.Emitter1[int]()
@@ -90,23 +127,35 @@ func init() {
 //
 //	inputs → match files → reshuffle → sample each file's keys → merge
 //	→ boundaries (side input) → key each file by shard → group by shard
-//	→ ingest each shard → finalize: publish the manifest
+//	→ ingest each shard → once all are: each shard's table parts
+//	→ finalize: the manifest and the tables published
 //
-// Every shard is given every file: a shard's catalog lists whole input
-// files, as 'blockwarc ingest -shards' writes it.
+// Extending an archive (cfg.Extend), the boundaries are the stored ones
+// and nothing is sampled. Every shard is given every file: a shard's
+// catalog lists whole input files, as 'blockwarc ingest -shards' writes
+// it.
 func Build(s beam.Scope, cfg Config, inputs []string) {
 	s = s.Scope("blockwarc-ingest")
 	files := beam.ParDo(s, &matchFn{}, beam.CreateList(s, inputs))
 	files = beam.Reshuffle(s, files)
-	samples := beam.ParDo(s, &sampleFn{Cfg: cfg}, files)
-	merged := beam.Combine(s, mergeSamples, samples)
-	boundaries := beam.ParDo(s, &cutFn{Shards: cfg.Shards}, merged)
+	var boundaries beam.PCollection
+	if cfg.Extend {
+		boundaries = beam.Create(s, append([]string{}, cfg.Boundaries...))
+	} else {
+		samples := beam.ParDo(s, &sampleFn{Cfg: cfg}, files)
+		merged := beam.Combine(s, mergeSamples, samples)
+		boundaries = beam.ParDo(s, &cutFn{Shards: cfg.Shards}, merged)
+	}
 	keyed := beam.ParDo(s, &keyFn{}, files, beam.SideInput{Input: boundaries})
 	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.GroupByKey(s, keyed), beam.SideInput{Input: boundaries})
-	// The finalize step's main input is every written shard under one
-	// key: as a side input of an impulse instead, Prism polls the waiting
-	// step for as long as the shards take (a third more CPU).
-	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, done)),
+	// The tables of a shard look up revisits' originals in every shard:
+	// they start once all shards are written, each on its own worker.
+	// The grouping steps take every shard under one key: as a side input
+	// of an impulse instead, Prism polls the waiting step for as long as
+	// the shards take (a third more CPU).
+	written := beam.ParDo(s, &fanOutFn{}, beam.GroupByKey(s, beam.AddFixedKey(s, done)))
+	tabled := beam.ParDo(s, &tablesFn{Cfg: cfg}, beam.Reshuffle(s, written), beam.SideInput{Input: boundaries})
+	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, tabled)),
 		beam.SideInput{Input: boundaries})
 }
 
@@ -178,7 +227,7 @@ func (*keyFn) ProcessElement(file string, boundaries []string, emit func(int, st
 type ingestShardFn struct{ Cfg Config }
 
 func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*string) bool, boundaries []string, emit func(int)) error {
-	m, err := shard.NewManifest(boundaries)
+	m, err := f.Cfg.manifest(boundaries)
 	if err != nil {
 		return err
 	}
@@ -191,11 +240,22 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 		inputs = append(inputs, in)
 	}
 	slices.Sort(inputs) // the ingest sorts them too; sorted, the log reads the same
+	name := m.Shards[i].Name
+	if f.Cfg.Extend {
+		// In place, as 'blockwarc ingest' extends a shard: its commits
+		// are atomic, and a run again resumes from the last one.
+		st, err := shard.IngestShard(ctx, filepath.Join(f.Cfg.Archive, name), m, i, inputs, f.Cfg.options(ctx))
+		if err != nil {
+			return fmt.Errorf("shard %s: %w", name, err)
+		}
+		log.Infof(ctx, "shard %s: %d records from %d files", name, st.Records, st.Files)
+		emit(i)
+		return nil
+	}
 	staging := f.Cfg.staging()
 	if err := os.MkdirAll(staging, 0o755); err != nil {
 		return fmt.Errorf("stage shard: %w", err)
 	}
-	name := m.Shards[i].Name
 	attempt := filepath.Join(staging, "."+name+".attempt-"+randomHex())
 	defer os.RemoveAll(attempt) // left only by a failed attempt
 	st, err := shard.IngestShard(ctx, attempt, m, i, inputs, f.Cfg.options(ctx))
@@ -216,13 +276,64 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	return nil
 }
 
-// finalizeFn writes the manifest once every shard is staged, then
-// publishes the staged archive by one rename: until then a reader sees
-// the previous archive, or none.
+// fanOutFn emits every shard written, once all are.
+type fanOutFn struct{}
+
+func (*fanOutFn) ProcessElement(_ int, done func(*int) bool, emit func(int)) {
+	var i int
+	for done(&i) {
+		emit(i)
+	}
+}
+
+// tablesFn writes the table parts of one shard (tables.BuildShard, as
+// 'blockwarc tables' of a sharded archive) into a directory of its own
+// attempt, renamed to the shard's stage when complete.
+type tablesFn struct{ Cfg Config }
+
+func (f *tablesFn) ProcessElement(ctx context.Context, i int, boundaries []string, emit func(int)) error {
+	m, err := f.Cfg.manifest(boundaries)
+	if err != nil {
+		return err
+	}
+	a := shard.OpenShards(f.Cfg.root(), m, pack.Options{})
+	defer a.Close()
+	stage := f.Cfg.tablesStage(i)
+	if err := os.MkdirAll(filepath.Dir(stage), 0o755); err != nil {
+		return fmt.Errorf("stage tables: %w", err)
+	}
+	attempt := stage + ".attempt-" + randomHex()
+	w, err := columnar.NewPartWriter(attempt, columnar.WriterOptions{Prefix: fmt.Sprintf("%04d", i)})
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(attempt) // left only by a failed attempt
+	st, err := tables.BuildShard(ctx, a, i, tables.Options{Workers: max(f.Cfg.Workers, 1), TempDir: f.Cfg.TempDir}, w)
+	if err != nil {
+		w.Abort()
+		return fmt.Errorf("tables of shard %d: %w", i, err)
+	}
+	err = os.Rename(attempt, stage)
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+		err = nil // another attempt finished first, with the same parts
+	}
+	if err != nil {
+		return fmt.Errorf("stage tables of shard %d: %w", i, err)
+	}
+	log.Infof(ctx, "tables of shard %d: %d captures, %d blocks", i, st.Captures, st.Blocks)
+	emit(i)
+	return nil
+}
+
+// finalizeFn, once every shard and its table parts are staged, writes
+// the manifest of a new archive and publishes it with its tables by one
+// rename: until then a reader sees the previous archive, or none.
+// Extending an archive, whose shards have committed already, it
+// publishes the tables (the CLI keeps the manifest as it is too).
 type finalizeFn struct{ Cfg Config }
 
 func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*int) bool, boundaries []string) error {
-	m, err := shard.NewManifest(boundaries)
+	m, err := f.Cfg.manifest(boundaries)
 	if err != nil {
 		return err
 	}
@@ -235,13 +346,36 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*int) 
 		return fmt.Errorf("finalize: %d of %d shards written", len(have), len(m.Shards))
 	}
 	staging := f.Cfg.staging()
-	if err := shard.WriteManifest(staging, m); err != nil {
+	if !f.Cfg.Extend {
+		if err := shard.WriteManifest(staging, m); err != nil {
+			return err
+		}
+	}
+	parts, err := columnar.NewParts(filepath.Join(f.Cfg.root(), "tables"), columnar.WriterOptions{})
+	if err != nil {
 		return err
+	}
+	for i := range m.Shards {
+		if err := parts.Adopt(f.Cfg.tablesStage(i)); err != nil {
+			parts.Abort()
+			return err
+		}
 	}
 	if f.Cfg.FailFinalizeOnce != "" {
 		if err := os.Remove(f.Cfg.FailFinalizeOnce); err == nil {
+			parts.Abort()
 			return errors.New("finalize: failed on purpose (FailFinalizeOnce)")
 		}
+	}
+	if err := parts.Close(); err != nil {
+		return err
+	}
+	if f.Cfg.Extend {
+		if err := os.RemoveAll(staging); err != nil {
+			return err
+		}
+		log.Infof(ctx, "extended %s: %d shards, tables published", f.Cfg.Archive, len(m.Shards))
+		return nil
 	}
 	if err := publish(staging, f.Cfg.Archive, f.Cfg.Replace); err != nil {
 		return err

@@ -71,11 +71,10 @@ func cli(t testing.TB) string {
 	return cliPath
 }
 
-// cliIngest runs blockwarc ingest -shards n (no tables: the pipeline
-// writes none).
+// cliIngest runs blockwarc ingest -shards n, which writes the tables too.
 func cliIngest(t testing.TB, archive string, n int, inputs []string) {
 	t.Helper()
-	args := append([]string{"ingest", "-tables=false", "-workers", "2", "-shards", strconv.Itoa(n), archive}, inputs...)
+	args := append([]string{"ingest", "-workers", "2", "-shards", strconv.Itoa(n), archive}, inputs...)
 	if out, err := exec.Command(cli(t), args...).CombinedOutput(); err != nil {
 		t.Fatalf("blockwarc %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -101,7 +100,9 @@ func files(t testing.TB, dir string) map[string][]byte {
 }
 
 // sameArchive fails unless got and want hold the same files with the
-// same bytes, and the archive has at least minShards shards.
+// same bytes — shards, manifest and tables: the same Parquet bytes are
+// the same rows — and the archive has at least minShards shards, each
+// with its table parts.
 func sameArchive(t testing.TB, got, want string, minShards int) {
 	t.Helper()
 	g, w := files(t, got), files(t, want)
@@ -128,9 +129,12 @@ func sameArchive(t testing.TB, got, want string, minShards int) {
 	for n := range w {
 		perShard[strings.SplitN(n, "/", 2)[0]]++
 	}
-	for _, s := range m.Shards {
+	for i, s := range m.Shards {
 		if perShard[s.Name] == 0 {
 			t.Errorf("shard %s: no files compared", s.Name)
+		}
+		if p := fmt.Sprintf("tables/captures/part-%04d-00000.parquet", i); w[p] == nil {
+			t.Errorf("shard %s: no table part %s compared", s.Name, p)
 		}
 	}
 	t.Logf("%d files compared in %d shards", len(w), len(m.Shards))
@@ -238,5 +242,41 @@ func TestFinalizeFails(t *testing.T) {
 	sameArchive(t, arch, want, 2)
 	if n := count(); n <= first {
 		t.Fatalf("the new archive reads %d captures, the one of fewer inputs %d", n, first)
+	}
+}
+
+// TestExtendSameAsCLI: the pipeline adding a second dump to the sharded
+// archive it wrote of a first (no sampling: the stored boundaries route
+// the records) writes the archive and tables of 'blockwarc ingest' of
+// the first dump, then of the second, file for file.
+func TestExtendSameAsCLI(t *testing.T) {
+	in := samples(t)
+	first, second := in[:len(in)/2], in[len(in)/2:]
+	dir := t.TempDir()
+	want, got := filepath.Join(dir, "cli.bwa"), filepath.Join(dir, "beam.bwa")
+	cliIngest(t, want, 2, first)
+	cliIngest(t, want, 2, second)
+	ctx := context.Background()
+	if err := Run(ctx, defaults(got, 2), first, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	m1, err := shard.ReadManifest(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Asking another shard count: the archive keeps its shards.
+	if err := Run(ctx, defaults(got, 3), second, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := shard.ReadManifest(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m1.Boundaries(), m2.Boundaries()) || m1.Generation != m2.Generation {
+		t.Errorf("the manifest changed: %+v, then %+v", m1, m2)
+	}
+	sameArchive(t, got, want, 2)
+	if _, err := os.Stat(defaults(got, 2).staging()); !os.IsNotExist(err) {
+		t.Errorf("staging directory left after extending (%v)", err)
 	}
 }

@@ -32,6 +32,13 @@ func Open(dir string, opts pack.Options) (a *dedupe.Archive, m *Manifest, err er
 	return m.join(dir, opts), m, nil
 }
 
+// OpenShards opens the shards of m in dir as one archive, as Open does
+// with a manifest, for a sharded archive whose manifest is not yet
+// written there (a pipeline's staged shards, before it publishes).
+func OpenShards(dir string, m *Manifest, opts pack.Options) *dedupe.Archive {
+	return m.join(dir, opts)
+}
+
 // join is the union of m's shards in dir.
 func (m *Manifest) join(dir string, opts pack.Options) *dedupe.Archive {
 	opens := make([]func() (*dedupe.Archive, error), len(m.Shards))
