@@ -1,7 +1,8 @@
-// Command blockwarc-beam is 'blockwarc ingest -shards N' of a new archive
-// as an Apache Beam pipeline: the same sharded archive, byte for byte,
-// with the reading, sampling and shard ingests spread over a runner's
-// workers. It is a module of its own so that the blockwarc command does
+// Command blockwarc-beam is 'blockwarc ingest -shards N' as an Apache
+// Beam pipeline: the same sharded archive and tables, byte for byte, with
+// the reading, sampling, shard ingests and shards' tables spread over a
+// runner's workers. Given an existing sharded archive it adds the inputs
+// to its shards, routed by the stored boundaries. It is a module of its own so that the blockwarc command does
 // not link the Beam SDK.
 //
 //	blockwarc-beam [-runner prism] [-shards N] ... ARCHIVE INPUT...
@@ -47,8 +48,9 @@ func main() {
 	replace := flag.Bool("replace", false, "replace ARCHIVE if it exists (atomically, once the new one is complete)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: blockwarc-beam [flags] ARCHIVE INPUT...\n\n"+
-			"Writes the sharded archive 'blockwarc ingest -shards N ARCHIVE INPUT...' writes,\n"+
-			"as an Apache Beam pipeline (-runner prism by default: in this process).\n\n"+
+			"Writes the sharded archive and tables 'blockwarc ingest -shards N ARCHIVE INPUT...'\n"+
+			"writes, as an Apache Beam pipeline (-runner prism by default: in this process).\n"+
+			"An existing sharded ARCHIVE is extended: its stored boundaries route the inputs.\n\n"+
 			"Exit status: 0 done, 1 failed (nothing published), 2 bad usage.\n\nFlags (Beam's too):\n")
 		flag.PrintDefaults()
 	}

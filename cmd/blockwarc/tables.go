@@ -30,7 +30,9 @@ DuckDB: SELECT * FROM read_parquet('ARCHIVE/tables/captures/*.parquet').
 The tables are derived data, rewritten whole: they are written next to DIR
 and replace it in one step, so a reader or a crash sees the old tables or
 the new ones, never a mix. DIR (default ARCHIVE/tables) is replaced only if
-it holds nothing but tables. ingest writes ARCHIVE/tables itself.`
+it holds nothing but tables. ingest writes ARCHIVE/tables itself. A sharded
+archive's tables are built shard by shard in parallel, each shard's parts
+named part-SSSS-NNNNN, and published together (docs/TABLES.md).`
 
 // tablesOptions are the flags of the tables command, also used by ingest.
 type tablesOptions struct {

@@ -11,7 +11,8 @@
 //     table is a spec in tables.Specs, its row type (with its Table
 //     method), and its columns in layouts (schema.go): the writer, Tables()
 //     and Schema follow.
-//   - part: one file of a table, DIR/<table>/part-NNNNN.parquet (or .arrow),
+//   - part: one file of a table, DIR/<table>/part-NNNNN.parquet (or .arrow;
+//     part-SSSS-NNNNN for shard SSSS of a sharded archive, see Parts),
 //     holding at most WriterOptions.PartRows rows; a table always has at
 //     least one part, empty when the table is, so a glob never matches
 //     nothing.
