@@ -58,6 +58,10 @@ type Config struct {
 	// removes it and fails after staging the manifest, before
 	// publishing (a killed finalize, for tests).
 	FailFinalizeOnce string
+	// FailShardOnce names a file: when it exists, extending an archive,
+	// the last shard's ingest removes it and stops after its first
+	// commit (a killed shard worker, for tests).
+	FailShardOnce string
 }
 
 // staging is the directory the pipeline builds the archive in, beside
@@ -244,7 +248,18 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	if f.Cfg.Extend {
 		// In place, as 'blockwarc ingest' extends a shard: its commits
 		// are atomic, and a run again resumes from the last one.
-		st, err := shard.IngestShard(ctx, filepath.Join(f.Cfg.Archive, name), m, i, inputs, f.Cfg.options(ctx))
+		o := f.Cfg.options(ctx)
+		if f.Cfg.FailShardOnce != "" && i == len(m.Shards)-1 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			o.Progress = func(st dedupe.Stats) {
+				if st.Commits > 0 && os.Remove(f.Cfg.FailShardOnce) == nil {
+					cancel()
+				}
+			}
+		}
+		st, err := shard.IngestShard(ctx, filepath.Join(f.Cfg.Archive, name), m, i, inputs, o)
 		if err != nil {
 			return fmt.Errorf("shard %s: %w", name, err)
 		}

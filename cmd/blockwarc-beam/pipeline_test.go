@@ -72,9 +72,10 @@ func cli(t testing.TB) string {
 }
 
 // cliIngest runs blockwarc ingest -shards n, which writes the tables too.
-func cliIngest(t testing.TB, archive string, n int, inputs []string) {
+func cliIngest(t testing.TB, archive string, n int, inputs []string, flags ...string) {
 	t.Helper()
-	args := append([]string{"ingest", "-workers", "2", "-shards", strconv.Itoa(n), archive}, inputs...)
+	args := append(append([]string{"ingest", "-workers", "2", "-shards", strconv.Itoa(n)}, flags...), archive)
+	args = append(args, inputs...)
 	if out, err := exec.Command(cli(t), args...).CombinedOutput(); err != nil {
 		t.Fatalf("blockwarc %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -279,4 +280,53 @@ func TestExtendSameAsCLI(t *testing.T) {
 	if _, err := os.Stat(defaults(got, 2).staging()); !os.IsNotExist(err) {
 		t.Errorf("staging directory left after extending (%v)", err)
 	}
+}
+
+// TestExtendKilled: a shard worker that dies while extending an archive
+// (after its first commit of this run) leaves every shard at a commit,
+// the archive readable, and the tables as they were; running the same
+// pipeline again completes it into the archive of 'blockwarc ingest' of
+// the two dumps, file for file.
+func TestExtendKilled(t *testing.T) {
+	in := samples(t)
+	first, second := in[:len(in)/2], in[len(in)/2:]
+	dir := t.TempDir()
+	got, want := filepath.Join(dir, "beam.bwa"), filepath.Join(dir, "cli.bwa")
+	ctx := context.Background()
+	cfg := defaults(got, 2)
+	cfg.CommitBytes = 1 // a commit after every record: the worker dies mid-ingest
+	if err := Run(ctx, cfg, first, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	tablesBefore := files(t, filepath.Join(got, "tables"))
+	killed := cfg
+	killed.FailShardOnce = filepath.Join(dir, "fail-once")
+	if err := os.WriteFile(killed.FailShardOnce, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(ctx, killed, second, onPrism); err == nil {
+		t.Fatal("the run whose shard worker died succeeded")
+	}
+	if _, err := os.Stat(killed.FailShardOnce); !os.IsNotExist(err) {
+		t.Fatal("the shard's ingest did not commit and stop (its failure was not injected)")
+	}
+	a, _, err := shard.Open(got, pack.Options{})
+	if err != nil {
+		t.Fatalf("open the archive after the kill: %v", err)
+	}
+	if _, err := a.Verify(func(p dedupe.Problem) { t.Errorf("verify after the kill: %v", p) }); err != nil {
+		t.Fatalf("verify after the kill: %v", err)
+	}
+	a.Close()
+	tablesAfter := files(t, filepath.Join(got, "tables"))
+	if !maps.EqualFunc(tablesBefore, tablesAfter, bytes.Equal) {
+		t.Error("the tables changed in the run that failed")
+	}
+
+	if err := Run(ctx, cfg, second, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	cliIngest(t, want, 2, first, "-commit", "1")
+	cliIngest(t, want, 2, second, "-commit", "1")
+	sameArchive(t, got, want, 2)
 }
