@@ -184,6 +184,11 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	}
 	defer w.Close()
 	r, err := decodeRoot(s.Payload())
+	if err == nil {
+		// Which files are in already decides what is ingested: a table
+		// that does not read stops the ingest (repair names it).
+		err = r.load(s)
+	}
 	if err != nil {
 		return st, fmt.Errorf("open catalog of %s: %w", dir, err)
 	}

@@ -449,7 +449,11 @@ func (g *ingester) commit(open *openIngest) error {
 	if len(runs[g.run]) == 0 {
 		g.r.Runs = runs[:g.run]
 	}
-	payload, err := g.r.encode()
+	err := g.r.storeFiles(g.w)
+	var payload []byte
+	if err == nil {
+		payload, err = g.r.encode()
+	}
 	if err == nil {
 		err = g.w.Commit(payload)
 	}
