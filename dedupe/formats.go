@@ -74,6 +74,6 @@ var catalogFormats = map[uint64]*catalogFormat{
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, openIngest: true},
 	// The input-file table moves out of COMMIT into parts stored as
 	// objects; the open ingest's position behind a flag.
-	8: {rootZstd: true, fileRow: fileRowV6, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+	8: {rootZstd: true, fileRow: fileRowV8, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, fileParts: true, openFlag: true},
 }

@@ -389,7 +389,27 @@ func fileRowV6(d *dec, prev *InputFile) InputFile {
 		}
 	}
 	if f.OriginalWhy == originalExact {
-		f.Original = decodeOriginal(d)
+		f.Original = decodeOriginal(d, false)
+	}
+	return f
+}
+
+// fileRowV8 reads a row of catalog version 8 (an input-file part):
+// version 6's, whose member table says whether its lengths are the
+// pieces' (Original.PerPiece).
+func fileRowV8(d *dec, prev *InputFile) InputFile {
+	f := fileRowV5(d, prev)
+	if d.err != nil || f.StreamLen < 0 {
+		return f
+	}
+	if w := d.bytes(1, "file original"); w != nil {
+		if f.OriginalWhy = w[0]; f.OriginalWhy >= originalReasons {
+			d.fail("file original")
+			return f
+		}
+	}
+	if f.OriginalWhy == originalExact {
+		f.Original = decodeOriginal(d, true)
 	}
 	return f
 }
