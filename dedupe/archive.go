@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,6 +29,11 @@ type Archive struct {
 	store *pack.Store
 	root  *root
 	u     *union // set for a union of shards (Join); store is nil then
+
+	// The input-file table is read on first use (loadFiles): cat and
+	// the other readers of captures never need it.
+	filesOnce sync.Once
+	filesErr  error
 }
 
 // Open opens the archive directory dir for reading.
@@ -65,7 +71,7 @@ func (a *Archive) Store() *pack.Store { return a.store }
 
 // Files returns the input-file table: the files ingested completely.
 func (a *Archive) Files() []InputFile {
-	a.loadFiles() // a union's table is merged from its parts' on first use
+	a.loadFiles() // read on first use; a part that does not read: the rows before it
 	return a.root.Files
 }
 

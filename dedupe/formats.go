@@ -5,16 +5,18 @@ package dedupe
 const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
-	catalogVersion = 6
-	// openRootVersion is the version of a root that records an ingest in
-	// progress (root.Open): version 6 and the open ingest's position. A
-	// root without one is written as catalogVersion, so a finished
-	// archive has the same bytes as before the version existed.
-	openRootVersion = 7
+	filePartMagic  = "BWIF"
+	catalogVersion = 8
+	// segmentVersion is the version catalog segments are written in:
+	// version 8 changed the root alone.
+	segmentVersion = 6
 	// oldestCatalog and newestCatalog bound the versions this reader
 	// knows.
 	oldestCatalog = 2
-	newestCatalog = openRootVersion
+	newestCatalog = catalogVersion
+	// maxFileRows bounds the rows of one part of the input-file table, so
+	// that a damaged root cannot announce absurd counts.
+	maxFileRows = 1 << 30
 )
 
 // catalogFormat is how one catalog version is read (docs/FORMAT.md
@@ -43,6 +45,10 @@ type catalogFormat struct {
 	// openIngest: the root ends with the position of an ingest in
 	// progress (root.Open).
 	openIngest bool
+	// fileParts: the root lists the parts of the input-file table
+	// (objects) instead of holding its rows, and ends with a flag byte
+	// saying whether an open ingest's position follows.
+	fileParts, openFlag bool
 }
 
 var catalogFormats = map[uint64]*catalogFormat{
@@ -66,4 +72,8 @@ var catalogFormats = map[uint64]*catalogFormat{
 	// progress; segments are never of this version.
 	7: {rootZstd: true, fileRow: fileRowV6, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, openIngest: true},
+	// The input-file table moves out of COMMIT into parts stored as
+	// objects; the open ingest's position behind a flag.
+	8: {rootZstd: true, fileRow: fileRowV8, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, fileParts: true, openFlag: true},
 }

@@ -184,6 +184,11 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	}
 	defer w.Close()
 	r, err := decodeRoot(s.Payload())
+	if err == nil {
+		// Which files are in already decides what is ingested: a table
+		// that does not read stops the ingest (repair names it).
+		err = r.load(s)
+	}
 	if err != nil {
 		return st, fmt.Errorf("open catalog of %s: %w", dir, err)
 	}
@@ -227,7 +232,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		hist:    &root{Runs: r.Runs[:run:run]},
 		resume:  open,
 		walk:    newWalkDigest(),
-		records: map[string]int64{}, malformed: map[string]int64{}, streams: map[string]warcio.FileStream{}}
+		records: map[string]int64{}, malformed: map[string]int64{}, pieces: map[string]pieceSum{}, streams: map[string]warcio.FileStream{}}
 	if len(r.Runs) == run {
 		r.Runs = append(r.Runs, nil)
 	}
@@ -298,7 +303,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	if !opts.SkipOriginal {
 		finishing("checking that the input files restore bit for bit")
 	}
-	if err := learner.apply(rows, paths, opts.SkipOriginal); err != nil {
+	if err := learner.apply(rows, paths, g.pieces, opts.SkipOriginal); err != nil {
 		return st, err
 	}
 	r.Files = append(r.Files, rows...)

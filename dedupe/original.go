@@ -99,6 +99,9 @@ func (f *InputFile) OriginalCompressed() bool { return f.OriginalExact() && f.Or
 // decompressed) while tried, and the table lives in the catalog root,
 // which every commit rewrites.
 const (
+	// maxMembers bounds a table's member count (a damaged one must not
+	// overflow the sum).
+	maxMembers     = 1 << 40
 	maxMemberPlain = 64 << 20
 	maxMemberTable = 4 << 20 // encoded bytes of one file's table
 )
@@ -109,7 +112,44 @@ const (
 type Original struct {
 	Headers []memberHeader
 	Runs    []memberRun
-	Lens    []int64 // decompressed length of each member, in file order
+	// Lens is the decompressed length of each member, in file order; nil
+	// when PerPiece.
+	Lens []int64
+	// PerPiece (catalog version 8): member i holds exactly piece i of the
+	// file's stream (its records and gaps in file order), as wget and
+	// Heritrix write one member per record; the lengths are then the
+	// pieces' and are not stored.
+	PerPiece bool
+	// extents sums the members' (offset, length) at ingest, to compare
+	// with the pieces'.
+	extents pieceSum
+}
+
+// pieceSum is an order-independent digest of a set of (compressed
+// offset, skip, decompressed length) extents: the walk meets a file's
+// records in URL order, the member search in file order.
+type pieceSum struct {
+	n   int64
+	sum uint64
+}
+
+func (p *pieceSum) add(off, skip, n int64) {
+	var b [24]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(off))
+	binary.LittleEndian.PutUint64(b[8:], uint64(skip))
+	binary.LittleEndian.PutUint64(b[16:], uint64(n))
+	h := sha256.Sum256(b[:])
+	p.n++
+	p.sum += binary.LittleEndian.Uint64(h[:])
+}
+
+// members is the number of members of the file.
+func (o *Original) members() int {
+	n := 0
+	for _, r := range o.Runs {
+		n += r.Count
+	}
+	return n
 }
 
 // memberHeader is a gzip member header as written. With sl set, the
@@ -300,6 +340,7 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 			o.Runs = append(o.Runs, memberRun{Count: 1, P: p, Header: hi})
 		}
 		o.Lens = append(o.Lens, int64(len(data)))
+		o.extents.add(start, 0, int64(len(data)))
 		stream.Write(data)
 	}
 	if _, err := io.Copy(io.Discard, br); err != nil {
@@ -352,8 +393,17 @@ func (c *hashingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// appendTo encodes the table (docs/FORMAT.md "Catalog root", version 6).
+// appendTo encodes the table (docs/FORMAT.md "Catalog root", version 8).
 func (o *Original) appendTo(b []byte) []byte {
+	b = o.appendRuns(b)
+	if o.PerPiece {
+		return append(b, 1)
+	}
+	return o.appendLens(append(b, 0))
+}
+
+// appendRuns writes the headers and runs of the table.
+func (o *Original) appendRuns(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(o.Headers)))
 	for _, h := range o.Headers {
 		if h.SL {
@@ -373,14 +423,20 @@ func (o *Original) appendTo(b []byte) []byte {
 		b = append(b, byte(r.P.Level|r.P.MemLevel<<4), st)
 		b = binary.AppendUvarint(b, uint64(r.Header))
 	}
+	return b
+}
+
+// appendLens writes the member lengths.
+func (o *Original) appendLens(b []byte) []byte {
 	for _, n := range o.Lens {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
 	return b
 }
 
-// decodeOriginal reads a table appendTo wrote.
-func decodeOriginal(d *dec) *Original {
+// decodeOriginal reads a table appendTo wrote; perPiece: the table has
+// the byte saying whether the lengths follow (catalog version 8).
+func decodeOriginal(d *dec, perPiece bool) *Original {
 	o := &Original{}
 	nh := d.count("member headers", 2)
 	for range nh {
@@ -405,12 +461,26 @@ func decodeOriginal(d *dec) *Original {
 			return nil
 		}
 		r.P = zlibenc.Params{Level: int(lm[0] & 15), MemLevel: int(lm[0] >> 4), Strategy: int(lm[1] &^ 16), SyncFlush: lm[1]&16 != 0}
-		if !r.P.Valid() || r.Header >= len(o.Headers) || r.Count <= 0 || r.Count > len(d.b) {
+		// Each member takes a length byte or more, except in a table of
+		// lengths per piece: there, a member is a record of the file.
+		if !r.P.Valid() || r.Header >= len(o.Headers) || r.Count <= 0 || !perPiece && r.Count > len(d.b) || r.Count > maxMembers-total {
 			d.fail("member run")
 			return nil
 		}
 		total += r.Count
 		o.Runs = append(o.Runs, r)
+	}
+	if perPiece {
+		switch b := d.bytes(1, "member lengths"); {
+		case b == nil:
+			return nil
+		case b[0] == 1:
+			o.PerPiece = true
+			return o
+		case b[0] != 0:
+			d.fail("member lengths")
+			return nil
+		}
 	}
 	if total > len(d.b) {
 		d.fail("member count")
@@ -476,6 +546,14 @@ func (ow *originalWriter) write(p []byte) (int, error) {
 		return 0, ow.err
 	}
 	n := len(p)
+	if ow.o.PerPiece {
+		// One Write per piece (streamSource): a member each.
+		if ow.i >= ow.o.members() {
+			return 0, errors.New("stream has more pieces than its gzip members")
+		}
+		ow.buf = append(ow.buf[:0], p...)
+		return n, ow.emit()
+	}
 	for {
 		if err := ow.flushFull(); err != nil {
 			return 0, err
@@ -495,29 +573,37 @@ func (ow *originalWriter) write(p []byte) (int, error) {
 // flushFull writes every member whose decompressed bytes are all in.
 func (ow *originalWriter) flushFull() error {
 	for ow.i < len(ow.o.Lens) && int64(len(ow.buf)) == ow.o.Lens[ow.i] {
-		r := &ow.o.Runs[ow.run]
-		h := ow.o.Headers[r.Header]
-		ow.out = append(ow.out[:0], h.Bytes...)
-		var err error
-		if ow.out, err = ow.zs.Deflate(ow.out, ow.buf, r.P); err != nil {
+		if err := ow.emit(); err != nil {
 			return err
 		}
-		ow.out = binary.LittleEndian.AppendUint32(ow.out, crc32.ChecksumIEEE(ow.buf))
-		ow.out = binary.LittleEndian.AppendUint32(ow.out, uint32(len(ow.buf)))
-		if h.SL {
-			binary.LittleEndian.PutUint32(ow.out[h.slAt:], uint32(len(ow.out)))
-			binary.LittleEndian.PutUint32(ow.out[h.slAt+4:], uint32(len(ow.buf)))
-		}
-		ow.h.Write(ow.out)
-		if _, err := ow.w.Write(ow.out); err != nil {
-			return err
-		}
-		ow.n += int64(len(ow.out))
-		ow.buf = ow.buf[:0]
-		ow.i++
-		if ow.inRun++; ow.inRun == r.Count {
-			ow.run, ow.inRun = ow.run+1, 0
-		}
+	}
+	return nil
+}
+
+// emit writes the buffer as the next member.
+func (ow *originalWriter) emit() error {
+	r := &ow.o.Runs[ow.run]
+	h := ow.o.Headers[r.Header]
+	ow.out = append(ow.out[:0], h.Bytes...)
+	var err error
+	if ow.out, err = ow.zs.Deflate(ow.out, ow.buf, r.P); err != nil {
+		return err
+	}
+	ow.out = binary.LittleEndian.AppendUint32(ow.out, crc32.ChecksumIEEE(ow.buf))
+	ow.out = binary.LittleEndian.AppendUint32(ow.out, uint32(len(ow.buf)))
+	if h.SL {
+		binary.LittleEndian.PutUint32(ow.out[h.slAt:], uint32(len(ow.out)))
+		binary.LittleEndian.PutUint32(ow.out[h.slAt+4:], uint32(len(ow.buf)))
+	}
+	ow.h.Write(ow.out)
+	if _, err := ow.w.Write(ow.out); err != nil {
+		return err
+	}
+	ow.n += int64(len(ow.out))
+	ow.buf = ow.buf[:0]
+	ow.i++
+	if ow.inRun++; ow.inRun == r.Count {
+		ow.run, ow.inRun = ow.run+1, 0
 	}
 	return nil
 }
@@ -531,8 +617,8 @@ func (ow *originalWriter) close() error {
 	if err := ow.flushFull(); err != nil {
 		return err
 	}
-	if ow.i != len(ow.o.Lens) {
-		return fmt.Errorf("stream ends in gzip member %d of %d", ow.i+1, len(ow.o.Lens))
+	if m := ow.o.members(); ow.i != m {
+		return fmt.Errorf("stream ends in gzip member %d of %d", ow.i+1, m)
 	}
 	return nil
 }
@@ -571,7 +657,7 @@ func originalStats(st SourceStats, ow *originalWriter, f InputFile) SourceStats 
 	stream := st.Exact
 	st.Bytes = ow.n
 	ow.h.Sum(st.SHA256[:0])
-	st.Exact = stream && ow.err == nil && ow.i == len(ow.o.Lens) && st.Bytes == f.Size && st.SHA256 == f.SHA256
+	st.Exact = stream && ow.err == nil && ow.i == ow.o.members() && st.Bytes == f.Size && st.SHA256 == f.SHA256
 	return st
 }
 
@@ -634,7 +720,7 @@ func (l *originalLearner) stop() {
 
 // apply waits for every search and sets Original and OriginalWhy of the
 // rows (paths[i] is row i's file); with skip it only marks them.
-func (l *originalLearner) apply(rows []InputFile, paths []string, skip bool) error {
+func (l *originalLearner) apply(rows []InputFile, paths []string, pieces map[string]pieceSum, skip bool) error {
 	l.wg.Wait()
 	for i := range rows {
 		in := &rows[i]
@@ -659,6 +745,10 @@ func (l *originalLearner) apply(rows []InputFile, paths []string, skip bool) err
 			in.OriginalWhy = originalChanged
 		default:
 			in.Original, in.OriginalWhy = r.o, r.why
+			// One member per record or gap: the lengths are the pieces'.
+			if r.o != nil && r.o.extents.n > 0 && r.o.extents == pieces[paths[i]] {
+				r.o.PerPiece, r.o.Lens = true, nil
+			}
 		}
 	}
 	return nil

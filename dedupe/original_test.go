@@ -184,7 +184,7 @@ func TestOriginalDamageFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	a.root.Files[0].Original.Runs[0].P.Level = 1
+	a.Files()[0].Original.Runs[0].P.Level = 1
 	problems := 0
 	vst, err := a.Verify(func(p Problem) { problems++ })
 	if err != nil {

@@ -61,9 +61,10 @@ type ingester struct {
 	failed   atomic.Bool   // stop: an error happened on either side
 
 	mu        sync.Mutex
-	room      sync.Cond        // signalled when inflight shrinks or on failure
-	inflight  int64            // bytes of the jobs handed out, not yet applied
-	malformed map[string]int64 // malformed records skipped, by input path
+	room      sync.Cond           // signalled when inflight shrinks or on failure
+	inflight  int64               // bytes of the jobs handed out, not yet applied
+	malformed map[string]int64    // malformed records skipped, by input path
+	pieces    map[string]pieceSum // the extents of its records and gaps, by input path (Original.PerPiece)
 	streams   map[string]warcio.FileStream
 }
 
@@ -117,6 +118,9 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	if err != nil {
 		return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
 	}
+	ps := g.pieces[c.File]
+	ps.add(c.Offset, c.SkipInMember, int64(len(c.RawHeader)+len(block)+len(c.Trailer)))
+	g.pieces[c.File] = ps
 	v := Version{
 		File: c.File, Offset: c.Offset, Length: c.Length, Skip: c.SkipInMember,
 		Date: c.Date, Type: c.Type, RecordID: c.RecordID, TargetURI: c.TargetURI,
@@ -449,7 +453,11 @@ func (g *ingester) commit(open *openIngest) error {
 	if len(runs[g.run]) == 0 {
 		g.r.Runs = runs[:g.run]
 	}
-	payload, err := g.r.encode()
+	err := g.r.storeFiles(g.w)
+	var payload []byte
+	if err == nil {
+		payload, err = g.r.encode()
+	}
 	if err == nil {
 		err = g.w.Commit(payload)
 	}

@@ -27,8 +27,9 @@ type ReingestResult struct {
 	// offset, or different from the record ingested there); Missing the
 	// input files of lost captures no original was given for.
 	Refused, Unread, Missing []string
-	// Unlisted names the catalog segments that do not read: their
-	// captures cannot even be named.
+	// Unlisted names the catalog segments that do not read (their
+	// captures cannot even be named) and the parts of the input-file
+	// table that do not read (their files' originals are then refused).
 	Unlisted []string
 }
 
@@ -83,6 +84,9 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 	r, err := decodeRoot(payload)
 	if err != nil {
 		return res, fmt.Errorf("open catalog of %s: %w", dir, err)
+	}
+	if err := r.load(s); err != nil {
+		res.Unlisted = append(res.Unlisted, err.Error())
 	}
 	// A catalog segment names most objects by a prefix of their id, which
 	// the indexes resolve: the prefix of an object the archive lost

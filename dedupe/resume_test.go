@@ -172,8 +172,8 @@ func TestReadOpenIngest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := catalogVersionOf(t, a); got != openRootVersion || a.root.Open == nil || a.root.Open.Run != 2 {
-		t.Fatalf("catalog version %d, open ingest %+v: want version %d, run 2", got, a.root.Open, openRootVersion)
+	if got := catalogVersionOf(t, a); got != 7 || a.root.Open == nil || a.root.Open.Run != 2 {
+		t.Fatalf("catalog version %d, open ingest %+v: want version 7, run 2", got, a.root.Open)
 	}
 	if fs := a.Files(); len(fs) != 3 {
 		t.Errorf("input files %+v, want the 3 of the finished ingests", fs)

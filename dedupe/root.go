@@ -15,10 +15,25 @@ type segRef struct {
 	ID          pack.ID
 }
 
+// filePart locates one part of the input-file table (catalog version 8):
+// an object holding Rows consecutive rows of the table.
+type filePart struct {
+	Rows int
+	ID   pack.ID
+}
+
 // root is the decoded commit payload.
 type root struct {
+	// Files is the input-file table. In a version 8 root it is stored in
+	// the parts listed in Parts and is loaded from them by load: until
+	// then it is nil. Rows past those the parts hold (an ingest's new
+	// files, or the inline table of an older root) go into a new part at
+	// the next commit (storeFiles).
 	Files []InputFile
-	Runs  [][]segRef
+	Parts []filePart
+	// loaded says Files holds every row of Parts (and the rows after).
+	loaded bool
+	Runs   [][]segRef
 	// Open is set in the commits an ingest makes before its last one:
 	// where it was, so that running it again resumes there (resume.go).
 	Open *openIngest
@@ -29,14 +44,108 @@ type root struct {
 // (the pack layer bounds the payload itself to 16 MiB).
 const maxRootPlain = 256 << 20
 
-// encode writes the root. Since version 4 the body after the version is
-// one zstd frame: file names, sizes and counts compress (the SHA-256s do
-// not), about 15 % of the root on the corpus.
+// encode writes the root, as version 8: the parts of the input-file
+// table, the runs, and the open ingest. Call storeFiles first. Since
+// version 4 the body after the version is one zstd frame.
 func (r *root) encode() ([]byte, error) {
-	if r.Open == nil {
-		return wrapRoot(r.body(), catalogVersion)
+	if r.loaded && r.stored() != len(r.Files) { // unloaded: the parts as they are
+		return nil, fmt.Errorf("encode catalog root: %d input-file rows not stored in a part", len(r.Files)-r.stored())
 	}
-	return wrapRoot(r.Open.appendTo(r.body()), openRootVersion)
+	var b []byte
+	b = binary.AppendUvarint(b, uint64(len(r.Parts)))
+	for _, p := range r.Parts {
+		b = binary.AppendUvarint(b, uint64(p.Rows))
+		b = append(b, p.ID[:]...)
+	}
+	b = r.appendRuns(b)
+	if r.Open == nil {
+		b = append(b, 0)
+	} else {
+		b = r.Open.appendTo(append(b, 1))
+	}
+	return wrapRoot(b, catalogVersion)
+}
+
+// stored is how many rows of the input-file table the parts hold.
+func (r *root) stored() int {
+	n := 0
+	for _, p := range r.Parts {
+		n += p.Rows
+	}
+	return n
+}
+
+// storeFiles writes the rows of the input-file table no part holds as a
+// new part, in a frame of its own (so that loading the table decodes no
+// data frame), and lists it. The table lives in the packs rather than in
+// COMMIT: COMMIT and COMMIT.copy are rewritten at every commit, and the
+// rows, two SHA-256 digests and a gzip member table per input file, were
+// most of them (8.4 of 8.9 KB, twice, on a site of 77 crawls).
+func (r *root) storeFiles(w *pack.Writer) error {
+	n := r.stored()
+	if n == len(r.Files) {
+		return nil
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	id, _, err := w.Add(pack.KindVersionCatalog, encodeFilePart(r.Files[n:]))
+	if err != nil {
+		return fmt.Errorf("store input-file table: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	r.Parts = append(r.Parts, filePart{Rows: len(r.Files) - n, ID: id})
+	return nil
+}
+
+// encodeFilePart is a part of the input-file table: magic, then rows
+// coded as in a version 6 root (each against the row before it in the
+// part).
+func encodeFilePart(rows []InputFile) []byte {
+	b := []byte(filePartMagic)
+	return appendFileRows(b, rows)
+}
+
+// decodeFilePart reads a part of want rows.
+func decodeFilePart(b []byte, want int) ([]InputFile, error) {
+	if len(b) < 4 || string(b[:4]) != filePartMagic {
+		return nil, fmt.Errorf("%w: input-file table part has no %s magic", errCatalog, filePartMagic)
+	}
+	d := &dec{b: b[4:], f: catalogFormats[catalogVersion]}
+	rows := d.fileRows()
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("input-file table part length")
+	}
+	if d.err == nil && len(rows) != want {
+		d.fail("input-file table part rows")
+	}
+	return rows, d.err
+}
+
+// load reads the input-file table from its parts, once. The store's
+// verification of each object (CRC, parity) covers the parts.
+func (r *root) load(s *pack.Store) error {
+	if r.loaded {
+		return nil
+	}
+	var files []InputFile
+	for _, p := range r.Parts {
+		b, _, err := s.Get(p.ID)
+		if err == nil {
+			var rows []InputFile
+			if rows, err = decodeFilePart(b, p.Rows); err == nil {
+				files = append(files, rows...)
+				continue
+			}
+		}
+		// The rows before it stay readable (Archive.Files).
+		r.Files = files
+		return fmt.Errorf("read input-file table part %s: %w", p.ID, err)
+	}
+	r.Files, r.loaded = append(files, r.Files...), true
+	return nil
 }
 
 // wrapRoot prefixes magic and version to a root body and compresses it.
@@ -51,13 +160,13 @@ func wrapRoot(body []byte, version uint64) ([]byte, error) {
 	return e.EncodeAll(body, b), nil
 }
 
-// body is the root after magic and version.
-func (r *root) body() []byte {
-	var b []byte
-	b = binary.AppendUvarint(b, uint64(len(r.Files)))
+// appendFileRows writes the rows of an input-file table as version 6
+// roots and version 8 parts hold them.
+func appendFileRows(b []byte, rows []InputFile) []byte {
+	b = binary.AppendUvarint(b, uint64(len(rows)))
 	prev := ""
 	var prevSize int64
-	for _, f := range r.Files {
+	for _, f := range rows {
 		// Names are front- and back-coded: dumps of one crawl share long
 		// prefixes ("site-2022…") and suffixes (".warc.gz"), and the table
 		// (not compressed) has a row per input file. Sizes are differences
@@ -94,6 +203,11 @@ func (r *root) body() []byte {
 			}
 		}
 	}
+	return b
+}
+
+// appendRuns writes the runs of catalog segments.
+func (r *root) appendRuns(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(r.Runs)))
 	for _, run := range r.Runs {
 		b = binary.AppendUvarint(b, uint64(len(run)))
@@ -151,15 +265,17 @@ func decodeRoot(b []byte) (*root, error) {
 		}
 		d.b = body
 	}
-	nf := d.count("file count", 35)
-	var prev InputFile
-	for range nf {
-		f := d.f.fileRow(d, &prev)
-		if d.err != nil {
-			break
+	if d.f.fileParts {
+		np := d.count("file part count", 33)
+		for range np {
+			p := filePart{Rows: int(d.uvarint("file part rows")), ID: d.id("file part id")}
+			if d.err == nil && (p.Rows <= 0 || p.Rows > maxFileRows) {
+				d.fail("file part rows")
+			}
+			r.Parts = append(r.Parts, p)
 		}
-		r.Files = append(r.Files, f)
-		prev = f
+	} else {
+		r.Files, r.loaded = d.fileRows(), true
 	}
 	nr := d.count("run count", 1)
 	for range nr {
@@ -170,13 +286,40 @@ func decodeRoot(b []byte) (*root, error) {
 		}
 		r.Runs = append(r.Runs, run)
 	}
-	if d.f.openIngest {
+	switch {
+	case d.f.openFlag:
+		if o := d.bytes(1, "open ingest flag"); o != nil {
+			switch o[0] {
+			case 0:
+			case 1:
+				r.Open = decodeOpen(d, len(r.Runs))
+			default:
+				d.fail("open ingest flag")
+			}
+		}
+	case d.f.openIngest:
 		r.Open = decodeOpen(d, len(r.Runs))
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("payload length")
 	}
 	return r, d.err
+}
+
+// fileRows reads an input-file table: its row count, then the rows.
+func (d *dec) fileRows() []InputFile {
+	nf := d.count("file count", 35)
+	var files []InputFile
+	var prev InputFile
+	for range nf {
+		f := d.f.fileRow(d, &prev)
+		if d.err != nil {
+			break
+		}
+		files = append(files, f)
+		prev = f
+	}
+	return files
 }
 
 // fileRowV2 reads an input-file row of catalog version 2: the name
@@ -246,7 +389,27 @@ func fileRowV6(d *dec, prev *InputFile) InputFile {
 		}
 	}
 	if f.OriginalWhy == originalExact {
-		f.Original = decodeOriginal(d)
+		f.Original = decodeOriginal(d, false)
+	}
+	return f
+}
+
+// fileRowV8 reads a row of catalog version 8 (an input-file part):
+// version 6's, whose member table says whether its lengths are the
+// pieces' (Original.PerPiece).
+func fileRowV8(d *dec, prev *InputFile) InputFile {
+	f := fileRowV5(d, prev)
+	if d.err != nil || f.StreamLen < 0 {
+		return f
+	}
+	if w := d.bytes(1, "file original"); w != nil {
+		if f.OriginalWhy = w[0]; f.OriginalWhy >= originalReasons {
+			d.fail("file original")
+			return f
+		}
+	}
+	if f.OriginalWhy == originalExact {
+		f.Original = decodeOriginal(d, true)
 	}
 	return f
 }

@@ -341,7 +341,7 @@ func encodeSegment(urls []URLVersions, unique func(pack.ID) (bool, error)) ([]by
 	}
 	out := make([]byte, 0, len(segmentMagic)+(2+numCols)*binary.MaxVarintLen64+n)
 	out = append(out, segmentMagic...)
-	out = binary.AppendUvarint(out, catalogVersion)
+	out = binary.AppendUvarint(out, segmentVersion)
 	out = binary.AppendUvarint(out, uint64(len(b)))
 	for _, c := range cols {
 		out = binary.AppendUvarint(out, uint64(len(c)))

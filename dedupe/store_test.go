@@ -153,7 +153,7 @@ func TestResumeIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Files = nil
+	r.Files, r.Parts = nil, nil
 	w, err := s.Begin()
 	if err != nil {
 		t.Fatal(err)

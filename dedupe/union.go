@@ -21,9 +21,6 @@ type union struct {
 	parts []unionPart
 	// route returns the index of the part whose key range holds key.
 	route func(key string) int
-
-	filesOnce sync.Once
-	filesErr  error
 }
 
 type unionPart struct {
@@ -56,20 +53,31 @@ func Join(opens []func() (*Archive, error), route func(key string) int) *Archive
 	return &Archive{u: u, root: &root{}}
 }
 
-// loadFiles merges a union's input-file table from its parts, once.
+// loadFiles reads the input-file table once: an archive's from the parts
+// its root lists, a union's merged from its members'.
 func (a *Archive) loadFiles() error {
-	if a.u == nil {
-		return nil
-	}
-	a.u.filesOnce.Do(func() {
+	a.filesOnce.Do(func() {
+		if a.u == nil {
+			if a.filesErr = a.root.load(a.store); a.filesErr != nil {
+				a.filesErr = fmt.Errorf("%s: %w", a.store.Dir(), a.filesErr)
+			}
+			return
+		}
 		ms, err := a.members()
+		if err == nil {
+			for _, m := range ms {
+				if err = m.loadFiles(); err != nil {
+					break
+				}
+			}
+		}
 		if err != nil {
-			a.u.filesErr = err
+			a.filesErr = err
 			return
 		}
 		a.root.Files = mergeFiles(ms)
 	})
-	return a.u.filesErr
+	return a.filesErr
 }
 
 // mergeFiles is the union's input-file table (Join).
