@@ -422,12 +422,12 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 	if n := len(m.indexes); n > 0 {
 		num = m.indexes[n-1].num + 1
 	}
-	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, m.idLen(), s.opts.noSync)
+	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, m.idLen(), &s.opts)
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
 	if !s.opts.NoParity {
-		if _, err := protectRange(s.dir, indexName(num), 0, size, s.opts.noSync); err != nil {
+		if _, err := protectRange(s.dir, indexName(num), 0, size, &s.opts); err != nil {
 			return err
 		}
 	}
@@ -667,7 +667,7 @@ func (s *Store) rewritePack(p fileRef, keep []frameRow) (int64, error) {
 		}
 	}
 	if !s.opts.NoParity {
-		if _, err := protectRange(s.dir, name, 0, size, s.opts.noSync); err != nil {
+		if _, err := protectRange(s.dir, name, 0, size, &s.opts); err != nil {
 			return 0, err
 		}
 	}
