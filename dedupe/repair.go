@@ -20,7 +20,6 @@ type ReingestResult struct {
 	Lost     int // captures (and gaps) that lacked objects before
 	Restored int // of them, those that lack none after
 	Objects  int // objects put back
-	Salvaged int // salvaged objects stored again
 	// Refused names the originals not used, and why (a file that differs
 	// from the one ingested under its name); Unread the records of the
 	// originals that could not be used (not found at their recorded
@@ -49,10 +48,7 @@ type ReingestResult struct {
 // capture is read again, from the originals given. The objects put back
 // are stored whole (no chunks, no delta bases): they then depend on no
 // other frame.
-//
-// salvaged are objects pack.RebuildIndexes read from the frames it
-// dropped: they are stored again first.
-func Reingest(ctx context.Context, dir string, originals []string, salvaged []pack.Salvaged, opts pack.Options) (ReingestResult, error) {
+func Reingest(ctx context.Context, dir string, originals []string, opts pack.Options) (ReingestResult, error) {
 	var res ReingestResult
 	opts.Plain = true
 	s, err := pack.Open(dir, opts)
@@ -65,21 +61,7 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 		return res, err
 	}
 	defer w.Close()
-	for _, o := range salvaged {
-		if _, isNew, err := w.Add(o.Kind, o.Data); err != nil {
-			return res, fmt.Errorf("store salvaged object: %w", err)
-		} else if isNew {
-			res.Salvaged++
-		}
-	}
 	payload := s.Payload()
-	if res.Salvaged > 0 {
-		// Committed now: catalog segments among them are read below,
-		// through the store.
-		if err := w.Commit(payload); err != nil {
-			return res, fmt.Errorf("commit: %w", err)
-		}
-	}
 	r, err := decodeRoot(payload)
 	if err != nil {
 		return res, fmt.Errorf("open catalog of %s: %w", dir, err)

@@ -88,7 +88,7 @@ func TestRepairReingestModel(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			res, err := Reingest(context.Background(), arch, files, rr.Salvaged, pack.Options{})
+			res, err := Reingest(context.Background(), arch, files, pack.Options{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -117,7 +117,7 @@ func TestRepairReingestModel(t *testing.T) {
 			if err != nil || st.Problems > 0 {
 				t.Fatalf("%s: verify: %d problems, %v", name, st.Problems, err)
 			}
-			t.Logf("%s: %d lost, %d objects put back, %d salvaged", name, res.Lost, res.Objects, res.Salvaged)
+			t.Logf("%s: %d lost, %d objects put back, %d salvaged", name, res.Lost, res.Objects, len(rr.Salvaged))
 		}
 	}
 	if exercised < 5 {

@@ -83,7 +83,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 			return exitFailure
 		}
-		ri, err := dedupe.Reingest(ctx, dir, originals, res.Salvaged, pack.Options{})
+		ri, err := dedupe.Reingest(ctx, dir, originals, pack.Options{})
 		for _, r := range ri.Refused {
 			fmt.Fprintf(stderr, "blockwarc repair: refused original %s\n", r)
 		}
@@ -99,9 +99,6 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err != nil {
 			fmt.Fprintf(stderr, "blockwarc repair: re-ingest: %v\n", err)
 			return exitFailure
-		}
-		if ri.Salvaged > 0 {
-			fmt.Fprintf(stdout, "repaired: %d object(s) of dropped frames stored again\n", ri.Salvaged)
 		}
 		fmt.Fprintf(stdout, "re-ingested: %d of %d lost capture(s) complete again, %d object(s) put back from the originals\n", ri.Restored, ri.Lost, ri.Objects)
 		reingested = true
