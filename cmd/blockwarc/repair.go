@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
@@ -53,24 +54,37 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	res, err := pack.Repair(dir, pack.Options{})
+	// The pack ranges and frames that do not read are said at the end,
+	// and only when captures are still lost: re-ingest may have put back
+	// everything they held.
+	var damage []string
 	report := func(res pack.RepairResult) {
 		for _, d := range res.Done {
 			fmt.Fprintf(stdout, "repaired: %s\n", d)
 		}
 		for _, l := range res.Lost {
-			fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+			if !slices.Contains(damage, l) {
+				damage = append(damage, l)
+			}
 		}
 	}
 	report(res)
 	if err != nil {
+		for _, d := range damage {
+			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+		}
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
 	st, problems, err := verifyQuiet(dir, stderr)
 	if err != nil && len(originals) == 0 {
+		for _, d := range damage {
+			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+		}
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
+	lostBefore := st.Lost
 	reingested := false
 	// A catalog segment that does not read stops verify (err): the
 	// captures of the others may still be put back.
@@ -103,9 +117,34 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stdout, "re-ingested: %d of %d lost capture(s) complete again, %d object(s) put back from the originals\n", ri.Restored, ri.Lost, ri.Objects)
 		reingested = true
 		if st, problems, err = verifyQuiet(dir, stderr); err != nil {
+			for _, d := range damage {
+				fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+			}
 			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 			return exitFailure
 		}
+		// What was lost and restores now, in the terms verify names
+		// lost captures.
+		type place struct {
+			file string
+			off  int64
+		}
+		still := map[place]bool{}
+		for _, l := range st.Lost {
+			still[place{l.File, l.Offset}] = true
+		}
+		for _, l := range lostBefore {
+			if !still[place{l.File, l.Offset}] {
+				fmt.Fprintf(stdout, "restored: %s\n", l)
+			}
+		}
+	}
+	if st.Problems > 0 || len(st.Lost) > 0 {
+		for _, d := range damage {
+			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+		}
+	} else if len(damage) > 0 {
+		fmt.Fprintf(stdout, "repaired: %d damaged range(s) or frame(s) dropped; nothing of them is lost\n", len(damage))
 	}
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "blockwarc repair: still damaged: %v\n", p)

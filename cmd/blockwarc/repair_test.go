@@ -118,6 +118,16 @@ func TestRepairReingest(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "re-ingested: ") {
 		t.Fatalf("repair with the originals: exit %d:\n%s\n%s", code, out, stderr)
 	}
+	// Everything came back: nothing is said lost, and each capture that
+	// was is said restored.
+	if strings.Contains(stderr, "lost") || strings.Contains(stderr, "damaged") {
+		t.Fatalf("repair that restored everything says something is lost:\n%s", stderr)
+	}
+	for k := range bad {
+		if !strings.Contains(out, fmt.Sprintf("from %s at offset %d\n", k.file, k.off)) {
+			t.Fatalf("repair does not say capture %v was restored:\n%s", k, out)
+		}
+	}
 	if after := dirListing(t, orig) + dirListing(t, tmp); after != before {
 		t.Fatalf("repair wrote outside the archive:\n%s\nwas\n%s", after, before)
 	}
