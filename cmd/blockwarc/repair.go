@@ -81,6 +81,13 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		for _, d := range damage {
 			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
 		}
+		// A catalog segment that does not read stops verify: its key
+		// range and the files that held it are what to re-ingest from.
+		if lost, lerr := dedupe.LostSegments(dir, pack.Options{}); lerr == nil {
+			for _, l := range lost {
+				fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+			}
+		}
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
@@ -109,6 +116,9 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		for _, u := range ri.Unlisted {
 			fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", u)
+		}
+		for _, u := range ri.Recovered {
+			fmt.Fprintf(stdout, "re-ingested: %s\n", u)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "blockwarc repair: re-ingest: %v\n", err)
