@@ -20,18 +20,23 @@ tables). Then verify the whole archive (as 'blockwarc verify').
 
 When captures are lost (their objects were in pack bytes no frame could be
 read from) and ORIGINAL-INPUTS are given (files or directories, as to
-ingest), repair re-ingests them: it rebuilds the indexes from the frames
-that read, reads every capture of the lost captures' URLs again from the
-original whose base name, size and SHA-256 are those of the input file the
-archive recorded (an original that differs is refused, and named), checks
-each record against the CRC-32C recorded for it, and puts back the objects
-the catalog names and the archive lacks (docs/FORMAT.md "Re-ingesting lost
-captures"). Nothing is written outside ARCHIVE.
+ingest), repair re-ingests them: it writes the damaged pack's readable
+frames to a new pack and rebuilds the indexes (one commit; the damaged
+pack is deleted only after it), reads every capture of the lost captures'
+URLs again from the original whose base name, size and SHA-256 are those
+of the input file the archive recorded (an original that differs is
+refused, and named), checks each record against the CRC-32C recorded for
+it, and puts back the objects the catalog names and the archive lacks
+(docs/FORMAT.md "Re-ingesting lost captures"). A catalog segment that
+does not read is re-ingested from the originals of the input files that
+held its records. Nothing is written outside ARCHIVE; a crash or an I/O
+error leaves the archive at its last commit, and repair can run again.
 
-Finally repair names what is still lost: pack ranges no frame could be
-read from, and the captures that do not restore, by URL, capture time,
-input file and offset. The exit status is 0 only when the repaired archive
-verifies.`
+Finally repair names what was restored and what is still lost: the
+captures that do not restore, by URL, capture time, input file and
+offset, the pack ranges that do not read, and a lost catalog segment by
+key range and the input files that held it. The exit status is 0 only
+when the repaired archive verifies.`
 
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("repair", "ARCHIVE [ORIGINAL-INPUTS...]", repairAbout, stderr)
