@@ -96,6 +96,19 @@ func TestRepairReingest(t *testing.T) {
 	os.WriteFile(packs[0], b, 0o644)
 	bwa2 := filepath.Join(root, "b.bwa")
 	sharedtest.CopyDir(t, bwa, bwa2)
+	// Repair stopped between its two commits (the damage dropped, the
+	// objects not yet put back): repair run again completes.
+	bwa3 := filepath.Join(root, "c.bwa")
+	sharedtest.CopyDir(t, bwa, bwa3)
+	if _, err := pack.RebuildIndexes(bwa3, pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCmd(t, append([]string{"repair", bwa3}, files...)...); code != exitOK || !strings.Contains(out, "restored: ") {
+		t.Fatalf("repair after an interrupted one: exit %d:\n%s\n%s", code, out, stderr)
+	}
+	if got, bad, err := restoreAll(t, bwa3); err != nil || len(bad) > 0 || len(got) != len(want) {
+		t.Fatalf("after an interrupted repair and a second one: %d of %d captures restore, %d bad, walk: %v", len(got), len(want), len(bad), err)
+	}
 
 	_, bad, _ = restoreAll(t, bwa)
 	if len(bad) == 0 {
