@@ -139,19 +139,20 @@ type Stats struct {
 // writes the same archive bytes as one that was not (docs/FORMAT.md
 // "Crash and resume").
 func Ingest(ctx context.Context, dir string, inputs []string, opts Options) (Stats, error) {
-	st, err := ingest(ctx, dir, inputs, opts, true)
+	st, err := ingest(ctx, dir, inputs, opts, true, nil)
 	if errors.Is(err, errResumeMismatch) {
 		// Nothing was added: the walk stops at the first capture past
 		// the committed position. What the interrupted ingest committed
 		// is then history, as an earlier ingest's would be.
-		st, err = ingest(ctx, dir, inputs, opts, false)
+		st, err = ingest(ctx, dir, inputs, opts, false, nil)
 	}
 	return st, err
 }
 
 // ingest is Ingest; resume says whether to resume an interrupted ingest
-// the root records.
-func ingest(ctx context.Context, dir string, inputs []string, opts Options, resume bool) (Stats, error) {
+// the root records. With rec, it is repair's re-ingest of lost catalog
+// segments (recoverSegments).
+func ingest(ctx context.Context, dir string, inputs []string, opts Options, resume bool, rec *recovery) (Stats, error) {
 	var st Stats
 	if opts.Level == 0 {
 		opts.Level = DefaultLevel
@@ -198,6 +199,14 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		return st, err
 	}
 	todo, skipped, later, err := selectInputs(ctx, files, r.Files)
+	if rec != nil {
+		// Files the archive has ingested: read again, not added.
+		todo, skipped, later = nil, 0, nil
+		for _, f := range files {
+			todo = append(todo, input{path: f})
+		}
+		rec.drop(r)
+	}
 	if err != nil {
 		return st, err
 	}
@@ -233,6 +242,9 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		resume:  open,
 		walk:    newWalkDigest(),
 		records: map[string]int64{}, malformed: map[string]int64{}, pieces: map[string]pieceSum{}, streams: map[string]warcio.FileStream{}}
+	if rec != nil {
+		g.rename = rec.names
+	}
 	if len(r.Runs) == run {
 		r.Runs = append(r.Runs, nil)
 	}
@@ -306,7 +318,9 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	if err := learner.apply(rows, paths, g.pieces, opts.SkipOriginal); err != nil {
 		return st, err
 	}
-	r.Files = append(r.Files, rows...)
+	if rec == nil {
+		r.Files = append(r.Files, rows...)
+	}
 	st.Files = len(todo)
 	finishing("committing")
 	if err := g.commit(nil); err != nil {

@@ -27,7 +27,8 @@ func checkAtCommit(t *testing.T, dir string) {
 }
 
 // TestIngestFaults fails one file operation of an ingest's commits (a
-// full disk, EIO on fsync or rename, through pack.Options.Faults): the
+// full disk, EIO on fsync or rename, of a pack, an index, a parity
+// sidecar or the commit, through pack.Options.Faults): the
 // ingest must fail with the system's error naming the file, the archive
 // verify at its last commit, and running the ingest again give the bytes
 // of an ingest that never failed.
@@ -50,6 +51,13 @@ func TestIngestFaults(t *testing.T) {
 		{"EIO syncing the commit", "sync", "COMMIT.tmp", 5, syscall.EIO},
 		{"EIO renaming the commit", "rename", "COMMIT", 3, syscall.EIO},
 		{"EIO renaming the commit's copy", "rename", "COMMIT.copy", 3, syscall.EIO},
+		{"disk full writing an index", "write", ".idx", 3, syscall.ENOSPC},
+		{"EIO syncing an index", "sync", ".idx", 2, syscall.EIO},
+		{"EIO syncing a merged index", "sync", ".idx", 5, syscall.EIO},
+		{"disk full writing a pack's parity", "write", ".pack.par", 1, syscall.ENOSPC},
+		{"disk full writing an index's parity", "write", ".idx.par", 3, syscall.ENOSPC},
+		{"EIO syncing parity", "sync", ".par", 4, syscall.EIO},
+		{"EIO syncing coalesced parity", "sync", ".par.next", 2, syscall.EIO},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			arch := filepath.Join(t.TempDir(), "a.bwa")

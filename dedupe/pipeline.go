@@ -43,6 +43,9 @@ type ingester struct {
 
 	cur     *job             // the job receiving captures
 	records map[string]int64 // records read, by input path (walk callback)
+	// rename maps an input path to the name its versions take (repair's
+	// re-ingest: the name the file was ingested under, recoverSegments).
+	rename map[string]string
 	// walk digests the captures walked (walk callback); while resume is
 	// set, captures up to its key are skipped as committed, and resumed
 	// counts the records skipped.
@@ -121,8 +124,12 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	ps := g.pieces[c.File]
 	ps.add(c.Offset, c.SkipInMember, int64(len(c.RawHeader)+len(block)+len(c.Trailer)))
 	g.pieces[c.File] = ps
+	file := c.File
+	if n, ok := g.rename[file]; ok {
+		file = n
+	}
 	v := Version{
-		File: c.File, Offset: c.Offset, Length: c.Length, Skip: c.SkipInMember,
+		File: file, Offset: c.Offset, Length: c.Length, Skip: c.SkipInMember,
 		Date: c.Date, Type: c.Type, RecordID: c.RecordID, TargetURI: c.TargetURI,
 		Trailer: bytes.Clone(c.Trailer), Gap: c.Gap,
 	}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"blockwarc/dedupe/pack"
 	"blockwarc/partition"
@@ -20,17 +22,18 @@ type ReingestResult struct {
 	Lost     int // captures (and gaps) that lacked objects before
 	Restored int // of them, those that lack none after
 	Objects  int // objects put back
-	Salvaged int // salvaged objects stored again
 	// Refused names the originals not used, and why (a file that differs
 	// from the one ingested under its name); Unread the records of the
 	// originals that could not be used (not found at their recorded
 	// offset, or different from the record ingested there); Missing the
 	// input files of lost captures no original was given for.
 	Refused, Unread, Missing []string
-	// Unlisted names the catalog segments that do not read (their
-	// captures cannot even be named) and the parts of the input-file
-	// table that do not read (their files' originals are then refused).
-	Unlisted []string
+	// Unlisted names the catalog segments that do not read and were not
+	// re-ingested, by key range and the input files that held their
+	// records, and the parts of the input-file table that do not read
+	// (their files' originals are then refused); Recovered the segments
+	// whose records were re-ingested.
+	Unlisted, Recovered []string
 }
 
 // Reingest puts back, from the original input files, the objects the
@@ -51,9 +54,17 @@ type ReingestResult struct {
 // are stored whole (no chunks, no delta bases): they then depend on no
 // other frame.
 //
-// salvaged are objects pack.RebuildIndexes read from the frames it
-// dropped: they are stored again first.
-func Reingest(ctx context.Context, dir string, originals []string, salvaged []pack.Salvaged, opts pack.Options) (ReingestResult, error) {
+// A catalog segment that does not read is re-ingested whole
+// (recoverSegments) once the objects are back.
+func Reingest(ctx context.Context, dir string, originals []string, opts pack.Options) (ReingestResult, error) {
+	res, err := reingestObjects(ctx, dir, originals, opts)
+	if err != nil {
+		return res, err
+	}
+	return res, recoverSegments(ctx, dir, originals, opts, &res)
+}
+
+func reingestObjects(ctx context.Context, dir string, originals []string, opts pack.Options) (ReingestResult, error) {
 	var res ReingestResult
 	opts.Plain = true
 	s, err := pack.Open(dir, opts)
@@ -66,21 +77,7 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 		return res, err
 	}
 	defer w.Close()
-	for _, o := range salvaged {
-		if _, isNew, err := w.Add(o.Kind, o.Data); err != nil {
-			return res, fmt.Errorf("store salvaged object: %w", err)
-		} else if isNew {
-			res.Salvaged++
-		}
-	}
 	payload := s.Payload()
-	if res.Salvaged > 0 {
-		// Committed now: catalog segments among them are read below,
-		// through the store.
-		if err := w.Commit(payload); err != nil {
-			return res, fmt.Errorf("commit: %w", err)
-		}
-	}
 	r, err := decodeRoot(payload)
 	if err != nil {
 		return res, fmt.Errorf("open catalog of %s: %w", dir, err)
@@ -129,10 +126,7 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 					urls, err = decodeSegment(seg, resolve)
 				}
 				if err != nil {
-					if pass == 0 {
-						res.Unlisted = append(res.Unlisted, fmt.Sprintf("catalog segment %s (keys %q to %q): %v", ref.ID, ref.First, ref.Last, err))
-					}
-					continue
+					continue // recoverSegments
 				}
 				for _, u := range urls {
 					if pass == 1 {
@@ -180,34 +174,11 @@ func Reingest(ctx context.Context, dir string, originals []string, salvaged []pa
 
 	// 2. The originals: matched to the recorded input files by base
 	// name, and checked.
-	paths, err := expandInputs(originals)
+	byBase, refused, err := matchOriginals(ctx, originals, r.Files)
 	if err != nil {
 		return res, err
 	}
-	byBase := map[string]string{}
-	for _, p := range paths {
-		in, err := hashFile(ctx, p, nil)
-		if err != nil {
-			return res, err
-		}
-		var rec *InputFile
-		for i := range r.Files {
-			if f := &r.Files[i]; f.Name == in.Name {
-				rec = f
-				if f.Size == in.Size && f.SHA256 == in.SHA256 {
-					break
-				}
-			}
-		}
-		switch {
-		case rec == nil:
-			res.Refused = append(res.Refused, fmt.Sprintf("%s: the archive has no input file of that name", p))
-		case rec.Size != in.Size || rec.SHA256 != in.SHA256:
-			res.Refused = append(res.Refused, fmt.Sprintf("%s: differs from the file ingested under that name (%d bytes, SHA-256 %x; the archive recorded %d bytes, %x)", p, in.Size, in.SHA256, rec.Size, rec.SHA256))
-		default:
-			byBase[in.Name] = p
-		}
-	}
+	res.Refused = refused
 	type place struct {
 		file      string // base name
 		off, skip int64
@@ -433,4 +404,220 @@ func reingestRecord(v *Version, header, block []byte, prior *partition.Result, p
 		}
 	}
 	return found, nil
+}
+
+// matchOriginals maps the base names of the input files the archive
+// recorded to the originals given for them: an original is used only when
+// its base name, size and SHA-256 are those of the input-file row;
+// refused says why the others are not.
+func matchOriginals(ctx context.Context, originals []string, files []InputFile) (byBase map[string]string, refused []string, err error) {
+	paths, err := expandInputs(originals)
+	if err != nil {
+		return nil, nil, err
+	}
+	byBase = map[string]string{}
+	for _, p := range paths {
+		in, err := hashFile(ctx, p, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		var rec *InputFile
+		for i := range files {
+			if f := &files[i]; f.Name == in.Name {
+				rec = f
+				if f.Size == in.Size && f.SHA256 == in.SHA256 {
+					break
+				}
+			}
+		}
+		switch {
+		case rec == nil:
+			refused = append(refused, fmt.Sprintf("%s: the archive has no input file of that name", p))
+		case rec.Size != in.Size || rec.SHA256 != in.SHA256:
+			refused = append(refused, fmt.Sprintf("%s: differs from the file ingested under that name (%d bytes, SHA-256 %x; the archive recorded %d bytes, %x)", p, in.Size, in.SHA256, rec.Size, rec.SHA256))
+		default:
+			byBase[in.Name] = p
+		}
+	}
+	return byBase, refused, nil
+}
+
+// lostSegments are the catalog segments of an archive that do not read,
+// and the input files that held their records.
+type lostSegments struct {
+	refs  map[pack.ID]error
+	desc  []string          // each lost segment: ID, key range
+	why   []error           // and why it does not read
+	held  []string          // base names of the input files with records no segment that reads names
+	named map[string]string // base name → the file name versions give (as ingest was given it)
+}
+
+// findLostSegments reads every catalog segment of the archive in dir. An
+// input file's row counts its records and gaps; the versions the readable
+// segments hold of it say how many are missing: a file with missing
+// records held records of a lost segment (the root does not say which
+// files a run read).
+func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, error) {
+	s, err := pack.Open(dir, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	r, err := decodeRoot(s.Payload())
+	if err != nil {
+		return nil, nil, fmt.Errorf("open catalog of %s: %w", dir, err)
+	}
+	// A part of the input-file table that does not read leaves the rows
+	// before it; Reingest names it.
+	_ = r.load(s)
+	ls := &lostSegments{refs: map[pack.ID]error{}, named: map[string]string{}}
+	resolve := lostResolver(s, func(pack.ID, int) {})
+	records, gaps := map[string]int64{}, map[string]int64{}
+	for _, run := range r.Runs {
+		for _, ref := range run {
+			seg, _, err := s.Get(ref.ID)
+			var urls []URLVersions
+			if err == nil {
+				urls, err = decodeSegment(seg, resolve)
+			}
+			if err != nil {
+				ls.refs[ref.ID] = err
+				ls.desc = append(ls.desc, fmt.Sprintf("catalog segment %s (keys %q to %q)", ref.ID, ref.First, ref.Last))
+				ls.why = append(ls.why, err)
+				continue
+			}
+			for _, u := range urls {
+				for _, v := range u.Versions {
+					b := filepath.Base(v.File)
+					ls.named[b] = v.File
+					if v.Gap {
+						gaps[b]++
+					} else {
+						records[b]++
+					}
+				}
+			}
+		}
+	}
+	if len(ls.refs) == 0 {
+		return r, ls, nil
+	}
+	for _, f := range r.Files {
+		if f.Records < 0 || records[f.Name] < f.Records || gaps[f.Name] < f.Gaps {
+			ls.held = append(ls.held, f.Name)
+		}
+	}
+	return r, ls, nil
+}
+
+// LostSegments names the catalog segments of the archive in dir that do
+// not read, by key range, with the input files that held their records
+// (the originals repair needs to re-ingest them).
+func LostSegments(dir string, opts pack.Options) ([]string, error) {
+	_, ls, err := findLostSegments(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, d := range ls.desc {
+		out = append(out, fmt.Sprintf("%s: %v; its records were in %s", d, ls.why[i], heldFiles(ls.held)))
+	}
+	return out, nil
+}
+
+func heldFiles(held []string) string {
+	if len(held) == 0 {
+		return "no input file the archive recorded (their records are counted in other segments)"
+	}
+	return strings.Join(held, ", ")
+}
+
+// recovery is what ingest does differently for recoverSegments: the lost
+// segments leave the root, and the files keep the names they were
+// ingested under.
+type recovery struct {
+	lost  map[pack.ID]error
+	names map[string]string // original's path → name versions give
+}
+
+// drop removes the lost segments from r's runs.
+func (rc *recovery) drop(r *root) {
+	for i, run := range r.Runs {
+		r.Runs[i] = slices.DeleteFunc(run, func(ref segRef) bool { return rc.lost[ref.ID] != nil })
+	}
+}
+
+// recoverSegments re-ingests the records of catalog segments that do not
+// read: the input files that held them (findLostSegments) are read again,
+// from originals checked against the archive's input-file rows, keeping
+// the keys of the lost segments' ranges; a record a segment that reads
+// names is skipped as ingest skips a record already ingested (same file
+// name, offset), so what is added are the lost segments' records, as a
+// new run, in the commit that removes the lost segments from the root.
+// Nothing is done unless an original is given for every file that held
+// them: the lost key ranges would otherwise be forgotten.
+func recoverSegments(ctx context.Context, dir string, originals []string, opts pack.Options, res *ReingestResult) error {
+	r, ls, err := findLostSegments(dir, opts)
+	if err != nil || len(ls.refs) == 0 {
+		return err
+	}
+	byBase := map[string]string{}
+	if len(originals) > 0 {
+		if byBase, _, err = matchOriginals(ctx, originals, r.Files); err != nil {
+			return err
+		}
+	}
+	var missing, files []string
+	names := map[string]string{}
+	for _, b := range ls.held {
+		p := byBase[b]
+		if p == "" {
+			missing = append(missing, b)
+			continue
+		}
+		files = append(files, p)
+		if n := ls.named[b]; n != "" {
+			names[p] = n
+		}
+	}
+	why := ""
+	switch {
+	case len(originals) == 0:
+	case len(missing) > 0:
+		why = "; not re-ingested: no original given for " + strings.Join(missing, ", ")
+	case r.Open != nil:
+		why = "; not re-ingested: an interrupted ingest is open (run it again first)"
+	case len(ls.held) == 0:
+		why = "; not re-ingested: no input file has records the other segments do not name"
+	}
+	if len(originals) == 0 || why != "" {
+		for i, d := range ls.desc {
+			res.Unlisted = append(res.Unlisted, fmt.Sprintf("%s: %v; its records were in %s%s", d, ls.why[i], heldFiles(ls.held), why))
+		}
+		return nil
+	}
+	var ranges [][2]string
+	for _, run := range r.Runs {
+		for _, ref := range run {
+			if ls.refs[ref.ID] != nil {
+				ranges = append(ranges, [2]string{ref.First, ref.Last})
+			}
+		}
+	}
+	o := Options{
+		Pack: opts, SkipOriginal: true, TempDir: dir,
+		// One commit: the root without the lost segments and the run
+		// that replaces them are published together.
+		CommitBytes: math.MaxInt64,
+		Select: func(key string) bool {
+			return slices.ContainsFunc(ranges, func(k [2]string) bool { return key >= k[0] && key <= k[1] })
+		},
+	}
+	st, err := ingest(ctx, dir, files, o, false, &recovery{lost: ls.refs, names: names})
+	if err != nil {
+		return fmt.Errorf("re-ingest lost catalog segments: %w", err)
+	}
+	res.Recovered = append(res.Recovered, ls.desc...)
+	res.Recovered = append(res.Recovered, fmt.Sprintf("%d record(s) and gap(s) of their key ranges re-ingested from %s", st.Records+st.Gaps-st.Repeats, strings.Join(files, ", ")))
+	return nil
 }

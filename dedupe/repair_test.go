@@ -3,9 +3,11 @@ package dedupe
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,9 +20,9 @@ import (
 // previous page as Prior, gzip and brotli pages kept as their decoded
 // document's blocks (chunked or not), payloads whole, header anchors of
 // earlier captures, non-HTTP blocks. For each damaged place (frames of
-// objects, whole or chunked, with delta bases), either the damage took a
-// catalog segment (named, nothing to re-ingest it from) or every capture
-// restores byte for byte again and the archive verifies.
+// objects, whole or chunked, with delta bases, and catalog segments,
+// re-ingested from the files that held them), every capture restores
+// byte for byte again, none twice, and the archive verifies.
 func TestRepairReingestModel(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2022, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -57,7 +59,7 @@ func TestRepairReingestModel(t *testing.T) {
 		writeFile(t, p, recs...)
 		files = append(files, p)
 	}
-	exercised := 0
+	exercised, segments := 0, 0
 	for _, plain := range []bool{false, true} {
 		pristine := filepath.Join(dir, fmt.Sprintf("pristine-%v.bwa", plain))
 		opts := testOpts()
@@ -88,13 +90,20 @@ func TestRepairReingestModel(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			res, err := Reingest(context.Background(), arch, files, rr.Salvaged, pack.Options{})
+			if segments == 0 && !plain {
+				// The first place (it loses catalog segments): a
+				// crash-safety pass over re-ingest's writes.
+				failEachOp(t, name, arch, files, n)
+			}
+			res, err := Reingest(context.Background(), arch, files, pack.Options{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if len(res.Unlisted) > 0 {
-				t.Logf("%s: a catalog segment is lost: %v", name, res.Unlisted)
-				continue
+				t.Fatalf("%s: a catalog segment is lost, not re-ingested: %v", name, res.Unlisted)
+			}
+			if len(res.Recovered) > 0 {
+				segments++
 			}
 			if len(res.Refused)+len(res.Unread)+len(res.Missing) > 0 {
 				t.Fatalf("%s: %+v", name, res)
@@ -117,10 +126,57 @@ func TestRepairReingestModel(t *testing.T) {
 			if err != nil || st.Problems > 0 {
 				t.Fatalf("%s: verify: %d problems, %v", name, st.Problems, err)
 			}
-			t.Logf("%s: %d lost, %d objects put back, %d salvaged", name, res.Lost, res.Objects, res.Salvaged)
+			t.Logf("%s: %d lost, %d objects put back, %d salvaged, segments re-ingested: %v", name, res.Lost, res.Objects, len(rr.Salvaged), res.Recovered)
 		}
 	}
-	if exercised < 5 {
-		t.Fatalf("only %d damaged places lost captures that could be re-ingested", exercised)
+	if exercised < 5 || segments == 0 {
+		t.Fatalf("only %d damaged places lost captures that could be re-ingested, %d a catalog segment", exercised, segments)
 	}
+}
+
+// failEachOp fails, in turn, each file operation Reingest makes on the
+// archive in dir (a copy of it each time): Reingest returns the error, the
+// archive stays readable at a commit, and Reingest run again restores
+// each of the want records once.
+func failEachOp(t *testing.T, name, dir string, files []string, want int) {
+	t.Helper()
+	count := filepath.Join(t.TempDir(), "count.bwa")
+	sharedtest.CopyDir(t, dir, count)
+	ops := 0
+	if _, err := Reingest(context.Background(), count, files, pack.Options{Faults: func(string, string) error { ops++; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if ops == 0 {
+		t.Fatalf("%s: re-ingest wrote nothing", name)
+	}
+	for i := 1; i <= ops; i++ {
+		a := filepath.Join(t.TempDir(), "a.bwa")
+		sharedtest.CopyDir(t, dir, a)
+		n := 0
+		fail := pack.Options{Faults: func(string, string) error {
+			if n++; n == i {
+				return syscall.EIO
+			}
+			return nil
+		}}
+		if _, err := Reingest(context.Background(), a, files, fail); !errors.Is(err, syscall.EIO) {
+			t.Fatalf("%s, operation %d of %d failing: re-ingest returned %v", name, i, ops, err)
+		}
+		if _, err := pack.Open(a, pack.Options{}); err != nil {
+			t.Fatalf("%s, operation %d failing: the archive does not open: %v", name, i, err)
+		}
+		res, err := Reingest(context.Background(), a, files, pack.Options{})
+		if err != nil || len(res.Unlisted) > 0 {
+			t.Fatalf("%s, operation %d failing: re-run: %v %v", name, i, err, res.Unlisted)
+		}
+		ar, err := Open(a, pack.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := checkRoundTrip(t, ar); got != want {
+			t.Fatalf("%s, operation %d failing: after the re-run %d of %d records restore", name, i, got, want)
+		}
+		ar.Close()
+	}
+	t.Logf("%s: each of %d operations of re-ingest failed in turn", name, ops)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
@@ -19,18 +20,23 @@ tables). Then verify the whole archive (as 'blockwarc verify').
 
 When captures are lost (their objects were in pack bytes no frame could be
 read from) and ORIGINAL-INPUTS are given (files or directories, as to
-ingest), repair re-ingests them: it rebuilds the indexes from the frames
-that read, reads every capture of the lost captures' URLs again from the
-original whose base name, size and SHA-256 are those of the input file the
-archive recorded (an original that differs is refused, and named), checks
-each record against the CRC-32C recorded for it, and puts back the objects
-the catalog names and the archive lacks (docs/FORMAT.md "Re-ingesting lost
-captures"). Nothing is written outside ARCHIVE.
+ingest), repair re-ingests them: it writes the damaged pack's readable
+frames to a new pack and rebuilds the indexes (one commit; the damaged
+pack is deleted only after it), reads every capture of the lost captures'
+URLs again from the original whose base name, size and SHA-256 are those
+of the input file the archive recorded (an original that differs is
+refused, and named), checks each record against the CRC-32C recorded for
+it, and puts back the objects the catalog names and the archive lacks
+(docs/FORMAT.md "Re-ingesting lost captures"). A catalog segment that
+does not read is re-ingested from the originals of the input files that
+held its records. Nothing is written outside ARCHIVE; a crash or an I/O
+error leaves the archive at its last commit, and repair can run again.
 
-Finally repair names what is still lost: pack ranges no frame could be
-read from, and the captures that do not restore, by URL, capture time,
-input file and offset. The exit status is 0 only when the repaired archive
-verifies.`
+Finally repair names what was restored and what is still lost: the
+captures that do not restore, by URL, capture time, input file and
+offset, the pack ranges that do not read, and a lost catalog segment by
+key range and the input files that held it. The exit status is 0 only
+when the repaired archive verifies.`
 
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("repair", "ARCHIVE [ORIGINAL-INPUTS...]", repairAbout, stderr)
@@ -53,24 +59,44 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	res, err := pack.Repair(dir, pack.Options{})
+	// The pack ranges and frames that do not read are said at the end,
+	// and only when captures are still lost: re-ingest may have put back
+	// everything they held.
+	var damage []string
 	report := func(res pack.RepairResult) {
 		for _, d := range res.Done {
 			fmt.Fprintf(stdout, "repaired: %s\n", d)
 		}
 		for _, l := range res.Lost {
-			fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+			if !slices.Contains(damage, l) {
+				damage = append(damage, l)
+			}
 		}
 	}
 	report(res)
 	if err != nil {
+		for _, d := range damage {
+			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+		}
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
 	st, problems, err := verifyQuiet(dir, stderr)
 	if err != nil && len(originals) == 0 {
+		for _, d := range damage {
+			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+		}
+		// A catalog segment that does not read stops verify: its key
+		// range and the files that held it are what to re-ingest from.
+		if lost, lerr := dedupe.LostSegments(dir, pack.Options{}); lerr == nil {
+			for _, l := range lost {
+				fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+			}
+		}
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
+	lostBefore := st.Lost
 	reingested := false
 	// A catalog segment that does not read stops verify (err): the
 	// captures of the others may still be put back.
@@ -83,7 +109,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 			return exitFailure
 		}
-		ri, err := dedupe.Reingest(ctx, dir, originals, res.Salvaged, pack.Options{})
+		ri, err := dedupe.Reingest(ctx, dir, originals, pack.Options{})
 		for _, r := range ri.Refused {
 			fmt.Fprintf(stderr, "blockwarc repair: refused original %s\n", r)
 		}
@@ -96,19 +122,44 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		for _, u := range ri.Unlisted {
 			fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", u)
 		}
+		for _, u := range ri.Recovered {
+			fmt.Fprintf(stdout, "re-ingested: %s\n", u)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "blockwarc repair: re-ingest: %v\n", err)
 			return exitFailure
 		}
-		if ri.Salvaged > 0 {
-			fmt.Fprintf(stdout, "repaired: %d object(s) of dropped frames stored again\n", ri.Salvaged)
-		}
 		fmt.Fprintf(stdout, "re-ingested: %d of %d lost capture(s) complete again, %d object(s) put back from the originals\n", ri.Restored, ri.Lost, ri.Objects)
 		reingested = true
 		if st, problems, err = verifyQuiet(dir, stderr); err != nil {
+			for _, d := range damage {
+				fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+			}
 			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 			return exitFailure
 		}
+		// What was lost and restores now, in the terms verify names
+		// lost captures.
+		type place struct {
+			file string
+			off  int64
+		}
+		still := map[place]bool{}
+		for _, l := range st.Lost {
+			still[place{l.File, l.Offset}] = true
+		}
+		for _, l := range lostBefore {
+			if !still[place{l.File, l.Offset}] {
+				fmt.Fprintf(stdout, "restored: %s\n", l)
+			}
+		}
+	}
+	if st.Problems > 0 || len(st.Lost) > 0 {
+		for _, d := range damage {
+			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
+		}
+	} else if len(damage) > 0 {
+		fmt.Fprintf(stdout, "repaired: %d damaged range(s) or frame(s) dropped; nothing of them is lost\n", len(damage))
 	}
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "blockwarc repair: still damaged: %v\n", p)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
 	"blockwarc/internal/sharedtest"
 	"blockwarc/warcio"
 )
@@ -94,6 +96,19 @@ func TestRepairReingest(t *testing.T) {
 	os.WriteFile(packs[0], b, 0o644)
 	bwa2 := filepath.Join(root, "b.bwa")
 	sharedtest.CopyDir(t, bwa, bwa2)
+	// Repair stopped between its two commits (the damage dropped, the
+	// objects not yet put back): repair run again completes.
+	bwa3 := filepath.Join(root, "c.bwa")
+	sharedtest.CopyDir(t, bwa, bwa3)
+	if _, err := pack.RebuildIndexes(bwa3, pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCmd(t, append([]string{"repair", bwa3}, files...)...); code != exitOK || !strings.Contains(out, "restored: ") {
+		t.Fatalf("repair after an interrupted one: exit %d:\n%s\n%s", code, out, stderr)
+	}
+	if got, bad, err := restoreAll(t, bwa3); err != nil || len(bad) > 0 || len(got) != len(want) {
+		t.Fatalf("after an interrupted repair and a second one: %d of %d captures restore, %d bad, walk: %v", len(got), len(want), len(bad), err)
+	}
 
 	_, bad, _ = restoreAll(t, bwa)
 	if len(bad) == 0 {
@@ -117,6 +132,16 @@ func TestRepairReingest(t *testing.T) {
 	code, out, stderr := runCmd(t, append([]string{"repair", bwa}, files...)...)
 	if code != exitOK || !strings.Contains(out, "re-ingested: ") {
 		t.Fatalf("repair with the originals: exit %d:\n%s\n%s", code, out, stderr)
+	}
+	// Everything came back: nothing is said lost, and each capture that
+	// was is said restored.
+	if strings.Contains(stderr, "lost") || strings.Contains(stderr, "damaged") {
+		t.Fatalf("repair that restored everything says something is lost:\n%s", stderr)
+	}
+	for k := range bad {
+		if !strings.Contains(out, fmt.Sprintf("from %s at offset %d\n", k.file, k.off)) {
+			t.Fatalf("repair does not say capture %v was restored:\n%s", k, out)
+		}
 	}
 	if after := dirListing(t, orig) + dirListing(t, tmp); after != before {
 		t.Fatalf("repair wrote outside the archive:\n%s\nwas\n%s", after, before)
@@ -168,4 +193,117 @@ func TestRepairReingest(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no capture of the modified original")
 	}
+}
+
+// TestRepairLostSegment: without parity, a catalog segment's frame is
+// damaged, so its captures cannot even be named. Repair without the
+// originals names its key range and the input files that held it; with
+// them, it re-ingests the records of that range, and every capture
+// restores byte for byte and the archive verifies.
+func TestRepairLostSegment(t *testing.T) {
+	root := t.TempDir()
+	orig := filepath.Join(root, "orig")
+	sharedtest.CopyDir(t, filepath.Join("..", "..", "testdata", "samples"), orig)
+	files, _ := filepath.Glob(filepath.Join(orig, "ota-lovescout24-*.warc.gz"))
+	if len(files) < 3 {
+		t.Fatalf("samples: %v", files)
+	}
+	want := originalRecords(t, files)
+	bwa := filepath.Join(root, "a.bwa")
+	// Two ingests, two runs: the lost segment's key range holds records
+	// of the other run too, which must not come back twice.
+	for _, in := range [][]string{files[:2], files[2:]} {
+		if code, _, stderr := runCmd(t, append([]string{"ingest", "-parity=false", "-tables=false", bwa}, in...)...); code != exitOK {
+			t.Fatalf("ingest exit %d: %s", code, stderr)
+		}
+	}
+	packs, _ := filepath.Glob(filepath.Join(bwa, "*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("packs: %v", packs)
+	}
+	// The frame whose damage stops the catalog walk: a segment's.
+	pb, _ := os.ReadFile(packs[0])
+	var starts []int
+	for i := 0; ; {
+		j := bytes.Index(pb[i:], []byte("BWFR"))
+		if j < 0 {
+			break
+		}
+		starts = append(starts, i+j)
+		i += j + 4
+	}
+	starts = append(starts, len(pb))
+	try := filepath.Join(root, "try.bwa")
+	found := false
+	for k := len(starts) - 2; k >= 0 && !found; k-- {
+		os.RemoveAll(try)
+		sharedtest.CopyDir(t, bwa, try)
+		b := bytes.Clone(pb)
+		mid := (starts[k] + starts[k+1]) / 2
+		for i := mid; i < mid+16 && i < starts[k+1]; i++ {
+			b[i] ^= 0x5a
+		}
+		os.WriteFile(filepath.Join(try, filepath.Base(packs[0])), b, 0o644)
+		if _, _, err := restoreAll(t, try); err != nil {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no frame whose damage stops the catalog walk")
+	}
+	damaged := filepath.Join(root, "damaged.bwa")
+	sharedtest.CopyDir(t, try, damaged)
+
+	code, _, stderr := runCmd(t, "repair", try)
+	if code == exitOK || !strings.Contains(stderr, "lost: catalog segment") || !strings.Contains(stderr, "keys ") {
+		t.Fatalf("repair without the originals: exit %d:\n%s", code, stderr)
+	}
+	named := 0
+	for _, f := range files {
+		if strings.Contains(stderr, filepath.Base(f)) {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatalf("repair names no input file that held the lost segment:\n%s", stderr)
+	}
+
+	code, out, stderr := runCmd(t, append([]string{"repair", damaged}, files...)...)
+	if code != exitOK || !strings.Contains(out, "re-ingested: catalog segment") {
+		t.Fatalf("repair with the originals: exit %d:\n%s\n%s", code, out, stderr)
+	}
+	got, bad, err := restoreAll(t, damaged)
+	if err != nil || len(bad) > 0 || len(got) != len(want) {
+		t.Fatalf("after repair: %d of %d captures restore, %d bad (%v), walk: %v", len(got), len(want), len(bad), bad, err)
+	}
+	for k, rec := range want {
+		if !bytes.Equal(got[k], rec) {
+			t.Fatalf("capture %v restores %d bytes, not the original record's %d", k, len(got[k]), len(rec))
+		}
+	}
+	if n := countVersions(t, damaged); n != len(want) {
+		t.Fatalf("after repair the catalog holds %d captures, want %d (none twice)", n, len(want))
+	}
+	if code, out, stderr := runCmd(t, "verify", damaged); code != exitOK {
+		t.Fatalf("verify after repair: exit %d: %s %s", code, out, stderr)
+	}
+	if code, out, stderr := runCmd(t, append([]string{"repair", damaged}, files...)...); code != exitOK || !strings.Contains(out, "nothing to repair") {
+		t.Fatalf("second repair: exit %d:\n%s\n%s", code, out, stderr)
+	}
+}
+
+// countVersions counts the versions of the archive's catalog (gaps
+// between records included).
+func countVersions(t *testing.T, dir string) int {
+	t.Helper()
+	a, err := dedupe.Open(dir, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	n := 0
+	if err := a.Walk(func(u dedupe.URLVersions) error { n += len(u.Versions); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -34,7 +34,7 @@ func mergeFrom(refs []fileRef) int {
 // streaming: memory is one read buffer per input. Entries keep their
 // frames; frame tables are concatenated. An id present twice is reported
 // as corruption.
-func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64, error) {
+func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64, error) {
 	var fan [256]uint32
 	var n, nf uint64
 	frameBase := make([]uint32, len(ins))
@@ -55,6 +55,9 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 		return 0, fmt.Errorf("merge indexes: %d frames is over the format limit", nf)
 	}
 	lay.frame = byteWidth(uint32(max(nf, 1) - 1))
+	if err := o.fault("write", path); err != nil {
+		return 0, fmt.Errorf("merge indexes: %w", err)
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("merge indexes: %w", err)
@@ -186,7 +189,11 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, nosync bool) (int64
 	if _, err := f.Write(tr); err != nil {
 		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
 	}
-	if err := fsync(f, nosync); err != nil {
+	err = o.fault("sync", path)
+	if err == nil {
+		err = fsync(f, o.noSync)
+	}
+	if err != nil {
 		return fail(fmt.Errorf("merge indexes: sync %s: %w", path, err))
 	}
 	if err := f.Close(); err != nil {

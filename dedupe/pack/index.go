@@ -529,7 +529,10 @@ func fanRange(f *[256]uint32, b byte) (lo, hi uint32) {
 
 // writeIndex writes a complete index file (entries sorted by id) and
 // fsyncs it. The file is not in force until a commit names it.
-func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, idLen int, nosync bool) (int64, error) {
+func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, idLen int, o *Options) (int64, error) {
+	if err := o.fault("write", path); err != nil {
+		return 0, fmt.Errorf("write index: %w", err)
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("write index: %w", err)
@@ -576,7 +579,11 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 		f.Close()
 		return 0, fmt.Errorf("write index %s: %w", path, err)
 	}
-	if err := fsync(f, nosync); err != nil {
+	err = o.fault("sync", path)
+	if err == nil {
+		err = fsync(f, o.noSync)
+	}
+	if err != nil {
 		f.Close()
 		return 0, fmt.Errorf("sync index %s: %w", path, err)
 	}

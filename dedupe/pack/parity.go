@@ -57,7 +57,7 @@ type staged struct{ from, to string }
 // that extend a small last range are protected with it as one
 // (tailStart), under a staged name that putStaged installs after the
 // commit is published.
-func protectCommit(dir string, prev, m *manifest, nosync bool) ([]staged, error) {
+func protectCommit(dir string, prev, m *manifest, o *Options) ([]staged, error) {
 	old := make(map[uint32]int64, len(prev.packs))
 	for _, p := range prev.packs {
 		old[p.num] = p.size
@@ -71,13 +71,13 @@ func protectCommit(dir string, prev, m *manifest, nosync bool) ([]staged, error)
 		name := packName(p.num)
 		if start := tailStart(dir, name, from); start < from {
 			final := parity.SidecarName(name, start)
-			if _, _, err := parity.ProtectAs(dir, name, start, p.size, final+nextSuffix, nosync); err != nil {
-				return st, fmt.Errorf("commit: %w", err)
+			if err := protectAs(dir, name, start, p.size, final+nextSuffix, o); err != nil {
+				return st, err
 			}
 			st = append(st, staged{final + nextSuffix, final})
 			continue
 		}
-		if _, err := protectRange(dir, name, from, p.size, nosync); err != nil {
+		if _, err := protectRange(dir, name, from, p.size, o); err != nil {
 			return st, err
 		}
 	}
@@ -87,7 +87,7 @@ func protectCommit(dir string, prev, m *manifest, nosync bool) ([]staged, error)
 	}
 	for _, r := range m.indexes {
 		if !had[r.num] {
-			if _, err := protectRange(dir, indexName(r.num), 0, r.size, nosync); err != nil {
+			if _, err := protectRange(dir, indexName(r.num), 0, r.size, o); err != nil {
 				return st, err
 			}
 		}
@@ -156,15 +156,41 @@ func settleStaged(dir, name string, m *manifest) error {
 	return os.Remove(path)
 }
 
-func protectRange(dir, name string, from, to int64, nosync bool) (int64, error) {
+// protectRange writes the sidecar of bytes [from, to) of file name and
+// returns its size.
+func protectRange(dir, name string, from, to int64, o *Options) (int64, error) {
 	if to <= from {
 		return 0, nil
 	}
-	_, n, err := parity.Protect(dir, name, from, to, nosync)
+	if err := o.fault("write", filepath.Join(dir, parity.SidecarName(name, from))); err != nil {
+		return 0, fmt.Errorf("commit: write parity: %w", err)
+	}
+	sc, n, err := parity.Protect(dir, name, from, to, o.noSync)
 	if err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
+	path := filepath.Join(dir, sc)
+	// The sidecar is in place by now: a failed sync leaves one for bytes
+	// no commit names, which cleanup removes (staleParity).
+	if err := o.fault("sync", path); err != nil {
+		return 0, fmt.Errorf("commit: sync parity: %w", err)
+	}
 	return n, nil
+}
+
+// protectAs is protectRange under the staged name scName.
+func protectAs(dir, name string, from, to int64, scName string, o *Options) error {
+	path := filepath.Join(dir, scName)
+	if err := o.fault("write", path); err != nil {
+		return fmt.Errorf("commit: write parity: %w", err)
+	}
+	if _, _, err := parity.ProtectAs(dir, name, from, to, scName, o.noSync); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := o.fault("sync", path); err != nil {
+		return fmt.Errorf("commit: sync parity: %w", err)
+	}
+	return nil
 }
 
 // isParityName reports whether name is a sidecar of one of this

@@ -1,10 +1,12 @@
 package pack
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +14,8 @@ import (
 
 	"blockwarc/dedupe/chunk"
 	"blockwarc/dedupe/parity"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // RepairResult says what Repair did and what it could not restore.
@@ -20,8 +24,7 @@ type RepairResult struct {
 	Lost []string // damage left: file, place, why
 	// Salvaged are the objects that read in frames RebuildIndexes dropped
 	// (a frame with an object that does not restore, or whose delta base
-	// did not): they are in no pack any more, and the caller stores them
-	// again (dedupe.Reingest).
+	// did not): stored again, whole, in the commit that dropped them.
 	Salvaged []Salvaged
 }
 
@@ -287,13 +290,15 @@ func (m mapLocator) locate(id ID) (loc, bool, error) {
 // does not read is skipped and resynchronised past (frames start with a
 // magic and a checksummed header); it is listed in res.Lost.
 //
-// With rewrite, a pack with damage is rewritten in place first, without
-// what does not read (docs/FORMAT.md "Re-ingesting lost captures"): its
-// ranges no frame could be read from, the frames that do not decode, the
-// frames of chunks past a lost one, and the frames holding an object that
-// does not restore or whose delta base is in such a frame (their readable
-// objects go to res.Salvaged). The archive then verifies, with the
-// objects of what was dropped missing: re-ingest puts them back.
+// With rewrite, a pack with damage is first written to a new pack
+// without what does not read (docs/FORMAT.md "Re-ingesting lost
+// captures"): its ranges no frame could be read from, the frames that do
+// not decode, the frames of chunks past a lost one, and the frames
+// holding an object that does not restore or whose delta base is in such
+// a frame (their readable objects are stored again, and listed in
+// res.Salvaged); the commit then names the new pack instead (dropDamage).
+// The archive then verifies, with the objects of what was dropped
+// missing: re-ingest puts them back.
 func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) error {
 	damaged := map[uint32]bool{} // packs with something dropped
 	badFrame := map[int]bool{}   // frames of objects (index in frames) to drop
@@ -422,19 +427,26 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 	if n := len(m.indexes); n > 0 {
 		num = m.indexes[n-1].num + 1
 	}
-	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, m.idLen(), s.opts.noSync)
+	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, m.idLen(), &s.opts)
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
 	if !s.opts.NoParity {
-		if _, err := protectRange(s.dir, indexName(num), 0, size, s.opts.noSync); err != nil {
+		if _, err := protectRange(s.dir, indexName(num), 0, size, &s.opts); err != nil {
 			return err
 		}
 	}
 	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, payload: m.payload}
+	// Compare and swap, as a writer's commit does (the lock is held).
+	if cur, _, err := readManifest(s.dir); err != nil {
+		return fmt.Errorf("repair: reread the commit: %w", err)
+	} else if cur.seq != m.seq {
+		return &ConflictError{Dir: s.dir, Began: m.seq, Found: cur.seq}
+	}
 	if err := publishManifest(s.dir, nm, &s.opts); err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
+	// Only now do the packs moved and the indexes replaced go.
 	return cleanup(s.dir, nm)
 }
 
@@ -503,10 +515,12 @@ func nextFrame(f io.ReaderAt, from, size int64, ok func(q int64) bool) int64 {
 	return size
 }
 
-// dropDamage rewrites the damaged packs of m without what does not read
-// (rebuildIndexes with rewrite: frames lists the frames of objects that
-// decoded, badFrame those of them to drop, chunkRows the frames of chunks
-// kept), then rebuilds the indexes of the rewritten archive.
+// dropDamage writes the damaged packs of m to new packs without what
+// does not read (rebuildIndexes with rewrite: frames lists the frames of
+// objects that decoded, badFrame those of them to drop, chunkRows the
+// frames of chunks kept), with the readable objects of the frames dropped
+// stored again, then rebuilds the indexes over the new packs and
+// publishes them in one commit.
 func (s *Store) dropDamage(m *manifest, res *RepairResult, locs mapLocator, frames []frameRow, chunkRows []chunkRow, badFrame map[int]bool, damaged map[uint32]bool, cr *chunk.Reader) error {
 	at := make(map[frameRow]int, len(frames))
 	for fi, row := range frames {
@@ -556,9 +570,47 @@ func (s *Store) dropDamage(m *manifest, res *RepairResult, locs mapLocator, fram
 		s.cache.release(fr)
 	}
 	s.cache.purge()
+
+	// The kept frames go to new packs, numbered after the last, and the
+	// damaged packs are deleted only once the commit naming the new ones
+	// is published: a crash leaves the old commit in force (the new packs
+	// are leftovers the next writer removes) or the new one. A rebuild
+	// from the frames numbers the frames of chunks in pack order, then
+	// file order: once a moved pack keeps a frame of chunks, every later
+	// pack holding one moves too, in order, so that the order of chunk
+	// numbers, which ref lists and chains depend on, stays the order of
+	// the packs (docs/FORMAT.md "Re-ingesting lost captures").
+	hasChunks := map[uint32]bool{}
+	for _, c := range chunkRows {
+		hasChunks[c.pack] = true
+	}
+	move := map[uint32]bool{}
+	from := uint32(math.MaxUint32)
+	for num := range damaged {
+		move[num] = true
+		if hasChunks[num] {
+			from = min(from, num)
+		}
+	}
+	for num := range hasChunks {
+		if num > from {
+			move[num] = true
+		}
+	}
+	salv, err := s.salvageFrames(res.Salvaged)
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
 	nm := &manifest{seq: m.seq, short: m.short, indexes: m.indexes, payload: m.payload}
+	next := m.packs[len(m.packs)-1].num + 1
+	var last uint32
 	for _, p := range m.packs {
-		if !damaged[p.num] {
+		if move[p.num] {
+			last = p.num
+		}
+	}
+	for _, p := range m.packs {
+		if !move[p.num] {
 			nm.packs = append(nm.packs, p)
 			continue
 		}
@@ -574,16 +626,75 @@ func (s *Store) dropDamage(m *manifest, res *RepairResult, locs mapLocator, fram
 			}
 		}
 		slices.SortFunc(keep, func(a, b frameRow) int { return int(a.off - b.off) })
-		size, err := s.rewritePack(p, keep)
+		var extra [][]byte
+		if p.num == last {
+			extra = salv
+		}
+		size, err := s.movePack(p, next, keep, extra)
 		if err != nil {
 			return fmt.Errorf("repair: %w", err)
 		}
-		res.Done = append(res.Done, fmt.Sprintf("%s rewritten without what does not read: %d frames kept, %d of %d bytes dropped", packName(p.num), len(keep), p.size-size, p.size))
-		nm.packs = append(nm.packs, fileRef{num: p.num, size: size})
-		s.packs[p.num] = size
+		if damaged[p.num] {
+			res.Done = append(res.Done, fmt.Sprintf("%s written as %s without what does not read: %d frames kept, %d of %d bytes dropped", packName(p.num), packName(next), len(keep), p.size-(size-frameBytes(extra)), p.size))
+		} else {
+			res.Done = append(res.Done, fmt.Sprintf("%s copied to %s (its frames of chunks follow those of a rewritten pack)", packName(p.num), packName(next)))
+		}
+		if len(extra) > 0 {
+			res.Done = append(res.Done, fmt.Sprintf("%d object(s) read from the frames dropped stored again in %s", len(res.Salvaged), packName(next)))
+		}
+		nm.packs = append(nm.packs, fileRef{num: next, size: size})
+		s.packs[next] = size
+		next++
 	}
 	s.m = nm
 	return s.rebuildIndexes(nm, res, false)
+}
+
+// frameBytes sums the lengths of frames.
+func frameBytes(frames [][]byte) int64 {
+	var n int64
+	for _, f := range frames {
+		n += int64(len(f))
+	}
+	return n
+}
+
+// salvageFrames encodes objects as frames of whole objects (no delta
+// bases, no chunks: they then depend on no other frame), cut at the
+// frame size.
+func (s *Store) salvageFrames(objs []Salvaged) ([][]byte, error) {
+	if len(objs) == 0 {
+		return nil, nil
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
+	if err != nil {
+		return nil, err
+	}
+	defer enc.Close()
+	var out [][]byte
+	for len(objs) > 0 {
+		n, size := 0, 0
+		for n < len(objs) && (n == 0 || size+len(objs[n].Data) <= s.opts.FrameSize) {
+			size += len(objs[n].Data)
+			n++
+		}
+		kinds, lens := make([]Kind, n), make([]int, n)
+		for i, o := range objs[:n] {
+			kinds[i], lens[i] = o.Kind, len(o.Data)
+		}
+		plain := appendTable(nil, kinds, lens)
+		for _, o := range objs[:n] {
+			plain = append(plain, o.Data...)
+		}
+		if len(plain) > maxFramePlain {
+			return nil, fmt.Errorf("salvaged object of %d bytes over the frame limit", size)
+		}
+		data := enc.EncodeAll(plain, nil)
+		h := frameHeader{clen: uint32(len(data)), ulen: uint32(len(plain)), count: uint32(n), dcrc: crc(data)}
+		out = append(out, append(h.appendTo(nil), data...))
+		objs = objs[n:]
+	}
+	return out, nil
 }
 
 // frameBases lists the delta bases of the frame at row (none when its
@@ -604,70 +715,68 @@ func (s *Store) frameBases(row frameRow) []baseRef {
 	return h.bases
 }
 
-// rewritePack replaces pack p with its header and the frames keep (in
-// file order, byte for byte: frames name their bases by id, not by
-// place), through a temporary file renamed over it, and protects it with
-// new parity. It returns the new length.
-func (s *Store) rewritePack(p fileRef, keep []frameRow) (int64, error) {
-	name := packName(p.num)
-	path := filepath.Join(s.dir, name)
-	old, err := os.Open(path)
+// movePack writes pack p as the new pack num: a header (p's, with the
+// new number) and the frames keep (in file order, byte for byte: frames
+// name their bases by id, not by place), then extra (whole frames), and
+// protects it with parity. It returns its length. Pack p stays as it
+// is: it goes once a commit names num instead.
+func (s *Store) movePack(p fileRef, num uint32, keep []frameRow, extra [][]byte) (int64, error) {
+	old, err := os.Open(filepath.Join(s.dir, packName(p.num)))
 	if err != nil {
 		return 0, err
 	}
 	defer old.Close()
-	tmp := path + ".rewrite"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	name := packName(num)
+	path := filepath.Join(s.dir, name)
+	if err := s.opts.fault("write", path); err != nil {
+		return 0, fmt.Errorf("write pack: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("write pack: %w", err)
 	}
 	size, err := func() (int64, error) {
 		head := make([]byte, packHeaderSize)
-		if _, err := old.ReadAt(head, 0); err != nil || checkFileHeader(head, packMagic, p.num, path) != nil {
-			// The header itself is damaged: a new one.
-			head = appendFileHeader(nil, packMagic, p.num)
+		if _, err := old.ReadAt(head, 0); err == nil && checkFileHeader(head, packMagic, p.num, old.Name()) == nil {
+			// The pack's format version is kept: it tells a writer
+			// whether to append to the pack.
+			le.PutUint32(head[8:], num)
+			le.PutUint32(head[12:], crc(head[:12]))
+		} else {
+			head = appendFileHeader(nil, packMagic, num)
 		}
-		if _, err := f.Write(head); err != nil {
-			return 0, err
-		}
+		bw := bufio.NewWriterSize(f, 1<<20)
+		bw.Write(head)
 		n := int64(packHeaderSize)
 		for _, r := range keep {
-			b := make([]byte, r.len)
-			if _, err := old.ReadAt(b, r.off); err != nil {
-				return 0, err
-			}
-			if _, err := f.Write(b); err != nil {
+			if _, err := io.Copy(bw, io.NewSectionReader(old, r.off, int64(r.len))); err != nil {
 				return 0, err
 			}
 			n += int64(r.len)
 		}
-		return n, fsync(f, s.opts.noSync)
+		for _, b := range extra {
+			bw.Write(b)
+			n += int64(len(b))
+		}
+		if err := bw.Flush(); err != nil {
+			return 0, fmt.Errorf("write pack %s: %w", path, err)
+		}
+		if err := s.opts.fault("sync", path); err != nil {
+			return 0, fmt.Errorf("sync pack %s: %w", path, err)
+		}
+		if err := fsync(f, s.opts.noSync); err != nil {
+			return 0, fmt.Errorf("sync pack %s: %w", path, err)
+		}
+		return n, nil
 	}()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
-		os.Remove(tmp)
 		return 0, err
 	}
-	s.fmu.Lock()
-	if f := s.files[p.num]; f != nil {
-		f.Close()
-		delete(s.files, p.num)
-	}
-	s.fmu.Unlock()
-	// The old sidecars protect bytes that moved.
-	ents, _ := os.ReadDir(s.dir)
-	for _, e := range ents {
-		if f, _, ok := parity.ParseSidecarName(e.Name()); ok && f == name {
-			os.Remove(filepath.Join(s.dir, e.Name()))
-		}
-	}
 	if !s.opts.NoParity {
-		if _, err := protectRange(s.dir, name, 0, size, s.opts.noSync); err != nil {
+		if _, err := protectRange(s.dir, name, 0, size, &s.opts); err != nil {
 			return 0, err
 		}
 	}

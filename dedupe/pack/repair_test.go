@@ -2,10 +2,15 @@ package pack
 
 import (
 	"bytes"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"blockwarc/internal/sharedtest"
 )
 
 // repairArchive writes three commits of small frames, without parity
@@ -176,8 +181,8 @@ func TestRepairPackHeader(t *testing.T) {
 
 // TestRebuildIndexesDropsDamage: without parity, RebuildIndexes rewrites
 // a pack with a damaged frame without it; the other objects read (those
-// of frames dropped for their bases are returned as salvaged), and the
-// archive verifies.
+// of frames dropped for their bases are stored again in the same commit,
+// and listed as salvaged), and the archive verifies.
 func TestRebuildIndexesDropsDamage(t *testing.T) {
 	dir, objs := repairArchive(t, true)
 	packs, _ := filepath.Glob(filepath.Join(dir, "*.pack"))
@@ -202,6 +207,9 @@ func TestRebuildIndexesDropsDamage(t *testing.T) {
 	lost := 0
 	for _, o := range objs {
 		got, _, err := s.Get(Sum(o.data))
+		if salvaged[Sum(o.data)] && err != nil {
+			t.Fatalf("a salvaged object does not read after the repair's commit: %v", err)
+		}
 		switch {
 		case err == nil && !bytes.Equal(got, o.data):
 			t.Fatal("an object reads wrong bytes")
@@ -215,5 +223,179 @@ func TestRebuildIndexesDropsDamage(t *testing.T) {
 	if lost == 0 || len(readable) == 0 {
 		t.Fatalf("%d objects lost, %d readable", lost, len(readable))
 	}
+	t.Logf("%d objects lost, %d readable, %d salvaged", lost, len(readable), len(salvaged))
 	allReadable(t, dir, readable)
+}
+
+// TestRebuildIndexesCrashSafe fails, one at a time, every file operation
+// RebuildIndexes makes while it drops a damaged frame (writing and
+// syncing the new packs, their parity, the index and its parity, the
+// commit and its copy: a crash there leaves what an error leaves). After
+// each, the archive is at its old commit (still repairable) or at the new
+// one (verifying), never returns wrong bytes, and a re-run completes with
+// the objects of an uninterrupted repair. The archive has frames of chunks
+// in several packs, so that the packs after the damaged one move too.
+func TestRebuildIndexesCrashSafe(t *testing.T) {
+	opts := Options{noSync: true, FrameSize: 4 << 10, PackSize: 24 << 10}
+	s, dir := mustCreate(t, opts)
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []obj
+	for c := uint64(0); c < 3; c++ {
+		o := randomObjects(200+c, 24, 2500)
+		addAll(t, w, o)
+		if err := w.Commit([]byte{byte(c)}); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o...)
+	}
+	w.Close()
+	s.Close()
+	packs, _ := filepath.Glob(filepath.Join(dir, "*.pack"))
+	if len(packs) < 3 {
+		t.Fatalf("want several packs, got %v", packs)
+	}
+	// Damage beyond parity (its sidecars go) to a frame of objects of a
+	// pack that is not the last to hold frames of chunks: the frames of
+	// chunks all stay, and the packs after it must keep their order.
+	var target string
+	var at int64
+	chunky := 0
+	for _, p := range packs {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := f.Stat()
+		var objFrame int64
+		hasChunks := false
+		scanFrames(f, fi.Size(), func(off int64, length uint32) {
+			hb := make([]byte, min(int64(length), int64(frameHeaderSize(maxBases))))
+			f.ReadAt(hb, off)
+			h, hl, err := parseFrameHeader(hb, "", off)
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case h.flags&frameChunks != 0:
+				hasChunks = true
+			case objFrame == 0 && h.clen > 64:
+				objFrame = off + int64(hl) + int64(h.clen)/2
+			}
+		}, func(int64, int64) { t.Fatal("a frame does not read") })
+		f.Close()
+		if hasChunks {
+			chunky++
+		}
+		if target == "" && hasChunks && objFrame > 0 {
+			target, at, chunky = p, objFrame, 1
+		}
+	}
+	if target == "" || chunky < 2 {
+		t.Fatalf("no pack with frames of objects and of chunks followed by another with chunks: %v", packs)
+	}
+	pars, _ := filepath.Glob(target + "*.par")
+	for _, p := range pars {
+		os.Remove(p)
+	}
+	b, _ := os.ReadFile(target)
+	for i := at; i < at+8; i++ {
+		b[i] ^= 0x33
+	}
+	os.WriteFile(target, b, 0o644)
+	seq := func(dir string) uint64 {
+		m, err := readManifestFile(filepath.Join(dir, commitName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.seq
+	}
+	before := seq(dir)
+	// readable lists the objects that read (wrong bytes fail the test).
+	readable := func(dir string) map[ID]bool {
+		s, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		got := map[ID]bool{}
+		for _, o := range objs {
+			b, _, err := s.Get(o.id)
+			if err == nil && !bytes.Equal(b, o.data) {
+				t.Fatal("an object reads wrong bytes")
+			}
+			got[o.id] = err == nil
+		}
+		return got
+	}
+	verifies := func(dir string) bool {
+		s, err := Open(dir, Options{})
+		if err != nil {
+			return false
+		}
+		defer s.Close()
+		res, err := s.Verify(func(ID, error) {})
+		return err == nil && res.Problems == 0
+	}
+	if verifies(dir) {
+		t.Fatal("the damage is not seen")
+	}
+
+	ref := filepath.Join(t.TempDir(), "ref.bwa")
+	sharedtest.CopyDir(t, dir, ref)
+	var ops []string
+	ro := opts
+	ro.Faults = func(op, path string) error {
+		ops = append(ops, op+" "+filepath.Base(path))
+		return nil
+	}
+	res, err := RebuildIndexes(ref, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := strings.Join(res.Done, "\n")
+	if !strings.Contains(done, "without what does not read") || !strings.Contains(done, "copied to") {
+		t.Fatalf("the reference repair did not move the packs:\n%s", done)
+	}
+	want := readable(ref)
+	if !verifies(ref) {
+		t.Fatal("the reference repair does not verify")
+	}
+	if _, err := os.Stat(filepath.Join(ref, filepath.Base(target))); err == nil {
+		t.Fatal("the damaged pack is still there after the repair's commit")
+	}
+
+	for i, op := range ops {
+		a := filepath.Join(t.TempDir(), "a.bwa")
+		sharedtest.CopyDir(t, dir, a)
+		n := 0
+		fo := opts
+		fo.Faults = func(string, string) error {
+			if n++; n == i+1 {
+				return syscall.EIO
+			}
+			return nil
+		}
+		if _, err := RebuildIndexes(a, fo); !errors.Is(err, syscall.EIO) {
+			t.Fatalf("%s failing: repair returned %v", op, err)
+		}
+		switch got := seq(a); {
+		case got == before:
+			readable(a) // no wrong bytes; the damage is still there
+		case got == before+1 && verifies(a):
+		default:
+			t.Fatalf("%s failing: the archive is at generation %d (was %d), verifies %v", op, got, before, verifies(a))
+		}
+		if _, err := RebuildIndexes(a, opts); err != nil {
+			t.Fatalf("%s failing: re-run: %v", op, err)
+		}
+		if !verifies(a) {
+			t.Fatalf("%s failing: the re-run does not verify", op)
+		}
+		if got := readable(a); !maps.Equal(got, want) {
+			t.Fatalf("%s failing: after the re-run the objects that read differ from an uninterrupted repair's", op)
+		}
+	}
+	t.Logf("%d operations failed in turn: %v", len(ops), ops)
 }

@@ -77,7 +77,8 @@ type Options struct {
 	// "Parity"). Reads use the sidecars that are there either way.
 	NoParity bool
 	// Faults, when set, is called before the writer writes a frame to a
-	// pack, syncs a pack, and writes, syncs or renames a commit file,
+	// pack, syncs a pack, writes or syncs an index or a parity sidecar
+	// (repair's included), and writes, syncs or renames a commit file,
 	// with the operation ("write", "sync", "rename") and the file's path;
 	// an error it returns fails the operation as the system's would (a
 	// full disk, EIO). For fault-injection tests; nil costs nothing.

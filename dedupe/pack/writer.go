@@ -514,7 +514,7 @@ func (w *Writer) Commit(payload []byte) error {
 		}
 		slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
 		num := w.nextIndex
-		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, frames, w.chunkRows, w.m.idLen(), w.opts.noSync)
+		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, frames, w.chunkRows, w.m.idLen(), &w.opts)
 		if err != nil {
 			return w.fail(err)
 		}
@@ -533,7 +533,7 @@ func (w *Writer) Commit(payload []byte) error {
 	var st []staged
 	if !w.opts.NoParity {
 		var err error
-		if st, err = protectCommit(w.s.dir, w.m, m, w.opts.noSync); err != nil {
+		if st, err = protectCommit(w.s.dir, w.m, m, &w.opts); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -600,7 +600,7 @@ func (w *Writer) merge(refs []fileRef) (fileRef, error) {
 		ins = append(ins, ix)
 	}
 	num := w.nextIndex
-	size, err := mergeIndexes(filepath.Join(w.s.dir, indexName(num)), num, ins, w.opts.noSync)
+	size, err := mergeIndexes(filepath.Join(w.s.dir, indexName(num)), num, ins, &w.opts)
 	if err != nil {
 		return fileRef{}, err
 	}
