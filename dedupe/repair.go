@@ -57,7 +57,15 @@ type ReingestResult struct {
 // A catalog segment that does not read is re-ingested whole
 // (recoverSegments) once the objects are back.
 func Reingest(ctx context.Context, dir string, originals []string, opts pack.Options) (ReingestResult, error) {
+	// The input-file rows first: they check the originals used below.
+	var rows ReingestResult
+	if err := recoverFileRows(ctx, dir, originals, opts, &rows); err != nil {
+		return rows, err
+	}
 	res, err := reingestObjects(ctx, dir, originals, opts)
+	res.Refused = append(rows.Refused, res.Refused...)
+	res.Unlisted = append(rows.Unlisted, res.Unlisted...)
+	res.Recovered = append(rows.Recovered, res.Recovered...)
 	if err != nil {
 		return res, err
 	}
@@ -82,9 +90,9 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 	if err != nil {
 		return res, fmt.Errorf("open catalog of %s: %w", dir, err)
 	}
-	if err := r.load(s); err != nil {
-		res.Unlisted = append(res.Unlisted, err.Error())
-	}
+	// A part of the input-file table that still does not read was named
+	// by recoverFileRows; the originals of its rows are refused below.
+	_ = r.loadReadable(s)
 	// A catalog segment names most objects by a prefix of their id, which
 	// the indexes resolve: the prefix of an object the archive lost
 	// resolves to nothing, and reads as the prefix and zeros
@@ -467,9 +475,9 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("open catalog of %s: %w", dir, err)
 	}
-	// A part of the input-file table that does not read leaves the rows
-	// before it; Reingest names it.
-	_ = r.load(s)
+	// A part of the input-file table that does not read: recoverFileRows
+	// named it.
+	_ = r.loadReadable(s)
 	ls := &lostSegments{refs: map[pack.ID]error{}, named: map[string]string{}}
 	resolve := lostResolver(s, func(pack.ID, int) {})
 	records, gaps := map[string]int64{}, map[string]int64{}

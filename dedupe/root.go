@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/klauspost/compress/zstd"
@@ -124,27 +125,51 @@ func decodeFilePart(b []byte, want int) ([]InputFile, error) {
 	return rows, d.err
 }
 
-// load reads the input-file table from its parts, once. The store's
-// verification of each object (CRC, parity) covers the parts.
+// readParts reads the parts of the input-file table: the rows of those
+// that read, those parts, and the errors of the others.
+func (r *root) readParts(s *pack.Store) (files []InputFile, read []filePart, errs []error) {
+	for _, p := range r.Parts {
+		b, _, err := s.Get(p.ID)
+		var rows []InputFile
+		if err == nil {
+			rows, err = decodeFilePart(b, p.Rows)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read input-file table part %s (%d files): %w", p.ID, p.Rows, err))
+			continue
+		}
+		files = append(files, rows...)
+		read = append(read, p)
+	}
+	return files, read, errs
+}
+
+// loadReadable reads the parts of the input-file table that read and
+// drops the others from Parts, so that the table is what remains (repair:
+// recoverFileRows adds the lost rows back as a new part); it returns the
+// errors of the dropped parts.
+func (r *root) loadReadable(s *pack.Store) []error {
+	if r.loaded {
+		return nil
+	}
+	files, read, errs := r.readParts(s)
+	r.Files, r.Parts, r.loaded = files, read, true
+	return errs
+}
+
+// load reads the input-file table from its parts. When a part does not
+// read, the table holds the rows of the others (Archive.Files) and the
+// error says which; the root is then not to be written again.
 func (r *root) load(s *pack.Store) error {
 	if r.loaded {
 		return nil
 	}
-	var files []InputFile
-	for _, p := range r.Parts {
-		b, _, err := s.Get(p.ID)
-		if err == nil {
-			var rows []InputFile
-			if rows, err = decodeFilePart(b, p.Rows); err == nil {
-				files = append(files, rows...)
-				continue
-			}
-		}
-		// The rows before it stay readable (Archive.Files).
-		r.Files = files
-		return fmt.Errorf("read input-file table part %s: %w", p.ID, err)
+	files, _, errs := r.readParts(s)
+	r.Files = files
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
-	r.Files, r.loaded = append(files, r.Files...), true
+	r.loaded = true
 	return nil
 }
 

@@ -34,6 +34,9 @@ type VerifyStats struct {
 	// once); Corrected the files whose damage parity corrected.
 	Lost      []LostCapture
 	Corrected []string
+	// FileTableLost: a part of the input-file table does not read
+	// (repair rebuilds it from the originals).
+	FileTableLost bool
 }
 
 // LostCapture names a capture that does not restore as ingested: what a
@@ -121,6 +124,7 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 		// The captures do not depend on it: they are still checked, and
 		// the input files the table still lists.
 		fail(Problem{What: "input-file table", Err: err})
+		st.FileTableLost = true
 	}
 	for _, m := range ms {
 		where := "" // the part's directory, for a union

@@ -96,11 +96,18 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
+	if st.FileTableLost && len(originals) == 0 {
+		if lost, lerr := dedupe.LostFileRows(ctx, dir, pack.Options{}); lerr == nil {
+			for _, l := range lost {
+				fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+			}
+		}
+	}
 	lostBefore := st.Lost
 	reingested := false
 	// A catalog segment that does not read stops verify (err): the
 	// captures of the others may still be put back.
-	if (err != nil || len(st.Lost) > 0) && len(originals) > 0 {
+	if (err != nil || len(st.Lost) > 0 || st.FileTableLost) && len(originals) > 0 {
 		// The writer must not take an object of a frame that does not
 		// read as stored: the indexes list only frames that read.
 		res, err := pack.RebuildIndexes(dir, pack.Options{})

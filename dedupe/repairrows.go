@@ -1,0 +1,224 @@
+package dedupe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"blockwarc/dedupe/pack"
+	"blockwarc/warcio"
+)
+
+// recoverFileRows puts back the rows of the input-file table whose part
+// (catalog version 8) does not read. The rows cannot be read back from
+// anywhere else, but they are facts of the input files: from the
+// originals given, each lost row is computed again as ingest computed
+// it (size and SHA-256 of the file, records and malformed records read,
+// decompressed stream, gaps, whether it restores bit-exact) and the rows
+// are stored as a new part, published with the root without the lost
+// parts in one commit. An original is used only when every record the
+// readable catalog segments name in a file of its base name is the
+// record at the same place of the original (CRC-32C), and the original
+// holds no fewer records: the recorded SHA-256 that would prove it is
+// what was lost. Nothing is done unless an original is given for every
+// file whose row is lost (the table would otherwise silently forget a
+// file, and a later ingest would take it in again).
+func recoverFileRows(ctx context.Context, dir string, originals []string, opts pack.Options, res *ReingestResult) error {
+	s, err := pack.Open(dir, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	w, err := s.Begin()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	r, err := decodeRoot(s.Payload())
+	if err != nil {
+		return fmt.Errorf("open catalog of %s: %w", dir, err)
+	}
+	lostParts := r.loadReadable(s)
+	if len(lostParts) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, f := range r.Files {
+		known[f.Name] = true
+	}
+	// The catalog's versions of the files no readable row names.
+	type place struct {
+		file      string // base name
+		off, skip int64
+	}
+	crcs := map[place]uint32{}
+	named := map[string]string{} // base name → the path the catalog gives
+	counts := map[string]int64{} // base name → versions (records and gaps)
+	resolve := lostResolver(s, func(pack.ID, int) {})
+	for _, run := range r.Runs {
+		for _, ref := range run {
+			seg, _, err := s.Get(ref.ID)
+			var urls []URLVersions
+			if err == nil {
+				urls, err = decodeSegment(seg, resolve)
+			}
+			if err != nil {
+				continue // a lost segment: recoverSegments
+			}
+			for _, u := range urls {
+				for _, v := range u.Versions {
+					b := filepath.Base(v.File)
+					if known[b] {
+						continue
+					}
+					named[b] = v.File
+					counts[b]++
+					crcs[place{b, v.Offset, v.Skip}] = v.CRC
+				}
+			}
+		}
+	}
+	var bases []string
+	for b := range named {
+		bases = append(bases, b)
+	}
+	slices.Sort(bases)
+	say := func(why string) {
+		for _, e := range lostParts {
+			res.Unlisted = append(res.Unlisted, fmt.Sprintf("%v; %s", e, why))
+		}
+	}
+	if len(bases) == 0 {
+		say("no file the catalog names lacks a row: its rows cannot be told")
+		return nil
+	}
+	paths, err := expandInputs(originals)
+	if err != nil {
+		return err
+	}
+	byBase := map[string]string{}
+	for _, p := range paths {
+		if b := filepath.Base(p); named[b] != "" {
+			byBase[b] = p
+		}
+	}
+	var missing []string
+	var files []string
+	for _, b := range bases {
+		if p := byBase[b]; p != "" {
+			files = append(files, p)
+		} else {
+			missing = append(missing, b)
+		}
+	}
+	if len(missing) > 0 {
+		say("its rows are those of " + strings.Join(bases, ", ") + "; not rebuilt: no original given for " + strings.Join(missing, ", "))
+		return nil
+	}
+	rows, bad, err := rebuildRows(ctx, files, func(c *warcio.Capture, crc uint32) bool {
+		want, ok := crcs[place{filepath.Base(c.File), c.Offset, c.SkipInMember}]
+		return !ok || want == crc // a record of a lost segment is not named
+	})
+	if err != nil {
+		return err
+	}
+	for i, p := range files {
+		if n := rows[i].Records + rows[i].Gaps; bad[p] > 0 || n < counts[filepath.Base(p)] {
+			res.Refused = append(res.Refused, fmt.Sprintf("%s: not the file ingested under its name (%d of its records differ from the catalog's, %d records and gaps against %d named)", p, bad[p], n, counts[filepath.Base(p)]))
+			missing = append(missing, filepath.Base(p))
+		}
+	}
+	if len(missing) > 0 {
+		say("not rebuilt: " + strings.Join(missing, ", ") + " refused")
+		return nil
+	}
+	r.Files = append(r.Files, rows...)
+	if err := r.storeFiles(w); err != nil {
+		return err
+	}
+	payload, err := r.encode()
+	if err == nil {
+		err = w.Commit(payload)
+	}
+	if err != nil {
+		return fmt.Errorf("commit rebuilt input-file rows: %w", err)
+	}
+	for _, e := range lostParts {
+		res.Recovered = append(res.Recovered, fmt.Sprintf("%v: its rows rebuilt from %s", e, strings.Join(files, ", ")))
+	}
+	return nil
+}
+
+// LostFileRows names the parts of the input-file table of the archive in
+// dir that do not read, with the input files whose rows they held (the
+// originals repair needs to rebuild them).
+func LostFileRows(ctx context.Context, dir string, opts pack.Options) ([]string, error) {
+	var res ReingestResult
+	err := recoverFileRows(ctx, dir, nil, opts, &res)
+	return res.Unlisted, err
+}
+
+// rebuildRows reads the files as ingest reads its inputs and returns
+// their input-file rows (in the order of files), with how many records
+// of each check refused.
+func rebuildRows(ctx context.Context, files []string, check func(c *warcio.Capture, crc uint32) bool) ([]InputFile, map[string]int, error) {
+	var mu sync.Mutex
+	records, malformed, bad := map[string]int64{}, map[string]int64{}, map[string]int{}
+	pieces := map[string]pieceSum{}
+	streams := map[string]warcio.FileStream{}
+	ropts := warcio.Options{Digests: true, Policy: warcio.PolicyWarn, OnError: func(err error) {
+		var fe *warcio.FormatError
+		if errors.As(err, &fe) && !errors.Is(err, warcio.ErrBadTrailer) {
+			mu.Lock()
+			malformed[fe.File]++
+			mu.Unlock()
+		}
+	}}
+	learner := newOriginalLearner(ctx)
+	defer learner.stop()
+	_, err := warcio.Walk(ctx, files, warcio.WalkOptions{Reader: ropts, Gaps: true,
+		OnFile: func(fs warcio.FileStream) {
+			streams[fs.File] = fs
+			learner.start(fs)
+		}}, func(c *warcio.Capture) error {
+		block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
+		if err != nil {
+			return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
+		}
+		if !c.Gap {
+			records[c.File]++
+		}
+		ps := pieces[c.File]
+		ps.add(c.Offset, c.SkipInMember, int64(len(c.RawHeader)+len(block)+len(c.Trailer)))
+		pieces[c.File] = ps
+		crc := crc32.Update(crc32.Checksum(c.RawHeader, castagnoli), castagnoli, block)
+		if !check(c, crc32.Update(crc, castagnoli, c.Trailer)) {
+			bad[c.File]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]InputFile, len(files))
+	for i, p := range files {
+		in, err := hashFile(ctx, p, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		in.Records, in.Malformed, in.StreamLen = records[p], malformed[p], -1
+		if fs, ok := streams[p]; ok {
+			in.StreamLen, in.StreamSHA256, in.Gaps, in.Rebuildable = fs.Len, fs.SHA256, int64(fs.Gaps), fs.Tiled
+		}
+		rows[i] = in
+	}
+	if err := learner.apply(rows, files, pieces, false); err != nil {
+		return nil, nil, err
+	}
+	return rows, bad, nil
+}
