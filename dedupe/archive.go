@@ -75,6 +75,19 @@ func (a *Archive) Files() []InputFile {
 	return a.root.Files
 }
 
+// FileTableParts returns the ids of the objects holding the input-file
+// table (catalog version 8; none before). For diagnostics and tests.
+func (a *Archive) FileTableParts() []pack.ID {
+	if a.root == nil {
+		return nil
+	}
+	ids := make([]pack.ID, len(a.root.Parts))
+	for i, p := range a.root.Parts {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
 // Versions returns every capture of key (a SURT key, "" for records
 // without target URI) in capture order. It reads one catalog segment per
 // run that may hold the key.

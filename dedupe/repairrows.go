@@ -148,8 +148,8 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	if err != nil {
 		return fmt.Errorf("commit rebuilt input-file rows: %w", err)
 	}
-	for _, e := range lostParts {
-		res.Recovered = append(res.Recovered, fmt.Sprintf("%v: its rows rebuilt from %s", e, strings.Join(files, ", ")))
+	for _, l := range lostParts {
+		res.Recovered = append(res.Recovered, fmt.Sprintf("input-file table part %s (%d files): rows rebuilt from %s", l.ID, l.Rows, strings.Join(files, ", ")))
 	}
 	return nil
 }

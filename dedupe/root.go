@@ -125,9 +125,19 @@ func decodeFilePart(b []byte, want int) ([]InputFile, error) {
 	return rows, d.err
 }
 
+// lostPart is a part of the input-file table that does not read.
+type lostPart struct {
+	filePart
+	err error
+}
+
+func (l lostPart) Error() string {
+	return fmt.Sprintf("input-file table part %s (%d files): %v", l.ID, l.Rows, l.err)
+}
+
 // readParts reads the parts of the input-file table: the rows of those
-// that read, those parts, and the errors of the others.
-func (r *root) readParts(s *pack.Store) (files []InputFile, read []filePart, errs []error) {
+// that read, those parts, and the others.
+func (r *root) readParts(s *pack.Store) (files []InputFile, read []filePart, lost []lostPart) {
 	for _, p := range r.Parts {
 		b, _, err := s.Get(p.ID)
 		var rows []InputFile
@@ -135,20 +145,20 @@ func (r *root) readParts(s *pack.Store) (files []InputFile, read []filePart, err
 			rows, err = decodeFilePart(b, p.Rows)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("read input-file table part %s (%d files): %w", p.ID, p.Rows, err))
+			lost = append(lost, lostPart{p, err})
 			continue
 		}
 		files = append(files, rows...)
 		read = append(read, p)
 	}
-	return files, read, errs
+	return files, read, lost
 }
 
 // loadReadable reads the parts of the input-file table that read and
 // drops the others from Parts, so that the table is what remains (repair:
 // recoverFileRows adds the lost rows back as a new part); it returns the
-// errors of the dropped parts.
-func (r *root) loadReadable(s *pack.Store) []error {
+// dropped parts.
+func (r *root) loadReadable(s *pack.Store) []lostPart {
 	if r.loaded {
 		return nil
 	}
@@ -164,9 +174,13 @@ func (r *root) load(s *pack.Store) error {
 	if r.loaded {
 		return nil
 	}
-	files, _, errs := r.readParts(s)
+	files, _, lost := r.readParts(s)
 	r.Files = files
-	if len(errs) > 0 {
+	if len(lost) > 0 {
+		errs := make([]error, len(lost))
+		for i, l := range lost {
+			errs[i] = l
+		}
 		return errors.Join(errs...)
 	}
 	r.loaded = true

@@ -307,3 +307,69 @@ func countVersions(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// TestRepairFileTable: the input-file table lives in the packs (catalog
+// version 8). Its part damaged beyond parity: verify names it, repair
+// without the originals names the files whose rows are lost, and with
+// them rebuilds the rows, after which the archive verifies (every input
+// file restores exactly again).
+func TestRepairFileTable(t *testing.T) {
+	samples := filepath.Join("..", "..", "testdata", "samples")
+	inputs := []string{
+		filepath.Join(samples, "ota-lovescout24-20220120143355.warc.gz"),
+		filepath.Join(samples, "ota-lovescout24-20220125183141.warc.gz"),
+	}
+	arch := filepath.Join(t.TempDir(), "a.bwa")
+	if code, _, stderr := runCmd(t, append([]string{"ingest", "-tables=false", "-parity=false", arch}, inputs...)...); code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	a, err := dedupe.Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]dedupe.InputFile(nil), a.Files()...)
+	parts := a.FileTableParts()
+	if len(parts) != 1 || len(want) != 2 {
+		t.Fatalf("%d parts, %d rows", len(parts), len(want))
+	}
+	file, off, n, err := a.Store().Locate(parts[0])
+	a.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(arch, file)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := off + int64(n)/2; i < off+int64(n)/2+8; i++ {
+		b[i] ^= 0xa5
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCmd(t, "verify", arch); code == exitOK || !strings.Contains(stderr, "input-file table") {
+		t.Fatalf("verify of a damaged input-file table: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runCmd(t, "repair", arch)
+	if code == exitOK || !strings.Contains(stderr, "lost: input-file table part") ||
+		!strings.Contains(stderr, filepath.Base(inputs[0])) || !strings.Contains(stderr, filepath.Base(inputs[1])) {
+		t.Fatalf("repair without the originals: exit %d, want the part and its two files named: %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd(t, append([]string{"repair", arch}, inputs...)...)
+	if code != exitOK || !strings.Contains(stdout, "rows rebuilt") {
+		t.Fatalf("repair with the originals: exit %d: %s %s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runCmd(t, "verify", arch); code != exitOK || !strings.Contains(stdout, "2 input files rebuilt exactly") {
+		t.Fatalf("verify after repair: exit %d: %s %s", code, stdout, stderr)
+	}
+	a, err = dedupe.Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	got := a.Files()
+	if len(got) != 2 || got[0].Name != want[0].Name || got[0].SHA256 != want[0].SHA256 || got[1].StreamSHA256 != want[1].StreamSHA256 || got[1].Records != want[1].Records {
+		t.Errorf("rows after repair %+v, want %+v", got, want)
+	}
+}

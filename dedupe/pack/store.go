@@ -464,6 +464,21 @@ func (s *Store) locate(id ID) (loc, bool, error) {
 	return loc{}, false, nil
 }
 
+// Locate says where the committed object id is stored: the pack file's
+// name, and the offset and length of its frame in it (a chunked object:
+// of the frame that holds its chunk list). ErrNotFound when no index
+// names it. For diagnostics and tests that damage one object's frame.
+func (s *Store) Locate(id ID) (file string, frameOff int64, frameLen int, err error) {
+	l, ok, err := s.locate(id)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	if !ok {
+		return "", 0, 0, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return packName(l.pack), l.off, int(l.len), nil
+}
+
 // RefLen is the length of a short reference to an object: the first
 // RefLen bytes of its id (see Resolve and Writer.Unique).
 const RefLen = 6
