@@ -479,34 +479,26 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 	// named it.
 	_ = r.loadReadable(s)
 	ls := &lostSegments{refs: map[pack.ID]error{}, named: map[string]string{}}
-	resolve := lostResolver(s, func(pack.ID, int) {})
 	records, gaps := map[string]int64{}, map[string]int64{}
-	for _, run := range r.Runs {
-		for _, ref := range run {
-			seg, _, err := s.Get(ref.ID)
-			var urls []URLVersions
-			if err == nil {
-				urls, err = decodeSegment(seg, resolve)
-			}
-			if err != nil {
-				ls.refs[ref.ID] = err
-				ls.desc = append(ls.desc, fmt.Sprintf("catalog segment %s (keys %q to %q)", ref.ID, ref.First, ref.Last))
-				ls.why = append(ls.why, err)
-				continue
-			}
-			for _, u := range urls {
-				for _, v := range u.Versions {
-					b := filepath.Base(v.File)
-					ls.named[b] = v.File
-					if v.Gap {
-						gaps[b]++
-					} else {
-						records[b]++
-					}
+	eachSegment(s, r, func(ref segRef, urls []URLVersions, err error) {
+		if err != nil {
+			ls.refs[ref.ID] = err
+			ls.desc = append(ls.desc, fmt.Sprintf("catalog segment %s (keys %q to %q)", ref.ID, ref.First, ref.Last))
+			ls.why = append(ls.why, err)
+			return
+		}
+		for _, u := range urls {
+			for _, v := range u.Versions {
+				b := filepath.Base(v.File)
+				ls.named[b] = v.File
+				if v.Gap {
+					gaps[b]++
+				} else {
+					records[b]++
 				}
 			}
 		}
-	}
+	})
 	if len(ls.refs) == 0 {
 		return r, ls, nil
 	}
@@ -516,6 +508,23 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 		}
 	}
 	return r, ls, nil
+}
+
+// eachSegment calls fn with every catalog segment of r's runs, decoded,
+// or with the error that stops it from reading; an object a segment
+// names and the archive lost reads as its prefix and zeros.
+func eachSegment(s *pack.Store, r *root, fn func(ref segRef, urls []URLVersions, err error)) {
+	resolve := lostResolver(s, func(pack.ID, int) {})
+	for _, run := range r.Runs {
+		for _, ref := range run {
+			seg, _, err := s.Get(ref.ID)
+			var urls []URLVersions
+			if err == nil {
+				urls, err = decodeSegment(seg, resolve)
+			}
+			fn(ref, urls, err)
+		}
+	}
 }
 
 // LostSegments names the catalog segments of the archive in dir that do

@@ -59,30 +59,22 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	crcs := map[place]uint32{}
 	named := map[string]string{} // base name → the path the catalog gives
 	counts := map[string]int64{} // base name → versions (records and gaps)
-	resolve := lostResolver(s, func(pack.ID, int) {})
-	for _, run := range r.Runs {
-		for _, ref := range run {
-			seg, _, err := s.Get(ref.ID)
-			var urls []URLVersions
-			if err == nil {
-				urls, err = decodeSegment(seg, resolve)
-			}
-			if err != nil {
-				continue // a lost segment: recoverSegments
-			}
-			for _, u := range urls {
-				for _, v := range u.Versions {
-					b := filepath.Base(v.File)
-					if known[b] {
-						continue
-					}
-					named[b] = v.File
-					counts[b]++
-					crcs[place{b, v.Offset, v.Skip}] = v.CRC
+	eachSegment(s, r, func(_ segRef, urls []URLVersions, err error) {
+		if err != nil {
+			return // a lost segment: recoverSegments
+		}
+		for _, u := range urls {
+			for _, v := range u.Versions {
+				b := filepath.Base(v.File)
+				if known[b] {
+					continue
 				}
+				named[b] = v.File
+				counts[b]++
+				crcs[place{b, v.Offset, v.Skip}] = v.CRC
 			}
 		}
-	}
+	})
 	var bases []string
 	for b := range named {
 		bases = append(bases, b)

@@ -416,27 +416,14 @@ func fileRowV5(d *dec, prev *InputFile) InputFile {
 // fileRowV6 reads a row of catalog version 6: version 5's and, when the
 // stream is known, why the file does or does not restore bit-exact
 // compressed, followed by its member table when it does.
-func fileRowV6(d *dec, prev *InputFile) InputFile {
-	f := fileRowV5(d, prev)
-	if d.err != nil || f.StreamLen < 0 {
-		return f
-	}
-	if w := d.bytes(1, "file original"); w != nil {
-		if f.OriginalWhy = w[0]; f.OriginalWhy >= originalReasons {
-			d.fail("file original")
-			return f
-		}
-	}
-	if f.OriginalWhy == originalExact {
-		f.Original = decodeOriginal(d, false)
-	}
-	return f
-}
+func fileRowV6(d *dec, prev *InputFile) InputFile { return fileRowOriginal(d, prev, false) }
 
 // fileRowV8 reads a row of catalog version 8 (an input-file part):
 // version 6's, whose member table says whether its lengths are the
 // pieces' (Original.PerPiece).
-func fileRowV8(d *dec, prev *InputFile) InputFile {
+func fileRowV8(d *dec, prev *InputFile) InputFile { return fileRowOriginal(d, prev, true) }
+
+func fileRowOriginal(d *dec, prev *InputFile, perPiece bool) InputFile {
 	f := fileRowV5(d, prev)
 	if d.err != nil || f.StreamLen < 0 {
 		return f
@@ -448,7 +435,7 @@ func fileRowV8(d *dec, prev *InputFile) InputFile {
 		}
 	}
 	if f.OriginalWhy == originalExact {
-		f.Original = decodeOriginal(d, true)
+		f.Original = decodeOriginal(d, perPiece)
 	}
 	return f
 }
