@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"syscall"
 
@@ -114,17 +115,36 @@ func init() {
 	register.DoFn2x2[context.Context, string, []byte, error](&sampleFn{})
 	register.Function2x2(mergeSamples)
 	register.DoFn2x1[[]byte, func([]string), error](&cutFn{})
-	register.DoFn3x0[string, []string, func(int, string)](&keyFn{})
-	register.DoFn5x1[context.Context, int, func(*string) bool, []string, func(int), error](&ingestShardFn{})
-	register.DoFn4x1[context.Context, int, func(*int) bool, []string, error](&finalizeFn{})
-	register.DoFn3x0[int, func(*int) bool, func(int)](&fanOutFn{})
-	register.DoFn4x1[context.Context, int, []string, func(int), error](&tablesFn{})
+	register.DoFn3x0[string, []string, func(int, shardInput)](&keyFn{})
+	register.DoFn4x1[context.Context, int, func(*shardInput) bool, func(shardDone), error](&ingestShardFn{})
+	register.DoFn3x1[context.Context, int, func(*shardDone) bool, error](&finalizeFn{})
+	register.DoFn3x0[int, func(*shardDone) bool, func(shardDone)](&fanOutFn{})
+	register.DoFn3x1[context.Context, shardDone, func(shardDone), error](&tablesFn{})
 	register.Emitter1[string]()
 	register.Emitter1[[]string]()
-	register.Emitter1[int]()
-	register.Emitter2[int, string]()
-	register.Iter1[string]()
-	register.Iter1[int]()
+	register.Emitter1[shardDone]()
+	register.Emitter2[int, shardInput]()
+	register.Iter1[shardInput]()
+	register.Iter1[shardDone]()
+	beam.RegisterType(reflect.TypeFor[shardInput]())
+	beam.RegisterType(reflect.TypeFor[shardDone]())
+}
+
+// shardInput is one input file given to a shard, with the boundaries of
+// the shards; shardDone a shard written (or its tables), with the same
+// boundaries. The steps that run as long as a shard's ingest or tables
+// take the boundaries from their elements, not from a side input: Prism
+// reschedules a step that reads a side input, without waiting, for as
+// long as its bundle runs (its scheduler then took a third of the
+// pipeline's CPU).
+type shardInput struct {
+	File       string
+	Boundaries []string
+}
+
+type shardDone struct {
+	Shard      int
+	Boundaries []string
 }
 
 // Build adds the ingest of inputs into cfg.Archive to the pipeline:
@@ -151,16 +171,15 @@ func Build(s beam.Scope, cfg Config, inputs []string) {
 		boundaries = beam.ParDo(s, &cutFn{Shards: cfg.Shards}, merged)
 	}
 	keyed := beam.ParDo(s, &keyFn{}, files, beam.SideInput{Input: boundaries})
-	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.GroupByKey(s, keyed), beam.SideInput{Input: boundaries})
+	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.GroupByKey(s, keyed))
 	// The tables of a shard look up revisits' originals in every shard:
 	// they start once all shards are written, each on its own worker.
 	// The grouping steps take every shard under one key: as a side input
 	// of an impulse instead, Prism polls the waiting step for as long as
 	// the shards take (a third more CPU).
 	written := beam.ParDo(s, &fanOutFn{}, beam.GroupByKey(s, beam.AddFixedKey(s, done)))
-	tabled := beam.ParDo(s, &tablesFn{Cfg: cfg}, beam.Reshuffle(s, written), beam.SideInput{Input: boundaries})
-	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, tabled)),
-		beam.SideInput{Input: boundaries})
+	tabled := beam.ParDo(s, &tablesFn{Cfg: cfg}, beam.Reshuffle(s, written))
+	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, tabled)))
 }
 
 // matchFn expands an input argument into files by the rule every
@@ -218,9 +237,9 @@ func (f *cutFn) ProcessElement(sample []byte, emit func([]string)) error {
 // keyFn sends a file to every shard.
 type keyFn struct{}
 
-func (*keyFn) ProcessElement(file string, boundaries []string, emit func(int, string)) {
+func (*keyFn) ProcessElement(file string, boundaries []string, emit func(int, shardInput)) {
 	for i := range len(boundaries) + 1 {
-		emit(i, file)
+		emit(i, shardInput{File: file, Boundaries: boundaries})
 	}
 }
 
@@ -230,18 +249,18 @@ func (*keyFn) ProcessElement(file string, boundaries []string, emit func(int, st
 // shard under that name.
 type ingestShardFn struct{ Cfg Config }
 
-func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*string) bool, boundaries []string, emit func(int)) error {
+func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*shardInput) bool, emit func(shardDone)) error {
+	var inputs, boundaries []string
+	var in shardInput
+	for files(&in) {
+		inputs, boundaries = append(inputs, in.File), in.Boundaries
+	}
 	m, err := f.Cfg.manifest(boundaries)
 	if err != nil {
 		return err
 	}
 	if i < 0 || i >= len(m.Shards) {
 		return fmt.Errorf("shard %d of %d", i, len(m.Shards))
-	}
-	var inputs []string
-	var in string
-	for files(&in) {
-		inputs = append(inputs, in)
 	}
 	slices.Sort(inputs) // the ingest sorts them too; sorted, the log reads the same
 	name := m.Shards[i].Name
@@ -264,7 +283,7 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 			return fmt.Errorf("shard %s: %w", name, err)
 		}
 		log.Infof(ctx, "shard %s: %d records from %d files", name, st.Records, st.Files)
-		emit(i)
+		emit(shardDone{Shard: i, Boundaries: boundaries})
 		return nil
 	}
 	staging := f.Cfg.staging()
@@ -287,17 +306,17 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 		return fmt.Errorf("publish shard %s: %w", name, err)
 	}
 	log.Infof(ctx, "shard %s: %d records from %d files", name, st.Records, st.Files)
-	emit(i)
+	emit(shardDone{Shard: i, Boundaries: boundaries})
 	return nil
 }
 
 // fanOutFn emits every shard written, once all are.
 type fanOutFn struct{}
 
-func (*fanOutFn) ProcessElement(_ int, done func(*int) bool, emit func(int)) {
-	var i int
-	for done(&i) {
-		emit(i)
+func (*fanOutFn) ProcessElement(_ int, done func(*shardDone) bool, emit func(shardDone)) {
+	var d shardDone
+	for done(&d) {
+		emit(d)
 	}
 }
 
@@ -306,8 +325,9 @@ func (*fanOutFn) ProcessElement(_ int, done func(*int) bool, emit func(int)) {
 // attempt, renamed to the shard's stage when complete.
 type tablesFn struct{ Cfg Config }
 
-func (f *tablesFn) ProcessElement(ctx context.Context, i int, boundaries []string, emit func(int)) error {
-	m, err := f.Cfg.manifest(boundaries)
+func (f *tablesFn) ProcessElement(ctx context.Context, d shardDone, emit func(shardDone)) error {
+	i := d.Shard
+	m, err := f.Cfg.manifest(d.Boundaries)
 	if err != nil {
 		return err
 	}
@@ -336,7 +356,7 @@ func (f *tablesFn) ProcessElement(ctx context.Context, i int, boundaries []strin
 		return fmt.Errorf("stage tables of shard %d: %w", i, err)
 	}
 	log.Infof(ctx, "tables of shard %d: %d captures, %d blocks", i, st.Captures, st.Blocks)
-	emit(i)
+	emit(d)
 	return nil
 }
 
@@ -347,15 +367,16 @@ func (f *tablesFn) ProcessElement(ctx context.Context, i int, boundaries []strin
 // publishes the tables (the CLI keeps the manifest as it is too).
 type finalizeFn struct{ Cfg Config }
 
-func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*int) bool, boundaries []string) error {
+func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shardDone) bool) error {
+	have := map[int]bool{}
+	var boundaries []string
+	var d shardDone
+	for done(&d) {
+		have[d.Shard], boundaries = true, d.Boundaries
+	}
 	m, err := f.Cfg.manifest(boundaries)
 	if err != nil {
 		return err
-	}
-	have := map[int]bool{}
-	var i int
-	for done(&i) {
-		have[i] = true
 	}
 	if len(have) != len(m.Shards) {
 		return fmt.Errorf("finalize: %d of %d shards written", len(have), len(m.Shards))

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"blockwarc/dedupe"
@@ -329,4 +330,34 @@ func TestExtendKilled(t *testing.T) {
 	cliIngest(t, want, 2, first, "-commit", "1")
 	cliIngest(t, want, 2, second, "-commit", "1")
 	sameArchive(t, got, want, 2)
+}
+
+// TestLongStepsReadNoSideInput: only the short keying step reads the
+// boundaries as a side input. Prism reschedules a step that reads one,
+// without waiting, for as long as its bundle runs: on the shard ingests
+// and their tables that spinning took a third of the pipeline's CPU.
+func TestLongStepsReadNoSideInput(t *testing.T) {
+	for _, extend := range []bool{false, true} {
+		cfg := defaults(filepath.Join(t.TempDir(), "a.bwa"), 2)
+		cfg.Extend, cfg.Boundaries = extend, []string{"org,example)/"}
+		p, s := beam.NewPipelineWithRoot()
+		Build(s, cfg, []string{"in.warc.gz"})
+		edges, _, err := p.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sided, pardos []string
+		for _, e := range edges {
+			if e.Op != graph.ParDo {
+				continue
+			}
+			pardos = append(pardos, e.DoFn.Name())
+			if len(e.Input) > 1 {
+				sided = append(sided, e.DoFn.Name())
+			}
+		}
+		if len(sided) != 1 || !strings.HasSuffix(sided[0], ".keyFn") {
+			t.Errorf("extend=%v: steps reading a side input: %q, want only keyFn (of %q)", extend, sided, pardos)
+		}
+	}
 }
