@@ -158,7 +158,19 @@ func TestCrashKill(t *testing.T) {
 			}
 			close(lines)
 		}()
-		time.Sleep(time.Duration(30+r.IntN(250)) * time.Millisecond)
+		// Kill at a random moment after the child's first commit of the
+		// round: a fixed delay from the start kills a child that has not
+		// committed yet on a loaded machine (or under -race), and the
+		// test then exercises nothing.
+		select {
+		case n, ok := <-lines:
+			if ok {
+				reported = max(reported, n)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("round %d: the child reported no commit in 2 minutes; stderr: %s", round, stderr.String())
+		}
+		time.Sleep(time.Duration(r.IntN(250)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		for n := range lines {
