@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -115,10 +116,10 @@ func init() {
 	register.DoFn2x2[context.Context, string, []byte, error](&sampleFn{})
 	register.Function2x2(mergeSamples)
 	register.DoFn2x1[[]byte, func([]string), error](&cutFn{})
-	register.DoFn3x0[string, []string, func(int, shardInput)](&keyFn{})
+	register.DoFn4x0[context.Context, string, []string, func(int, shardInput)](&keyFn{})
 	register.DoFn4x1[context.Context, int, func(*shardInput) bool, func(shardDone), error](&ingestShardFn{})
 	register.DoFn3x1[context.Context, int, func(*shardDone) bool, error](&finalizeFn{})
-	register.DoFn3x0[int, func(*shardDone) bool, func(shardDone)](&fanOutFn{})
+	register.DoFn4x0[context.Context, int, func(*shardDone) bool, func(shardDone)](&fanOutFn{})
 	register.DoFn3x1[context.Context, shardDone, func(shardDone), error](&tablesFn{})
 	register.Emitter1[string]()
 	register.Emitter1[[]string]()
@@ -146,6 +147,33 @@ type shardDone struct {
 	Shard      int
 	Boundaries []string
 }
+
+// The pipeline's counters (Beam metrics, read from the runner's result):
+// shuffled counts the bytes of the elements the steps emit into a
+// shuffle (reshuffle, group by key, the samples' combine), estimated
+// from their fields as the coders write them (a string: a length prefix
+// and its bytes; an int: 8 bytes), as runners move them between
+// workers; each shard's input-bytes the bytes of the records it kept.
+const metricsNamespace = "blockwarc"
+
+var shuffled = beam.NewCounter(metricsNamespace, "shuffle-bytes")
+
+// shardInputBytes is the counter of the record bytes shard i ingested.
+func shardInputBytes(i int) beam.Counter {
+	return beam.NewCounter(metricsNamespace, fmt.Sprintf("shard-%04d-input-bytes", i))
+}
+
+// stringsSize is the estimated encoded size of strings.
+func stringsSize(ss ...string) int64 {
+	var n int64
+	for _, s := range ss {
+		n += int64(len(s) + len(binary.AppendUvarint(nil, uint64(len(s)))))
+	}
+	return n
+}
+
+func (in shardInput) size() int64 { return stringsSize(in.File) + stringsSize(in.Boundaries...) }
+func (d shardDone) size() int64   { return 8 + stringsSize(d.Boundaries...) }
 
 // Build adds the ingest of inputs into cfg.Archive to the pipeline:
 //
@@ -192,6 +220,7 @@ func (*matchFn) ProcessElement(ctx context.Context, input string, emit func(stri
 		return err
 	}
 	for _, f := range files {
+		shuffled.Inc(ctx, stringsSize(f)) // into the reshuffle
 		emit(f)
 	}
 	return nil
@@ -205,7 +234,10 @@ func (f *sampleFn) ProcessElement(ctx context.Context, file string) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(s)
+	b, err := json.Marshal(s)
+	// Into the combine (at most: runners merge a bundle's samples first).
+	shuffled.Inc(ctx, stringsSize(string(b)))
+	return b, err
 }
 
 // mergeSamples merges two encoded samples (shard.Sample.Merge: any order
@@ -237,9 +269,11 @@ func (f *cutFn) ProcessElement(sample []byte, emit func([]string)) error {
 // keyFn sends a file to every shard.
 type keyFn struct{}
 
-func (*keyFn) ProcessElement(file string, boundaries []string, emit func(int, shardInput)) {
+func (*keyFn) ProcessElement(ctx context.Context, file string, boundaries []string, emit func(int, shardInput)) {
 	for i := range len(boundaries) + 1 {
-		emit(i, shardInput{File: file, Boundaries: boundaries})
+		in := shardInput{File: file, Boundaries: boundaries}
+		shuffled.Inc(ctx, 8+in.size()) // into the group by shard
+		emit(i, in)
 	}
 }
 
@@ -283,7 +317,7 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 			return fmt.Errorf("shard %s: %w", name, err)
 		}
 		log.Infof(ctx, "shard %s: %d records from %d files", name, st.Records, st.Files)
-		emit(shardDone{Shard: i, Boundaries: boundaries})
+		emitDone(ctx, st, shardDone{Shard: i, Boundaries: boundaries}, emit)
 		return nil
 	}
 	staging := f.Cfg.staging()
@@ -306,16 +340,24 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 		return fmt.Errorf("publish shard %s: %w", name, err)
 	}
 	log.Infof(ctx, "shard %s: %d records from %d files", name, st.Records, st.Files)
-	emit(shardDone{Shard: i, Boundaries: boundaries})
+	emitDone(ctx, st, shardDone{Shard: i, Boundaries: boundaries}, emit)
 	return nil
+}
+
+// emitDone counts a shard's input bytes and emits it written.
+func emitDone(ctx context.Context, st dedupe.Stats, d shardDone, emit func(shardDone)) {
+	shardInputBytes(d.Shard).Inc(ctx, st.InputBytes)
+	shuffled.Inc(ctx, 8+d.size()) // into the group under one key
+	emit(d)
 }
 
 // fanOutFn emits every shard written, once all are.
 type fanOutFn struct{}
 
-func (*fanOutFn) ProcessElement(_ int, done func(*shardDone) bool, emit func(shardDone)) {
+func (*fanOutFn) ProcessElement(ctx context.Context, _ int, done func(*shardDone) bool, emit func(shardDone)) {
 	var d shardDone
 	for done(&d) {
+		shuffled.Inc(ctx, d.size()) // into the reshuffle
 		emit(d)
 	}
 }
@@ -356,6 +398,7 @@ func (f *tablesFn) ProcessElement(ctx context.Context, d shardDone, emit func(sh
 		return fmt.Errorf("stage tables of shard %d: %w", i, err)
 	}
 	log.Infof(ctx, "tables of shard %d: %d captures, %d blocks", i, st.Captures, st.Blocks)
+	shuffled.Inc(ctx, 8+d.size()) // into the group under one key
 	emit(d)
 	return nil
 }
