@@ -55,6 +55,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintf(stdout, "; %d problem(s)\n", st.Problems)
 	printLost(stderr, "verify", st.Lost)
+	if st.FileTableLost {
+		fmt.Fprintf(stderr, "blockwarc verify: the input-file table does not read whole: blockwarc repair %s ORIGINAL-INPUTS... rebuilds it from the original input files\n", fs.Arg(0))
+	}
 	if st.Problems > 0 {
 		return exitFailure
 	}
