@@ -29,7 +29,9 @@ refused, and named), checks each record against the CRC-32C recorded for
 it, and puts back the objects the catalog names and the archive lacks
 (docs/FORMAT.md "Re-ingesting lost captures"). A catalog segment that
 does not read is re-ingested from the originals of the input files that
-held its records. Nothing is written outside ARCHIVE; a crash or an I/O
+held its records; a part of the input-file table that does not read is
+rebuilt from the originals of the files whose rows it held. Nothing is
+written outside ARCHIVE; a crash or an I/O
 error leaves the archive at its last commit, and repair can run again.
 
 Finally repair names what was restored and what is still lost: the
