@@ -121,9 +121,11 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	if err != nil {
 		return fmt.Errorf("read record %s at %d: %w", c.File, c.Offset, err)
 	}
-	ps := g.pieces[c.File]
-	ps.add(c.Offset, c.SkipInMember, int64(len(c.RawHeader)+len(block)+len(c.Trailer)))
-	g.pieces[c.File] = ps
+	if !g.opts.SkipOriginal { // only the member search compares them
+		ps := g.pieces[c.File]
+		ps.add(c.Offset, c.SkipInMember, int64(len(c.RawHeader)+len(block)+len(c.Trailer)))
+		g.pieces[c.File] = ps
+	}
 	file := c.File
 	if n, ok := g.rename[file]; ok {
 		file = n
