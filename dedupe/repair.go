@@ -187,10 +187,6 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 		return res, err
 	}
 	res.Refused = refused
-	type place struct {
-		file      string // base name
-		off, skip int64
-	}
 	wanted := map[place]*Version{}
 	for i := range entries {
 		for j := range entries[i].vs {
@@ -508,6 +504,13 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 		}
 	}
 	return r, ls, nil
+}
+
+// place is where a record was in its input file, by the file's base name
+// (originals are matched by base name).
+type place struct {
+	file      string
+	off, skip int64
 }
 
 // eachSegment calls fn with every catalog segment of r's runs, decoded,

@@ -52,12 +52,7 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 		known[f.Name] = true
 	}
 	// The catalog's versions of the files no readable row names.
-	type place struct {
-		file      string // base name
-		off, skip int64
-	}
 	crcs := map[place]uint32{}
-	named := map[string]string{} // base name → the path the catalog gives
 	counts := map[string]int64{} // base name → versions (records and gaps)
 	eachSegment(s, r, func(_ segRef, urls []URLVersions, err error) {
 		if err != nil {
@@ -69,14 +64,13 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 				if known[b] {
 					continue
 				}
-				named[b] = v.File
 				counts[b]++
 				crcs[place{b, v.Offset, v.Skip}] = v.CRC
 			}
 		}
 	})
 	var bases []string
-	for b := range named {
+	for b := range counts {
 		bases = append(bases, b)
 	}
 	slices.Sort(bases)
@@ -95,7 +89,7 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	}
 	byBase := map[string]string{}
 	for _, p := range paths {
-		if b := filepath.Base(p); named[b] != "" {
+		if b := filepath.Base(p); counts[b] > 0 {
 			byBase[b] = p
 		}
 	}
