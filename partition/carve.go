@@ -291,20 +291,64 @@ func (p *partitioner) carve(n *Node, out []*Node) []*Node {
 		}
 		run = nil
 	}
+	// scripts: consecutive script-like islands (and the blank nodes
+	// between them), kept as one piece: a page ending in forty tracking
+	// snippets is one script block, not forty objects and table rows.
+	var scripts []*Node
+	flushScripts := func() {
+		switch len(scripts) {
+		case 0:
+		case 1:
+			out = append(out, scripts[0])
+		default:
+			out = append(out, &Node{Kind: FragmentNode, Parent: parent, Children: scripts,
+				Start: scripts[0].Start, End: scripts[len(scripts)-1].End, id: -1, depth: childDepth(n), scripts: true})
+		}
+		scripts = nil
+	}
 	for _, c := range n.Children {
 		switch {
+		case c.Kind == ElementNode && p.facts[c.id].island && isIsland(c):
+			if len(scripts) > 0 && p.allBlank(run) {
+				scripts = append(append(scripts, run...), c)
+				run = nil
+				break
+			}
+			flushScripts()
+			flush()
+			scripts = []*Node{c}
 		case c.Kind == ElementNode && p.facts[c.id].island:
+			flushScripts()
 			flush()
 			out = append(out, c)
 		case p.facts[c.id].islands:
+			flushScripts()
 			flush()
 			out = p.carve(c, out)
 		default:
 			run = append(run, c)
 		}
 	}
+	flushScripts()
 	flush()
 	return out
+}
+
+// allBlank reports whether every node of run may go to the layout
+// (blankEdge).
+func (p *partitioner) allBlank(run []*Node) bool {
+	for _, c := range run {
+		if !p.blankEdge(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// isScriptRun reports a piece carve made of consecutive script-like
+// islands.
+func isScriptRun(n *Node) bool {
+	return n.Kind == FragmentNode && n.scripts
 }
 
 // blankEdge reports a node that may go to the layout at the edge of a

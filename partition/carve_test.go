@@ -3,6 +3,7 @@ package partition
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,10 +56,10 @@ func TestCarveInlineScriptChurn(t *testing.T) {
 					t.Fatalf("level %d: block %s (%s) holds a script: %q", lv, l.Path, l.Label, bb)
 				}
 			}
-			// At level 1 the article is one block and its scripts are
-			// cut out of it; below, they lie between its paragraphs,
-			// in the layout.
-			if lv == 1 && scripts != 2 || lv > 1 && scripts != 0 {
+			// At level 1 the article is one block and its two
+			// adjacent scripts are cut out of it as one script block;
+			// below, they lie between its paragraphs, in the layout.
+			if lv == 1 && scripts != 1 || lv > 1 && scripts != 0 {
 				t.Fatalf("level %d: %d script blocks", lv, scripts)
 			}
 		}
@@ -75,14 +76,14 @@ func TestCarveInlineScriptChurn(t *testing.T) {
 				t.Fatalf("level %d: %v pair: %v %v", lv, p.Kind, p.Old, p.New)
 			}
 		}
-		if lv == 1 && modified != 2 {
-			t.Fatalf("level %d: %d modified pairs, want the 2 scripts", lv, modified)
+		if lv == 1 && modified != 1 {
+			t.Fatalf("level %d: %d modified pairs, want the scripts' block", lv, modified)
 		}
 	}
 }
 
-// A style element and a template inside a text block are cut out too;
-// a text block with none is left as it was.
+// A style element and a template inside a text block are cut out too,
+// adjacent ones as one block; a text block with none is left as it was.
 func TestCarveStyleTemplate(t *testing.T) {
 	doc := []byte(`<html><body><div id=main><p>` + longText + `</p><style>.x{color:red}</style>` +
 		`<template><p>row</p></template><p>` + longText + `</p></div><div id=side><p>` + longText + `</p></div></body></html>`)
@@ -91,7 +92,7 @@ func TestCarveStyleTemplate(t *testing.T) {
 	for _, l := range res.Leaves {
 		got = append(got, string(l.Label)+":"+l.Tag)
 	}
-	want := "content:p script:style script:template content:p other:div"
+	want := "content:p script: content:p other:div"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
 	}
@@ -237,5 +238,34 @@ func TestLabelsReaderCues(t *testing.T) {
 		if got := headingLine(s, len(strings.Fields(s))); got != want {
 			t.Errorf("headingLine(%q) = %v", s, got)
 		}
+	}
+}
+
+// Adjacent scripts (white space and comments between them) are one
+// block; a script after visible content starts a new one.
+func TestCarveScriptRuns(t *testing.T) {
+	doc := []byte(`<html><body><div id=main><p>` + longText + `</p>
+<script>a()</script>
+<!-- tag manager -->
+<script>b()</script> <style>.y{}</style>
+<p>` + longText + `</p><script>c()</script></div><div id=side><p>` + longText + `</p></div></body></html>`)
+	res := mustPartition(t, doc, Options{Level: 1})
+	var got []string
+	for _, l := range res.Leaves {
+		s := string(l.Label) + ":" + l.Tag
+		if l.Label == LabelScript {
+			s += strconv.Itoa(len(l.Node.Children))
+		}
+		got = append(got, s)
+	}
+	// The first run holds three scripts and the blank text and comment
+	// between them (7 nodes); the last script stands alone (0 children:
+	// an element's own children are its text).
+	want := "content:p script:7 content:p script:script1 other:div"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
+	}
+	if !bytes.Equal(reassembleLeaves(t, res), doc) {
+		t.Fatal("reassembly differs")
 	}
 }
