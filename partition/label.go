@@ -243,7 +243,10 @@ func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 		if f.Position > 0.3 && hasCopyright(lastChars(b.Text, copyrightTail)) {
 			return LabelFooter
 		}
-		if f.LinkTextLen/f.Links >= 25 || f.Position > 0.5 && !hasNavCue(tok) && !foot() {
+		// Low on the page in bytes is not low on the screen for a
+		// page's banner (a long head or inline scripts before it): its
+		// short links are its menu.
+		if f.LinkTextLen/f.Links >= 25 || f.Position > 0.5 && !hasNavCue(tok) && !foot() && !inBanner(b.Node) {
 			return LabelRelatedLinks
 		}
 		return LabelNavigation
@@ -278,6 +281,21 @@ func boldLine(b *Block) bool {
 
 func isHeadingTag(t string) bool {
 	return len(t) == 2 && t[0] == 'h' && t[1] >= '1' && t[1] <= '6'
+}
+
+// inBanner reports whether n is, or lies inside, the page's banner: a
+// header that is a landmark (isLandmark: not an article's or section's
+// own header), or an element with role banner.
+func inBanner(n *Node) bool {
+	for a := n; a != nil; a = a.Parent {
+		if a.Kind != ElementNode {
+			continue
+		}
+		if a.Tag == "header" && isLandmark(a) || strings.EqualFold(strings.TrimSpace(a.Attr("role")), "banner") {
+			return true
+		}
+	}
+	return false
 }
 
 // inMenu reports whether n lies inside a nav element or an element with

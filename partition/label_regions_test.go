@@ -9,7 +9,8 @@ import (
 // what its heading is, each with the case that must not match — the
 // general causes of the labelled set's wrong labels (footer columns and
 // fine print, an article's head, teaser cards in a sidebar, a header menu
-// with a search box, a breadcrumb trail ending in a long title).
+// with a search box, a header menu past the middle of the page's bytes, a
+// breadcrumb trail ending in a long title).
 func TestLabelsPageContext(t *testing.T) {
 	long := strings.Repeat("Plain sentence of the article body with words. ", 6)
 	fine := strings.Repeat("The information on this site is not advice and may change. ", 3)
@@ -17,6 +18,10 @@ func TestLabelsPageContext(t *testing.T) {
 	menu := `<a href=/a>Tech</a> <a href=/b>Cars</a> <a href=/c>Games</a> <a href=/d>Science</a> <a href=/e>Reviews</a> <a href=/f>Columns</a>`
 	page := func(body string) string { return `<body><main><p>` + long + long + `</p></main>` + body + `</body>` }
 	head := func(body string) string { return `<body>` + body + `<main><p>` + long + long + `</p></main></body>` }
+	// A long head puts the top of the body past the middle of the bytes.
+	bigHead := func(body string) string {
+		return `<head><style>` + strings.Repeat(".rule{color:red}\n", 800) + `</style></head>` + body
+	}
 	for _, c := range []struct {
 		name, doc, id string
 		want          Label
@@ -38,6 +43,9 @@ func TestLabelsPageContext(t *testing.T) {
 		{"search form with a link", page(`<form id=x action=/s><input name=q><input type=submit> <a href=/help>Help</a></form>`), "x", LabelForm},
 		{"figure and caption", page(`<figure id=x><img src=moon.jpg alt=""><figcaption>` + excerpt + `</figcaption></figure>`), "x", LabelMedia},
 		{"figure of text", page(`<figure id=x><blockquote>` + long + long + `</blockquote><figcaption>A. Writer</figcaption></figure>`), "x", LabelContent},
+		{"menu in the page's banner, low in bytes", bigHead(head(`<header id=x>` + menu + `</header>`)), "x", LabelNavigation},
+		{"menu by role banner, low in bytes", bigHead(head(`<div role=banner id=x>` + menu + `</div>`)), "x", LabelNavigation},
+		{"link list low in bytes, no banner", bigHead(head(`<div id=x>` + menu + `</div>`)), "x", LabelRelatedLinks},
 		{"breadcrumb trail", head(`<div id=x class=breadcrumb-list><a href=/>Home</a> <a href=/world>World</a> Impeachment inquiry completely debunked, the White House says</div>`), "x", LabelNavigation},
 	} {
 		res := partitionString(t, c.doc, Options{})
