@@ -92,6 +92,14 @@ func FuzzPartition(f *testing.F) {
 			if l.Level > opts.Level && opts.Level > 0 {
 				t.Fatalf("leaf at level %d > %d", l.Level, opts.Level)
 			}
+			// Units: in order, disjoint, non-empty, inside the block.
+			prev := l.Start
+			for _, u := range a.Units(l) {
+				if u.Start < prev || u.End <= u.Start || u.End > l.End {
+					t.Fatalf("block %s [%d,%d): unit [%d,%d) after %d", l.Path, l.Start, l.End, u.Start, u.End, prev)
+				}
+				prev = u.End
+			}
 		}
 		if opts.Level == 0 {
 			prior, err := Partition(doc[:len(doc)/2], opts)

@@ -419,14 +419,27 @@ func annotatedHTML(res *partition.Result) []byte {
 // startTagNameEnd returns the offset just after the tag name of b's own
 // start tag, when b begins with it.
 func startTagNameEnd(doc []byte, b *partition.Block) (int, bool) {
-	if b.Node == nil || b.Node.Kind != partition.ElementNode || b.Node.Start != b.Start || b.Start+1 >= len(doc) || doc[b.Start] != '<' {
+	if b.Node == nil || b.Node.Kind != partition.ElementNode || b.Node.Start != b.Start {
 		return 0, false
 	}
-	i := b.Start + 1
-	for i < len(doc) && i < b.End && !isTagNameEnd(doc[i]) {
+	i, ok := tagNameEnd(doc, b.Start, b.End)
+	if !ok || !strings.EqualFold(string(doc[b.Start+1:i]), b.Node.Tag) {
+		return 0, false
+	}
+	return i, true
+}
+
+// tagNameEnd returns the offset just after the tag name of the start tag
+// at doc[start] (before end), where an attribute can be inserted.
+func tagNameEnd(doc []byte, start, end int) (int, bool) {
+	if start+1 >= len(doc) || doc[start] != '<' {
+		return 0, false
+	}
+	i := start + 1
+	for i < len(doc) && i < end && !isTagNameEnd(doc[i]) {
 		i++
 	}
-	if i >= len(doc) || !strings.EqualFold(string(doc[b.Start+1:i]), b.Node.Tag) {
+	if i >= len(doc) || i == start+1 {
 		return 0, false
 	}
 	return i, true

@@ -35,19 +35,24 @@ Text output: a summary, one line per block
   STATUS PATH LABEL <TAG> BYTES [TOPIC]
 with STATUS one of unchanged, text-changed, markup-only, added, removed,
 moved, then a word diff of the visible text of every block whose words
-changed: [-deleted-] {+inserted+}, with a few words of context.
+changed: [-deleted-] {+inserted+}, with a few words of context. For a
+changed block, BYTES is OLD→NEW and, when the change lies in some of the
+block's parts (paragraphs, list items, cells), "(changed N in O+P parts)":
+N bytes in O parts of the earlier capture and P of the later.
 
 -json prints one object instead (docs/DIFF.md): url, level, from, to
 (date, record_id, file, offset), summary (counts by status, words
 deleted and inserted, visible_change) and blocks, every block of both
 captures once with status, path, old_path, label, tag, old_bytes,
-new_bytes, topic and, for blocks whose words changed, words: a list of
-{"op": "=" | "-" | "+", "text": words}.
+new_bytes, topic, for blocks whose words changed, words: a list of
+{"op": "=" | "-" | "+", "text": words}, and for changed blocks old_parts,
+new_parts ([start, end) byte offsets in each page) and part_bytes.
 
 -html OUT writes one self-contained page (no network): the later capture
-rendered with its changed blocks outlined and deleted/inserted words
-marked, a side panel listing the changes, and a button to switch to the
-earlier capture. The captured pages' scripts do not run.
+rendered with its changed blocks outlined, the changed parts inside them
+highlighted and deleted/inserted words marked, a side panel listing the
+changes, and a button to switch to the earlier capture. The captured
+pages' scripts do not run.
 
 -history lists every capture of URL instead, each compared with the one
 before: when the page changed, and whether as a reader sees it (text) or
@@ -322,6 +327,13 @@ type blockChange struct {
 	NewBytes int         `json:"new_bytes"`
 	Topic    []string    `json:"topic"`
 	Words    []wordEdit  `json:"words,omitempty"`
+	// Where inside a text-changed or markup-only block the change lies:
+	// the changed units (paragraphs, list items, cells) of each side as
+	// [start, end) byte offsets in its page, and their bytes, both
+	// sides together (diff.Block.OldParts, NewParts).
+	OldParts  [][2]int `json:"old_parts,omitempty"`
+	NewParts  [][2]int `json:"new_parts,omitempty"`
+	PartBytes int      `json:"part_bytes,omitempty"`
 }
 
 type wordEdit struct {
@@ -364,6 +376,14 @@ func changeOf(b diff.Block) blockChange {
 	for _, e := range b.Words {
 		c.Words = append(c.Words, wordEdit{Op: string(e.Op), Text: strings.Join(e.Words, " ")})
 	}
+	for _, p := range b.OldParts {
+		c.OldParts = append(c.OldParts, [2]int{p.Start, p.End})
+		c.PartBytes += p.End - p.Start
+	}
+	for _, p := range b.NewParts {
+		c.NewParts = append(c.NewParts, [2]int{p.Start, p.End})
+		c.PartBytes += p.End - p.Start
+	}
 	return c
 }
 
@@ -394,6 +414,10 @@ func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context in
 			bytes = fmt.Sprint(c.OldBytes)
 		case diff.TextChanged, diff.MarkupOnly:
 			bytes = fmt.Sprintf("%d→%d", c.OldBytes, c.NewBytes)
+			if c.PartBytes < c.OldBytes+c.NewBytes {
+				// The change lies in some of the block's units.
+				bytes += fmt.Sprintf(" (changed %d in %d+%d parts)", c.PartBytes, len(c.OldParts), len(c.NewParts))
+			}
 		}
 		line := fmt.Sprintf("%-12s  %-10s %-14s %s %s", c.Status, path, orDash(c.Label), c.Tag, bytes)
 		if len(c.Topic) > 0 {

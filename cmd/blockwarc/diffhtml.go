@@ -40,6 +40,8 @@ const diffPageCSS = `<style>/* inserted by blockwarc diff -html */
 [data-bw-status=removed]{outline:3px solid #c62828!important}
 [data-bw-status=moved]{outline:3px solid #1565c0!important}
 span[data-bw-status]{display:block}
+[data-bw-part]{background-color:rgba(255,214,0,.22)!important;box-shadow:inset 3px 0 0 #f9a825!important}
+span[data-bw-part]{display:inline}
 ins.bw-ins{background:#c8f7c5!important;color:#000!important;text-decoration:none!important}
 del.bw-del{background:#ffd0d0!important;color:#000!important;text-decoration:line-through!important}
 </style>`
@@ -69,6 +71,11 @@ func markedPage(res *partition.Result, blocks []diff.Block, newSide bool) string
 		if len(b.Words) > 0 {
 			marks = append(marks, wordMarks(res, blk, b.Words, newSide)...)
 		}
+		parts := b.OldParts
+		if newSide {
+			parts = b.NewParts
+		}
+		marks = append(marks, partMarks(doc, blk, parts)...)
 	}
 	sort.SliceStable(marks, func(i, j int) bool {
 		if marks[i].at != marks[j].at {
@@ -85,6 +92,29 @@ func markedPage(res *partition.Result, blocks []diff.Block, newSide bool) string
 	}
 	out.Write(doc[at:])
 	return toUTF8(out.Bytes(), res.Charset)
+}
+
+// partMarks marks the changed parts of a changed block (diff.Block's
+// OldParts or NewParts) unless the part is the whole block, which the
+// block's outline already shows: an element part gets an attribute on
+// its start tag (a <span> around a table cell or list item would be
+// moved out of its table or list by the parser), a run of inline content
+// a <span>.
+func partMarks(doc []byte, blk *partition.Block, parts []partition.Span) []mark {
+	var marks []mark
+	for _, p := range parts {
+		if p.Start <= blk.Start && p.End >= blk.End {
+			continue
+		}
+		if p.Element {
+			if at, ok := tagNameEnd(doc, p.Start, p.End); ok {
+				marks = append(marks, mark{at, 2, ` data-bw-part=""`})
+				continue
+			}
+		}
+		marks = append(marks, mark{p.Start, 2, `<span data-bw-part="">`}, mark{p.End, 1, "</span>" + wrapEnd})
+	}
+	return marks
 }
 
 // toUTF8 decodes a page from its charset; invalid bytes become U+FFFD.
@@ -284,6 +314,7 @@ aside li:hover{background:#f0f4ff}
 aside .st{font-weight:600}
 aside .path{font-family:monospace;color:#555}
 aside .words{margin-top:3px;font-size:13px;overflow-wrap:anywhere}
+aside .parts{margin-top:2px;font-size:12px;color:#555}
 li.text-changed{border-color:#d84315}li.markup-only{border-color:#757575;border-left-style:dashed}
 li.added{border-color:#2e7d32}li.removed{border-color:#c62828}li.moved{border-color:#1565c0}
 ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
@@ -337,6 +368,14 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 			b.WriteString(`<div class="words">` + wordDiffHTML(bl.Words, 8) + `</div>`)
 		case bl.Status == diff.MarkupOnly:
 			b.WriteString(`<div class="words">markup changed; the visible text is the same</div>`)
+		}
+		if c.PartBytes > 0 && c.PartBytes < c.OldBytes+c.NewBytes {
+			parts, noun := max(len(c.OldParts), len(c.NewParts)), "parts"
+			if parts == 1 {
+				noun = "part"
+			}
+			fmt.Fprintf(&b, `<div class="parts">in %d %s of the block (highlighted): %d of its %d bytes, both captures</div>`,
+				parts, noun, c.PartBytes, c.OldBytes+c.NewBytes)
 		}
 		b.WriteString("</li>\n")
 	}

@@ -372,6 +372,7 @@ var changeCols = []column[tables.Change]{
 	i32("blocks_unchanged", func(r *tables.Change) int32 { return r.BlocksUnchanged }),
 	i32("blocks_text_changed", func(r *tables.Change) int32 { return r.BlocksTextChanged }),
 	i64("changed_bytes", func(r *tables.Change) int64 { return r.ChangedBytes }),
+	i64("changed_part_bytes", func(r *tables.Change) int64 { return r.ChangedPartBytes }),
 	strList("changed_paths", func(r *tables.Change) []string { return r.ChangedPaths }),
 }
 

@@ -39,6 +39,13 @@ type Block struct {
 	// TextChanged, and for Added and Removed blocks that have text (all
 	// inserted or all deleted); nil otherwise.
 	Words []Edit
+	// OldParts and NewParts say where inside a TextChanged or
+	// MarkupOnly block the change lies: the units (paragraphs, list
+	// items, cells: partition.Result.Units) of Old and of New that the
+	// other version has not, in document order; the whole block when
+	// the change is in its own tags or between its units. Nil for the
+	// other statuses.
+	OldParts, NewParts []partition.Span
 }
 
 // Visible tells whether a reader sees this block change: its words
@@ -236,6 +243,9 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 		}
 		if sameText && b.Status == TextChanged {
 			b.Status, b.Words = MarkupOnly, nil
+		}
+		if b.Status == TextChanged || b.Status == MarkupOnly {
+			b.OldParts, b.NewParts = changedParts(old, new, b.Old, b.New)
 		}
 		if sameText && (b.Status == Added || b.Status == Removed) {
 			b.Words = nil
@@ -439,4 +449,97 @@ func wordSet(b *partition.Block) map[string]bool {
 		set[w] = true
 	}
 	return set
+}
+
+// maxPartCells bounds the alignment of two blocks' units (an LCS table of
+// len(old) × len(new) cells); beyond it only the common prefix and suffix
+// of units count as unchanged.
+const maxPartCells = 1 << 22
+
+// changedParts returns the units (partition.Result.Units) of ob in old
+// and nb in new that an alignment of the two sequences by their bytes
+// leaves unmatched: where inside the blocks the change lies. When every
+// unit is matched (the change is in the blocks' own tags or between
+// units), each side is the whole block.
+func changedParts(old, new *partition.Result, ob, nb *partition.Block) (op, np []partition.Span) {
+	ou, nu := old.Units(ob), new.Units(nb)
+	if len(ou) == 0 || len(nu) == 0 {
+		return whole(ob), whole(nb)
+	}
+	ok := make([]string, len(ou))
+	for i, s := range ou {
+		ok[i] = string(old.Doc[s.Start:s.End])
+	}
+	nk := make([]string, len(nu))
+	for i, s := range nu {
+		nk[i] = string(new.Doc[s.Start:s.End])
+	}
+	om, nm := alignUnits(ok, nk)
+	for i, s := range ou {
+		if !om[i] {
+			op = append(op, s)
+		}
+	}
+	for i, s := range nu {
+		if !nm[i] {
+			np = append(np, s)
+		}
+	}
+	if len(op) == 0 && len(np) == 0 {
+		return whole(ob), whole(nb)
+	}
+	return op, np
+}
+
+func whole(b *partition.Block) []partition.Span {
+	return []partition.Span{{Start: b.Start, End: b.End}}
+}
+
+// alignUnits marks the units of a and b that a longest common
+// subsequence of equal units pairs.
+func alignUnits(a, b []string) (am, bm []bool) {
+	am, bm = make([]bool, len(a)), make([]bool, len(b))
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		am[p], bm[p] = true, true
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		am[len(a)-1-s], bm[len(b)-1-s] = true, true
+		s++
+	}
+	a2, b2 := a[p:len(a)-s], b[p:len(b)-s]
+	n, m := len(a2), len(b2)
+	if n == 0 || m == 0 || n*m > maxPartCells {
+		return am, bm
+	}
+	// lcs[i][j]: LCS length of a2[i:] and b2[j:], one row per i.
+	lcs := make([]int32, (n+1)*(m+1))
+	at := func(i, j int) *int32 { return &lcs[i*(m+1)+j] }
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			switch {
+			case a2[i] == b2[j]:
+				*at(i, j) = *at(i+1, j+1) + 1
+			case *at(i+1, j) >= *at(i, j+1):
+				*at(i, j) = *at(i+1, j)
+			default:
+				*at(i, j) = *at(i, j+1)
+			}
+		}
+	}
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case a2[i] == b2[j]:
+			am[p+i], bm[p+j] = true, true
+			i++
+			j++
+		case *at(i+1, j) >= *at(i, j+1):
+			i++
+		default:
+			j++
+		}
+	}
+	return am, bm
 }

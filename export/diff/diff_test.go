@@ -261,3 +261,65 @@ func TestRealign(t *testing.T) {
 		t.Errorf("word diff of A → A' has %d edits: %v", edits(bs[1].Words), bs[1].Words)
 	}
 }
+
+// TestChangedParts: inside a changed block, the parts flagged are the
+// units that changed — the edited paragraph, the list item added — and
+// the whole block when only its own tag changed.
+func TestChangedParts(t *testing.T) {
+	sec := func(p2, item, class string) string {
+		return `<html><body><nav><a href="/">Home</a> <a href="/a">About</a></nav>
+<div id=sec class="` + class + `"><h2>Storage</h2>
+<p>We keep your data in the European Union, on servers we own, and back it up daily.</p>
+<p>` + p2 + `</p>
+<ul><li>Name</li><li>E-mail address</li>` + item + `</ul>
+<p>Nothing else is kept about you or about the pages you read here.</p></div>
+<footer><p>Copyright Example Ltd, all rights reserved.</p></footer></body></html>`
+	}
+	res := func(s string) *partition.Result {
+		r, err := partition.Partition([]byte(s), partition.Options{Level: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	changed := func(old, new *partition.Result) Block {
+		t.Helper()
+		bs, _ := Compare(old, new)
+		var out []Block
+		for _, b := range bs {
+			if b.Status == TextChanged || b.Status == MarkupOnly {
+				out = append(out, b)
+			}
+		}
+		if len(out) != 1 {
+			t.Fatalf("%d changed blocks, want 1 (%v)", len(out), statuses(bs))
+		}
+		return out[0]
+	}
+	texts := func(r *partition.Result, spans []partition.Span) []string {
+		var s []string
+		for _, sp := range spans {
+			s = append(s, string(r.Doc[sp.Start:sp.End]))
+		}
+		return s
+	}
+	a := res(sec("Logs are deleted after two weeks.", "", "policy"))
+	b := res(sec("Logs are deleted after four weeks.", "<li>IP address</li>", "policy"))
+	blk := changed(a, b)
+	if got := texts(a, blk.OldParts); !slices.Equal(got, []string{"<p>Logs are deleted after two weeks.</p>"}) {
+		t.Errorf("old parts %q", got)
+	}
+	if got := texts(b, blk.NewParts); !slices.Equal(got, []string{"<p>Logs are deleted after four weeks.</p>", "<li>IP address</li>"}) {
+		t.Errorf("new parts %q", got)
+	}
+	if n := blk.New.End - blk.New.Start; n < 4*(blk.NewParts[0].End-blk.NewParts[0].Start) {
+		t.Errorf("the parts are not smaller than the block (%d bytes)", n)
+	}
+	// Only the block's own start tag changed: the block is the part.
+	c := res(sec("Logs are deleted after two weeks.", "", "policy wide"))
+	blk = changed(a, c)
+	if len(blk.NewParts) != 1 || blk.NewParts[0].Start != blk.New.Start || blk.NewParts[0].End != blk.New.End ||
+		len(blk.OldParts) != 1 || blk.OldParts[0].Start != blk.Old.Start || blk.OldParts[0].End != blk.Old.End {
+		t.Errorf("own-tag change: parts %v / %v, want the whole blocks", blk.OldParts, blk.NewParts)
+	}
+}

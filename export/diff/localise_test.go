@@ -22,7 +22,8 @@ import (
 // captures of a site found.
 type localStats struct {
 	pairs     int       // consecutive HTML captures whose payloads differ
-	flagged   []float64 // per pair with a visible change: share of the two captures' bytes in flagged content blocks
+	flagged   []float64 // per pair with a visible change: share of the two captures' bytes in the flagged parts of content blocks
+	flagBlk   []float64 // the same pairs: share in flagged content blocks, whole
 	bound     []float64 // the same pairs: share a token diff of their content must flag at least
 	flagAll   []float64 // per pair: share of the two captures' bytes in any flagged block (head and scripts too)
 	boundAll  []float64 // per pair: share a token diff of the whole documents must flag at least
@@ -94,27 +95,31 @@ func localisePairs(tb testing.TB, site string, level int) localStats {
 func (st *localStats) add(old, new *partition.Result) {
 	st.pairs++
 	blocks, sum := Compare(old, new)
-	flagged, content := 0, 0
+	flagged, content, contentBlk := 0, 0, 0
 	// content: a block a reader sees (text or media), not the head or
 	// a script, style or data island.
 	isContent := func(b *partition.Block) bool {
 		return b != nil && b.Tag != "head" && b.Label != partition.LabelScript && (b.Features.TextLen > 0 || b.Features.Images > 0)
 	}
 	for _, b := range blocks {
-		n := 0
+		n, nb := 0, 0
 		switch b.Status {
 		case TextChanged, MarkupOnly:
-			n = b.Old.End - b.Old.Start + b.New.End - b.New.Start
+			nb = b.Old.End - b.Old.Start + b.New.End - b.New.Start
+			n = spanBytes(b.OldParts) + spanBytes(b.NewParts)
 		case Added:
 			n = b.New.End - b.New.Start
+			nb = n
 		case Removed:
 			n = b.Old.End - b.Old.Start
+			nb = n
 		default:
 			continue
 		}
 		flagged += n
 		if isContent(b.New) || b.New == nil && isContent(b.Old) {
 			content += n
+			contentBlk += nb
 			if localiseDump {
 				bb := b.New
 				if bb == nil {
@@ -158,6 +163,7 @@ func (st *localStats) add(old, new *partition.Result) {
 			st.coarse++
 		}
 		st.flagged = append(st.flagged, float64(content)/total)
+		st.flagBlk = append(st.flagBlk, float64(contentBlk)/total)
 		st.bound = append(st.bound, float64(contentDiff)/total)
 	}
 }
@@ -323,6 +329,7 @@ func BenchmarkLocalisation(b *testing.B) {
 				b.ReportMetric(fm, "flagged-median")
 				b.ReportMetric(bm, "bound-median")
 				b.ReportMetric(fm-(2*bm+0.20), "over-target")
+				b.ReportMetric(median(st.flagBlk), "block-flagged-median")
 				b.ReportMetric(median(st.flagAll), "flagged-all-median")
 				b.ReportMetric(median(st.boundAll), "bound-all-median")
 				b.ReportMetric(float64(st.invisible)/float64(max(st.pairs, 1)), "invisible-share")
@@ -334,6 +341,15 @@ func BenchmarkLocalisation(b *testing.B) {
 			})
 		}
 	}
+}
+
+// spanBytes sums the lengths of spans.
+func spanBytes(spans []partition.Span) int {
+	n := 0
+	for _, s := range spans {
+		n += s.End - s.Start
+	}
+	return n
 }
 
 // localiseDump (LOCALISE_DUMP=1) prints every flagged content block of

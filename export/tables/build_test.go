@@ -318,6 +318,12 @@ func checkTables(t *testing.T, a *dedupe.Archive, r *recorder, st Stats) {
 	if len(r.urls) != len(byKey) {
 		t.Errorf("%d urls rows for %d keys", len(r.urls), len(byKey))
 	}
+	finer := 0 // changes whose changed parts are fewer bytes than their changed blocks
+	defer func() {
+		if finer == 0 {
+			t.Error("no change of the site is narrower in changed_part_bytes than in changed_bytes")
+		}
+	}()
 	for _, u := range r.urls {
 		caps, chs := byKey[u.URLSURTKey], chByKey[u.URLSURTKey]
 		digests := map[string]bool{}
@@ -349,8 +355,16 @@ func checkTables(t *testing.T, a *dedupe.Archive, r *recorder, st Stats) {
 			if ch.Changed {
 				observed++
 			}
-			if !ch.Changed && (ch.ChangedBytes != 0 || len(ch.ChangedPaths) != 0) {
-				t.Errorf("%s v%d: unchanged payload but %d changed bytes, paths %v", u.URLSURTKey, later.Version, ch.ChangedBytes, ch.ChangedPaths)
+			if !ch.Changed && (ch.ChangedBytes != 0 || ch.ChangedPartBytes != 0 || len(ch.ChangedPaths) != 0) {
+				t.Errorf("%s v%d: unchanged payload but %d changed bytes (%d in parts), paths %v", u.URLSURTKey, later.Version, ch.ChangedBytes, ch.ChangedPartBytes, ch.ChangedPaths)
+			}
+			if ch.Changed && len(ch.ChangedPaths) > 0 {
+				if ch.ChangedPartBytes <= 0 || ch.ChangedPartBytes > caps[i].PayloadLength+later.PayloadLength {
+					t.Errorf("%s v%d: %d changed part bytes of %d+%d payload bytes", u.URLSURTKey, later.Version, ch.ChangedPartBytes, caps[i].PayloadLength, later.PayloadLength)
+				}
+				if ch.ChangedPartBytes < ch.ChangedBytes {
+					finer++
+				}
 			}
 		}
 		if u.Captures != int64(len(caps)) || u.Versions != int64(len(digests)) || u.ObservedChanges != observed {

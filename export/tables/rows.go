@@ -171,6 +171,7 @@ type Change struct {
 	BlocksUnchanged   int32
 	BlocksTextChanged int32
 	ChangedBytes      int64
+	ChangedPartBytes  int64
 	ChangedPaths      []string
 }
 

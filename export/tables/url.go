@@ -121,18 +121,18 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		}
 
 		// Blocks against the previous capture with blocks.
-		var changedBytes int64
+		var changedBytes, partBytes int64
 		var paths []string
 		if pg.hasBlocks() {
 			if prevPage != nil && prevPage.layout != (pack.ID{}) && pg.layout != (pack.ID{}) {
 				lc := prevPage.layout != pg.layout
 				row.LayoutChanged = &lc
 			}
-			changedBytes, paths = w.blockRows(c, row, pg, prevPage, seenHere)
+			changedBytes, partBytes, paths = w.blockRows(c, row, pg, prevPage, seenHere)
 			prevPage = pg
 		}
 		if prev != nil {
-			c.change = changeRow(prev, row, pg.hasBlocks(), changedBytes, paths)
+			c.change = changeRow(prev, row, pg.hasBlocks(), changedBytes, partBytes, paths)
 		}
 		h.add(row, c.change)
 		prev = &prevCap{version: row.Version, time: row.FetchTime, digest: row.ContentDigest, layoutID: row.LayoutID}
@@ -169,7 +169,7 @@ func (h *history) add(row *Capture, ch *Change) {
 
 // blockRows fills c with the capture_blocks rows of pg matched against
 // prev (nil: every block added) and returns the changes' bytes and paths.
-func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map[pack.ID]bool) (changedBytes int64, paths []string) {
+func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map[pack.ID]bool) (changedBytes, partBytes int64, paths []string) {
 	var old *partition.Result
 	if prev != nil {
 		old = prev.res
@@ -191,8 +191,17 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 	verdicts, sum := diff.Classify(old, pg.res, pairs)
 	textChanged := make(map[*partition.Block]bool, len(verdicts))
 	for i := range verdicts {
-		if v := &verdicts[i]; v.New != nil && (v.Status == diff.TextChanged || v.Status == diff.Added && len(v.Words) > 0) {
+		v := &verdicts[i]
+		if v.New != nil && (v.Status == diff.TextChanged || v.Status == diff.Added && len(v.Words) > 0) {
 			textChanged[v.New] = true
+		}
+		switch v.Status {
+		case diff.TextChanged, diff.MarkupOnly:
+			partBytes += spanBytes(v.OldParts) + spanBytes(v.NewParts)
+		case diff.Added:
+			partBytes += int64(v.New.End - v.New.Start)
+		case diff.Removed:
+			partBytes += int64(v.Old.End - v.Old.Start)
 		}
 	}
 	if row.Changed != nil {
@@ -267,7 +276,16 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 			}
 		}
 	}
-	return changedBytes, paths
+	return changedBytes, partBytes, paths
+}
+
+// spanBytes sums the lengths of spans.
+func spanBytes(spans []partition.Span) int64 {
+	var n int64
+	for _, s := range spans {
+		n += int64(s.End - s.Start)
+	}
+	return n
 }
 
 func blockRow(id pack.ID, row *Capture, res *partition.Result, b *partition.Block) *Block {
@@ -295,7 +313,7 @@ func blockRow(id pack.ID, row *Capture, res *partition.Result, b *partition.Bloc
 }
 
 // changeRow is the changes row from prev to the capture of row.
-func changeRow(prev *prevCap, row *Capture, partitioned bool, changedBytes int64, paths []string) *Change {
+func changeRow(prev *prevCap, row *Capture, partitioned bool, changedBytes, partBytes int64, paths []string) *Change {
 	ch := &Change{
 		URL: row.URL, URLSURTKey: row.URLSURTKey,
 		FromVersion: prev.version, ToVersion: row.Version,
@@ -315,9 +333,9 @@ func changeRow(prev *prevCap, row *Capture, partitioned bool, changedBytes int64
 	}
 	switch {
 	case partitioned:
-		ch.ChangedBytes, ch.ChangedPaths = changedBytes, paths
+		ch.ChangedBytes, ch.ChangedPartBytes, ch.ChangedPaths = changedBytes, partBytes, paths
 	case ch.Changed:
-		ch.ChangedBytes = row.PayloadLength
+		ch.ChangedBytes, ch.ChangedPartBytes = row.PayloadLength, row.PayloadLength
 	}
 	return ch
 }
