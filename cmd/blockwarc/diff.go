@@ -45,8 +45,9 @@ N bytes in O parts of the earlier capture and P of the later.
 deleted and inserted, visible_change) and blocks, every block of both
 captures once with status, path, old_path, label, tag, old_bytes,
 new_bytes, topic, for blocks whose words changed, words: a list of
-{"op": "=" | "-" | "+", "text": words}, and for changed blocks old_parts,
-new_parts ([start, end) byte offsets in each page) and part_bytes.
+{"op": "=" | "-" | "+", "text": words}, and for changed blocks old_parts
+and new_parts ({"start", "end": byte offsets in each page, "markup_only"})
+and part_bytes.
 
 -html OUT writes one self-contained page (no network): the later capture
 rendered with its changed blocks outlined, the changed parts inside them
@@ -328,12 +329,20 @@ type blockChange struct {
 	Topic    []string    `json:"topic"`
 	Words    []wordEdit  `json:"words,omitempty"`
 	// Where inside a text-changed or markup-only block the change lies:
-	// the changed units (paragraphs, list items, cells) of each side as
-	// [start, end) byte offsets in its page, and their bytes, both
-	// sides together (diff.Block.OldParts, NewParts).
-	OldParts  [][2]int `json:"old_parts,omitempty"`
-	NewParts  [][2]int `json:"new_parts,omitempty"`
-	PartBytes int      `json:"part_bytes,omitempty"`
+	// the changed units (paragraphs, list items, cells) of each side,
+	// and their bytes, both sides together (diff.Block.OldParts,
+	// NewParts).
+	OldParts  []partChange `json:"old_parts,omitempty"`
+	NewParts  []partChange `json:"new_parts,omitempty"`
+	PartBytes int          `json:"part_bytes,omitempty"`
+}
+
+// partChange is a changed part: [start, end) byte offsets in its page,
+// and whether only its markup changed.
+type partChange struct {
+	Start      int  `json:"start"`
+	End        int  `json:"end"`
+	MarkupOnly bool `json:"markup_only"`
 }
 
 type wordEdit struct {
@@ -377,11 +386,11 @@ func changeOf(b diff.Block) blockChange {
 		c.Words = append(c.Words, wordEdit{Op: string(e.Op), Text: strings.Join(e.Words, " ")})
 	}
 	for _, p := range b.OldParts {
-		c.OldParts = append(c.OldParts, [2]int{p.Start, p.End})
+		c.OldParts = append(c.OldParts, partChange{p.Start, p.End, p.MarkupOnly})
 		c.PartBytes += p.End - p.Start
 	}
 	for _, p := range b.NewParts {
-		c.NewParts = append(c.NewParts, [2]int{p.Start, p.End})
+		c.NewParts = append(c.NewParts, partChange{p.Start, p.End, p.MarkupOnly})
 		c.PartBytes += p.End - p.Start
 	}
 	return c

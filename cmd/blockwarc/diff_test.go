@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -122,6 +123,27 @@ func TestDiffTextEdit(t *testing.T) {
 	if mo := byStatus(rep, "markup-only"); len(mo) != 1 || mo[0].Tag != "head" {
 		t.Errorf("markup-only blocks %+v, want the head", mo)
 	}
+	// Where inside the picker: the one list item whose language was
+	// renamed, in both captures' pages (the bytes cat gives).
+	for _, side := range []struct {
+		at    string
+		parts []partChange
+		want  string
+	}{{"20220111", tc[0].OldParts, ">Vlaams</a></li>"}, {"20220120", tc[0].NewParts, ">Nederlands</a></li>"}} {
+		code, page, stderr := runCmd(t, "cat", "-at", side.at, bwa, tinderPrivacy)
+		if code != exitOK {
+			t.Fatalf("cat exit %d: %s", code, stderr)
+		}
+		if len(side.parts) != 1 || side.parts[0].End > len(page) || side.parts[0].MarkupOnly {
+			t.Fatalf("%s: parts %+v of a %d-byte page, want one with changed text", side.at, side.parts, len(page))
+		}
+		if p := page[side.parts[0].Start:side.parts[0].End]; !strings.HasPrefix(p, "<li") || !strings.HasSuffix(p, side.want) {
+			t.Errorf("%s: changed part %q, want the <li> ending %q", side.at, p, side.want)
+		}
+	}
+	if tc[0].PartBytes*10 > tc[0].OldBytes+tc[0].NewBytes {
+		t.Errorf("part bytes %d of the block's %d+%d", tc[0].PartBytes, tc[0].OldBytes, tc[0].NewBytes)
+	}
 	s := rep.Summary
 	if !s.VisibleChange || s.TextChanged != 1 || s.WordsDeleted != 1 || s.WordsInserted != 1 || s.Unchanged+2 != len(rep.Blocks) {
 		t.Errorf("summary %+v over %d blocks", s, len(rep.Blocks))
@@ -131,7 +153,7 @@ func TestDiffTextEdit(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"visible change", "[-Vlaams-] {+Nederlands+}", "markup-only   1 "} {
+	for _, want := range []string{"visible change", "[-Vlaams-] {+Nederlands+}", "markup-only   1 ", "(changed 150 in 1+1 parts)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
 		}
@@ -315,6 +337,17 @@ func TestDiffHTMLChromium(t *testing.T) {
 			}
 			if string(m[1]) == "0" || string(m[1]) != string(m[2]) {
 				t.Errorf("%s changed blocks, %s drawn outlined", m[1], m[2])
+			}
+			// The changed parts inside the changed blocks are drawn
+			// highlighted in the later capture (the marks counted in
+			// the file are those of both captures).
+			marked := len(regexp.MustCompile(`data-bw-part=`).FindAll(b, -1))
+			pm := regexp.MustCompile(`data-parts="(\d+)"`).FindSubmatch(dom)
+			if pm == nil {
+				t.Fatal("the page's script did not count the changed parts")
+			}
+			if n, _ := strconv.Atoi(string(pm[1])); n == 0 || n > marked {
+				t.Errorf("%d changed parts drawn highlighted in the later capture, %d marked in both", n, marked)
 			}
 			if !strings.Contains(string(dom), `<li class="text-changed"`) || !strings.Contains(string(dom), tc.panel) {
 				t.Errorf("the side panel lacks the text change %q", tc.panel)

@@ -40,7 +40,8 @@ const diffPageCSS = `<style>/* inserted by blockwarc diff -html */
 [data-bw-status=removed]{outline:3px solid #c62828!important}
 [data-bw-status=moved]{outline:3px solid #1565c0!important}
 span[data-bw-status]{display:block}
-[data-bw-part]{background-color:rgba(255,214,0,.22)!important;box-shadow:inset 3px 0 0 #f9a825!important}
+[data-bw-part=text]{background-color:rgba(255,214,0,.22)!important;box-shadow:inset 3px 0 0 #f9a825!important}
+[data-bw-part=markup]{box-shadow:inset 3px 0 0 #9e9e9e!important}
 span[data-bw-part]{display:inline}
 ins.bw-ins{background:#c8f7c5!important;color:#000!important;text-decoration:none!important}
 del.bw-del{background:#ffd0d0!important;color:#000!important;text-decoration:line-through!important}
@@ -100,19 +101,23 @@ func markedPage(res *partition.Result, blocks []diff.Block, newSide bool) string
 // its start tag (a <span> around a table cell or list item would be
 // moved out of its table or list by the parser), a run of inline content
 // a <span>.
-func partMarks(doc []byte, blk *partition.Block, parts []partition.Span) []mark {
+func partMarks(doc []byte, blk *partition.Block, parts []diff.Part) []mark {
 	var marks []mark
 	for _, p := range parts {
 		if p.Start <= blk.Start && p.End >= blk.End {
 			continue
 		}
+		kind := "text"
+		if p.MarkupOnly {
+			kind = "markup"
+		}
 		if p.Element {
 			if at, ok := tagNameEnd(doc, p.Start, p.End); ok {
-				marks = append(marks, mark{at, 2, ` data-bw-part=""`})
+				marks = append(marks, mark{at, 2, ` data-bw-part="` + kind + `"`})
 				continue
 			}
 		}
-		marks = append(marks, mark{p.Start, 2, `<span data-bw-part="">`}, mark{p.End, 1, "</span>" + wrapEnd})
+		marks = append(marks, mark{p.Start, 2, `<span data-bw-part="` + kind + `">`}, mark{p.End, 1, "</span>" + wrapEnd})
 	}
 	return marks
 }
@@ -402,7 +407,7 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
     };
   });
   // For tests and for the curious: how many changed blocks of the later
-  // capture are drawn outlined.
+  // capture are drawn outlined, and how many changed parts highlighted.
   function count() {
     var d = fNew.contentDocument; if (!d) return;
     var n = 0;
@@ -411,6 +416,11 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
       if (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) n++;
     });
     document.body.setAttribute('data-outlined', n);
+    var p = 0; // changed parts drawn highlighted
+    d.querySelectorAll('[data-bw-part]').forEach(function (el) {
+      if (d.defaultView.getComputedStyle(el).boxShadow !== 'none') p++;
+    });
+    document.body.setAttribute('data-parts', p);
   }
   // Open on the first change a reader sees: inserted words, else a
   // changed, added or moved block.

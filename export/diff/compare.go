@@ -15,6 +15,8 @@ import (
 	"bytes"
 	"strings"
 
+	"golang.org/x/net/html"
+
 	"blockwarc/partition"
 )
 
@@ -45,7 +47,15 @@ type Block struct {
 	// other version has not, in document order; the whole block when
 	// the change is in its own tags or between its units. Nil for the
 	// other statuses.
-	OldParts, NewParts []partition.Span
+	OldParts, NewParts []Part
+}
+
+// Part is a changed part of a block: its span in its page, and whether
+// only its markup changed (a changed part of the other capture reads the
+// same words: a class renamed, a link's URL, an entity).
+type Part struct {
+	partition.Span
+	MarkupOnly bool
 }
 
 // Visible tells whether a reader sees this block change: its words
@@ -461,7 +471,7 @@ const maxPartCells = 1 << 22
 // leaves unmatched: where inside the blocks the change lies. When every
 // unit is matched (the change is in the blocks' own tags or between
 // units), each side is the whole block.
-func changedParts(old, new *partition.Result, ob, nb *partition.Block) (op, np []partition.Span) {
+func changedParts(old, new *partition.Result, ob, nb *partition.Block) (op, np []Part) {
 	ou, nu := old.Units(ob), new.Units(nb)
 	if len(ou) == 0 || len(nu) == 0 {
 		return whole(ob), whole(nb)
@@ -477,22 +487,74 @@ func changedParts(old, new *partition.Result, ob, nb *partition.Block) (op, np [
 	om, nm := alignUnits(ok, nk)
 	for i, s := range ou {
 		if !om[i] {
-			op = append(op, s)
+			op = append(op, Part{Span: s})
 		}
 	}
 	for i, s := range nu {
 		if !nm[i] {
-			np = append(np, s)
+			np = append(np, Part{Span: s})
 		}
 	}
 	if len(op) == 0 && len(np) == 0 {
 		return whole(ob), whole(nb)
 	}
+	// A changed part whose words a changed part of the other capture
+	// reads too changed only in its markup; matched one to one, in order.
+	words := func(doc []byte, p Part) string {
+		return strings.Join(VisibleWords(spanText(doc[p.Start:p.End])), " ")
+	}
+	oldWords := map[string][]int{}
+	for i, p := range op {
+		w := words(old.Doc, p)
+		oldWords[w] = append(oldWords[w], i)
+	}
+	for i, p := range np {
+		w := words(new.Doc, p)
+		if js := oldWords[w]; len(js) > 0 {
+			np[i].MarkupOnly, op[js[0]].MarkupOnly = true, true
+			oldWords[w] = js[1:]
+		}
+	}
 	return op, np
 }
 
-func whole(b *partition.Block) []partition.Span {
-	return []partition.Span{{Start: b.Start, End: b.End}}
+// spanText is the text a reader sees in an HTML fragment: its text
+// tokens, entities resolved, without scripts, styles and templates.
+func spanText(frag []byte) string {
+	z := html.NewTokenizer(bytes.NewReader(frag))
+	var b strings.Builder
+	skip := 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return b.String()
+		case html.TextToken:
+			if skip == 0 {
+				b.Write(z.Text())
+				b.WriteByte(' ')
+			}
+		case html.StartTagToken:
+			if name, _ := z.TagName(); isRawText(name) {
+				skip++
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); isRawText(name) && skip > 0 {
+				skip--
+			}
+		}
+	}
+}
+
+func isRawText(tag []byte) bool {
+	switch string(tag) {
+	case "script", "style", "template":
+		return true
+	}
+	return false
+}
+
+func whole(b *partition.Block) []Part {
+	return []Part{{Span: partition.Span{Start: b.Start, End: b.End}}}
 }
 
 // alignUnits marks the units of a and b that a longest common

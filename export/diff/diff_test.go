@@ -296,7 +296,7 @@ func TestChangedParts(t *testing.T) {
 		}
 		return out[0]
 	}
-	texts := func(r *partition.Result, spans []partition.Span) []string {
+	texts := func(r *partition.Result, spans []Part) []string {
 		var s []string
 		for _, sp := range spans {
 			s = append(s, string(r.Doc[sp.Start:sp.End]))
@@ -314,6 +314,15 @@ func TestChangedParts(t *testing.T) {
 	}
 	if n := blk.New.End - blk.New.Start; n < 4*(blk.NewParts[0].End-blk.NewParts[0].Start) {
 		t.Errorf("the parts are not smaller than the block (%d bytes)", n)
+	}
+	if blk.OldParts[0].MarkupOnly || blk.NewParts[0].MarkupOnly || blk.NewParts[1].MarkupOnly {
+		t.Errorf("reworded parts said markup-only: %+v %+v", blk.OldParts, blk.NewParts)
+	}
+	// A paragraph re-marked-up (a word made bold) is a markup-only part.
+	d := res(sec("Logs are deleted after <b>two</b> weeks.", "", "policy"))
+	blk = changed(a, d)
+	if len(blk.NewParts) != 1 || !blk.NewParts[0].MarkupOnly || len(blk.OldParts) != 1 || !blk.OldParts[0].MarkupOnly {
+		t.Errorf("re-marked-up paragraph: parts %+v / %+v, want one markup-only part each", blk.OldParts, blk.NewParts)
 	}
 	// Only the block's own start tag changed: the block is the part.
 	c := res(sec("Logs are deleted after two weeks.", "", "policy wide"))

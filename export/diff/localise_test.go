@@ -344,7 +344,7 @@ func BenchmarkLocalisation(b *testing.B) {
 }
 
 // spanBytes sums the lengths of spans.
-func spanBytes(spans []partition.Span) int {
+func spanBytes(spans []Part) int {
 	n := 0
 	for _, s := range spans {
 		n += s.End - s.Start

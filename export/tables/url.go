@@ -280,7 +280,7 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 }
 
 // spanBytes sums the lengths of spans.
-func spanBytes(spans []partition.Span) int64 {
+func spanBytes(spans []diff.Part) int64 {
 	var n int64
 	for _, s := range spans {
 		n += int64(s.End - s.Start)
