@@ -208,7 +208,8 @@ func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 		// A breadcrumb trail ends in the current page's title, not a
 		// link: its link share is low when that title is long.
 		return LabelNavigation
-	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && (f.TextLen < 300 || f.Inputs*formTextPerInput >= f.TextLen):
+	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && (f.TextLen < 300 || f.Inputs*formTextPerInput >= f.TextLen) &&
+		!itemCards(f):
 		if menuWithSearch(f) {
 			// A site header's menu beside its search field: navigation
 			// wherever it sits (a page with large inline scripts puts
@@ -265,6 +266,13 @@ func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 		return LabelContent
 	}
 	return LabelOther
+}
+
+// itemCards reports a list of cards that each carry a form of their own
+// (a shop's product grid: picture, name, price, an "add to basket"
+// button): a list of items to read and follow, not a form to fill in.
+func itemCards(f Features) bool {
+	return f.Forms >= 3 && f.Inputs <= 2*f.Forms && f.Images*2 >= f.Forms && f.Links >= f.Forms
 }
 
 // boldLine reports a block that is a <strong> or <b> alone: wrappers

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,29 @@ func TestLabelsPageContext(t *testing.T) {
 		if b.Label != c.want {
 			t.Errorf("%s: label %s, want %s (text %q)", c.name, b.Label, c.want, b.Text)
 		}
+	}
+}
+
+// A shop's product grid, each card with its own "add to basket" form, is
+// a list of items, not a form; a sign-up form among links stays a form.
+func TestLabelItemCards(t *testing.T) {
+	card := func(i int) string {
+		return fmt.Sprintf(`<article><a href=/p%d><img src=p%d.jpg alt=""></a><h3><a href=/p%d>Book number %d</a></h3><p>£%d.99</p><p>In stock</p><form action=/basket method=post><button type=submit>Add to basket</button></form></article>`, i, i, i, i, 10+i)
+	}
+	grid := `<div id=x>`
+	for i := range 6 {
+		grid += card(i)
+	}
+	grid += `</div>`
+	body := `<body><header><a href=/>Shop</a></header><main><h1>Books</h1>` + grid + `</main><footer>Copyright 2024 Shop Ltd</footer></body>`
+	res := partitionString(t, body, Options{})
+	b := blockOfNode(res, func(n *Node, _ string, _ Features) bool { return n.Attr("id") == "x" })
+	if b == nil || b.Label == LabelForm {
+		t.Errorf("product grid: %v, want not a form", b)
+	}
+	signup := `<body><main><p>` + strings.Repeat("Text of the page. ", 20) + `</p></main><div id=y><form action=/s><input name=email><input name=name><button>Sign up</button></form><a href=/privacy>Privacy</a></div></body>`
+	res = partitionString(t, signup, Options{})
+	if b := blockOfNode(res, func(n *Node, _ string, _ Features) bool { return n.Attr("id") == "y" }); b == nil || b.Label != LabelForm {
+		t.Errorf("sign-up form: %v, want form", b)
 	}
 }
