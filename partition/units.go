@@ -45,10 +45,10 @@ func childUnits(doc []byte, children []*Node, out []Span) ([]Span, bool) {
 	flush := func() {
 		if run.Start >= 0 {
 			// A run's text nodes carry the white space around it.
-			for run.Start < run.End && blankText(doc[run.Start:run.Start+1]) {
+			for run.Start < run.End && isSpace(doc[run.Start:run.Start+1]) {
 				run.Start++
 			}
-			for run.End > run.Start && blankText(doc[run.End-1:run.End]) {
+			for run.End > run.Start && isSpace(doc[run.End-1:run.End]) {
 				run.End--
 			}
 			out = append(out, run)
@@ -99,24 +99,11 @@ func childUnits(doc []byte, children []*Node, out []Span) ([]Span, bool) {
 		case TextNode:
 			// White space neither starts a run nor ends one: a run
 			// spans from its first to its last visible piece.
-			if !blankText(doc[c.Start:c.End]) {
+			if !isSpace(doc[c.Start:c.End]) {
 				extend(c)
 			}
 		}
 	}
 	flush()
 	return out, hasBlock
-}
-
-// blankText reports text of ASCII white space only (HTML's inter-element
-// white space).
-func blankText(t []byte) bool {
-	for _, c := range t {
-		switch c {
-		case ' ', '\t', '\n', '\r', '\f':
-		default:
-			return false
-		}
-	}
-	return true
 }
