@@ -38,16 +38,19 @@ moved, then a word diff of the visible text of every block whose words
 changed: [-deleted-] {+inserted+}, with a few words of context. For a
 changed block, BYTES is OLD→NEW and, when the change lies in some of the
 block's parts (paragraphs, list items, cells), "(changed N in O+P parts)":
-N bytes in O parts of the earlier capture and P of the later.
+N bytes in O parts of the earlier capture and P of the later. Under a
+markup-only block, "markup: OLD → NEW" shows the bytes around the first
+difference (a nonce, a cache-buster, a renamed class).
 
 -json prints one object instead (docs/DIFF.md): url, level, from, to
 (date, record_id, file, offset), summary (counts by status, words
 deleted and inserted, visible_change) and blocks, every block of both
 captures once with status, path, old_path, label, tag, old_bytes,
 new_bytes, topic, for blocks whose words changed, words: a list of
-{"op": "=" | "-" | "+", "text": words}, and for changed blocks old_parts
+{"op": "=" | "-" | "+", "text": words}, for changed blocks old_parts
 and new_parts ({"start", "end": byte offsets in each page, "markup_only"})
-and part_bytes.
+and part_bytes, and for markup-only blocks markup ({"old", "new"}: the
+bytes around the first difference).
 
 -html OUT writes one self-contained page (no network): the later capture
 rendered with its changed blocks outlined, the changed parts inside them
@@ -335,6 +338,15 @@ type blockChange struct {
 	OldParts  []partChange `json:"old_parts,omitempty"`
 	NewParts  []partChange `json:"new_parts,omitempty"`
 	PartBytes int          `json:"part_bytes,omitempty"`
+	// For a markup-only block: the bytes around the first difference
+	// of its first changed part, in each capture — what kind of churn
+	// it is (a nonce, a cache-buster, a renamed class).
+	Markup *markupChange `json:"markup,omitempty"`
+}
+
+type markupChange struct {
+	Old string `json:"old"`
+	New string `json:"new"`
 }
 
 // partChange is a changed part: [start, end) byte offsets in its page,
@@ -364,9 +376,48 @@ func refOf(l *loaded) captureRef {
 func newDiffReport(url string, level int, oldP, newP *loaded, blocks []diff.Block, sum diff.Summary) *diffReport {
 	rep := &diffReport{URL: url, Level: level, From: refOf(oldP), To: refOf(newP), Summary: sum, Blocks: []blockChange{}}
 	for _, b := range blocks {
-		rep.Blocks = append(rep.Blocks, changeOf(b))
+		c := changeOf(b)
+		if b.Status == diff.MarkupOnly && len(b.OldParts) > 0 && len(b.NewParts) > 0 {
+			o, n := b.OldParts[0], b.NewParts[0]
+			c.Markup = markupOf(oldP.res.Doc[o.Start:o.End], newP.res.Doc[n.Start:n.End])
+		}
+		rep.Blocks = append(rep.Blocks, c)
 	}
 	return rep
+}
+
+// markupContext is how many bytes markupOf shows before and after the
+// first difference.
+const markupContext = 24
+
+// markupOf shows where two byte strings differ: the bytes from a little
+// before their common prefix ends to a little after their common suffix
+// begins, each at most 2*markupContext+40 bytes, white space folded,
+// invalid UTF-8 replaced.
+func markupOf(a, b []byte) *markupChange {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	cut := func(x []byte) string {
+		from, to := max(0, p-markupContext), min(len(x), len(x)-s+markupContext)
+		if to-from > 2*markupContext+40 {
+			to = from + 2*markupContext + 40
+		}
+		t := strings.Join(strings.Fields(strings.ToValidUTF8(string(x[from:to]), "\uFFFD")), " ")
+		if from > 0 {
+			t = "…" + t
+		}
+		if to < len(x) {
+			t += "…"
+		}
+		return t
+	}
+	return &markupChange{Old: cut(a), New: cut(b)}
 }
 
 func changeOf(b diff.Block) blockChange {
@@ -433,6 +484,9 @@ func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context in
 			line += "  " + oneLine(strings.Join(c.Topic, " "), 60)
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		if c.Markup != nil {
+			fmt.Fprintf(w, "              markup: %s  →  %s\n", c.Markup.Old, c.Markup.New)
+		}
 	}
 	first := true
 	for i, b := range blocks {

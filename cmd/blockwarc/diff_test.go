@@ -169,6 +169,27 @@ func TestDiffMarkupOnly(t *testing.T) {
 	if s.VisibleChange || s.MarkupOnly == 0 || s.TextChanged+s.Added+s.Removed+s.Moved != 0 || s.WordsDeleted+s.WordsInserted != 0 {
 		t.Errorf("summary %+v, want markup-only", s)
 	}
+	// Each markup-only block says which bytes changed: two different
+	// snippets, short, each a piece of its capture's page.
+	pages := map[string]string{}
+	for _, at := range []string{"20220108", "20220111"} {
+		code, page, stderr := runCmd(t, "cat", "-at", at, bwa, tinderPrivacy)
+		if code != exitOK {
+			t.Fatalf("cat exit %d: %s", code, stderr)
+		}
+		pages[at] = strings.Join(strings.Fields(page), " ")
+	}
+	for _, b := range byStatus(rep, "markup-only") {
+		m := b.Markup
+		if m == nil || m.Old == m.New || len(m.Old) > 200 || len(m.New) > 200 {
+			t.Fatalf("block %s: markup %+v", b.Path, m)
+		}
+		for at, snip := range map[string]string{"20220108": m.Old, "20220111": m.New} {
+			if !strings.Contains(pages[at], strings.Trim(snip, "…")) {
+				t.Errorf("block %s: %q is not in the %s page", b.Path, snip, at)
+			}
+		}
+	}
 }
 
 // TestDiffDefaultsAndErrors: without -from/-to the last two captures are

@@ -320,6 +320,7 @@ aside .st{font-weight:600}
 aside .path{font-family:monospace;color:#555}
 aside .words{margin-top:3px;font-size:13px;overflow-wrap:anywhere}
 aside .parts{margin-top:2px;font-size:12px;color:#555}
+aside .markup{margin-top:3px;font:12px/1.3 monospace;overflow-wrap:anywhere}
 li.text-changed{border-color:#d84315}li.markup-only{border-color:#757575;border-left-style:dashed}
 li.added{border-color:#2e7d32}li.removed{border-color:#c62828}li.moved{border-color:#1565c0}
 ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
@@ -373,13 +374,16 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 			b.WriteString(`<div class="words">` + wordDiffHTML(bl.Words, 8) + `</div>`)
 		case bl.Status == diff.MarkupOnly:
 			b.WriteString(`<div class="words">markup changed; the visible text is the same</div>`)
+			if c.Markup != nil {
+				b.WriteString(`<div class="markup"><del>` + html.EscapeString(c.Markup.Old) + `</del> → <ins>` + html.EscapeString(c.Markup.New) + `</ins></div>`)
+			}
 		}
 		if c.PartBytes > 0 && c.PartBytes < c.OldBytes+c.NewBytes {
 			parts, noun := max(len(c.OldParts), len(c.NewParts)), "parts"
 			if parts == 1 {
 				noun = "part"
 			}
-			fmt.Fprintf(&b, `<div class="parts">in %d %s of the block (highlighted): %d of its %d bytes, both captures</div>`,
+			fmt.Fprintf(&b, `<div class="parts">in %d %s of the block (marked): %d of its %d bytes, both captures</div>`,
 				parts, noun, c.PartBytes, c.OldBytes+c.NewBytes)
 		}
 		b.WriteString("</li>\n")
