@@ -518,24 +518,29 @@ func changedParts(old, new *partition.Result, ob, nb *partition.Block) (op, np [
 	return op, np
 }
 
-// spanText is the text a reader sees in an HTML fragment: its text
-// tokens, entities resolved, without scripts, styles and templates.
+// spanText is the text a reader sees in a part (partition.Result.Units:
+// no block-level element inside): its text tokens, entities resolved,
+// without scripts, styles and templates. Inline tags join the text on
+// either side ("Mash<b>mallow</b>" is one word); a <br> separates.
 func spanText(frag []byte) string {
 	z := html.NewTokenizer(bytes.NewReader(frag))
 	var b strings.Builder
 	skip := 0
 	for {
-		switch z.Next() {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
 			return b.String()
 		case html.TextToken:
 			if skip == 0 {
 				b.Write(z.Text())
-				b.WriteByte(' ')
 			}
-		case html.StartTagToken:
-			if name, _ := z.TagName(); isRawText(name) {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			// A self-closing <script/> has no end tag to wait for.
+			name, _ := z.TagName()
+			if isRawText(name) && tt == html.StartTagToken {
 				skip++
+			} else if string(name) == "br" {
+				b.WriteByte(' ')
 			}
 		case html.EndTagToken:
 			if name, _ := z.TagName(); isRawText(name) && skip > 0 {

@@ -318,8 +318,9 @@ func TestChangedParts(t *testing.T) {
 	if blk.OldParts[0].MarkupOnly || blk.NewParts[0].MarkupOnly || blk.NewParts[1].MarkupOnly {
 		t.Errorf("reworded parts said markup-only: %+v %+v", blk.OldParts, blk.NewParts)
 	}
-	// A paragraph re-marked-up (a word made bold) is a markup-only part.
-	d := res(sec("Logs are deleted after <b>two</b> weeks.", "", "policy"))
+	// A paragraph re-marked-up (a word, and half of another, made bold)
+	// is a markup-only part.
+	d := res(sec("Logs are deleted after <b>two</b> we<i>eks</i>.", "", "policy"))
 	blk = changed(a, d)
 	if len(blk.NewParts) != 1 || !blk.NewParts[0].MarkupOnly || len(blk.OldParts) != 1 || !blk.OldParts[0].MarkupOnly {
 		t.Errorf("re-marked-up paragraph: parts %+v / %+v, want one markup-only part each", blk.OldParts, blk.NewParts)
@@ -330,5 +331,24 @@ func TestChangedParts(t *testing.T) {
 	if len(blk.NewParts) != 1 || blk.NewParts[0].Start != blk.New.Start || blk.NewParts[0].End != blk.New.End ||
 		len(blk.OldParts) != 1 || blk.OldParts[0].Start != blk.Old.Start || blk.OldParts[0].End != blk.Old.End {
 		t.Errorf("own-tag change: parts %v / %v, want the whole blocks", blk.OldParts, blk.NewParts)
+	}
+}
+
+// TestSpanText: a part's text as a reader sees it, for telling a part
+// re-marked-up from one reworded.
+func TestSpanText(t *testing.T) {
+	for in, want := range map[string]string{
+		"Mash<b>mallow</b> x":            "Mashmallow x",
+		"a<br>b":                         "a b",
+		"a<br/>b":                        "a b",
+		"a<script/>b":                    "ab",
+		"a<script>var x = 1</script>b":   "ab",
+		"a<style>p{}</style> &amp; b":    "a & b",
+		"<a href='/x'>link</a> text":     "link text",
+		"<template><p>t</p></template>z": "z",
+	} {
+		if got := spanText([]byte(in)); got != want {
+			t.Errorf("spanText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
