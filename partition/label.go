@@ -209,7 +209,10 @@ func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 		// link: its link share is low when that title is long.
 		return LabelNavigation
 	case (f.Forms > 0 || f.Inputs >= 2 || b.Tag == "form" || role == "search") && (f.TextLen < 300 || f.Inputs*formTextPerInput >= f.TextLen) &&
-		!itemCards(f):
+		(f.Inputs > 0 || role == "search") && !itemCards(f):
+		// A form element with no field or button ("1000 results -
+		// showing 1 to 20.", a page wrapped in one form) is not a form
+		// a reader fills in.
 		if menuWithSearch(f) {
 			// A site header's menu beside its search field: navigation
 			// wherever it sits (a page with large inline scripts puts

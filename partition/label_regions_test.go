@@ -84,3 +84,15 @@ func TestLabelItemCards(t *testing.T) {
 		t.Errorf("sign-up form: %v, want form", b)
 	}
 }
+
+// A form element with no field or button is not a form a reader fills in.
+func TestLabelFormWithoutFields(t *testing.T) {
+	body := `<body><main><p>` + strings.Repeat("Text of the page. ", 20) + `</p></main><form id=x action=/list>1000 results - showing 1 to 20.</form><div id=y><form action=/s><input name=q><button>Search</button></form></div></body>`
+	res := partitionString(t, body, Options{})
+	if b := blockOfNode(res, func(n *Node, _ string, _ Features) bool { return n.Attr("id") == "x" }); b == nil || b.Label == LabelForm {
+		t.Errorf("form of text only: %v, want not a form", b)
+	}
+	if b := blockOfNode(res, func(n *Node, _ string, _ Features) bool { return n.Attr("id") == "y" }); b == nil || b.Label != LabelForm {
+		t.Errorf("search form: %v, want form", b)
+	}
+}
