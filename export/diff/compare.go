@@ -13,6 +13,7 @@ package diff
 
 import (
 	"bytes"
+	"hash/maphash"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -476,15 +477,7 @@ func changedParts(old, new *partition.Result, ob, nb *partition.Block) (op, np [
 	if len(ou) == 0 || len(nu) == 0 {
 		return whole(ob), whole(nb)
 	}
-	ok := make([]string, len(ou))
-	for i, s := range ou {
-		ok[i] = string(old.Doc[s.Start:s.End])
-	}
-	nk := make([]string, len(nu))
-	for i, s := range nu {
-		nk[i] = string(new.Doc[s.Start:s.End])
-	}
-	om, nm := alignUnits(ok, nk)
+	om, nm := alignUnits(unitBytes(old.Doc, ou), unitBytes(new.Doc, nu))
 	for i, s := range ou {
 		if !om[i] {
 			op = append(op, Part{Span: s})
@@ -562,17 +555,27 @@ func whole(b *partition.Block) []Part {
 	return []Part{{Span: partition.Span{Start: b.Start, End: b.End}}}
 }
 
+// unitBytes returns the bytes of each unit (slices of doc, not copies).
+func unitBytes(doc []byte, us []partition.Span) [][]byte {
+	out := make([][]byte, len(us))
+	for i, u := range us {
+		out[i] = doc[u.Start:u.End]
+	}
+	return out
+}
+
 // alignUnits marks the units of a and b that a longest common
-// subsequence of equal units pairs.
-func alignUnits(a, b []string) (am, bm []bool) {
+// subsequence of equal units pairs. Units are compared by a hash, and
+// by their bytes where the hashes agree, so the result is exact.
+func alignUnits(a, b [][]byte) (am, bm []bool) {
 	am, bm = make([]bool, len(a)), make([]bool, len(b))
 	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
+	for p < len(a) && p < len(b) && bytes.Equal(a[p], b[p]) {
 		am[p], bm[p] = true, true
 		p++
 	}
 	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+	for s < len(a)-p && s < len(b)-p && bytes.Equal(a[len(a)-1-s], b[len(b)-1-s]) {
 		am[len(a)-1-s], bm[len(b)-1-s] = true, true
 		s++
 	}
@@ -581,13 +584,22 @@ func alignUnits(a, b []string) (am, bm []bool) {
 	if n == 0 || m == 0 || n*m > maxPartCells {
 		return am, bm
 	}
+	seed := maphash.MakeSeed()
+	ha, hb := make([]uint64, n), make([]uint64, m)
+	for i, x := range a2 {
+		ha[i] = maphash.Bytes(seed, x)
+	}
+	for j, x := range b2 {
+		hb[j] = maphash.Bytes(seed, x)
+	}
+	eq := func(i, j int) bool { return ha[i] == hb[j] && bytes.Equal(a2[i], b2[j]) }
 	// lcs[i][j]: LCS length of a2[i:] and b2[j:], one row per i.
 	lcs := make([]int32, (n+1)*(m+1))
 	at := func(i, j int) *int32 { return &lcs[i*(m+1)+j] }
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
 			switch {
-			case a2[i] == b2[j]:
+			case eq(i, j):
 				*at(i, j) = *at(i+1, j+1) + 1
 			case *at(i+1, j) >= *at(i, j+1):
 				*at(i, j) = *at(i+1, j)
@@ -598,7 +610,7 @@ func alignUnits(a, b []string) (am, bm []bool) {
 	}
 	for i, j := 0, 0; i < n && j < m; {
 		switch {
-		case a2[i] == b2[j]:
+		case eq(i, j):
 			am[p+i], bm[p+j] = true, true
 			i++
 			j++
