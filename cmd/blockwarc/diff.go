@@ -395,14 +395,7 @@ const markupContext = 24
 // begins, each at most 2*markupContext+40 bytes, white space folded,
 // invalid UTF-8 replaced.
 func markupOf(a, b []byte) *markupChange {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
+	p, s := diff.CommonEnds(a, b)
 	cut := func(x []byte) string {
 		from, to := max(0, p-markupContext), min(len(x), len(x)-s+markupContext)
 		if to-from > 2*markupContext+40 {

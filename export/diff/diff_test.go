@@ -352,3 +352,15 @@ func TestSpanText(t *testing.T) {
 		}
 	}
 }
+
+// TestCommonEnds: the suffix never overlaps the prefix.
+func TestCommonEnds(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		p, s int
+	}{{"", "", 0, 0}, {"abc", "abc", 3, 0}, {"aa", "a", 1, 0}, {"a", "aa", 1, 0}, {"xabcy", "xaby", 3, 1}, {"abc", "xyz", 0, 0}, {"abXcd", "abYcd", 2, 2}} {
+		if p, s := CommonEnds([]byte(c.a), []byte(c.b)); p != c.p || s != c.s {
+			t.Errorf("CommonEnds(%q, %q) = %d, %d, want %d, %d", c.a, c.b, p, s, c.p, c.s)
+		}
+	}
+}

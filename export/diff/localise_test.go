@@ -182,14 +182,7 @@ const maxTokenEdits = 20000
 // change of the content a reader sees must flag.
 func tokenDiffBytes(a, b []byte, content bool) (int, bool) {
 	ta, tb := htmlTokens(a, content), htmlTokens(b, content)
-	p := 0
-	for p < len(ta) && p < len(tb) && ta[p] == tb[p] {
-		p++
-	}
-	s := 0
-	for s < len(ta)-p && s < len(tb)-p && ta[len(ta)-1-s] == tb[len(tb)-1-s] {
-		s++
-	}
+	p, s := CommonEnds(ta, tb)
 	ma, mb := ta[p:len(ta)-s], tb[p:len(tb)-s]
 	size := func(ts []string) int {
 		k := 0

@@ -57,19 +57,24 @@ func stripInvisible(s string) string {
 	}, s)
 }
 
+// CommonEnds returns the lengths of the longest common prefix of a and b
+// and of their longest common suffix in what the prefix leaves.
+func CommonEnds[T comparable](a, b []T) (prefix, suffix int) {
+	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for suffix < len(a)-prefix && suffix < len(b)-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
+}
+
 // Words returns an edit script turning a into b, word by word: a
 // shortest one (Myers 1986) when it needs at most maxEdits edits beyond
 // the common prefix and suffix, else one that replaces the differing
 // middle. Adjacent edits of one kind are merged; Equal runs are whole.
 func Words(a, b []string) []Edit {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
+	p, s := CommonEnds(a, b)
 	var out []Edit
 	add := func(op Op, w ...string) {
 		if len(w) == 0 {
