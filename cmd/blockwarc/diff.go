@@ -431,12 +431,11 @@ func changeOf(b diff.Block) blockChange {
 	}
 	for _, p := range b.OldParts {
 		c.OldParts = append(c.OldParts, partChange{p.Start, p.End, p.MarkupOnly})
-		c.PartBytes += p.End - p.Start
 	}
 	for _, p := range b.NewParts {
 		c.NewParts = append(c.NewParts, partChange{p.Start, p.End, p.MarkupOnly})
-		c.PartBytes += p.End - p.Start
 	}
+	c.PartBytes = b.PartBytes()
 	return c
 }
 

@@ -13,7 +13,6 @@ package diff
 
 import (
 	"bytes"
-	"hash/maphash"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -49,6 +48,18 @@ type Block struct {
 	// the change is in its own tags or between its units. Nil for the
 	// other statuses.
 	OldParts, NewParts []Part
+}
+
+// PartBytes is the bytes of the block's changed parts, both captures
+// together (0 for blocks without parts).
+func (b *Block) PartBytes() int {
+	n := 0
+	for _, ps := range [2][]Part{b.OldParts, b.NewParts} {
+		for _, p := range ps {
+			n += p.End - p.Start
+		}
+	}
+	return n
 }
 
 // Part is a changed part of a block: its span in its page, and whether
@@ -462,11 +473,6 @@ func wordSet(b *partition.Block) map[string]bool {
 	return set
 }
 
-// maxPartCells bounds the alignment of two blocks' units (an LCS table of
-// len(old) × len(new) cells); beyond it only the common prefix and suffix
-// of units count as unchanged.
-const maxPartCells = 1 << 22
-
 // changedParts returns the units (partition.Result.Units) of ob in old
 // and nb in new that an alignment of the two sequences by their bytes
 // leaves unmatched: where inside the blocks the change lies. When every
@@ -477,7 +483,24 @@ func changedParts(old, new *partition.Result, ob, nb *partition.Block) (op, np [
 	if len(ou) == 0 || len(nu) == 0 {
 		return whole(ob), whole(nb)
 	}
-	om, nm := alignUnits(unitBytes(old.Doc, ou), unitBytes(new.Doc, nu))
+	// The word diff's edit script (Myers, bounded) over the parts'
+	// bytes: a part in an Equal run is unchanged.
+	om, nm := make([]bool, len(ou)), make([]bool, len(nu))
+	i, j := 0, 0
+	for _, e := range Words(unitStrings(old.Doc, ou), unitStrings(new.Doc, nu)) {
+		switch e.Op {
+		case Equal:
+			for range e.Words {
+				om[i], nm[j] = true, true
+				i++
+				j++
+			}
+		case Delete:
+			i += len(e.Words)
+		case Insert:
+			j += len(e.Words)
+		}
+	}
 	for i, s := range ou {
 		if !om[i] {
 			op = append(op, Part{Span: s})
@@ -555,70 +578,11 @@ func whole(b *partition.Block) []Part {
 	return []Part{{Span: partition.Span{Start: b.Start, End: b.End}}}
 }
 
-// unitBytes returns the bytes of each unit (slices of doc, not copies).
-func unitBytes(doc []byte, us []partition.Span) [][]byte {
-	out := make([][]byte, len(us))
+// unitStrings returns the bytes of each unit as a string.
+func unitStrings(doc []byte, us []partition.Span) []string {
+	out := make([]string, len(us))
 	for i, u := range us {
-		out[i] = doc[u.Start:u.End]
+		out[i] = string(doc[u.Start:u.End])
 	}
 	return out
-}
-
-// alignUnits marks the units of a and b that a longest common
-// subsequence of equal units pairs. Units are compared by a hash, and
-// by their bytes where the hashes agree, so the result is exact.
-func alignUnits(a, b [][]byte) (am, bm []bool) {
-	am, bm = make([]bool, len(a)), make([]bool, len(b))
-	p := 0
-	for p < len(a) && p < len(b) && bytes.Equal(a[p], b[p]) {
-		am[p], bm[p] = true, true
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && bytes.Equal(a[len(a)-1-s], b[len(b)-1-s]) {
-		am[len(a)-1-s], bm[len(b)-1-s] = true, true
-		s++
-	}
-	a2, b2 := a[p:len(a)-s], b[p:len(b)-s]
-	n, m := len(a2), len(b2)
-	if n == 0 || m == 0 || n*m > maxPartCells {
-		return am, bm
-	}
-	seed := maphash.MakeSeed()
-	ha, hb := make([]uint64, n), make([]uint64, m)
-	for i, x := range a2 {
-		ha[i] = maphash.Bytes(seed, x)
-	}
-	for j, x := range b2 {
-		hb[j] = maphash.Bytes(seed, x)
-	}
-	eq := func(i, j int) bool { return ha[i] == hb[j] && bytes.Equal(a2[i], b2[j]) }
-	// lcs[i][j]: LCS length of a2[i:] and b2[j:], one row per i.
-	lcs := make([]int32, (n+1)*(m+1))
-	at := func(i, j int) *int32 { return &lcs[i*(m+1)+j] }
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			switch {
-			case eq(i, j):
-				*at(i, j) = *at(i+1, j+1) + 1
-			case *at(i+1, j) >= *at(i, j+1):
-				*at(i, j) = *at(i+1, j)
-			default:
-				*at(i, j) = *at(i, j+1)
-			}
-		}
-	}
-	for i, j := 0, 0; i < n && j < m; {
-		switch {
-		case eq(i, j):
-			am[p+i], bm[p+j] = true, true
-			i++
-			j++
-		case *at(i+1, j) >= *at(i, j+1):
-			i++
-		default:
-			j++
-		}
-	}
-	return am, bm
 }

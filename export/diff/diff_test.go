@@ -312,6 +312,9 @@ func TestChangedParts(t *testing.T) {
 	if got := texts(b, blk.NewParts); !slices.Equal(got, []string{"<p>Logs are deleted after four weeks.</p>", "<li>IP address</li>"}) {
 		t.Errorf("new parts %q", got)
 	}
+	if want := len(texts(a, blk.OldParts)[0]) + len(texts(b, blk.NewParts)[0]) + len(texts(b, blk.NewParts)[1]); blk.PartBytes() != want {
+		t.Errorf("PartBytes %d, want %d", blk.PartBytes(), want)
+	}
 	if n := blk.New.End - blk.New.Start; n < 4*(blk.NewParts[0].End-blk.NewParts[0].Start) {
 		t.Errorf("the parts are not smaller than the block (%d bytes)", n)
 	}

@@ -106,7 +106,7 @@ func (st *localStats) add(old, new *partition.Result) {
 		switch b.Status {
 		case TextChanged, MarkupOnly:
 			nb = b.Old.End - b.Old.Start + b.New.End - b.New.Start
-			n = spanBytes(b.OldParts) + spanBytes(b.NewParts)
+			n = b.PartBytes()
 		case Added:
 			n = b.New.End - b.New.Start
 			nb = n
@@ -334,15 +334,6 @@ func BenchmarkLocalisation(b *testing.B) {
 			})
 		}
 	}
-}
-
-// spanBytes sums the lengths of spans.
-func spanBytes(spans []Part) int {
-	n := 0
-	for _, s := range spans {
-		n += s.End - s.Start
-	}
-	return n
 }
 
 // localiseDump (LOCALISE_DUMP=1) prints every flagged content block of

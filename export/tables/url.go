@@ -197,7 +197,7 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 		}
 		switch v.Status {
 		case diff.TextChanged, diff.MarkupOnly:
-			partBytes += spanBytes(v.OldParts) + spanBytes(v.NewParts)
+			partBytes += int64(v.PartBytes())
 		case diff.Added:
 			partBytes += int64(v.New.End - v.New.Start)
 		case diff.Removed:
@@ -277,15 +277,6 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 		}
 	}
 	return changedBytes, partBytes, paths
-}
-
-// spanBytes sums the lengths of spans.
-func spanBytes(spans []diff.Part) int64 {
-	var n int64
-	for _, s := range spans {
-		n += int64(s.End - s.Start)
-	}
-	return n
 }
 
 func blockRow(id pack.ID, row *Capture, res *partition.Result, b *partition.Block) *Block {
