@@ -27,6 +27,9 @@ type Budget struct {
 	// (pack.Options.ChunkTable, entries of about 64 bytes): a sixteenth
 	// of the budget, between 64 Ki and 2 Mi entries, taken from the sort.
 	// A smaller table forgets chunks sooner (size, never correctness).
+	// The writer's table of objects named by place holds a quarter as
+	// many entries, of about 150 bytes with their ref lists: within the
+	// 256 MiB of GoHeap's slack at the largest.
 	ChunkTable int
 	// GoHeap is the soft limit for the Go heap: the budget, plus 256 MiB
 	// for the encoders' buffers and the frames and bases in flight, less

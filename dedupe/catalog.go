@@ -92,6 +92,10 @@ type Version struct {
 // to the catalog without restoring the record.
 func (v *Version) InlineLen() int { return len(v.inline) }
 
+// Part is the part of a union archive (Join) v was read from; 0
+// otherwise. An object named by place is an object of that part.
+func (v *Version) Part() int { return v.shard }
+
 // maxInline is the largest block inlineBlock keeps in the catalog.
 const maxInline = 2 << 10
 

@@ -53,6 +53,9 @@ type dec struct {
 	// segFiles holds, by file index, what version 3 offsets and dates
 	// are differences from.
 	segFiles []segFile
+	// place is the chunk number of the segment's last place reference
+	// (version 9): the next is written as a difference from it.
+	place uint64
 }
 
 // rand reads n bytes of a random field.
@@ -150,25 +153,35 @@ type idTable struct {
 	uri    string    // target URI of the previous version
 	n      int       // versions written or read so far
 	unique func(pack.ID) (bool, error)
+	place  *uint64 // the segment's last place reference (dec.place)
 	err    error
 }
 
 // Tags of an object reference in catalog version 3; a tag t ≥ refTable
 // is the id at position t − refTable + 1 (1-based) of the URL's table.
+// Version 9 adds refPlace, and its table positions start at refTable9.
 const (
-	refShort = 0 // a new id: its first pack.RefLen bytes (random part)
-	refFull  = 1 // a new id: its 32 bytes (random part)
-	refTable = 2
+	refShort  = 0 // a new id: its first pack.RefLen bytes (random part)
+	refFull   = 1 // a new id: its 32 bytes (random part)
+	refTable  = 2
+	refPlace  = 2 // version 9: an object named by place, varint difference from the segment's last (main part)
+	refTable9 = 3
 )
 
 func newIDTable() *idTable { return &idTable{pos: map[pack.ID]int{}} }
 
 func (t *idTable) append(b []byte, r *[]byte, id pack.ID) []byte {
 	if i, ok := t.pos[id]; ok {
-		return binary.AppendUvarint(b, uint64(i+refTable))
+		return binary.AppendUvarint(b, uint64(i+refTable9))
 	}
 	t.pos[id] = len(t.ids)
 	t.ids = append(t.ids, id)
+	if n, ok := id.Place(); ok {
+		b = binary.AppendUvarint(b, refPlace)
+		b = binary.AppendVarint(b, int64(n-*t.place))
+		*t.place = n
+		return b
+	}
 	// The zero id (a header encoded without anchor) names no object.
 	short := false
 	if t.unique != nil && id != (pack.ID{}) {
@@ -193,6 +206,20 @@ func (d *dec) ref(t *idTable, what string) pack.ID {
 	if !d.f.shortRefs { // 0: 32 bytes; i ≥ 1: position i
 		i++
 	}
+	table := uint64(refTable)
+	if d.f.placeRefs {
+		table = refTable9
+		if i == refPlace {
+			n := d.place + uint64(d.varint(what))
+			if d.err != nil {
+				return pack.ID{}
+			}
+			d.place = n
+			id := pack.PlaceID(n)
+			t.ids = append(t.ids, id)
+			return id
+		}
+	}
 	switch {
 	case i == refShort:
 		p := d.rand(pack.RefLen, what)
@@ -215,11 +242,11 @@ func (d *dec) ref(t *idTable, what string) pack.ID {
 		id := d.id(what)
 		t.ids = append(t.ids, id)
 		return id
-	case i-refTable >= uint64(len(t.ids)):
+	case i-table >= uint64(len(t.ids)):
 		d.fail(what)
 		return pack.ID{}
 	}
-	return t.ids[i-refTable]
+	return t.ids[i-table]
 }
 
 // Record ids are mostly "<urn:uuid:…>" with 16 random bytes spelt in 36

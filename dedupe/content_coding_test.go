@@ -90,7 +90,8 @@ func TestContentCodedPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(vs[0].Blocks) != len(r.Leaves) || vs[0].Blocks[0] != a.Store().Sum(r.BlockBytes(r.Leaves[0])) {
+		first, err := a.ContentID(&vs[0], vs[0].Blocks[0])
+		if err != nil || len(vs[0].Blocks) != len(r.Leaves) || first != a.Sum(r.BlockBytes(r.Leaves[0])) {
 			t.Errorf("%s: blocks are not the decoded page's", u)
 		}
 		shared := 0

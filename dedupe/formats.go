@@ -6,10 +6,9 @@ const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
 	filePartMagic  = "BWIF"
-	catalogVersion = 8
-	// segmentVersion is the version catalog segments are written in:
-	// version 8 changed the root alone.
-	segmentVersion = 6
+	catalogVersion = 9
+	// segmentVersion is the version catalog segments are written in.
+	segmentVersion = 9
 	// oldestCatalog and newestCatalog bound the versions this reader
 	// knows.
 	oldestCatalog = 2
@@ -45,6 +44,9 @@ type catalogFormat struct {
 	// openIngest: the root ends with the position of an ingest in
 	// progress (root.Open).
 	openIngest bool
+	// placeRefs: object references may name objects by place
+	// (refPlace), and table positions start at refTable9.
+	placeRefs bool
 	// fileParts: the root lists the parts of the input-file table
 	// (objects) instead of holding its rows, and ends with a flag byte
 	// saying whether an open ingest's position follows.
@@ -76,4 +78,7 @@ var catalogFormats = map[uint64]*catalogFormat{
 	// objects; the open ingest's position behind a flag.
 	8: {rootZstd: true, fileRow: fileRowV8, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, fileParts: true, openFlag: true},
+	// Objects named by place (refPlace); root as in version 8.
+	9: {rootZstd: true, fileRow: fileRowV8, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, fileParts: true, openFlag: true, placeRefs: true},
 }

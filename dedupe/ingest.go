@@ -184,6 +184,14 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		return st, err
 	}
 	defer w.Close()
+	if !opts.Pack.Plain {
+		// New objects are named by place: no index entry, and a few
+		// bytes in the catalog instead of an id (docs/FORMAT.md
+		// "Objects named by place").
+		if err := w.NamePlaces(); err != nil {
+			return st, err
+		}
+	}
 	r, err := decodeRoot(s.Payload())
 	if err == nil {
 		// Which files are in already decides what is ingested: a table

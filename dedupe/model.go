@@ -36,6 +36,34 @@ type urlState struct {
 	prevRes  *partition.Result      // last partition (this ingest only)
 	prevBlk  []pack.ID              // its block ids
 	part     *partition.Partitioner // of the job being modelled
+	// learn are the objects of the history's last captures, which the
+	// writer reads back so that an unchanged object keeps its place
+	// (pack.Writer.Learn); named maps the ids the model gave the URL's
+	// new objects (hashes of their bytes) to the names the writer gave
+	// them (places). Both are the applier's.
+	learn []pack.ID
+	named map[pack.ID]pack.ID
+}
+
+// rename gives v's objects the names the writer gave them.
+func (u *urlState) rename(v *Version) {
+	if len(u.named) == 0 {
+		return
+	}
+	f := func(id *pack.ID) {
+		if n, ok := u.named[*id]; ok {
+			*id = n
+		}
+	}
+	f(&v.Record)
+	f(&v.WARCAnchor)
+	f(&v.Block)
+	f(&v.HTTPAnchor)
+	f(&v.Payload)
+	f(&v.Layout)
+	for i := range v.Blocks {
+		f(&v.Blocks[i])
+	}
 }
 
 // gapType is the prevObj key of gaps: no WARC-Type has a NUL.
@@ -77,6 +105,23 @@ func (g *ingester) loadHistory(u *urlState) error {
 		}
 		if v.Mode == modeHTTP && v.HTTPAnchor != (pack.ID{}) {
 			u.httpAnch[v.Type] = &anchor{id: v.HTTPAnchor}
+		}
+	}
+	// The objects the next captures most likely repeat: the last of
+	// each kind, and the last page's blocks.
+	for _, id := range u.prevObj {
+		u.learn = append(u.learn, id)
+	}
+	u.learn = append(u.learn, u.prevPay, u.prevLay)
+	for _, m := range []map[string]*anchor{u.warcAnch, u.httpAnch} {
+		for _, a := range m {
+			u.learn = append(u.learn, a.id)
+		}
+	}
+	for i := len(vs) - 1; i >= 0; i-- {
+		if v := &vs[i]; v.Mode == modeHTTP && v.Form == formBlocks {
+			u.learn = append(u.learn, v.Blocks...)
+			break
 		}
 	}
 	// Anchors are decoded once per URL.

@@ -323,6 +323,10 @@ func (g *ingester) apply(j *job) error {
 	}
 	g.st.add(&j.st)
 	g.sinceCommit += j.st.InputBytes
+	if j.first {
+		g.w.Learn(j.u.learn...)
+		j.u.learn = nil
+	}
 	for _, r := range j.results {
 		p := r.plan
 		if p.res != nil {
@@ -330,20 +334,28 @@ func (g *ingester) apply(j *job) error {
 		}
 		for _, id := range p.ids {
 			o := p.objs[id]
+			var got pack.ID
 			var isNew bool
 			var err error
 			if o.near {
-				_, isNew, err = g.w.AddNear(o.kind, o.data, o.base)
+				got, isNew, err = g.w.AddNear(o.kind, o.data, o.base)
 			} else if o.base != (pack.ID{}) && o.base != id {
-				_, isNew, err = g.w.AddDelta(o.kind, o.data, o.base)
+				got, isNew, err = g.w.AddDelta(o.kind, o.data, o.base)
 				if errors.Is(err, pack.ErrNotFound) {
-					_, isNew, err = g.w.Add(o.kind, o.data)
+					got, isNew, err = g.w.Add(o.kind, o.data)
 				}
 			} else {
-				_, isNew, err = g.w.Add(o.kind, o.data)
+				got, isNew, err = g.w.Add(o.kind, o.data)
 			}
 			if err != nil {
 				return fmt.Errorf("store object of %s at %d: %w", r.v.File, r.v.Offset, err)
+			}
+			if got != id {
+				// Named by place: the catalog entry takes the name.
+				if j.u.named == nil {
+					j.u.named = map[pack.ID]pack.ID{}
+				}
+				j.u.named[id] = got
 			}
 			if isNew {
 				g.st.NewObjects++
@@ -356,6 +368,9 @@ func (g *ingester) apply(j *job) error {
 		return nil
 	}
 	if len(j.u.added) > 0 {
+		for i := range j.u.added {
+			j.u.rename(&j.u.added[i])
+		}
 		g.pending = append(g.pending, URLVersions{Key: j.key, Versions: j.u.added})
 		g.pendingBytes += len(j.key) + 200*len(j.u.added)
 	}

@@ -34,14 +34,22 @@ type ReingestResult struct {
 	// (their files' originals are then refused); Recovered the segments
 	// whose records were re-ingested.
 	Unlisted, Recovered []string
+
+	// lostAt are the places of the lost captures, to count at the end
+	// those that restore (objects named by place come back with their
+	// segments, recoverSegments).
+	lostAt []place
 }
 
 // Reingest puts back, from the original input files, the objects the
-// captures of the archive in dir need and the archive lacks. The catalog
-// is not rewritten: a capture's catalog version names its objects by id,
-// the hash of their bytes, so reading the record again from its file and
-// cutting it as ingest's model does (model.go) gives objects with exactly
-// those ids. Call it after pack.RebuildIndexes, so that no index names an
+// captures of the archive in dir need and the archive lacks. Where a
+// capture's catalog version names its objects by id, the hash of their
+// bytes, the catalog is not rewritten: reading the record again from its
+// file and cutting it as ingest's model does (model.go) gives objects
+// with exactly those ids. An object named by place cannot be put back
+// (its place is a chunk number, taken): a catalog segment that names one
+// that does not read is re-ingested whole, like a segment that does not
+// read (recoverSegments), and its captures name new objects. Call it after pack.RebuildIndexes, so that no index names an
 // object whose frame does not read (the writer would take it as stored).
 //
 // An original is used only when its base name, size and SHA-256 are
@@ -69,7 +77,59 @@ func Reingest(ctx context.Context, dir string, originals []string, opts pack.Opt
 	if err != nil {
 		return res, err
 	}
-	return res, recoverSegments(ctx, dir, originals, opts, &res)
+	if err := recoverSegments(ctx, dir, originals, opts, &res); err != nil {
+		return res, err
+	}
+	if len(res.lostAt) > 0 {
+		res.Restored, err = countRestored(dir, opts, res.lostAt)
+	}
+	return res, err
+}
+
+// countRestored counts the captures at the places given whose every
+// version in the catalog now has all its objects.
+func countRestored(dir string, opts pack.Options, at []place) (int, error) {
+	s, err := pack.Open(dir, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	r, err := decodeRoot(s.Payload())
+	if err != nil {
+		return 0, fmt.Errorf("open catalog of %s: %w", dir, err)
+	}
+	ok := map[place]bool{}
+	for _, p := range at {
+		ok[p] = false
+	}
+	bad := map[place]bool{}
+	objs := lostPlaces{s: s, read: map[pack.ID]error{}}
+	eachSegment(s, r, func(_ segRef, urls []URLVersions, err error) {
+		if err != nil {
+			return
+		}
+		for _, u := range urls {
+			for i := range u.Versions {
+				v := &u.Versions[i]
+				p := place{filepath.Base(v.File), v.Offset, v.Skip}
+				if _, want := ok[p]; !want {
+					continue
+				}
+				if objs.readable(objectsOf(v)...) {
+					ok[p] = true
+				} else {
+					bad[p] = true
+				}
+			}
+		}
+	})
+	n := 0
+	for p, good := range ok {
+		if good && !bad[p] {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func reingestObjects(ctx context.Context, dir string, originals []string, opts pack.Options) (ReingestResult, error) {
@@ -100,9 +160,14 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 	prefixes := map[pack.ID]int{} // such ids → prefix length
 	resolve := lostResolver(s, func(id pack.ID, n int) { prefixes[id] = n })
 	put := map[pack.ID]bool{} // ids and prefix placeholders put back
+	places := lostPlaces{s: s, read: map[pack.ID]error{}}
 	has := func(id pack.ID) bool {
 		if put[id] {
 			return true
+		}
+		if _, ok := id.Place(); ok {
+			// Never put back: its segment is re-ingested.
+			return places.readable(id)
 		}
 		if _, ok := prefixes[id]; ok {
 			return false
@@ -179,6 +244,9 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 		return res, commit()
 	}
 	res.Lost = len(lost)
+	for _, v := range lost {
+		res.lostAt = append(res.lostAt, place{filepath.Base(v.File), v.Offset, v.Skip})
+	}
 
 	// 2. The originals: matched to the recorded input files by base
 	// name, and checked.
@@ -476,7 +544,14 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 	_ = r.loadReadable(s)
 	ls := &lostSegments{refs: map[pack.ID]error{}, named: map[string]string{}}
 	records, gaps := map[string]int64{}, map[string]int64{}
+	places := lostPlaces{s: s, read: map[pack.ID]error{}}
 	eachSegment(s, r, func(ref segRef, urls []URLVersions, err error) {
+		if err == nil {
+			// A segment that names an object named by place which does
+			// not read is re-ingested like a lost one: a place cannot be
+			// filled again, so its versions must name new objects.
+			err = places.check(urls)
+		}
 		if err != nil {
 			ls.refs[ref.ID] = err
 			ls.desc = append(ls.desc, fmt.Sprintf("catalog segment %s (keys %q to %q)", ref.ID, ref.First, ref.Last))
@@ -504,6 +579,59 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 		}
 	}
 	return r, ls, nil
+}
+
+// lostPlaces checks the objects named by place that catalog segments
+// name, each once.
+type lostPlaces struct {
+	s    *pack.Store
+	read map[pack.ID]error
+}
+
+// check returns an error naming the first object named by place of urls
+// that does not read.
+func (lp *lostPlaces) check(urls []URLVersions) error {
+	for _, u := range urls {
+		for i := range u.Versions {
+			for _, id := range objectsOf(&u.Versions[i]) {
+				if err := lp.get(id); err != nil {
+					return fmt.Errorf("it names object %s, which does not read: %w", id, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// get reads an object named by place once and returns why it does not
+// read; nil for other ids.
+func (lp *lostPlaces) get(id pack.ID) error {
+	if _, ok := id.Place(); !ok {
+		return nil
+	}
+	err, seen := lp.read[id]
+	if !seen {
+		_, _, err = lp.s.Get(id)
+		lp.read[id] = err
+	}
+	return err
+}
+
+// readable reports whether every one of ids reads: objects named by
+// place are read, others looked up.
+func (lp *lostPlaces) readable(ids ...pack.ID) bool {
+	for _, id := range ids {
+		if _, ok := id.Place(); ok {
+			if lp.get(id) != nil {
+				return false
+			}
+		} else if id != (pack.ID{}) {
+			if ok, err := lp.s.Has(id); err != nil || !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // place is where a record was in its input file, by the file's base name

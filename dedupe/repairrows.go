@@ -54,8 +54,10 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	// The catalog's versions of the files no readable row names.
 	crcs := map[place]uint32{}
 	counts := map[string]int64{} // base name → versions (records and gaps)
+	lostSegments := false
 	eachSegment(s, r, func(_ segRef, urls []URLVersions, err error) {
 		if err != nil {
+			lostSegments = true
 			return // a lost segment: recoverSegments
 		}
 		for _, u := range urls {
@@ -79,17 +81,40 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 			res.Unlisted = append(res.Unlisted, fmt.Sprintf("%v; %s", e, why))
 		}
 	}
-	if len(bases) == 0 {
-		say("no file the catalog names lacks a row: its rows cannot be told")
-		return nil
-	}
 	paths, err := expandInputs(originals)
 	if err != nil {
 		return err
 	}
+	if len(bases) == 0 {
+		// No readable segment names a file without a row: the segments
+		// that did are lost too (a run's part is written beside its last
+		// segment, and segments are deltas of the one before). The
+		// originals given that no row names are taken when they are
+		// exactly as many as the rows lost: recoverSegments then
+		// re-ingests the lost segments' records from them.
+		lostRows := 0
+		for _, l := range lostParts {
+			lostRows += l.Rows
+		}
+		unnamed := map[string]bool{}
+		for _, p := range paths {
+			if b := filepath.Base(p); !known[b] {
+				unnamed[b] = true
+			}
+		}
+		if !lostSegments || len(unnamed) != lostRows {
+			say(fmt.Sprintf("no file the catalog names lacks a row, and %d original(s) given without a row for %d lost row(s): its rows cannot be told", len(unnamed), lostRows))
+			return nil
+		}
+		for b := range unnamed {
+			bases = append(bases, b)
+			counts[b] = 0
+		}
+		slices.Sort(bases)
+	}
 	byBase := map[string]string{}
 	for _, p := range paths {
-		if b := filepath.Base(p); counts[b] > 0 {
+		if b := filepath.Base(p); slices.Contains(bases, b) {
 			byBase[b] = p
 		}
 	}

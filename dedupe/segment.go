@@ -321,11 +321,12 @@ func encodeSegment(urls []URLVersions, unique func(pack.ID) (bool, error)) ([]by
 	var r []byte
 	var cols [numCols][]byte
 	segFiles := make([]segFile, len(names))
+	var place uint64
 	for i := range urls {
 		b = appendString(b, urls[i].Key)
 		b = binary.AppendUvarint(b, uint64(len(urls[i].Versions)))
 		t := newIDTable()
-		t.unique, t.files = unique, segFiles
+		t.unique, t.files, t.place = unique, segFiles, &place
 		for j := range urls[i].Versions {
 			b = appendVersion(b, &r, &cols, &urls[i].Versions[j], files, t)
 		}

@@ -1,7 +1,9 @@
 package dedupe
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -243,6 +245,10 @@ func (a *Archive) Stat(id pack.ID) (pack.Kind, int, error) {
 	if a.u == nil {
 		return a.store.Stat(id)
 	}
+	if _, ok := id.Place(); ok {
+		// A place names an object of one part only.
+		return 0, 0, fmt.Errorf("stat %s: a place names an object of one shard: ask the shard (Part)", id)
+	}
 	ms, err := a.members()
 	if err != nil {
 		return 0, 0, err
@@ -258,6 +264,55 @@ func (a *Archive) Stat(id pack.ID) (pack.Kind, int, error) {
 	return 0, 0, last
 }
 
+// StatPart is Stat of an object of part i of a union (any archive's own
+// objects when it is no union): a place names an object of one part.
+func (a *Archive) StatPart(i int, id pack.ID) (pack.Kind, int, error) {
+	if a.u == nil {
+		return a.store.Stat(id)
+	}
+	if _, ok := id.Place(); !ok {
+		return a.Stat(id)
+	}
+	p, err := a.Part(i)
+	if err != nil {
+		return 0, 0, err
+	}
+	return p.store.Stat(id)
+}
+
+// ContentID returns the name v's object id would have as a hash of its
+// bytes: id itself, unless id names the object by place, which is then
+// read (from v's part of a union) and hashed. The tables name blocks and
+// layouts so, whatever the archive's naming: the same block has the
+// same block_id in every archive.
+func (a *Archive) ContentID(v *Version, id pack.ID) (pack.ID, error) {
+	if _, ok := id.Place(); !ok {
+		return id, nil
+	}
+	p := a
+	if a.u != nil {
+		var err error
+		if p, err = a.Part(v.shard); err != nil {
+			return pack.ID{}, err
+		}
+	}
+	b, _, err := p.store.Get(id)
+	if err != nil {
+		return pack.ID{}, err
+	}
+	return p.store.Sum(b), nil
+}
+
+// Sum is the id of data in the archive named by hashes (pack.Store.Sum):
+// for an object named by place, the name it would have had.
+func (a *Archive) Sum(data []byte) pack.ID {
+	if a.u == nil {
+		return a.store.Sum(data)
+	}
+	// Every shard is an archive of short ids.
+	return pack.Sum(data).Short()
+}
+
 // StoreStats is the storage account of the archive (pack.Store.Stats),
 // summed over the parts of a union.
 func (a *Archive) StoreStats() (pack.Stats, error) {
@@ -267,7 +322,27 @@ func (a *Archive) StoreStats() (pack.Stats, error) {
 	}
 	var st pack.Stats
 	for _, m := range ms {
-		s, err := m.store.Stats()
+		// Objects named by place are in no index: the catalog names
+		// them.
+		seen := map[pack.ID]bool{}
+		var places []pack.ID
+		err := m.walk(func(u URLVersions) error {
+			for i := range u.Versions {
+				for _, id := range objectsOf(&u.Versions[i]) {
+					if _, ok := id.Place(); ok && !seen[id] {
+						seen[id] = true
+						places = append(places, id)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return st, err
+		}
+		// In chunk order: each frame of chunks is decoded once.
+		slices.SortFunc(places, func(a, b pack.ID) int { return bytes.Compare(a[:8], b[:8]) })
+		s, err := m.store.StatsWith(places)
 		if err != nil {
 			return st, err
 		}

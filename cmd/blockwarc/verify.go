@@ -8,8 +8,9 @@ import (
 	"blockwarc/dedupe"
 )
 
-const verifyAbout = `Check the whole archive ARCHIVE: every object against its SHA-256 id and
-every frame checksum, then restore every record and check it against the
+const verifyAbout = `Check the whole archive ARCHIVE: every object named by its SHA-256 against
+it (objects named by place are checked through the records they restore)
+and every frame checksum, then restore every record and check it against the
 CRC-32C recorded at ingest and against the WARC-Block-Digest and
 WARC-Payload-Digest it declares (where they held at ingest); then rebuild
 every input file from its records and the bytes between them, in file

@@ -295,6 +295,18 @@ func (r *Reader) Chunk(c uint64) ([]byte, error) {
 	return r.chunk(c)
 }
 
+// AppendChunk appends the bytes of chunk c to dst: a copy, safe from
+// other goroutines' calls on r.
+func (r *Reader) AppendChunk(dst []byte, c uint64) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, err := r.chunk(c)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
 func (r *Reader) chunk(c uint64) ([]byte, error) {
 	i := r.dir.FrameOf(c)
 	if i < 0 {

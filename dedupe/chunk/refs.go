@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // A ref list names a version's chunks in order, each by its chunk number
@@ -88,6 +89,14 @@ func startNext(prev []uint64) uint64 {
 // have produced from some refs: a truncated or overlong list, a copy
 // outside prev, a run past the largest chunk number.
 func DecodeRefs(dst []uint64, code []byte, prev []uint64, maxCount int) ([]uint64, error) {
+	return DecodeRefsBelow(dst, code, prev, maxCount, math.MaxUint64)
+}
+
+// DecodeRefsBelow is DecodeRefs for a reader that knows the number of
+// chunks, end: a run naming a chunk at or past it is damage, refused
+// before it is expanded, so that a few bytes of code cannot make a
+// reader expand a run of billions of refs.
+func DecodeRefsBelow(dst []uint64, code []byte, prev []uint64, maxCount int, end uint64) ([]uint64, error) {
 	count, n := binary.Uvarint(code)
 	if n <= 0 || maxCount < 0 || count > uint64(maxCount) {
 		return dst, errRefs
@@ -125,7 +134,7 @@ func DecodeRefs(dst []uint64, code []byte, prev []uint64, maxCount int) ([]uint6
 			cursor = int(p) + int(run)
 		} else {
 			s := next + uint64(d)
-			if (d < 0 && s > next) || (d > 0 && s < next) || s+run < s {
+			if (d < 0 && s > next) || (d > 0 && s < next) || s+run < s || s+run > end {
 				return dst, fmt.Errorf("%w: run out of range", errRefs)
 			}
 			for k := uint64(0); k < run; k++ {

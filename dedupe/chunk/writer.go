@@ -300,6 +300,33 @@ func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
 	return refs, nil
 }
 
+// PutChunk stores c as one chunk of the class, not cut: a chunk with the
+// same bytes already in the table (prev's chunks are entered first, as by
+// Put) is reused, and isNew is false. Objects named by place store their
+// ref lists so (pack.PlaceID).
+func (w *Writer) PutChunk(c []byte, class uint8, prev []uint64) (ref uint64, isNew bool, err error) {
+	if w.err != nil {
+		return 0, false, w.err
+	}
+	if class >= Classes {
+		return 0, false, fmt.Errorf("chunk: class %d ≥ %d", class, Classes)
+	}
+	if err := w.learnPrior(prev); err != nil {
+		return 0, false, err
+	}
+	k := hashOf(c)
+	if r, ok := w.lookup(k); ok {
+		return r, false, nil
+	}
+	if ref, err = w.appendChunk(c, class); err != nil {
+		return 0, false, err
+	}
+	w.insert(k, ref)
+	w.st.Bytes += int64(len(c))
+	w.st.Chunks++
+	return ref, true, nil
+}
+
 // learnPrior enters into the table the chunks of prev stored by an
 // earlier Writer, read back through prior. A prev that names a chunk of
 // this Writer was itself stored through this table (or copied from a
@@ -313,9 +340,13 @@ func (w *Writer) learnPrior(prev []uint64) error {
 			return nil
 		}
 	}
+	var c []byte
 	for _, r := range prev {
-		c, err := w.prior.Chunk(r)
-		if err != nil {
+		// A copy: prior is the archive's reader, which other goroutines
+		// read through while this writer runs (ingest's history), and a
+		// decode of theirs may reuse the buffer a chunk lies in.
+		var err error
+		if c, err = w.prior.AppendChunk(c[:0], r); err != nil {
 			return fmt.Errorf("chunk: previous capture: %w", err)
 		}
 		k := hashOf(c)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -213,7 +214,7 @@ func (s *Store) restoreRefs(code []byte, plainLen uint32, file string, off int64
 
 // restoreWith is restoreRefs through the chunk reader cr.
 func (s *Store) restoreWith(cr *chunk.Reader, code []byte, plainLen uint32, file string, off int64, id ID) ([]byte, error) {
-	refs, err := chunk.DecodeRefs(nil, code, nil, int(plainLen))
+	refs, err := chunk.DecodeRefsBelow(nil, code, nil, int(plainLen), cr.Directory().NextChunk())
 	if err != nil {
 		return nil, corrupt(file, off, "object %s: %v", id, err)
 	}
@@ -347,7 +348,11 @@ func (w *Writer) refsOf(id ID) []uint64 {
 	if !ok {
 		return nil
 	}
-	refs, err := chunk.DecodeRefs(nil, fr.plain[sp.off:sp.off+sp.len], nil, int(l.objLen))
+	end := uint64(math.MaxUint64)
+	if cr, err := w.s.chunks(); err == nil {
+		end = cr.Directory().NextChunk()
+	}
+	refs, err := chunk.DecodeRefsBelow(nil, fr.plain[sp.off:sp.off+sp.len], nil, int(l.objLen), end)
 	if err != nil {
 		return nil
 	}

@@ -24,15 +24,48 @@ const ShortID = 16
 // objects by its first ShortID bytes: use Store.Sum for an object's id.
 func Sum(data []byte) ID { return ID(sha256.Sum256(data)) }
 
-// truncate returns id with the bytes from n on zeroed.
+// truncate returns id with the bytes from n on zeroed; a place id as it
+// is.
 func (id ID) truncate(n int) ID {
+	if _, ok := id.Place(); ok {
+		return id
+	}
 	clear(id[n:])
 	return id
 }
 
+// Short is id cut to ShortID bytes, the rest zero: the id of the same
+// bytes in an archive with short ids.
+func (id ID) Short() ID { return id.truncate(ShortID) }
+
+// placeTail is bytes 8 to 31 of every place id. A SHA-256 ends so with
+// probability 2^-192, and a short id ends in zeros.
+var placeTail = [24]byte([]byte("\xffblockwarc place name\xff\xff\xff"))
+
+// PlaceID is the id of the object named by its place (docs/FORMAT.md
+// "Objects named by place"): n is the number of the chunk that holds its
+// ref list. Such an id is no hash of the object's bytes.
+func PlaceID(n uint64) ID {
+	var id ID
+	binary.BigEndian.PutUint64(id[:8], n)
+	copy(id[8:], placeTail[:])
+	return id
+}
+
+// Place returns the chunk number of a place id, and whether id is one.
+func (id ID) Place() (uint64, bool) {
+	if [24]byte(id[8:]) != placeTail {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(id[:8]), true
+}
+
 // String is the id in hex: 32 digits for a short id (its last 16 bytes
-// zero), else 64.
+// zero), else 64; a place id is "place:" and its chunk number.
 func (id ID) String() string {
+	if n, ok := id.Place(); ok {
+		return fmt.Sprintf("place:%d", n)
+	}
 	if id != (ID{}) && id.truncate(ShortID) == id {
 		return hex.EncodeToString(id[:ShortID])
 	}

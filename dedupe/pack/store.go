@@ -469,6 +469,20 @@ func (s *Store) locate(id ID) (loc, bool, error) {
 // of the frame that holds its chunk list). ErrNotFound when no index
 // names it. For diagnostics and tests that damage one object's frame.
 func (s *Store) Locate(id ID) (file string, frameOff int64, frameLen int, err error) {
+	if n, ok := id.Place(); ok {
+		// The frame of its place record.
+		cr, err := s.chunks()
+		if err != nil {
+			return "", 0, 0, err
+		}
+		dir := cr.Directory()
+		i := dir.FrameOf(n)
+		if i < 0 {
+			return "", 0, 0, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		file, off := s.chunkFrameAt(dir, n)
+		return filepath.Base(file), off, int(dir[i].Size) + frameFixedSize + 4, nil
+	}
 	l, ok, err := s.locate(id)
 	if err != nil {
 		return "", 0, 0, err
@@ -558,6 +572,13 @@ func (s *Store) othersWithPrefix(id ID, prefix []byte) (int, error) {
 
 // Has reports whether the committed archive holds id.
 func (s *Store) Has(id ID) (bool, error) {
+	if n, ok := id.Place(); ok {
+		cr, err := s.chunks()
+		if err != nil {
+			return false, err
+		}
+		return n < cr.Directory().NextChunk(), nil
+	}
 	_, ok, err := s.locate(id)
 	return ok, err
 }
@@ -565,6 +586,13 @@ func (s *Store) Has(id ID) (bool, error) {
 // Stat returns an object's kind and plaintext length from the index
 // alone, without reading its frame.
 func (s *Store) Stat(id ID) (Kind, int, error) {
+	if n, ok := id.Place(); ok {
+		_, k, size, _, err := s.placeRecord(id, n)
+		if err != nil {
+			return 0, 0, fmt.Errorf("stat %s: %w", id, err)
+		}
+		return k, size, nil
+	}
 	l, ok, err := s.locate(id)
 	if err != nil {
 		return 0, 0, fmt.Errorf("stat %s: %w", id, err)
@@ -586,6 +614,12 @@ func (s *Store) GetMany(ids []ID) ([][]byte, error) {
 	}
 	items := make([]item, len(ids))
 	for i, id := range ids {
+		if _, ok := id.Place(); ok {
+			// Restored from its chunks, which the chunk reader caches
+			// by frame.
+			items[i] = item{i, [2]int64{-1, int64(i)}}
+			continue
+		}
 		l, ok, err := s.locate(id)
 		if (err != nil || !ok) && s.healIndexes() {
 			l, ok, err = s.locate(id) // a damaged index entry may have hidden it
@@ -620,6 +654,13 @@ func (s *Store) Get(id ID) ([]byte, Kind, error) {
 }
 
 func (s *Store) get(r locator, id ID) ([]byte, Kind, error) {
+	if n, ok := id.Place(); ok {
+		b, k, _, err := s.placeObject(id, n)
+		if err != nil {
+			return nil, 0, fmt.Errorf("get %s: %w", id, err)
+		}
+		return b, k, nil
+	}
 	budget := maxDecodes
 	b, k, fr, err := s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
 	if err != nil && s.healIndexes() {

@@ -274,8 +274,16 @@ func (s *Stats) Add(o Stats) {
 // Stats streams every index once (memory: one frame table at a time) and
 // reads the fixed part of every frame header, to tell delta frames (with
 // bases) from whole ones.
-func (s *Store) Stats() (Stats, error) {
+func (s *Store) Stats() (Stats, error) { return s.StatsWith(nil) }
+
+// StatsWith is Stats with the objects named by place that places lists
+// (no index lists them; an archive's catalog does): each is counted in
+// its kind from its place record (so each place's frame of chunks is
+// read), and the bytes of the frames of chunks that no indexed object
+// accounts for are charged to kinds by the places' plaintext.
+func (s *Store) StatsWith(places []ID) (Stats, error) {
 	var st Stats
+	var free int64 // bytes of frames of chunks no index entry accounts for
 	idx, packs, release, err := s.snapshot()
 	if err != nil {
 		return st, err
@@ -324,6 +332,9 @@ func (s *Store) Stats() (Stats, error) {
 		// objects it lists: charged to kinds by their share of those
 		// objects' bytes (chunks shared between kinds make it a share,
 		// not an exact account).
+		if chunked == ([numKinds]int64{}) {
+			free += chunkBytes
+		}
 		for k, n := range apportion(chunkBytes, &chunked) {
 			st.Kinds[k].Stored += n
 		}
@@ -349,6 +360,19 @@ func (s *Store) Stats() (Stats, error) {
 				}
 			}
 		}
+	}
+	var placed [numKinds]int64
+	for _, id := range places {
+		k, n, err := s.Stat(id)
+		if err != nil {
+			return st, fmt.Errorf("stats: %w", err)
+		}
+		st.Kinds[k].Objects++
+		st.Kinds[k].Plain += int64(n)
+		placed[k] += int64(n)
+	}
+	for k, n := range apportion(free, &placed) {
+		st.Kinds[k].Stored += n
 	}
 	return st, nil
 }

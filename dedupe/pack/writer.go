@@ -51,6 +51,12 @@ type Writer struct {
 	pendRefs  map[ID][]uint64 // ref lists of the pending chunked objects
 	isChunk   []bool          // per frames entry: a frame of chunks
 	chunkRows []chunkRow      // chunk frames written since the last commit
+
+	// Place mode (places.go), nil otherwise: the place of each object
+	// added or learned since the last commit, by the hash of its bytes,
+	// and the ref lists of those places.
+	places    map[ID]ID
+	placeRefs map[uint64][]uint64
 }
 
 // building is the frame being built.
@@ -255,10 +261,18 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 	if _, ok := w.pending[id]; ok {
 		return id, false, nil
 	}
+	if w.places != nil && kind != KindVersionCatalog {
+		if p, ok := w.places[id]; ok {
+			return p, false, nil
+		}
+	}
 	if ok, err := w.s.Has(id); err != nil {
 		return id, false, fmt.Errorf("add object: %w", err)
 	} else if ok {
 		return id, false, nil
+	}
+	if w.places != nil && kind != KindVersionCatalog {
+		return w.addPlace(kind, data, id, base)
 	}
 	if w.cw != nil && kind != KindVersionCatalog {
 		// The catalog stays whole: finding a URL then decodes its
@@ -493,7 +507,10 @@ func (w *Writer) Commit(payload []byte) error {
 		}
 	}
 	slices.SortFunc(m.packs, func(a, b fileRef) int { return int(int64(a.num) - int64(b.num)) })
-	if len(w.pending) > 0 {
+	// A commit of objects named by place alone still lists its frames of
+	// chunks.
+	wrote := len(w.pending) > 0 || len(w.chunkRows) > 0
+	if wrote {
 		// Frames of chunks are listed apart (with their chunk numbers):
 		// the frame table holds the frames of objects.
 		remap := make([]uint32, len(w.frames))
@@ -522,7 +539,7 @@ func (w *Writer) Commit(payload []byte) error {
 		w.nextIndex++
 	}
 	var merged []fileRef
-	if j := mergeFrom(m.indexes); len(w.pending) > 0 && j < len(m.indexes) {
+	if j := mergeFrom(m.indexes); wrote && j < len(m.indexes) {
 		ref, err := w.merge(m.indexes[j:])
 		if err != nil {
 			return w.fail(err)
@@ -561,6 +578,8 @@ func (w *Writer) Commit(payload []byte) error {
 	clear(w.refs)
 	clear(w.dirty)
 	clear(w.pendRefs)
+	clear(w.places)
+	clear(w.placeRefs)
 	w.frames, w.isChunk, w.chunkRows = w.frames[:0], w.isChunk[:0], w.chunkRows[:0]
 	idx, err := w.s.openIndexes(m)
 	if err != nil {
@@ -644,6 +663,9 @@ func (w *Writer) FrameBytes() int { return w.curSize }
 func (w *Writer) Has(id ID) (bool, error) {
 	id = w.canon(id)
 	if _, ok := w.pending[id]; ok {
+		return true, nil
+	}
+	if n, ok := id.Place(); ok && w.placeRefs[n] != nil {
 		return true, nil
 	}
 	return w.s.Has(id)

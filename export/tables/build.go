@@ -127,7 +127,7 @@ func buildPart(ctx context.Context, a *dedupe.Archive, part int, opts Options, s
 		opts:    opts,
 		sink:    sink,
 		spill:   spill,
-		seen:    map[pack.ID]struct{}{},
+		seen:    map[objKey]struct{}{},
 		blocks:  map[pack.ID]blockCount{},
 	}
 	b.links = sink.Takes(LinksTable)
@@ -157,7 +157,7 @@ type builder struct {
 	sink    Sink
 	spill   *blockSpill
 	st      Stats
-	seen    map[pack.ID]struct{} // objects referenced by an earlier capture
+	seen    map[objKey]struct{} // objects referenced by an earlier capture
 	blocks  map[pack.ID]blockCount
 	nURL    int64
 	nCap    int64
@@ -273,16 +273,24 @@ func (b *builder) run(ctx context.Context) error {
 func (b *builder) capture(c *capOut) error {
 	b.nCap++
 	added := int64(0)
-	for _, id := range c.refs {
-		if _, ok := b.seen[id]; ok {
+	for i, id := range c.refs {
+		k := objKey{part: -1, id: id}
+		if _, ok := id.Place(); ok {
+			k.part = c.part // a place names an object of one part
+		}
+		if _, ok := b.seen[k]; ok {
 			continue
 		}
-		b.seen[id] = struct{}{}
-		_, n, err := b.objects.Stat(id)
-		if err != nil {
-			return fmt.Errorf("stat object %s of %s at %d: %w", id, c.row.WARCFilename, c.row.WARCRecordOffset, err)
+		b.seen[k] = struct{}{}
+		n := c.sizes[i]
+		if n < 0 {
+			_, size, err := b.objects.StatPart(c.part, id)
+			if err != nil {
+				return fmt.Errorf("stat object %s of %s at %d: %w", id, c.row.WARCFilename, c.row.WARCRecordOffset, err)
+			}
+			n = int64(size)
 		}
-		added += int64(n)
+		added += n
 	}
 	c.row.AddedBytes = added
 	b.st.AddedBytes += added
@@ -377,6 +385,12 @@ func (b *builder) endURL(u *URL, st *Stats) error {
 		b.opts.Progress(b.st)
 	}
 	return nil
+}
+
+// objKey names an archive object among the parts of a union.
+type objKey struct {
+	part int
+	id   pack.ID
 }
 
 // worker turns one URL's versions into rows; it owns a Partitioner.

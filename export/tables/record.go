@@ -33,6 +33,16 @@ type record struct {
 	revisitIdentical         bool
 	refersTo, refersToTarget string
 	page                     *page // from this record's own bytes; nil when not HTML
+	// obj is the content object of a record not kept as blocks (its
+	// record, block or payload object) when the archive names it by
+	// place: the hash of its bytes, and their length.
+	obj *objRef
+}
+
+// objRef is an object as added_bytes counts it.
+type objRef struct {
+	id   pack.ID
+	size int64
 }
 
 // pageKey says which captures of a URL show the same page: the same
@@ -48,15 +58,21 @@ const maxPages = 16
 
 // page is what a capture shows.
 type page struct {
-	res      *partition.Result // nil for a text-only page
-	ids      []pack.ID         // ids of res.Leaves, equal to the stored Version.Blocks
-	layout   pack.ID           // zero when not stored as layout + blocks
-	charset  string
-	title    *string
-	mainText string   // text-only pages: a blocks page's text is a join
-	langs    []string // pageLanguages of its blocks
-	text     bool     // an HTML payload kept whole: title and main text only
-	mismatch bool     // the stored blocks could not be read (no rows)
+	res    *partition.Result // nil for a text-only page
+	ids    []pack.ID         // ids of res.Leaves, equal to the stored Version.Blocks
+	layout pack.ID           // zero when not stored as layout + blocks
+	// cids and layoutID are ids and layout as the rows name them: hashes
+	// of the bytes (dedupe.Archive.ContentID), also where the archive
+	// names objects by place.
+	cids      []pack.ID
+	layoutID  pack.ID
+	layoutLen int64 // the layout's length when layoutID is computed here
+	charset   string
+	title     *string
+	mainText  string   // text-only pages: a blocks page's text is a join
+	langs     []string // pageLanguages of its blocks
+	text      bool     // an HTML payload kept whole: title and main text only
+	mismatch  bool     // the stored blocks could not be read (no rows)
 	// respanned: today's partition cuts the document elsewhere than the
 	// archive did; the rows describe the stored blocks, at their spans.
 	respanned bool
@@ -96,6 +112,20 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 		hdr, block = splitRecord(parts.WARCHeader)
 	}
 	r := &record{}
+	if ids := refsOf(v); how != dedupe.StoredBlocks && len(ids) == 1 {
+		if _, ok := ids[0].Place(); ok {
+			var obj []byte
+			switch how {
+			case dedupe.StoredRecord:
+				obj = parts.WARCHeader // the record object, header and block
+			case dedupe.StoredBlock:
+				obj = parts.Block
+			case dedupe.StoredPayload:
+				obj = parts.Payload
+			}
+			r.obj = &objRef{w.a.Sum(obj), int64(len(obj))}
+		}
+	}
 	var m *warcio.HTTPMessage
 	switch {
 	case parts.HTTPHeader != nil:
@@ -202,9 +232,12 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 // the same bytes, else of the smallest one containing it: every capture
 // keeps its blocks rows, whichever partition wrote the archive.
 func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte, leaves [][2]int) *page {
-	pg := &page{layout: v.Layout}
+	pg := &page{layout: v.Layout, layoutID: v.Layout}
 	if doc == nil || len(leaves) != len(v.Blocks) {
 		pg.mismatch = true
+		if id, err := w.a.ContentID(v, v.Layout); err == nil {
+			pg.layoutID = id
+		}
 		return pg
 	}
 	ct := ""
@@ -237,6 +270,26 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 	// through capture_blocks (docs/TABLES.md), so each text is kept once.
 	// Same spans of the archive's own document: the stored blocks.
 	pg.res, pg.ids = res, slices.Clone(v.Blocks)
+	pg.cids, pg.layoutID = pg.ids, v.Layout
+	if _, ok := v.Layout.Place(); ok {
+		gaps := make([][]byte, 0, len(leaves)+1)
+		at := 0
+		for _, l := range leaves {
+			gaps = append(gaps, doc[at:l[0]])
+			at = l[1]
+		}
+		enc := partition.Layout{Gaps: append(gaps, doc[at:])}.Encode()
+		pg.layoutID, pg.layoutLen = w.a.Sum(enc), int64(len(enc))
+	}
+	cloned := false
+	for i, id := range pg.ids {
+		if _, ok := id.Place(); ok {
+			if !cloned {
+				pg.cids, cloned = slices.Clone(pg.ids), true
+			}
+			pg.cids[i] = w.a.Sum(doc[leaves[i][0]:leaves[i][1]])
+		}
+	}
 	return pg
 }
 
@@ -338,8 +391,8 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 			mt := pg.mainText
 			row.MainText = &mt
 		}
-		if pg.layout != (pack.ID{}) {
-			s := pg.layout.String()
+		if pg.layoutID != (pack.ID{}) {
+			s := pg.layoutID.String()
 			row.LayoutID = &s
 		}
 	}
@@ -366,6 +419,35 @@ func refsOf(v *dedupe.Version) []pack.ID {
 		ids = append(append(ids, v.Layout), v.Blocks...)
 	}
 	return ids
+}
+
+// contentRefs is refsOf(v) as added_bytes counts objects: each named by
+// place replaced by the hash of its bytes (so that the count does not
+// depend on how the archive was ingested), with its length; -1 where the
+// archive is to be asked (objects named by hash, and pages whose blocks
+// could not be read).
+func contentRefs(v *dedupe.Version, r *record) ([]pack.ID, []int64) {
+	ids := refsOf(v)
+	sizes := make([]int64, len(ids))
+	for i := range sizes {
+		sizes[i] = -1
+	}
+	placed := func(id pack.ID) bool { _, ok := id.Place(); return ok }
+	switch {
+	case r.obj != nil && len(ids) == 1:
+		ids[0], sizes[0] = r.obj.id, r.obj.size
+	case v.Storage().How == dedupe.StoredBlocks && r.page.hasBlocks() && len(r.page.cids) == len(ids)-1:
+		pg := r.page
+		if placed(ids[0]) && pg.layoutLen > 0 {
+			ids[0], sizes[0] = pg.layoutID, pg.layoutLen
+		}
+		for k, b := range pg.res.Leaves {
+			if placed(ids[k+1]) {
+				ids[k+1], sizes[k+1] = pg.cids[k], int64(b.End-b.Start)
+			}
+		}
+	}
+	return ids, sizes
 }
 
 // splitRecord cuts a raw record object (header ‖ block) after its header:

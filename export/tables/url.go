@@ -16,7 +16,9 @@ import (
 // capOut is one capture's rows and what the builder charges to it.
 type capOut struct {
 	row    *Capture
-	refs   []pack.ID // archive objects the record is stored as
+	refs   []pack.ID // objects the record is stored as (contentRefs)
+	sizes  []int64   // their lengths; -1: ask the archive
+	part   int       // of a union, the part objects named by place are of
 	blocks []*CaptureBlock
 	ids    []pack.ID          // block id of each capture_blocks row
 	first  map[pack.ID]*Block // blocks first seen (in this URL) here
@@ -111,7 +113,8 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		}
 		row := w.captureRow(uv.Key, v, int32(h.n), rec, pg)
 		rec.payload = nil
-		c := &capOut{row: row, refs: refsOf(v)}
+		c := &capOut{row: row, part: v.Part()}
+		c.refs, c.sizes = contentRefs(v, rec)
 		if prev != nil {
 			ch := prev.digest != row.ContentDigest
 			row.Changed = &ch
@@ -124,8 +127,8 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		var changedBytes, partBytes int64
 		var paths []string
 		if pg.hasBlocks() {
-			if prevPage != nil && prevPage.layout != (pack.ID{}) && pg.layout != (pack.ID{}) {
-				lc := prevPage.layout != pg.layout
+			if prevPage != nil && prevPage.layoutID != (pack.ID{}) && pg.layoutID != (pack.ID{}) {
+				lc := prevPage.layoutID != pg.layoutID
 				row.LayoutChanged = &lc
 			}
 			changedBytes, partBytes, paths = w.blockRows(c, row, pg, prevPage, seenHere)
@@ -223,7 +226,7 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 	for _, pr := range pairs {
 		var oldID pack.ID
 		if pr.Old != nil {
-			oldID = prev.ids[oi]
+			oldID = prev.cids[oi]
 			oi++
 		}
 		if pr.New == nil { // Removed
@@ -232,7 +235,7 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 			addPath(pr.Old.Path)
 			continue
 		}
-		id := pg.ids[ni]
+		id := pg.cids[ni]
 		b := pr.New
 		ni++
 		cb := &CaptureBlock{

@@ -1,0 +1,211 @@
+package pack
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"blockwarc/dedupe/chunk"
+)
+
+// Objects named by place (docs/FORMAT.md "Objects named by place"): a
+// writer in place mode (Writer.NamePlaces) stores an object as its chunks
+// plus one more chunk, its *place record* (kind, length, ref list), and
+// names it by that chunk's number (PlaceID) instead of by the hash of
+// its bytes. No index entry is written for it: chunk numbers already lead
+// to frames through the indexes' chunk-frame tables, so an archive's
+// index shrinks to its catalog segments and frame tables. Finding an
+// object to reuse needs no stored hash: the writer keeps, until the next
+// commit, the hash of every object it added or was told about (Learn).
+
+// placeClass is the chunk class of place records: small binary ref
+// lists, kept away from the HTML and the headers in a frame's body.
+const placeClass = 3
+
+// appendPlaceRecord appends the place record of an object of kind and
+// length n whose chunks are refs.
+func appendPlaceRecord(b []byte, kind Kind, n int, refs []uint64) []byte {
+	b = append(b, byte(kind))
+	b = binary.AppendUvarint(b, uint64(n))
+	return chunk.EncodeRefs(b, refs, nil)
+}
+
+// decodePlaceRecord reads a place record (see appendPlaceRecord) of an
+// archive of end chunks.
+func decodePlaceRecord(c []byte, end uint64) (Kind, int, []uint64, error) {
+	if len(c) < 2 {
+		return 0, 0, nil, errors.New("place record too short")
+	}
+	k := Kind(c[0])
+	if !k.Valid() || k == KindVersionCatalog {
+		return 0, 0, nil, fmt.Errorf("place record of kind %d", c[0])
+	}
+	n, w := binary.Uvarint(c[1:])
+	if w <= 0 || n > maxFramePlain {
+		return 0, 0, nil, errors.New("place record: bad length")
+	}
+	refs, err := chunk.DecodeRefsBelow(nil, c[1+w:], nil, int(n), end)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("place record: %w", err)
+	}
+	return k, int(n), refs, nil
+}
+
+// chunkFrameAt names the pack file and frame offset of the frame of
+// chunk n, for errors; "" when no frame holds it.
+func (s *Store) chunkFrameAt(dir chunk.Directory, n uint64) (string, int64) {
+	i := dir.FrameOf(n)
+	if i < 0 {
+		return "", 0
+	}
+	off := dir[i].Offset
+	return filepath.Join(s.dir, packName(uint32(off>>chunkPackShift))), off&(1<<chunkPackShift-1) - frameFixedSize - 4
+}
+
+// placeRecord reads the place record of the committed object id (place
+// n).
+func (s *Store) placeRecord(id ID, n uint64) (*chunk.Reader, Kind, int, []uint64, error) {
+	cr, err := s.chunks()
+	if err != nil {
+		return nil, 0, 0, nil, err
+	}
+	if n >= cr.Directory().NextChunk() {
+		return nil, 0, 0, nil, ErrNotFound
+	}
+	// A copy: readers share cr, whose cache another decode may reuse.
+	c, err := cr.AppendChunk(nil, n)
+	if err != nil {
+		return nil, 0, 0, nil, fmt.Errorf("object %s: %w", id, s.chunkError(err))
+	}
+	k, size, refs, err := decodePlaceRecord(c, cr.Directory().NextChunk())
+	if err != nil {
+		file, off := s.chunkFrameAt(cr.Directory(), n)
+		return nil, 0, 0, nil, corrupt(file, off, "object %s: %v", id, err)
+	}
+	return cr, k, size, refs, nil
+}
+
+// placeObject restores the committed object id, named by place n.
+func (s *Store) placeObject(id ID, n uint64) ([]byte, Kind, []uint64, error) {
+	cr, k, size, refs, err := s.placeRecord(id, n)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	b, err := cr.Restore(make([]byte, 0, min(size, 1<<20)), refs)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("object %s: %w", id, s.chunkError(err))
+	}
+	if len(b) != size {
+		file, off := s.chunkFrameAt(cr.Directory(), n)
+		return nil, 0, nil, corrupt(file, off, "object %s restores to %d bytes, its place record says %d", id, len(b), size)
+	}
+	return b, k, refs, nil
+}
+
+// NamePlaces puts the writer in place mode: from now on an object other
+// than a catalog segment is named by place (PlaceID), with no index
+// entry. Readers need no mode: a place id says what it is. It fails for
+// a writer without chunks (Options.Plain).
+func (w *Writer) NamePlaces() error {
+	if w.cw == nil {
+		return errors.New("pack: objects are named by place only in chunks")
+	}
+	if w.places == nil {
+		w.places, w.placeRefs = map[ID]ID{}, map[uint64][]uint64{}
+	}
+	return nil
+}
+
+// addPlace stores data as its chunks and its place record, or finds an
+// object with the same bytes among those added or learned since the last
+// commit. base (an earlier version of the object, by place or by id) lends
+// its chunks: an object equal to it gets its place.
+func (w *Writer) addPlace(kind Kind, data []byte, id ID, base *ID) (ID, bool, error) {
+	if p, ok := w.places[id]; ok {
+		return p, false, nil
+	}
+	var prev, prevRec []uint64
+	if base != nil {
+		prev, prevRec = w.baseRefs(*base)
+	}
+	refs, err := w.cw.Put([]chunk.Part{{Data: data, Class: chunkClass(kind)}}, prev)
+	if err != nil {
+		return ID{}, false, w.fail(fmt.Errorf("add object: %w", err))
+	}
+	n, isNew, err := w.cw.PutChunk(appendPlaceRecord(nil, kind, len(data), refs), placeClass, prevRec)
+	if err != nil {
+		return ID{}, false, w.fail(fmt.Errorf("add object: %w", err))
+	}
+	p := PlaceID(n)
+	w.remember(id, p, refs)
+	return p, isNew, nil
+}
+
+// remember enters an object in the writer's table. The table holds at
+// most a quarter of the chunk table's entries (each costs a few times
+// more), then starts again empty, as the chunk table drops a generation:
+// a forgotten object is stored again, which costs size, never
+// correctness, and what is forgotten depends on the objects added alone.
+func (w *Writer) remember(id, p ID, refs []uint64) {
+	limit := w.opts.ChunkTable
+	if limit <= 0 {
+		limit = chunk.DefaultTableEntries
+	}
+	if len(w.places) >= max(limit/4, 1024) {
+		clear(w.places)
+		clear(w.placeRefs)
+	}
+	n, _ := p.Place()
+	w.places[id] = p
+	w.placeRefs[n] = refs
+}
+
+// baseRefs returns the ref list of base and, when base is named by
+// place, its place record's chunk (so that an object equal to base gets
+// its place); nil when base is unknown or does not read: a base only
+// saves bytes.
+func (w *Writer) baseRefs(base ID) (refs, rec []uint64) {
+	if p, ok := w.places[base]; ok {
+		base = p
+	}
+	n, ok := base.Place()
+	if !ok {
+		return w.refsOf(base), nil
+	}
+	if r, ok := w.placeRefs[n]; ok {
+		return r, []uint64{n}
+	}
+	_, _, _, r, err := w.s.placeRecord(base, n)
+	if err != nil {
+		return nil, nil
+	}
+	return r, []uint64{n}
+}
+
+// Learn tells the writer of committed objects named by place (other ids
+// are skipped): until the next commit, an object added with the same
+// bytes as one of them gets its place instead of being stored again. An
+// ingest learns each URL's previous capture. An object that does not
+// read is skipped: it would only have saved bytes.
+func (w *Writer) Learn(ids ...ID) {
+	if w.places == nil {
+		return
+	}
+	for _, id := range ids {
+		n, ok := id.Place()
+		if !ok {
+			continue
+		}
+		if _, ok := w.placeRefs[n]; ok {
+			continue
+		}
+		b, _, refs, err := w.s.placeObject(id, n)
+		if err != nil {
+			continue
+		}
+		if sum := w.s.Sum(b); w.places[sum] == (ID{}) {
+			w.remember(sum, id, refs)
+		}
+	}
+}
