@@ -84,14 +84,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 			{File: "b.warc", Offset: 945, Length: 1, Date: time.Unix(1e9-3, 0).UTC(), Type: "request", Mode: modeRaw, Record: twin},
 		}},
 	}
-	b, err := encodeSegment(urls, refs.unique)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeSegment(b, refs.resolve)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, got := encodeDecode(t, urls, refs)
 	if again, err := encodeSegment(got, refs.unique); err != nil || !bytes.Equal(again, b) {
 		t.Fatalf("segment does not round-trip:\n%+v\n%+v", urls, got)
 	}
@@ -151,6 +144,20 @@ func TestSegmentRoundTrip(t *testing.T) {
 	}
 }
 
+// encodeDecode encodes urls as a segment and decodes it back.
+func encodeDecode(t *testing.T, urls []URLVersions, refs fakeRefs) ([]byte, []URLVersions) {
+	t.Helper()
+	b, err := encodeSegment(urls, refs.unique)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeSegment(b, refs.resolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, got
+}
+
 // TestSegmentPlaces checks references to objects named by place
 // (version 9): in order, repeated, going back, across URLs, mixed with
 // ids; and that a new place costs a few bytes where an id costs seven.
@@ -167,14 +174,7 @@ func TestSegmentPlaces(t *testing.T) {
 		{Key: "a", Versions: []Version{page(0, p(10), p(4), p(6), p(8)), page(1, p(10), p(4), p(12), p(8)), page(2, p(14), hashed, p(3), p(1<<40))}},
 		{Key: "b", Versions: []Version{page(3, p(20), p(4), p(16)), {File: "a.warc", Offset: 4, Type: "request", Mode: modeRaw, Record: p(0)}}},
 	}
-	b, err := encodeSegment(urls, refs.unique)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeSegment(b, refs.resolve)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, got := encodeDecode(t, urls, refs)
 	for i := range urls {
 		for j, v := range urls[i].Versions {
 			g := got[i].Versions[j]
@@ -342,6 +342,13 @@ func FuzzSegment(f *testing.F) {
 		{File: "b.warc", Type: "response", Mode: modeHTTP, Form: formBlocks, Layout: id, Blocks: []pack.ID{id}, Framing: []byte{1}, Coding: []byte{1, 4, 3, 13, 22, 0}},
 	}}}, func(pack.ID) (bool, error) { return true, nil })
 	f.Add(seed)
+	// Objects named by place (version 9), going back and forth.
+	p := pack.PlaceID
+	placed, _ := encodeSegment([]URLVersions{{Key: "com,example)/", Versions: []Version{
+		{File: "a.warc", Type: "response", Mode: modeHTTP, Form: formBlocks, WARCAnchor: p(1), HTTPAnchor: p(2), Layout: p(9), Blocks: []pack.ID{p(4), p(7), p(4)}, CRC: 9},
+		{File: "a.warc", Type: "request", Mode: modeRaw, Record: p(1 << 33)},
+	}}, {Key: "org,example)/", Versions: []Version{{File: "a.warc", Type: "request", Mode: modeRaw, Record: p(3)}}}}, nil)
+	f.Add(placed)
 	// Any short reference resolves, to an id derived from it.
 	resolve := func(p []byte) (pack.ID, error) { return pack.Sum(p), nil }
 	f.Fuzz(func(t *testing.T, b []byte) {

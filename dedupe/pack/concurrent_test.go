@@ -111,28 +111,38 @@ func TestHeldFrameKeepsBytes(t *testing.T) {
 	if s.cache.freeUsed == 0 {
 		t.Fatal("no frame buffer was recycled")
 	}
+	if err := concurrently(4, func(g int) error {
+		for i := range 200 {
+			o := objs[(i*13+g*7)%len(objs)]
+			got, _, err := s.Get(Sum(o))
+			if err == nil && !bytes.Equal(got, o) {
+				err = errBadBytes
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// concurrently runs fn(0) … fn(n-1) in goroutines of their own and
+// returns the first error any returned.
+func concurrently(n int, fn func(g int) error) error {
 	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for g := range 4 {
+	errs := make(chan error, n)
+	for g := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 200 {
-				o := objs[(i*13+g*7)%len(objs)]
-				got, _, err := s.Get(Sum(o))
-				if err == nil && !bytes.Equal(got, o) {
-					err = errBadBytes
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
+			if err := fn(g); err != nil {
+				errs <- err
 			}
 		}()
 	}
 	wg.Wait()
 	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	return <-errs
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"blockwarc/dedupe/chunk"
@@ -249,35 +248,25 @@ func TestPlacesConcurrent(t *testing.T) {
 	if st, _ := s.Stats(); st.ChunkFrames < 3 {
 		t.Fatalf("%d frames of chunks, want several", st.ChunkFrames)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(g), 1))
-			for range 60 {
-				i := r.IntN(len(ids))
-				b, _, err := s.Get(ids[i])
-				if err == nil && !bytes.Equal(b, objs[i]) {
-					err = fmt.Errorf("%s: wrong bytes", ids[i])
-				}
-				if err == nil {
-					_, n, serr := s.Stat(ids[(i+1)%len(ids)])
-					if serr != nil || n != len(objs[(i+1)%len(ids)]) {
-						err = fmt.Errorf("stat %s: %d, %v", ids[(i+1)%len(ids)], n, serr)
-					}
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
+	err = concurrently(4, func(g int) error {
+		r := rand.New(rand.NewPCG(uint64(g), 1))
+		for range 60 {
+			i := r.IntN(len(ids))
+			b, _, err := s.Get(ids[i])
+			if err == nil && !bytes.Equal(b, objs[i]) {
+				return fmt.Errorf("%s: wrong bytes", ids[i])
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+			if err != nil {
+				return err
+			}
+			next := (i + 1) % len(ids)
+			if _, n, err := s.Stat(ids[next]); err != nil || n != len(objs[next]) {
+				return fmt.Errorf("stat %s: %d, %v", ids[next], n, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Error(err)
 	}
 }

@@ -880,7 +880,15 @@ func (s *Store) decode(data, dict []byte, ulen int) ([]byte, error) {
 // DecodedBytes is how many frame plaintext bytes the store has
 // decompressed since it was opened (cache misses, dictionaries included):
 // the machine-independent cost of reads, which benchmarks report.
-func (s *Store) DecodedBytes() int64 { return s.decoded.Load() }
+func (s *Store) DecodedBytes() int64 {
+	n := s.decoded.Load()
+	// And the frames of chunks (formats 3 and 4), which the chunk reader
+	// of the committed view decodes.
+	if cr, err := s.chunks(); err == nil {
+		n += cr.DecodedBytes()
+	}
+	return n
+}
 
 // decoder is a pooled zstd decoder that remembers whether a dictionary is
 // registered, so plain frames skip the option reset.
