@@ -19,16 +19,10 @@ import (
 	"blockwarc/warcio"
 )
 
-// sortedZstd returns the size of `zstd -19 --long=27` over every record of
-// inputs, sorted by URL and time (warcio.Walk's order): the strongest
-// general-purpose figure, without random access.
-func sortedZstd(b *testing.B, inputs []string) (zstdBytes, rawBytes int64) {
-	z, _, raw := sortedCompressed(b, inputs, false)
-	return z, raw
-}
-
-// sortedCompressed is sortedZstd, and with xz set also the size of
-// `xz -9e` of the same records (0 when the xz command is missing).
+// sortedCompressed returns the size of `zstd -19 --long=27` over every
+// record of inputs, sorted by URL and time (warcio.Walk's order): the
+// strongest general-purpose figure, without random access; with xz set,
+// also that of `xz -9e` of the same (0 when the xz command is missing).
 func sortedCompressed(b *testing.B, inputs []string, xz bool) (zstdBytes, xzBytes, rawBytes int64) {
 	b.Helper()
 	zstdPath, err := exec.LookPath("zstd")
