@@ -327,6 +327,16 @@ func (w *Writer) PutChunk(c []byte, class uint8, prev []uint64) (ref uint64, isN
 	return ref, true, nil
 }
 
+// Learn enters the chunks refs of an earlier Writer into the table, as
+// Put does for prev: a version that shares chunks with them reuses them
+// without naming them as its previous capture.
+func (w *Writer) Learn(refs []uint64) error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.learnPrior(refs)
+}
+
 // learnPrior enters into the table the chunks of prev stored by an
 // earlier Writer, read back through prior. A prev that names a chunk of
 // this Writer was itself stored through this table (or copied from a

@@ -204,6 +204,11 @@ func (w *Writer) Learn(ids ...ID) {
 		if err != nil {
 			continue
 		}
+		// Its chunks too: a changed version of it (a block edited since)
+		// then stores only the chunks that changed.
+		if w.cw.Learn(refs) != nil {
+			continue
+		}
 		if sum := w.s.Sum(b); w.places[sum] == (ID{}) {
 			w.remember(sum, id, refs)
 		}

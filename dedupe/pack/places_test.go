@@ -109,6 +109,18 @@ func TestPlaces(t *testing.T) {
 	if got, isNew, _ := w.Add(KindHTTPHeader, objs[3].data); got != ids[3] || isNew {
 		t.Errorf("learnt: %s (new %v), want %s", got, isNew, ids[3])
 	}
+	// A learnt object's chunks are known too: an edited copy of it,
+	// added with no base, stores the chunks around the edit alone.
+	w.Learn(ids[5])
+	edited := bytes.Clone(objs[5].data)
+	copy(edited[len(edited)/2:], "an edit")
+	before := w.cw.Stats().NewBytes
+	if _, isNew, err := w.Add(KindRecord, edited); err != nil || !isNew {
+		t.Fatalf("edited: new %v, %v", isNew, err)
+	}
+	if n := w.cw.Stats().NewBytes - before; n > int64(len(edited))/4 {
+		t.Errorf("an edit of a learnt object of %d bytes stored %d new chunk bytes", len(edited), n)
+	}
 	if err := w.Commit([]byte("two")); err != nil {
 		t.Fatal(err)
 	}
