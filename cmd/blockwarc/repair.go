@@ -28,8 +28,9 @@ of the input file the archive recorded (an original that differs is
 refused, and named), checks each record against the CRC-32C recorded for
 it, and puts back the objects the catalog names and the archive lacks
 (docs/FORMAT.md "Re-ingesting lost captures"). A catalog segment that
-does not read is re-ingested from the originals of the input files that
-held its records; a part of the input-file table that does not read is
+does not read, or that names an object named by place that does not
+read (such an object cannot be put back at its place), is re-ingested
+from the originals of the input files that held its records; a part of the input-file table that does not read is
 rebuilt from the originals of the files whose rows it held. Nothing is
 written outside ARCHIVE; a crash or an I/O
 error leaves the archive at its last commit, and repair can run again.
