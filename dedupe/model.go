@@ -242,9 +242,19 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	}
 	var res *partition.Result
 	var blockIDs []pack.ID
+	typ := v.Type
+	warcAnch, httpAnch := u.warcAnch[typ], u.httpAnch[typ]
 	g.modelRecord(u, v, p, rawHeader, block, &res, &blockIDs, st)
+	if testModelHook != nil {
+		testModelHook(v)
+	}
 	got, err := restore(v, p.get)
 	if err != nil || !bytes.Equal(got.WARCHeader, rawHeader) || !bytes.Equal(got.Block, block) {
+		// The anchors the model chose for this record are not stored
+		// with the record kept whole: the URL's next records keep the
+		// ones before, which are.
+		keepAnchor(u.warcAnch, typ, warcAnch)
+		keepAnchor(u.httpAnch, typ, httpAnch)
 		p = &plan{objs: map[pack.ID]obj{}, sum: g.s.Sum}
 		rec := append(bytes.Clone(rawHeader), block...)
 		*v = Version{File: v.File, Offset: v.Offset, Length: v.Length, Skip: v.Skip, Date: v.Date, prevRecordID: v.prevRecordID,
@@ -275,6 +285,19 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	}
 	inlineBlock(v, p) // a small block goes into the catalog entry
 	return p
+}
+
+// testModelHook, set by tests only, may spoil a modelled version before
+// the fidelity check, to exercise the record kept whole.
+var testModelHook func(v *Version)
+
+// keepAnchor sets the anchor of typ back to a (none when nil).
+func keepAnchor(m map[string]*anchor, typ string, a *anchor) {
+	if a == nil {
+		delete(m, typ)
+	} else {
+		m[typ] = a
+	}
 }
 
 // modelRecord fills v and p with the structured form of the record.

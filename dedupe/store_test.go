@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -359,5 +360,50 @@ func TestWorkersSameArchive(t *testing.T) {
 				t.Errorf("%d workers: %s differs from the 1-worker archive", workers, name)
 			}
 		}
+	}
+}
+
+// TestWholeRecordKeepsAnchors: a record the model does not reproduce is
+// kept whole, and the header anchors the model had chosen for it are not
+// stored; the URL's next records must not be encoded against them.
+func TestWholeRecordKeepsAnchors(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2022, 5, 6, 7, 8, 9, 0, time.UTC)
+	var recs [][]byte
+	for i := range 4 {
+		body := fmt.Sprintf(page, fmt.Sprintf("capture %d", i))
+		recs = append(recs, warcRecord("response", "http://a.example/", t0.Add(time.Duration(i)*time.Hour), i+1, httpResponse("text/html", []byte(body), false)))
+	}
+	in := filepath.Join(dir, "a.warc")
+	writeFile(t, in, recs...)
+	var mu sync.Mutex
+	spoilt := 0
+	testModelHook = func(v *Version) {
+		mu.Lock()
+		defer mu.Unlock()
+		if v.Type == "response" && spoilt == 0 {
+			spoilt++
+			v.WARCHeader = append(bytes.Clone(v.WARCHeader), 0xff) // no longer the header
+		}
+	}
+	defer func() { testModelHook = nil }()
+	arch := filepath.Join(dir, "a.bwa")
+	st, err := Ingest(context.Background(), arch, []string{in}, testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spoilt != 1 || st.RawRecords != 1 {
+		t.Fatalf("spoilt %d, kept whole %d; want 1 and 1", spoilt, st.RawRecords)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if n := checkRoundTrip(t, a); n != 4 {
+		t.Fatalf("%d of 4 records restore", n)
+	}
+	if vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || vs.Problems > 0 {
+		t.Fatalf("verify: %d problems, %v", vs.Problems, err)
 	}
 }
