@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"blockwarc/dedupe/hdrcodec"
 	"blockwarc/dedupe/pack"
@@ -109,13 +111,13 @@ func (g *ingester) loadHistory(u *urlState) error {
 	}
 	// The objects the next captures most likely repeat: the last of
 	// each kind, and the last page's blocks.
-	for _, id := range u.prevObj {
-		u.learn = append(u.learn, id)
+	for _, typ := range slices.Sorted(maps.Keys(u.prevObj)) {
+		u.learn = append(u.learn, u.prevObj[typ])
 	}
 	u.learn = append(u.learn, u.prevPay, u.prevLay)
 	for _, m := range []map[string]*anchor{u.warcAnch, u.httpAnch} {
-		for _, a := range m {
-			u.learn = append(u.learn, a.id)
+		for _, typ := range slices.Sorted(maps.Keys(m)) {
+			u.learn = append(u.learn, m[typ].id)
 		}
 	}
 	for i := len(vs) - 1; i >= 0; i-- {

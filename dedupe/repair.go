@@ -115,7 +115,7 @@ func countRestored(dir string, opts pack.Options, at []place) (int, error) {
 				if _, want := ok[p]; !want {
 					continue
 				}
-				if objs.readable(objectsOf(v)...) {
+				if objs.readable(objectsOf(v)...) && objs.restores(v) == nil {
 					ok[p] = true
 				} else {
 					bad[p] = true
@@ -215,6 +215,11 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 							if !has(id) {
 								needed[id], missing = true, true
 							}
+						}
+						if !missing && places.restores(v) != nil {
+							// Its places read, but not as its record:
+							// its segment is re-ingested.
+							missing = true
 						}
 						if missing {
 							lost = append(lost, *v)
@@ -581,26 +586,40 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 	return r, ls, nil
 }
 
-// lostPlaces checks the objects named by place that catalog segments
-// name, each once.
+// lostPlaces checks the versions of catalog segments that name objects
+// by place.
 type lostPlaces struct {
 	s    *pack.Store
 	read map[pack.ID]error
 }
 
-// check returns an error naming the first object named by place of urls
-// that does not read.
+// check returns an error naming the first version of urls that names an
+// object by place and does not restore.
 func (lp *lostPlaces) check(urls []URLVersions) error {
 	for _, u := range urls {
 		for i := range u.Versions {
-			for _, id := range objectsOf(&u.Versions[i]) {
-				if err := lp.get(id); err != nil {
-					return fmt.Errorf("it names object %s, which does not read: %w", id, err)
-				}
+			if err := lp.restores(&u.Versions[i]); err != nil {
+				return fmt.Errorf("it names objects by place, and the record %s at %d does not restore: %w", u.Versions[i].File, u.Versions[i].Offset, err)
 			}
 		}
 	}
 	return nil
+}
+
+// restores returns why v, when it names an object by place, does not
+// restore, its CRC-32C included: a place does not prove its bytes as a
+// hash does, and once repair has dropped a lost frame of chunks a later
+// ingest may give its numbers to new chunks, so that the old place reads
+// another object. nil for a version that names none.
+func (lp *lostPlaces) restores(v *Version) error {
+	if !slices.ContainsFunc(objectsOf(v), func(id pack.ID) bool { _, ok := id.Place(); return ok }) {
+		return nil
+	}
+	_, err := restore(v, func(id pack.ID) ([]byte, error) {
+		b, _, err := lp.s.Get(id)
+		return b, err
+	})
+	return err
 }
 
 // get reads an object named by place once and returns why it does not

@@ -85,28 +85,32 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	if err != nil {
 		return err
 	}
+	unnamed := false
 	if len(bases) == 0 {
 		// No readable segment names a file without a row: the segments
 		// that did are lost too (a run's part is written beside its last
 		// segment, and segments are deltas of the one before). The
-		// originals given that no row names are taken when they are
-		// exactly as many as the rows lost: recoverSegments then
-		// re-ingests the lost segments' records from them.
+		// originals given that no row names are candidates when they are
+		// exactly as many as the rows of the one lost part; they are
+		// taken only if their rows, computed again, make that part byte
+		// for byte (its id is the hash of its bytes), and recoverSegments
+		// then re-ingests the lost segments' records from them.
+		unnamed = true
 		lostRows := 0
 		for _, l := range lostParts {
 			lostRows += l.Rows
 		}
-		unnamed := map[string]bool{}
+		candidates := map[string]bool{}
 		for _, p := range paths {
 			if b := filepath.Base(p); !known[b] {
-				unnamed[b] = true
+				candidates[b] = true
 			}
 		}
-		if !lostSegments || len(unnamed) != lostRows {
-			say(fmt.Sprintf("no file the catalog names lacks a row, and %d original(s) given without a row for %d lost row(s): its rows cannot be told", len(unnamed), lostRows))
+		if !lostSegments || len(lostParts) != 1 || len(candidates) != lostRows {
+			say(fmt.Sprintf("no file the catalog names lacks a row, and %d original(s) given without a row for %d lost row(s) in %d part(s): its rows cannot be told", len(candidates), lostRows, len(lostParts)))
 			return nil
 		}
-		for b := range unnamed {
+		for b := range candidates {
 			bases = append(bases, b)
 			counts[b] = 0
 		}
@@ -146,6 +150,10 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	}
 	if len(missing) > 0 {
 		say("not rebuilt: " + strings.Join(missing, ", ") + " refused")
+		return nil
+	}
+	if unnamed && s.Sum(encodeFilePart(rows)) != lostParts[0].ID {
+		say("the original(s) given without a row (" + strings.Join(files, ", ") + ") do not make the lost part again: its rows cannot be told")
 		return nil
 	}
 	r.Files = append(r.Files, rows...)

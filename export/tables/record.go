@@ -233,12 +233,17 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 // keeps its blocks rows, whichever partition wrote the archive.
 func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte, leaves [][2]int) *page {
 	pg := &page{layout: v.Layout, layoutID: v.Layout}
-	if doc == nil || len(leaves) != len(v.Blocks) {
+	// A page whose blocks cannot be read still names its layout by the
+	// hash of its bytes.
+	mismatch := func() *page {
 		pg.mismatch = true
 		if id, err := w.a.ContentID(v, v.Layout); err == nil {
 			pg.layoutID = id
 		}
 		return pg
+	}
+	if doc == nil || len(leaves) != len(v.Blocks) {
+		return mismatch()
 	}
 	ct := ""
 	if m != nil {
@@ -247,16 +252,14 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 	opts := dedupe.PageOptions(ct, v.Level, v.TargetURI)
 	res, err := w.p.Partition(doc, opts)
 	if err != nil {
-		pg.mismatch = true
-		return pg
+		return mismatch()
 	}
 	if !sameSpans(res.Leaves, leaves) {
 		// Paths first: the Partitioner reuses its tables for the next
 		// document, res's included.
 		paths := spanPaths(res, leaves)
 		if res, err = w.p.PartitionSpans(doc, leaves, opts); err != nil {
-			pg.mismatch = true
-			return pg
+			return mismatch()
 		}
 		for i, b := range res.Leaves {
 			b.Path = paths[i]
