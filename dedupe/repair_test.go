@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -179,4 +182,132 @@ func failEachOp(t *testing.T, name, dir string, files []string, want int) {
 		ar.Close()
 	}
 	t.Logf("%s: each of %d operations of re-ingest failed in turn", name, ops)
+}
+
+// TestRepairPlacesReused: repair without the originals drops a lost frame
+// of chunks, and the next ingest gives its chunk numbers to new chunks, so
+// the lost captures' places now hold other objects. Those captures must
+// fail their CRC-32C, never restore as other bytes, and a repair with the
+// originals must re-ingest them (it checks whole records, not places).
+func TestRepairPlacesReused(t *testing.T) {
+	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
+	files, _ := filepath.Glob(filepath.Join(samples, "ota-lovescout24-2022*.warc.gz"))
+	if len(files) < 2 {
+		t.Fatalf("want 2 sample dumps in %s, found %d", samples, len(files))
+	}
+	dir := t.TempDir()
+	var ins []string
+	for _, f := range files[:2] {
+		p := filepath.Join(dir, filepath.Base(f))
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, b)
+		ins = append(ins, p)
+	}
+	arch := filepath.Join(dir, "a.bwa")
+	opts := testOpts()
+	opts.Pack = pack.Options{NoParity: true}
+	if _, err := Ingest(context.Background(), arch, ins[:2], opts); err != nil {
+		t.Fatal(err)
+	}
+	// Damage the frame of chunks that holds the first page's layout
+	// (the catalog's frames, written before it, stay readable).
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layout pack.ID
+	a.Walk(func(u URLVersions) error {
+		for _, v := range u.Versions {
+			if _, ok := v.Layout.Place(); ok && layout == (pack.ID{}) {
+				layout = v.Layout
+			}
+		}
+		return nil
+	})
+	file, off, n, err := a.Store().Locate(layout)
+	a.Close()
+	if err != nil {
+		t.Fatalf("locate %s: %v", layout, err)
+	}
+	path := filepath.Join(arch, file)
+	b, _ := os.ReadFile(path)
+	for i := off + int64(n)/2; i < off+int64(n)/2+32; i++ {
+		b[i] ^= 0x5a
+	}
+	os.WriteFile(path, b, 0o644)
+	if _, err := pack.RebuildIndexes(arch, pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Reingest(context.Background(), arch, nil, pack.Options{}); err != nil || len(res.Unlisted) == 0 {
+		t.Fatalf("repair without originals: %v, named %v", err, res.Unlisted)
+	}
+	// A dump of other URLs (those of the lost captures cannot be added
+	// to before a repair with the originals: their history does not
+	// read): its chunks take the numbers the lost frames had.
+	rng := rand.New(rand.NewPCG(3, 4))
+	var recs [][]byte
+	for i := range 6 {
+		words := make([]byte, 0, 24<<10)
+		for len(words) < 24<<10 {
+			words = strconv.AppendUint(append(words, " word "...), rng.Uint64N(1<<30), 36)
+		}
+		body := fmt.Sprintf(page, words)
+		recs = append(recs, warcRecord("response", fmt.Sprintf("http://new.example/p%d", i), time.Date(2023, 1, 1, i, 0, 0, 0, time.UTC), i+1, httpResponse("text/html", []byte(body), false)))
+	}
+	other := filepath.Join(dir, "other.warc")
+	writeFile(t, other, recs...)
+	ins = append(ins[:2], other)
+	if _, err := Ingest(context.Background(), arch, []string{other}, opts); err != nil {
+		t.Fatal(err)
+	}
+	a, err = Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, reused := 0, 0
+	err = a.Walk(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			p, err := a.Restore(v)
+			if err != nil {
+				failed++
+				if !slices.ContainsFunc(objectsOf(v), func(id pack.ID) bool { _, _, err := a.Store().Get(id); return err != nil }) {
+					reused++ // every object reads, yet not as its record
+				}
+				continue
+			}
+			rec := p.Record()
+			if orig, err := original(v.File, v.Offset, v.Skip, len(rec)); err != nil || !bytes.Equal(orig, rec) {
+				t.Errorf("%s at %d restored as other bytes", v.File, v.Offset)
+			}
+		}
+		return nil
+	})
+	a.Close()
+	if err != nil || failed == 0 || reused == 0 {
+		t.Fatalf("walk: %v; %d captures fail to restore, %d of them with places that read (other objects now): want some of each", err, failed, reused)
+	}
+	res, err := Reingest(context.Background(), arch, ins, pack.Options{})
+	if err != nil || len(res.Unlisted) > 0 {
+		t.Fatalf("repair with the originals: %v, not re-ingested %v", err, res.Unlisted)
+	}
+	// Every capture that did not restore counts as lost, those whose
+	// places read as other objects included, and each came back.
+	if res.Lost != failed || res.Restored != failed {
+		t.Errorf("repair: %d lost, %d restored; %d captures did not restore", res.Lost, res.Restored, failed)
+	}
+	a, err = Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if n := checkRoundTrip(t, a); n != 16+6 {
+		t.Errorf("%d of %d records restore after repair", n, 16+6)
+	}
+	if st, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || st.Problems > 0 {
+		t.Fatalf("verify: %d problems, %v", st.Problems, err)
+	}
 }
