@@ -275,13 +275,8 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 	pg.res, pg.ids = res, slices.Clone(v.Blocks)
 	pg.cids, pg.layoutID = pg.ids, v.Layout
 	if _, ok := v.Layout.Place(); ok {
-		gaps := make([][]byte, 0, len(leaves)+1)
-		at := 0
-		for _, l := range leaves {
-			gaps = append(gaps, doc[at:l[0]])
-			at = l[1]
-		}
-		enc := partition.Layout{Gaps: append(gaps, doc[at:])}.Encode()
+		// res's leaves lie at the stored spans: its layout is the stored one.
+		enc := res.Layout.Encode()
 		pg.layoutID, pg.layoutLen = w.a.Sum(enc), int64(len(enc))
 	}
 	cloned := false
