@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -294,56 +293,3 @@ func benchRestore(b *testing.B, site string) {
 }
 
 func keyOf(v *Version) string { return warcio.SURT(v.TargetURI) }
-
-// BenchmarkIngestWorkers measures ingest throughput on a corpus site, in
-// MB/s of uncompressed input records, with 1 and with 2 workers (as
-// `ingest -workers N`: N model workers and N frames compressing in the
-// background; with 1 everything runs on one goroutine), and reports 2
-// workers ÷ 1 worker as x-1worker (the issue's bar is ≥ 1.6 on 2 cores).
-// Each iteration runs the two settings
-// alternately, rounds times each, and keeps each setting's fastest run:
-// on a shared machine the fastest run is the one least slowed by other
-// load, and alternating exposes both settings to the same load.
-func BenchmarkIngestWorkers(b *testing.B) {
-	const rounds = 3
-	in := sharedtest.Dir(b, "corpus", "mkdocs-org")
-	st, err := os.Stat(in)
-	if err != nil || !st.IsDir() {
-		b.Fatalf("corpus site %s: %v", in, err)
-	}
-	var input int64
-	run := func(workers int) time.Duration {
-		arch := filepath.Join(b.TempDir(), "a.bwa")
-		// Every run starts without the previous one's garbage but with the
-		// pages it faulted in: the figure is the steady throughput of a
-		// long ingest, not the start-up of a short one (a fresh process
-		// first faults in ~200 MB of zstd encoders and a heap, which on
-		// this 1 s corpus slows 2 workers more than 1).
-		runtime.GC()
-		t0 := time.Now()
-		st, err := Ingest(context.Background(), arch, []string{in}, Options{Workers: workers, Pack: pack.Options{Workers: workers}})
-		d := time.Since(t0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		input = st.InputBytes
-		os.RemoveAll(arch)
-		return d
-	}
-	b.ReportAllocs()
-	var one, two time.Duration
-	for range b.N {
-		for range rounds {
-			if d := run(1); one == 0 || d < one {
-				one = d
-			}
-			if d := run(2); two == 0 || d < two {
-				two = d
-			}
-		}
-	}
-	b.SetBytes(input * rounds * 2)
-	b.ReportMetric(float64(input)/one.Seconds()/1e6, "MB/s-1worker")
-	b.ReportMetric(float64(input)/two.Seconds()/1e6, "MB/s-2workers")
-	b.ReportMetric(one.Seconds()/two.Seconds(), "x-1worker")
-}

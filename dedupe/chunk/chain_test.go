@@ -1,6 +1,10 @@
 package chunk
 
 import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -90,5 +94,72 @@ func TestChainBounds(t *testing.T) {
 	}
 	if bad.CheckChains() == nil {
 		t.Fatal("a broken chain passed CheckChains")
+	}
+}
+
+// TestChainDictPays: after a frame longer than cheapDict, a frame of
+// bytes that repeat it extends its chain, and a frame of unrelated bytes
+// starts a new one (its dictionary would cost a second of CPU at the best
+// level and save nothing); both restore, in both builds' compressors.
+func TestChainDictPays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	words := pages(3, 1, 1, 3*cheapDict/2)[0][0] // text, > cheapDict
+	noise := make([]byte, 60_000)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	// Edits every 3,000 bytes: about 70 new chunks, a body with a few
+	// hundred anchors, most of them in the first frame.
+	edited := bytes.Clone(words[:200_000])
+	for i := 1000; i < len(edited); i += 3000 {
+		copy(edited[i:], "an edit")
+	}
+	for _, pure := range []bool{false, true} {
+		for _, tc := range []struct {
+			name  string
+			next  []byte
+			chain bool
+		}{{"repeats", edited, true}, {"unrelated", noise, false}} {
+			f, err := os.Create(filepath.Join(t.TempDir(), "chunks"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			w, err := NewWriter(f, nil, Options{PureGo: pure})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refs [][]uint64
+			for _, data := range [][]byte{words, tc.next} {
+				r, err := w.Put([]Part{{Data: data}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				refs = append(refs, r)
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir, err := w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(dir) != 2 {
+				t.Fatalf("%s: %d frames, want 2", tc.name, len(dir))
+			}
+			if got := dir[1].Prefix > 0; got != tc.chain {
+				t.Errorf("pure Go %v, %s: second frame extends the chain %v, want %v", pure, tc.name, got, tc.chain)
+			}
+			r, err := NewReader(f, dir, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, data := range [][]byte{words, tc.next} {
+				got, err := r.Restore(nil, refs[i])
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("%s: version %d does not restore: %v", tc.name, i, err)
+				}
+			}
+		}
 	}
 }

@@ -32,10 +32,13 @@ var benchSites = []string{"mkdocs-org", "ota-mektoube"}
 // decompressed input records, in one run: 1 shard with 1 worker, 1 shard
 // with 2 workers, 2 shards with 1 worker each (-shards 2 -workers 2).
 // Each setting runs rounds times, alternately, keeping its fastest run
-// (wall) and its least CPU. Reported: wall MB/s of each, the 2-core ÷
-// 1-core speed-ups (x-2workers, x-2shards) and MB/s per CPU-second
+// (wall) and its least CPU. Reported: wall MB/s of each, the speed-ups
+// over one worker (x-2workers, x-2shards) and MB/s per CPU-second
 // (MB/s-cpu-*, the throughput per core), whose ratio says what shards
-// cost in CPU (every shard reads every input).
+// cost in CPU (every shard reads every input). One worker is not one
+// core (its frames compress and its input files' zlib check runs beside
+// the walk, on the second): the 2-core ÷ 1-core ratio is
+// dedupe.BenchmarkIngestCores'.
 func BenchmarkShardIngest(b *testing.B) {
 	const rounds = 2
 	var inputs []string
