@@ -69,7 +69,7 @@ func coresChild(spec string) int {
 // core goes to coordination). Runs alternate, rounds each, keeping each
 // setting's fastest: the one least slowed by other load.
 func BenchmarkIngestCores(b *testing.B) {
-	const rounds = 2
+	const rounds = 3
 	var ins []string
 	for _, site := range corpusSites {
 		ins = append(ins, sharedtest.Dir(b, "corpus", site))

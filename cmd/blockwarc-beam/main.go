@@ -39,7 +39,7 @@ const (
 func main() {
 	shards := flag.Int("shards", 2, "`N` shards (key ranges) of the new archive")
 	level := flag.Int("level", 0, "partition `LEVEL` (as blockwarc ingest -level; 0: adaptive, the default)")
-	commit := flag.String("commit", "64MiB", "commit each shard after every `SIZE` of input records (as blockwarc ingest -commit)")
+	commit := flag.String("commit", "256MiB", "commit each shard after every `SIZE` of input records (as blockwarc ingest -commit)")
 	parity := flag.Bool("parity", true, "write Reed-Solomon parity (as blockwarc ingest -parity)")
 	workers := flag.Int("shard-workers", 1, "`N` URLs modelled in parallel inside each shard's ingest")
 	mem := flag.String("shard-mem", "1GiB", "memory `SIZE` of each shard's ingest (sort and records in flight)")

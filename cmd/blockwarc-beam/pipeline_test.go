@@ -39,7 +39,7 @@ func onPrism(ctx context.Context, p *beam.Pipeline) error {
 // defaults is the Config of blockwarc-beam's flag defaults, as 'blockwarc
 // ingest' has them.
 func defaults(archive string, shards int) Config {
-	return Config{Archive: archive, Shards: shards, Level: dedupe.DefaultLevel, CommitBytes: 64 << 20,
+	return Config{Archive: archive, Shards: shards, Level: dedupe.DefaultLevel, CommitBytes: dedupe.DefaultCommitBytes,
 		Workers: 1, MemLimit: 256 << 20}
 }
 
