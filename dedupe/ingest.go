@@ -134,6 +134,11 @@ type Stats struct {
 	Gaps     int64 `json:"gaps"`
 	GapBytes int64 `json:"gap_bytes"`
 	Commits  int   `json:"commits"`
+	// HistoryUnread counts the URLs whose earlier captures' header
+	// anchors did not read (lost with a damaged frame, after a repair
+	// without the original files): their new captures were stored without
+	// them, complete on their own; verify names the old ones.
+	HistoryUnread int64 `json:"history_unread"`
 	// Recovered says, when the archive's COMMIT was damaged and its copy
 	// served (pack.Store.Recovered), what was wrong; this ingest's
 	// commits rewrote both files.

@@ -74,13 +74,13 @@ const gapType = "\x00gap"
 func identity(file string, off, skip int64) [3]any { return [3]any{file, off, skip} }
 
 // loadHistory fills u from the versions earlier ingests stored.
-func (g *ingester) loadHistory(u *urlState) error {
+func (g *ingester) loadHistory(u *urlState) (unread int, err error) {
 	key := u.key
 	u.seen, u.level = map[[3]any]bool{}, g.opts.Level
 	u.warcAnch, u.httpAnch, u.prevObj = map[string]*anchor{}, map[string]*anchor{}, map[string]pack.ID{}
 	vs, err := versionsOf(g.s, g.hist, key)
 	if err != nil {
-		return fmt.Errorf("read history of %q: %w", key, err)
+		return 0, fmt.Errorf("read history of %q: %w", key, err)
 	}
 	for i := range vs {
 		v := &vs[i]
@@ -126,21 +126,26 @@ func (g *ingester) loadHistory(u *urlState) error {
 			break
 		}
 	}
-	// Anchors are decoded once per URL.
+	// Anchors are decoded once per URL. One that does not read (lost with
+	// a damaged frame, after a repair without the original files: verify
+	// names its captures) is dropped: the URL's next captures choose
+	// another, and the ingest goes on.
 	for _, m := range []map[string]*anchor{u.warcAnch, u.httpAnch} {
-		for _, a := range m {
+		for typ, a := range m {
 			enc, _, err := g.s.Get(a.id)
-			if err != nil {
-				return fmt.Errorf("read anchor of %q: %w", key, err)
+			var raw []byte
+			if err == nil {
+				raw, err = hdrcodec.Decode(nil, enc, nil, hdrcodec.Unknown())
 			}
-			raw, err := hdrcodec.Decode(nil, enc, nil, hdrcodec.Unknown())
 			if err != nil {
-				return fmt.Errorf("decode anchor of %q: %w", key, err)
+				delete(m, typ)
+				unread++
+				continue
 			}
 			a.enc, a.raw = enc, raw
 		}
 	}
-	return nil
+	return unread, nil
 }
 
 // crossBases gives the blocks (and layout) of a URL's first page, which

@@ -279,9 +279,13 @@ func (g *ingester) model(j *job, part *partition.Partitioner) {
 	u := j.u
 	u.part = part // the URL's jobs are modelled one after the other
 	if j.first {
-		if err := g.loadHistory(u); err != nil {
+		unread, err := g.loadHistory(u)
+		if err != nil {
 			j.err = err
 			return
+		}
+		if unread > 0 {
+			j.st.HistoryUnread++
 		}
 	}
 	for i := range j.caps {
@@ -401,6 +405,7 @@ func (s *Stats) add(o *Stats) {
 	s.RawRecords += o.RawRecords
 	s.Gaps += o.Gaps
 	s.GapBytes += o.GapBytes
+	s.HistoryUnread += o.HistoryUnread
 }
 
 // segmentTail is how many bytes of other objects a catalog segment's

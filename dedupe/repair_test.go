@@ -190,63 +190,12 @@ func failEachOp(t *testing.T, name, dir string, files []string, want int) {
 // fail their CRC-32C, never restore as other bytes, and a repair with the
 // originals must re-ingest them (it checks whole records, not places).
 func TestRepairPlacesReused(t *testing.T) {
-	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
-	files, _ := filepath.Glob(filepath.Join(samples, "ota-lovescout24-2022*.warc.gz"))
-	if len(files) < 2 {
-		t.Fatalf("want 2 sample dumps in %s, found %d", samples, len(files))
-	}
 	dir := t.TempDir()
-	var ins []string
-	for _, f := range files[:2] {
-		p := filepath.Join(dir, filepath.Base(f))
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, p, b)
-		ins = append(ins, p)
-	}
-	arch := filepath.Join(dir, "a.bwa")
+	arch, ins := lostFrameArchive(t, dir, 2)
 	opts := testOpts()
 	opts.Pack = pack.Options{NoParity: true}
-	if _, err := Ingest(context.Background(), arch, ins[:2], opts); err != nil {
-		t.Fatal(err)
-	}
-	// Damage the frame of chunks that holds the first page's layout
-	// (the catalog's frames, written before it, stay readable).
-	a, err := Open(arch, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var layout pack.ID
-	a.Walk(func(u URLVersions) error {
-		for _, v := range u.Versions {
-			if _, ok := v.Layout.Place(); ok && layout == (pack.ID{}) {
-				layout = v.Layout
-			}
-		}
-		return nil
-	})
-	file, off, n, err := a.Store().Locate(layout)
-	a.Close()
-	if err != nil {
-		t.Fatalf("locate %s: %v", layout, err)
-	}
-	path := filepath.Join(arch, file)
-	b, _ := os.ReadFile(path)
-	for i := off + int64(n)/2; i < off+int64(n)/2+32; i++ {
-		b[i] ^= 0x5a
-	}
-	os.WriteFile(path, b, 0o644)
-	if _, err := pack.RebuildIndexes(arch, pack.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if res, err := Reingest(context.Background(), arch, nil, pack.Options{}); err != nil || len(res.Unlisted) == 0 {
-		t.Fatalf("repair without originals: %v, named %v", err, res.Unlisted)
-	}
-	// A dump of other URLs (those of the lost captures cannot be added
-	// to before a repair with the originals: their history does not
-	// read): its chunks take the numbers the lost frames had.
+	// A dump of other URLs: its chunks take the numbers the lost frames
+	// had.
 	rng := rand.New(rand.NewPCG(3, 4))
 	var recs [][]byte
 	for i := range 6 {
@@ -263,7 +212,7 @@ func TestRepairPlacesReused(t *testing.T) {
 	if _, err := Ingest(context.Background(), arch, []string{other}, opts); err != nil {
 		t.Fatal(err)
 	}
-	a, err = Open(arch, pack.Options{})
+	a, err := Open(arch, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,6 +256,131 @@ func TestRepairPlacesReused(t *testing.T) {
 	if n := checkRoundTrip(t, a); n != 16+6 {
 		t.Errorf("%d of %d records restore after repair", n, 16+6)
 	}
+	if st, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || st.Problems > 0 {
+		t.Fatalf("verify: %d problems, %v", st.Problems, err)
+	}
+}
+
+// lostFrameArchive copies the first n sample dumps of ota-lovescout24
+// into dir, ingests the first two without parity into dir/a.bwa, damages
+// the frame of chunks that holds the first page's layout (the catalog's
+// frames, written before it, stay readable), and repairs the archive
+// without the originals: their captures are lost. It returns the archive
+// and the copies.
+func lostFrameArchive(t *testing.T, dir string, n int) (string, []string) {
+	t.Helper()
+	samples := filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples")
+	files, _ := filepath.Glob(filepath.Join(samples, "ota-lovescout24-2022*.warc.gz"))
+	if len(files) < n {
+		t.Fatalf("want %d sample dumps in %s, found %d", n, samples, len(files))
+	}
+	var ins []string
+	for _, f := range files[:n] {
+		p := filepath.Join(dir, filepath.Base(f))
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, b)
+		ins = append(ins, p)
+	}
+	arch := filepath.Join(dir, "a.bwa")
+	opts := testOpts()
+	opts.Pack = pack.Options{NoParity: true}
+	if _, err := Ingest(context.Background(), arch, ins[:2], opts); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layout pack.ID
+	a.Walk(func(u URLVersions) error {
+		for _, v := range u.Versions {
+			if _, ok := v.Layout.Place(); ok && layout == (pack.ID{}) {
+				layout = v.Layout
+			}
+		}
+		return nil
+	})
+	file, off, size, err := a.Store().Locate(layout)
+	a.Close()
+	if err != nil {
+		t.Fatalf("locate %s: %v", layout, err)
+	}
+	path := filepath.Join(arch, file)
+	b, _ := os.ReadFile(path)
+	for i := off + int64(size)/2; i < off+int64(size)/2+32; i++ {
+		b[i] ^= 0x5a
+	}
+	os.WriteFile(path, b, 0o644)
+	if _, err := pack.RebuildIndexes(arch, pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Reingest(context.Background(), arch, nil, pack.Options{}); err != nil || len(res.Unlisted) == 0 {
+		t.Fatalf("repair without originals: %v, named %v", err, res.Unlisted)
+	}
+	return arch, ins
+}
+
+// TestExtendLostHistory: after a frame is lost and repaired without the
+// originals, the next crawl of the same URLs is ingested (it failed,
+// "read anchor of …", while a URL's history did not read), its captures
+// restore byte for byte, ingest counts the URLs whose history did not
+// read, and a repair with the originals restores the old captures too.
+func TestExtendLostHistory(t *testing.T) {
+	dir := t.TempDir()
+	arch, ins := lostFrameArchive(t, dir, 3)
+	opts := testOpts()
+	opts.Pack = pack.Options{NoParity: true}
+	st, err := Ingest(context.Background(), arch, ins[2:], opts)
+	if err != nil {
+		t.Fatalf("ingest the next crawl: %v", err)
+	}
+	if st.HistoryUnread == 0 {
+		t.Errorf("ingest counted no URL whose history does not read")
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, lost := 0, 0
+	err = a.Walk(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			p, err := a.Restore(v)
+			if filepath.Base(v.File) != filepath.Base(ins[2]) {
+				if err != nil {
+					lost++
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s %s of the new crawl: %v", v.Type, v.TargetURI, err)
+				continue
+			}
+			rec := p.Record()
+			if orig, err := original(ins[2], v.Offset, v.Skip, len(rec)); err != nil || !bytes.Equal(orig, rec) {
+				t.Errorf("%s %s of the new crawl restores as other bytes (%v)", v.Type, v.TargetURI, err)
+			}
+			third++
+		}
+		return nil
+	})
+	a.Close()
+	if err != nil || third == 0 || lost == 0 {
+		t.Fatalf("walk: %v; %d captures of the new crawl, %d old ones lost: want some of each", err, third, lost)
+	}
+	res, err := Reingest(context.Background(), arch, ins, pack.Options{})
+	if err != nil || len(res.Unlisted) > 0 || res.Restored != lost {
+		t.Fatalf("repair with the originals: %v, not re-ingested %v, %d of %d lost captures restored", err, res.Unlisted, res.Restored, lost)
+	}
+	a, err = Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	checkRoundTrip(t, a)
 	if st, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || st.Problems > 0 {
 		t.Fatalf("verify: %d problems, %v", st.Problems, err)
 	}

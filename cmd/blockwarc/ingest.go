@@ -246,6 +246,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitFailure
 		}
 	}
+	if st.HistoryUnread > 0 {
+		fmt.Fprintf(stderr, "blockwarc ingest: %d URL(s) whose earlier captures do not read (see 'blockwarc verify'; 'blockwarc repair ARCHIVE ORIGINALS...' restores them from the original files): their new captures are stored complete without them\n", st.HistoryUnread)
+	}
 	if st.Malformed > 0 {
 		fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)
 		return exitSkipped

@@ -340,7 +340,10 @@ func (w *Writer) Learn(refs []uint64) error {
 // learnPrior enters into the table the chunks of prev stored by an
 // earlier Writer, read back through prior. A prev that names a chunk of
 // this Writer was itself stored through this table (or copied from a
-// version that was): its chunks are known already.
+// version that was): its chunks are known already. A chunk that does not
+// read (its frame damaged, and lost after a repair without the original
+// files) is left out: the table only saves bytes, and a URL whose last
+// capture was lost can still take new ones.
 func (w *Writer) learnPrior(prev []uint64) error {
 	if w.prior == nil || len(prev) == 0 {
 		return nil
@@ -357,7 +360,7 @@ func (w *Writer) learnPrior(prev []uint64) error {
 		// decode of theirs may reuse the buffer a chunk lies in.
 		var err error
 		if c, err = w.prior.AppendChunk(c[:0], r); err != nil {
-			return fmt.Errorf("chunk: previous capture: %w", err)
+			continue
 		}
 		k := hashOf(c)
 		if _, ok := w.cur[k]; !ok {
@@ -470,10 +473,7 @@ func (w *Writer) flush() error {
 	j := &frameJob{first: w.openNext - uint64(len(w.openLens)), chunks: uint32(len(w.openLens)),
 		plain: uint32(len(body)), done: make(chan struct{})}
 	w.openSize, w.openLens = 0, w.openLens[:0]
-	dict, err := w.joinChain(j, body)
-	if err != nil {
-		return err
-	}
+	dict := w.joinChain(j, body)
 	w.sem <- struct{}{}
 	go func() {
 		defer func() { <-w.sem; close(j.done) }()
@@ -507,16 +507,18 @@ func (w *Writer) flush() error {
 
 // joinChain decides whether the frame j (of plaintext body) extends the
 // chain the last frame ends, and returns its dictionary (nil if not).
-func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
+func (w *Writer) joinChain(j *frameJob, body []byte) []byte {
 	if w.opts.ChainBytes < 0 {
-		return nil, nil
+		return nil
 	}
 	if !w.chainReady {
 		w.chainReady = true
 		if w.prior != nil && len(w.dir) > 0 && len(w.dir) == len(w.prior.dir) {
+			// A chain that does not decode (a damaged frame not yet
+			// repaired) is not extended: the new frames start their own.
 			bodies, err := w.prior.ChainBodies(len(w.dir)-1, w.opts.ChainBytes)
 			if err != nil {
-				return nil, fmt.Errorf("chunk: the chain before this writer: %w", err)
+				bodies = nil
 			}
 			w.chain, w.chainBytes = bodies, 0
 			for _, b := range bodies {
@@ -541,7 +543,7 @@ func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
 	}
 	w.chain = append(w.chain, body)
 	w.chainBytes += len(body)
-	return dict, nil
+	return dict
 }
 
 // cheapDict is the longest dictionary a frame always takes (a quarter of

@@ -209,6 +209,7 @@ func sumStats(s []dedupe.Stats) dedupe.Stats {
 		t.Gaps += x.Gaps
 		t.GapBytes += x.GapBytes
 		t.Commits += x.Commits
+		t.HistoryUnread += x.HistoryUnread
 		if x.Recovered != "" {
 			if t.Recovered != "" {
 				t.Recovered += "; "
