@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,7 +97,9 @@ func BenchmarkIngestCores(b *testing.B) {
 			b.Fatal(err)
 		}
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), coresChildEnv+"="+string(spec))
+		// GOMAXPROCS in the environment would override the affinity.
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "GOMAXPROCS=") }),
+			coresChildEnv+"="+string(spec))
 		cmd.Stderr = os.Stderr
 		var out []byte
 		wall, err = timeChild(cmd, cpus[:n], &out)
@@ -131,24 +135,32 @@ func BenchmarkIngestCores(b *testing.B) {
 // thread that starts it) and returns its wall time and standard output.
 func timeChild(cmd *exec.Cmd, cpus []int, out *[]byte) (time.Duration, error) {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	var was, set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		runtime.UnlockOSThread()
 		return 0, err
 	}
 	for _, c := range cpus {
 		set.Set(c)
 	}
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		runtime.UnlockOSThread()
 		return 0, err
 	}
 	var buf bytes.Buffer
 	cmd.Stdout = &buf
 	t0 := time.Now()
 	err := cmd.Start()
-	if rerr := unix.SchedSetaffinity(0, &was); err == nil {
-		err = rerr
+	// A thread whose affinity cannot be put back stays locked: the
+	// goroutine's end then ends the thread, and no other goroutine runs
+	// on one CPU.
+	if rerr := unix.SchedSetaffinity(0, &was); rerr != nil {
+		if err == nil {
+			cmd.Wait()
+		}
+		return 0, rerr
 	}
+	runtime.UnlockOSThread()
 	if err != nil {
 		return 0, err
 	}

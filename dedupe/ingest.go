@@ -135,9 +135,9 @@ type Stats struct {
 	GapBytes int64 `json:"gap_bytes"`
 	Commits  int   `json:"commits"`
 	// HistoryUnread counts the URLs whose earlier captures' header
-	// anchors did not read (lost with a damaged frame, after a repair
-	// without the original files): their new captures were stored without
-	// them, complete on their own; verify names the old ones.
+	// anchors were lost (with a damaged frame, after a repair without the
+	// original files): their new captures were stored without them,
+	// complete on their own; verify names the old ones.
 	HistoryUnread int64 `json:"history_unread"`
 	// Recovered says, when the archive's COMMIT was damaged and its copy
 	// served (pack.Store.Recovered), what was wrong; this ingest's
@@ -269,6 +269,9 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		records: map[string]int64{}, malformed: map[string]int64{}, pieces: map[string]pieceSum{}, streams: map[string]warcio.FileStream{}}
 	if rec != nil {
 		g.rename = rec.names
+	}
+	if g.chunkEnd, err = s.NextChunk(); err != nil {
+		return st, fmt.Errorf("open the chunks of %s: %w", dir, err)
 	}
 	if len(r.Runs) == run {
 		r.Runs = append(r.Runs, nil)

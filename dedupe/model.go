@@ -2,11 +2,13 @@ package dedupe
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 
+	"blockwarc/dedupe/chunk"
 	"blockwarc/dedupe/hdrcodec"
 	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/reencode"
@@ -126,26 +128,56 @@ func (g *ingester) loadHistory(u *urlState) (unread int, err error) {
 			break
 		}
 	}
-	// Anchors are decoded once per URL. One that does not read (lost with
-	// a damaged frame, after a repair without the original files: verify
-	// names its captures) is dropped: the URL's next captures choose
-	// another, and the ingest goes on.
+	// Anchors are decoded once per URL. One that was lost (verify names
+	// its captures) is dropped: the URL's next captures choose another,
+	// and the ingest goes on.
 	for _, m := range []map[string]*anchor{u.warcAnch, u.httpAnch} {
 		for typ, a := range m {
-			enc, _, err := g.s.Get(a.id)
-			var raw []byte
-			if err == nil {
-				raw, err = hdrcodec.Decode(nil, enc, nil, hdrcodec.Unknown())
-			}
-			if err != nil {
+			enc, raw, err := g.historyAnchor(a.id)
+			if errors.Is(err, errLost) {
 				delete(m, typ)
 				unread++
 				continue
+			}
+			if err != nil {
+				return 0, fmt.Errorf("read anchor of %q: %w", key, err)
 			}
 			a.enc, a.raw = enc, raw
 		}
 	}
 	return unread, nil
+}
+
+// errLost says an object of a URL's history was lost.
+var errLost = errors.New("lost")
+
+// historyAnchor reads and decodes the header anchor id of a URL's
+// history, or returns errLost when it was lost: damaged, or named by a
+// place at or past the chunks the archive held when this ingest began.
+// Such a place was lost with a damaged frame and dropped by a repair
+// without the original files, and this ingest's own chunks may take its
+// number: whether a worker read it before or after the commit that
+// writes them must not decide what the archive holds. Bytes that are not
+// a header encoding of the anchor's kind (another object at a place
+// taken by an ingest before) were lost too. A failure to read is an
+// error.
+func (g *ingester) historyAnchor(id pack.ID) (enc, raw []byte, err error) {
+	if n, ok := id.Place(); ok && n >= g.chunkEnd {
+		return nil, nil, errLost
+	}
+	enc, k, err := g.s.Get(id)
+	switch {
+	case errors.Is(err, pack.ErrNotFound), errors.Is(err, pack.ErrCorrupt), errors.Is(err, chunk.ErrNoChunk):
+		return nil, nil, errLost
+	case err != nil:
+		return nil, nil, err
+	case k != pack.KindWARCHeader && k != pack.KindHTTPHeader:
+		return nil, nil, errLost
+	}
+	if raw, err = hdrcodec.Decode(nil, enc, nil, hdrcodec.Unknown()); err != nil {
+		return nil, nil, errLost
+	}
+	return enc, raw, nil
 }
 
 // crossBases gives the blocks (and layout) of a URL's first page, which

@@ -31,8 +31,11 @@ type ingester struct {
 	w    *pack.Writer
 	r    *root
 	hist *root // the runs of earlier ingests, read by workers
-	st   *Stats
-	run  int // index of this ingest's run in r.Runs
+	// chunkEnd is the number of chunks the archive held when this ingest
+	// began (historyAnchor).
+	chunkEnd uint64
+	st       *Stats
+	run      int // index of this ingest's run in r.Runs
 	// budget divides Options.MemLimit (SplitMemory).
 	budget Budget
 

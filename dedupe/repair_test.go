@@ -385,3 +385,24 @@ func TestExtendLostHistory(t *testing.T) {
 		t.Fatalf("verify: %d problems, %v", st.Problems, err)
 	}
 }
+
+// TestExtendLostHistoryWorkers: extending an archive whose lost places
+// this ingest's own chunks take (a commit after every URL) writes the
+// same bytes with one worker and with three: a worker that models a URL
+// after such a commit must not read its lost anchor as the new object.
+func TestExtendLostHistoryWorkers(t *testing.T) {
+	base, ins := lostFrameArchive(t, t.TempDir(), 4)
+	var archs []string
+	for _, workers := range []int{1, 3} {
+		arch := filepath.Join(t.TempDir(), "a.bwa")
+		sharedtest.CopyDir(t, base, arch)
+		opts := Options{CommitBytes: 1, Workers: workers, Pack: pack.Options{NoParity: true, Workers: workers}}
+		st, err := Ingest(context.Background(), arch, ins[2:], opts)
+		t.Logf("%d workers: %d URLs with lost history", workers, st.HistoryUnread)
+		if err != nil || st.HistoryUnread == 0 {
+			t.Fatalf("%d workers: ingest: %v, %d URLs with lost history", workers, err, st.HistoryUnread)
+		}
+		archs = append(archs, arch)
+	}
+	sameArchive(t, archs[1], archs[0])
+}

@@ -181,6 +181,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if st.Recovered != "" {
 		fmt.Fprintf(stderr, "blockwarc ingest: warning: %s\n", st.Recovered)
 	}
+	if st.HistoryUnread > 0 {
+		fmt.Fprintf(stderr, "blockwarc ingest: %d URL(s) whose earlier captures were lost (see 'blockwarc verify'; 'blockwarc repair ARCHIVE ORIGINALS...' restores them from the original files): their new captures are stored complete without them\n", st.HistoryUnread)
+	}
 	removed := err != nil && created && st.Commits == 0
 	if removed {
 		// Nothing was committed to the archive this run created: leave no
@@ -245,9 +248,6 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "blockwarc ingest: archive committed, but the report: %v\n", err)
 			return exitFailure
 		}
-	}
-	if st.HistoryUnread > 0 {
-		fmt.Fprintf(stderr, "blockwarc ingest: %d URL(s) whose earlier captures do not read (see 'blockwarc verify'; 'blockwarc repair ARCHIVE ORIGINALS...' restores them from the original files): their new captures are stored complete without them\n", st.HistoryUnread)
 	}
 	if st.Malformed > 0 {
 		fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)

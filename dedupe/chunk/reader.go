@@ -3,6 +3,7 @@ package chunk
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -66,6 +67,16 @@ func (r *Reader) DecodedBytes() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.decoded
+}
+
+// ErrNoChunk says a chunk number lies past the chunks a file holds.
+var ErrNoChunk = errors.New("chunk: no chunk")
+
+// damaged says err reports damage to the chunks read (a frame that does
+// not decode, a chunk the file does not hold), not a failure to read.
+func damaged(err error) bool {
+	var ce *CorruptError
+	return errors.As(err, &ce) || errors.Is(err, ErrNoChunk)
 }
 
 // CorruptError reports a frame that fails its checks.
@@ -310,7 +321,7 @@ func (r *Reader) AppendChunk(dst []byte, c uint64) ([]byte, error) {
 func (r *Reader) chunk(c uint64) ([]byte, error) {
 	i := r.dir.FrameOf(c)
 	if i < 0 {
-		return nil, fmt.Errorf("chunk: no chunk %d (file holds %d)", c, r.dir.NextChunk())
+		return nil, fmt.Errorf("%w: %d (file holds %d)", ErrNoChunk, c, r.dir.NextChunk())
 	}
 	fd, err := r.frame(i)
 	if err != nil {
@@ -334,7 +345,7 @@ func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 	for k, c := range refs {
 		i := r.dir.FrameOf(c)
 		if i < 0 {
-			return dst, fmt.Errorf("chunk: no chunk %d (file holds %d)", c, r.dir.NextChunk())
+			return dst, fmt.Errorf("%w: %d (file holds %d)", ErrNoChunk, c, r.dir.NextChunk())
 		}
 		if _, ok := byFrame[i]; !ok {
 			order = append(order, i)

@@ -340,10 +340,10 @@ func (w *Writer) Learn(refs []uint64) error {
 // learnPrior enters into the table the chunks of prev stored by an
 // earlier Writer, read back through prior. A prev that names a chunk of
 // this Writer was itself stored through this table (or copied from a
-// version that was): its chunks are known already. A chunk that does not
-// read (its frame damaged, and lost after a repair without the original
-// files) is left out: the table only saves bytes, and a URL whose last
-// capture was lost can still take new ones.
+// version that was): its chunks are known already. A damaged chunk (its
+// frame lost, after a repair without the original files) is left out:
+// the table only saves bytes, and a URL whose last capture was lost can
+// still take new ones. A failure to read stops the writer.
 func (w *Writer) learnPrior(prev []uint64) error {
 	if w.prior == nil || len(prev) == 0 {
 		return nil
@@ -359,8 +359,10 @@ func (w *Writer) learnPrior(prev []uint64) error {
 		// read through while this writer runs (ingest's history), and a
 		// decode of theirs may reuse the buffer a chunk lies in.
 		var err error
-		if c, err = w.prior.AppendChunk(c[:0], r); err != nil {
+		if c, err = w.prior.AppendChunk(c[:0], r); damaged(err) {
 			continue
+		} else if err != nil {
+			return fmt.Errorf("chunk: previous capture: %w", err)
 		}
 		k := hashOf(c)
 		if _, ok := w.cur[k]; !ok {
@@ -473,7 +475,10 @@ func (w *Writer) flush() error {
 	j := &frameJob{first: w.openNext - uint64(len(w.openLens)), chunks: uint32(len(w.openLens)),
 		plain: uint32(len(body)), done: make(chan struct{})}
 	w.openSize, w.openLens = 0, w.openLens[:0]
-	dict := w.joinChain(j, body)
+	dict, err := w.joinChain(j, body)
+	if err != nil {
+		return err
+	}
 	w.sem <- struct{}{}
 	go func() {
 		defer func() { <-w.sem; close(j.done) }()
@@ -507,18 +512,20 @@ func (w *Writer) flush() error {
 
 // joinChain decides whether the frame j (of plaintext body) extends the
 // chain the last frame ends, and returns its dictionary (nil if not).
-func (w *Writer) joinChain(j *frameJob, body []byte) []byte {
+func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
 	if w.opts.ChainBytes < 0 {
-		return nil
+		return nil, nil
 	}
 	if !w.chainReady {
 		w.chainReady = true
 		if w.prior != nil && len(w.dir) > 0 && len(w.dir) == len(w.prior.dir) {
-			// A chain that does not decode (a damaged frame not yet
-			// repaired) is not extended: the new frames start their own.
+			// A damaged chain (a frame not yet repaired) is not
+			// extended: the new frames start their own.
 			bodies, err := w.prior.ChainBodies(len(w.dir)-1, w.opts.ChainBytes)
-			if err != nil {
+			if damaged(err) {
 				bodies = nil
+			} else if err != nil {
+				return nil, fmt.Errorf("chunk: the chain before this writer: %w", err)
 			}
 			w.chain, w.chainBytes = bodies, 0
 			for _, b := range bodies {
@@ -543,7 +550,7 @@ func (w *Writer) joinChain(j *frameJob, body []byte) []byte {
 	}
 	w.chain = append(w.chain, body)
 	w.chainBytes += len(body)
-	return dict
+	return dict, nil
 }
 
 // cheapDict is the longest dictionary a frame always takes (a quarter of
@@ -559,7 +566,7 @@ const cheapDict = 1 << 20
 // frame that does not extend the chain ends it, and the frames after it
 // lose its context too, so a dictionary up to cheapDict is always taken,
 // and a longer one when at least a sixteenth of the body repeats it
-// (sharedAnchors): the frames of an ingest that adds a crawl to an
+// (sharedAnchors), or the body is too short to tell (under 16 anchors): the frames of an ingest that adds a crawl to an
 // archive, new versions of the previous crawl's pages, repeat it mostly.
 // A fast zstd level cannot tell: its tables keep a few positions of a
 // long dictionary, and it found nothing in one the body repeated.

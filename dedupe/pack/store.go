@@ -570,6 +570,16 @@ func (s *Store) othersWithPrefix(id ID, prefix []byte) (int, error) {
 	return others, nil
 }
 
+// NextChunk is the number the committed archive's next chunk takes: how
+// many chunk numbers its directory holds.
+func (s *Store) NextChunk() (uint64, error) {
+	cr, err := s.chunks()
+	if err != nil {
+		return 0, err
+	}
+	return cr.Directory().NextChunk(), nil
+}
+
 // Has reports whether the committed archive holds id.
 func (s *Store) Has(id ID) (bool, error) {
 	if n, ok := id.Place(); ok {
