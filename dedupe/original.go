@@ -3,7 +3,6 @@ package dedupe
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -15,6 +14,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/klauspost/compress/flate"
 
 	"blockwarc/dedupe/zlibenc"
 	"blockwarc/warcio"
