@@ -3,6 +3,7 @@ package dedupe
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -14,8 +15,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-
-	"github.com/klauspost/compress/flate"
 
 	"blockwarc/dedupe/zlibenc"
 	"blockwarc/warcio"
