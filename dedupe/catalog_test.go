@@ -558,6 +558,10 @@ func TestExtendOldCatalogs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Every URL's anchors read, whatever names them (hashes, places).
+			if st.HistoryUnread != 0 {
+				t.Errorf("%d URLs' history taken for lost", st.HistoryUnread)
+			}
 			a, err := Open(arch, pack.Options{})
 			if err != nil {
 				t.Fatal(err)

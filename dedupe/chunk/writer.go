@@ -566,8 +566,9 @@ const cheapDict = 1 << 20
 // frame that does not extend the chain ends it, and the frames after it
 // lose its context too, so a dictionary up to cheapDict is always taken,
 // and a longer one when at least a sixteenth of the body repeats it
-// (sharedAnchors), or the body is too short to tell (under 16 anchors): the frames of an ingest that adds a crawl to an
-// archive, new versions of the previous crawl's pages, repeat it mostly.
+// (sharedAnchors) or the body is too short to tell (under 16 anchors):
+// the frames of an ingest that adds a crawl to an archive, new versions
+// of the previous crawl's pages, repeat it mostly.
 // A fast zstd level cannot tell: its tables keep a few positions of a
 // long dictionary, and it found nothing in one the body repeated.
 func dictPays(body, dict []byte) bool {
