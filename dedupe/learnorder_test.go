@@ -39,15 +39,7 @@ func TestLearnOrderDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, err := Open(base, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := a.Versions("example,b)/")
-	a.Close()
-	if err != nil || len(vs) != 2 {
-		t.Fatalf("versions: %v %d", err, len(vs))
-	}
+	vs := keyVersions(t, base, "example,b)/", 2)
 	t.Logf("history of b: metadata block %s, resource block %s", vs[0].Block, vs[1].Block)
 	seen := map[string]pack.ID{}
 	for i := range 12 {
@@ -56,15 +48,7 @@ func TestLearnOrderDeterministic(t *testing.T) {
 		if _, err := Ingest(context.Background(), arch, []string{f3}, testOpts()); err != nil {
 			t.Fatal(err)
 		}
-		a, err := Open(arch, pack.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		vs, err := a.Versions("example,b)/")
-		a.Close()
-		if err != nil || len(vs) != 3 {
-			t.Fatalf("versions: %v %d", err, len(vs))
-		}
+		vs := keyVersions(t, arch, "example,b)/", 3)
 		var sum bytes.Buffer
 		files := sharedtest.ArchiveFiles(t, arch)
 		for _, n := range []string{"COMMIT"} {
@@ -78,4 +62,19 @@ func TestLearnOrderDeterministic(t *testing.T) {
 		}
 		t.Errorf("12 identical third ingests wrote %d different archives", len(seen))
 	}
+}
+
+// keyVersions returns the n versions of key in the archive in dir.
+func keyVersions(t *testing.T, dir, key string, n int) []Version {
+	t.Helper()
+	a, err := Open(dir, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	vs, err := a.Versions(key)
+	if err != nil || len(vs) != n {
+		t.Fatalf("versions of %s: %v, %d of %d", key, err, len(vs), n)
+	}
+	return vs
 }

@@ -327,14 +327,31 @@ func (w *Writer) PutChunk(c []byte, class uint8, prev []uint64) (ref uint64, isN
 	return ref, true, nil
 }
 
-// Learn enters the chunks refs of an earlier Writer into the table, as
-// Put does for prev: a version that shares chunks with them reuses them
-// without naming them as its previous capture.
-func (w *Writer) Learn(refs []uint64) error {
+// LearnObject enters the chunks refs of an earlier Writer, the chunks of
+// one object, into the table, as Put does for prev (a version that
+// shares chunks with them reuses them without naming them as its
+// previous capture), and returns the object's bytes appended to dst:
+// each chunk is read once, for both. It fails, having entered the chunks
+// before, at a chunk that does not read.
+func (w *Writer) LearnObject(dst []byte, refs []uint64) ([]byte, error) {
 	if w.err != nil {
-		return w.err
+		return dst, w.err
 	}
-	return w.learnPrior(refs)
+	if w.prior == nil {
+		return dst, errors.New("chunk: learn: no earlier writer")
+	}
+	for _, r := range refs {
+		at := len(dst)
+		var err error
+		if dst, err = w.prior.AppendChunk(dst, r); err != nil {
+			return dst, fmt.Errorf("chunk: learn: %w", err)
+		}
+		k := hashOf(dst[at:])
+		if _, ok := w.cur[k]; !ok {
+			w.insert(k, r)
+		}
+	}
+	return dst, nil
 }
 
 // learnPrior enters into the table the chunks of prev stored by an

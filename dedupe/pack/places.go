@@ -200,13 +200,14 @@ func (w *Writer) Learn(ids ...ID) {
 		if _, ok := w.placeRefs[n]; ok {
 			continue
 		}
-		b, _, refs, err := w.s.placeObject(id, n)
+		_, _, size, refs, err := w.s.placeRecord(id, n)
 		if err != nil {
 			continue
 		}
-		// Its chunks too: a changed version of it (a block edited since)
-		// then stores only the chunks that changed.
-		if w.cw.Learn(refs) != nil {
+		// Its chunks too, read once for both: a changed version of it (a
+		// block edited since) then stores only the chunks that changed.
+		b, err := w.cw.LearnObject(nil, refs)
+		if err != nil || len(b) != size {
 			continue
 		}
 		if sum := w.s.Sum(b); w.places[sum] == (ID{}) {

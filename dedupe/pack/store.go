@@ -583,11 +583,8 @@ func (s *Store) NextChunk() (uint64, error) {
 // Has reports whether the committed archive holds id.
 func (s *Store) Has(id ID) (bool, error) {
 	if n, ok := id.Place(); ok {
-		cr, err := s.chunks()
-		if err != nil {
-			return false, err
-		}
-		return n < cr.Directory().NextChunk(), nil
+		next, err := s.NextChunk()
+		return err == nil && n < next, err
 	}
 	_, ok, err := s.locate(id)
 	return ok, err
