@@ -318,6 +318,21 @@ func (r *Reader) AppendChunk(dst []byte, c uint64) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
+// eachChunk calls fn with the number and bytes of every chunk of frame
+// i, in number order; the bytes are valid during the call only.
+func (r *Reader) eachChunk(i int, fn func(n uint64, c []byte)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fd, err := r.frame(i)
+	if err != nil {
+		return err
+	}
+	for o := range uint64(r.dir[i].Chunks) {
+		fn(r.dir[i].FirstChunk+o, fd.plain[fd.offs[2*o]:fd.offs[2*o+1]])
+	}
+	return nil
+}
+
 func (r *Reader) chunk(c uint64) ([]byte, error) {
 	i := r.dir.FrameOf(c)
 	if i < 0 {

@@ -161,7 +161,8 @@ func TestRoundTrip(t *testing.T) {
 // URL's previous capture stored by the first, though its table is new.
 func TestPriorReuse(t *testing.T) {
 	vs := pages(3, 2, 2, 100_000)
-	_, _, all := storeAll(t, vs, Options{FrameSize: 1 << 20}, 2)
+	// Without the seed, which would find them anyway.
+	_, _, all := storeAll(t, vs, Options{FrameSize: 1 << 20, SeedBytes: -1}, 2)
 	checked := 0
 	for _, s := range all {
 		if s.prev < 0 {
@@ -304,5 +305,79 @@ func TestPriorDamaged(t *testing.T) {
 	}
 	if got, err := r.Restore(nil, refs); err != nil || !bytes.Equal(got, vs[1]) {
 		t.Fatalf("the new version does not restore: %v", err)
+	}
+}
+
+// TestSeed: a Writer continuing a file finds the chunks of its last
+// frames, up to SeedBytes of them, though no version it stores names
+// them as previous: another URL's copy of a page stored by the Writer
+// before costs only its edit, unless those frames lie beyond the seed.
+func TestSeed(t *testing.T) {
+	vs := pages(11, 2, 1, 200_000)
+	page, filler := vs[0][0], vs[1][0]
+	edited := slices.Concat(page[:100_000], []byte("an edit"), page[100_000:])
+	for _, tc := range []struct {
+		name    string
+		seed    int
+		first   []byte // stored by the first Writer, after page
+		wantNew bool   // the second Writer stores edited's bytes again
+	}{
+		{"default", 0, nil, false},
+		{"none", -1, nil, true},
+		// The filler's frames take the whole seed: the page's are older.
+		{"beyond", 200_000, filler, true},
+		{"within", 600_000, filler, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := os.Create(filepath.Join(t.TempDir(), "chunks"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			opts := Options{FrameSize: 64 << 10, SeedBytes: tc.seed}
+			w, err := NewWriter(f, nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range [][]byte{page, tc.first} {
+				if _, err := w.Put([]Part{{Data: v, Class: 2}}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir, err := w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			prior, err := NewReader(f, dir, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err = NewWriter(f, prior, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs, err := w.Put([]Part{{Data: edited, Class: 2}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := w.Stats().NewBytes
+			more, err := w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stored > int64(len(edited))/2; got != tc.wantNew {
+				t.Errorf("the second writer stored %d new bytes of the %d-byte edited page; want stored again: %v", stored, len(edited), tc.wantNew)
+			}
+			if !tc.wantNew && stored > 8192 {
+				t.Errorf("%d new bytes for a 7-byte edit", stored)
+			}
+			r, err := NewReader(f, append(dir, more...), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := r.Restore(nil, refs); err != nil || !bytes.Equal(got, edited) {
+				t.Fatalf("the edited page does not restore: %v", err)
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ const (
 	DefaultMaxFrames    = 8
 	DefaultTableEntries = 1 << 21
 	DefaultLevel        = 19
+	DefaultSeedBytes    = 32 << 20
 )
 
 // Options configures a Writer. Zero values take the defaults.
@@ -57,6 +58,13 @@ type Options struct {
 	// time) compress as one large frame would, and a restore still
 	// decodes at most ChainBytes. 0: FrameSize; negative: no chains.
 	ChainBytes int
+	// SeedBytes: a Writer continuing a chunk file starts its table with
+	// the chunks of the file's last frames, as many whole frames as hold
+	// at most SeedBytes of chunks (0: DefaultSeedBytes; negative: none),
+	// so that chunks other versions share are not stored again after
+	// every commit. Read back from the file, never carried over from an
+	// earlier Writer: what a Writer stores depends on the file alone.
+	SeedBytes int
 }
 
 func (o Options) withDefaults() Options {
@@ -80,6 +88,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ChainBytes == 0 {
 		o.ChainBytes = o.FrameSize
+	}
+	if o.SeedBytes == 0 {
+		o.SeedBytes = DefaultSeedBytes
 	}
 	return o
 }
@@ -172,6 +183,9 @@ func NewWriter(out io.Writer, prior *Reader, opts Options) (*Writer, error) {
 	}
 	w.runStart = w.dir.NextChunk()
 	w.openNext = w.runStart
+	if err := w.seed(); err != nil {
+		return nil, err
+	}
 	if !haveLibzstd || opts.PureGo {
 		w.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
 			zstd.WithWindowSize(windowFor(opts.FrameSize)), zstd.WithEncoderCRC(false),
@@ -352,6 +366,35 @@ func (w *Writer) LearnObject(dst []byte, refs []uint64) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// seed enters into the table the chunks of prior's last frames, up to
+// SeedBytes of them, oldest first, so that a chunk stored twice (the
+// restore bound) is found at its newer copy. A damaged frame is left out
+// (the table only saves bytes); a failure to read stops the writer.
+func (w *Writer) seed() error {
+	if w.prior == nil || w.opts.SeedBytes <= 0 {
+		return nil
+	}
+	// At most a quarter of the table, so that the seed does not push
+	// itself out of it.
+	first, sum, chunks := len(w.dir), 0, 0
+	for first > 0 && sum+int(w.dir[first-1].Plain) <= w.opts.SeedBytes &&
+		chunks+int(w.dir[first-1].Chunks) <= w.opts.TableEntries/4 {
+		first--
+		sum += int(w.dir[first].Plain)
+		chunks += int(w.dir[first].Chunks)
+	}
+	for i := first; i < len(w.dir); i++ {
+		err := w.prior.eachChunk(i, func(n uint64, c []byte) { w.insert(hashOf(c), n) })
+		if damaged(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("chunk: seed the table: %w", err)
+		}
+	}
+	return nil
 }
 
 // learnPrior enters into the table the chunks of prev stored by an

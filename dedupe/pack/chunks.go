@@ -290,6 +290,7 @@ func (w *Writer) startChunks() error {
 		// same point among the object frames for any worker count, so the
 		// pack's bytes do not depend on it.
 		TableEntries: w.opts.ChunkTable, Workers: 1, Level: chunk.DefaultLevel, ChainBytes: w.opts.ChainBytes,
+		SeedBytes: w.opts.SeedBytes,
 		// Frames of chunks are compressed as the pack's are: the reference
 		// library at level 19 for the default level, klauspost otherwise.
 		PureGo: w.opts.Level != zstd.SpeedBestCompression})

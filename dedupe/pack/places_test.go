@@ -19,9 +19,10 @@ import (
 // TestPlaces stores objects named by place and reads them back: no index
 // entry, the same bytes get the same place until the commit, a base
 // equal to the object lends its place, and after a commit only what the
-// writer learns is found again.
+// writer learns is found again (without the seed of the chunk table,
+// which finds them in the archive's last frames: TestPlacesSeeded).
 func TestPlaces(t *testing.T) {
-	s, dir := mustCreate(t, Options{noSync: true})
+	s, dir := mustCreate(t, Options{noSync: true, SeedBytes: -1})
 	objs := randomObjects(11, 6, 40<<10)
 	w, err := s.Begin()
 	if err != nil {
@@ -141,6 +142,47 @@ func TestPlaces(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPlacesSeeded: after a commit, an object with the bytes of one the
+// commit stored gets its place, and an edited copy stores the chunks
+// around the edit alone, though the writer was told of neither: the
+// chunk table starts with the chunks of the archive's last frames, the
+// place record's among them.
+func TestPlacesSeeded(t *testing.T) {
+	s, _ := mustCreate(t, Options{noSync: true})
+	objs := randomObjects(12, 2, 40<<10)
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.NamePlaces(); err != nil {
+		t.Fatal(err)
+	}
+	var ids []ID
+	for _, o := range objs {
+		id, _, err := w.Add(KindBlock, o.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := w.Commit([]byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if got, isNew, err := w.Add(KindBlock, objs[0].data); err != nil || got != ids[0] || isNew {
+		t.Errorf("after the commit, the same bytes: %s (new %v, %v), want %s", got, isNew, err, ids[0])
+	}
+	edited := bytes.Clone(objs[1].data)
+	copy(edited[len(edited)/2:], "an edit")
+	before := w.cw.Stats().NewBytes
+	if _, isNew, err := w.Add(KindBlock, edited); err != nil || !isNew {
+		t.Fatalf("edited: new %v, %v", isNew, err)
+	}
+	if n := w.cw.Stats().NewBytes - before; n > int64(len(edited))/4 {
+		t.Errorf("an edit of an object of %d bytes stored %d new chunk bytes", len(edited), n)
 	}
 }
 

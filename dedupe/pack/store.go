@@ -70,6 +70,10 @@ type Options struct {
 	// the indexing of the chain as its dictionary at level 19 (about 0.5 s
 	// for 4 MiB): tests that commit every few KiB bound it lower.
 	ChainBytes int
+	// SeedBytes bounds the chunks of the archive's last frames that a
+	// commit's chunk writer reads back into its table when it starts
+	// (chunk.Options.SeedBytes: 0 the default, 32 MiB; negative none).
+	SeedBytes int
 	// SkipVerify skips the SHA-256 check of objects returned by Get (their
 	// frames are still checksummed). Verify always checks.
 	SkipVerify bool
