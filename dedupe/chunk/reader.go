@@ -72,11 +72,17 @@ func (r *Reader) DecodedBytes() int64 {
 // ErrNoChunk says a chunk number lies past the chunks a file holds.
 var ErrNoChunk = errors.New("chunk: no chunk")
 
+// ErrDamaged is matched by an error of a Reader's io.ReaderAt that
+// reports damaged bytes, found by checks of its own (a pack's checksum
+// and parity), as opposed to a failure to read.
+var ErrDamaged = errors.New("chunk: frame damaged")
+
 // damaged says err reports damage to the chunks read (a frame that does
-// not decode, a chunk the file does not hold), not a failure to read.
+// not decode or that its source reports damaged, a chunk the file does
+// not hold), not a failure to read.
 func damaged(err error) bool {
 	var ce *CorruptError
-	return errors.As(err, &ce) || errors.Is(err, ErrNoChunk)
+	return errors.As(err, &ce) || errors.Is(err, ErrNoChunk) || errors.Is(err, ErrDamaged)
 }
 
 // CorruptError reports a frame that fails its checks.

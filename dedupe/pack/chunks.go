@@ -63,7 +63,28 @@ type chunkSource struct {
 	crcs  map[int64]uint32 // by virtual offset of the data
 }
 
+// ReadAt reports a frame that fails the store's checks (its CRC, even
+// through parity; a pack shorter than the commit says) as
+// chunk.ErrDamaged too, so that a chunk writer leaves it out of its
+// table and chain, as it does a frame that fails the chunk reader's own
+// checks, instead of failing: an ingest goes on over a frame not yet
+// repaired.
 func (c chunkSource) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.readAt(p, off)
+	if errors.Is(err, ErrCorrupt) {
+		err = damagedRead{err}
+	}
+	return n, err
+}
+
+// damagedRead is an error of chunkSource: chunk.ErrDamaged, and
+// ErrCorrupt as before through the error it wraps.
+type damagedRead struct{ error }
+
+func (e damagedRead) Unwrap() error        { return e.error }
+func (e damagedRead) Is(target error) bool { return target == chunk.ErrDamaged }
+
+func (c chunkSource) readAt(p []byte, off int64) (int, error) {
 	num := uint32(off >> chunkPackShift)
 	at := off & (1<<chunkPackShift - 1)
 	limit, ok := c.packs[num]
