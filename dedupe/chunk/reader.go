@@ -325,7 +325,8 @@ func (r *Reader) AppendChunk(dst []byte, c uint64) ([]byte, error) {
 }
 
 // eachChunk calls fn with the number and bytes of every chunk of frame
-// i, in number order; the bytes are valid during the call only.
+// i, in number order; the bytes are valid during the call only, and fn
+// must not call r (its lock is held).
 func (r *Reader) eachChunk(i int, fn func(n uint64, c []byte)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
