@@ -52,7 +52,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	shards := fs.Int("shards", 0, "`N` shards (key ranges ingested in parallel) for a new archive; an existing archive keeps its shards (0: as the archive has, 1 for a new one)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression)")
-	commitFlag := fs.String("commit", "256MiB", "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks are stored again after it)")
+	commitFlag := fs.String("commit", "256MiB", "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks (less under a small -mem) are stored again after it)")
 	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
