@@ -229,15 +229,8 @@ func benchRestore(b *testing.B, site string) {
 	if _, err := Ingest(context.Background(), arch, []string{in}, Options{}); err != nil {
 		b.Fatal(err)
 	}
-	a, err := Open(arch, pack.Options{CacheBytes: 4 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, vs := openVersions(b, arch)
 	defer a.Close()
-	var vs []Version
-	if err := a.Walk(func(u URLVersions) error { vs = append(vs, u.Versions...); return nil }); err != nil {
-		b.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := make([]int, 512)
 	for i := range pick {
@@ -290,6 +283,21 @@ func benchRestore(b *testing.B, site string) {
 	// Decoded bytes per restore do not depend on the machine's load.
 	b.ReportMetric(float64(dec[len(dec)/2])/1e6, "decoded-MB-p50")
 	b.ReportMetric(float64(dec[len(dec)*99/100])/1e6, "decoded-MB-p99")
+}
+
+// openVersions opens arch with a 4 MiB cache of decoded frames (about
+// one frame: far less than the archive) and lists its versions.
+func openVersions(b *testing.B, arch string) (*Archive, []Version) {
+	a, err := Open(arch, pack.Options{CacheBytes: 4 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var vs []Version
+	if err := a.Walk(func(u URLVersions) error { vs = append(vs, u.Versions...); return nil }); err != nil {
+		a.Close()
+		b.Fatal(err)
+	}
+	return a, vs
 }
 
 func keyOf(v *Version) string { return warcio.SURT(v.TargetURI) }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/dedupe/pack"
 	"blockwarc/internal/sharedtest"
 )
 
@@ -62,15 +61,8 @@ func BenchmarkCommitCost(b *testing.B) {
 // decodedPerRestore is the mean of the bytes decoded to restore each of
 // 1,000 random captures of arch with a 4 MiB cache of decoded frames.
 func decodedPerRestore(b *testing.B, arch string) float64 {
-	a, err := Open(arch, pack.Options{CacheBytes: 4 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, vs := openVersions(b, arch)
 	defer a.Close()
-	var vs []Version
-	if err := a.Walk(func(u URLVersions) error { vs = append(vs, u.Versions...); return nil }); err != nil {
-		b.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n = 1000
 	d0 := a.Store().DecodedBytes()

@@ -45,24 +45,18 @@ func TestCommitSeed(t *testing.T) {
 	// chunks were found.
 	opts := testOpts()
 	opts.Pack.ChainBytes = -1
-	arch, alone := filepath.Join(dir, "ab.bwa"), filepath.Join(dir, "b.bwa")
+	// arch takes a then b, one ingest (one commit) each; first holds a
+	// alone, for the growth b made; alone holds b alone.
+	arch, first, alone := filepath.Join(dir, "ab.bwa"), filepath.Join(dir, "a.bwa"), filepath.Join(dir, "b.bwa")
 	for _, in := range []struct {
 		arch string
 		file string
-	}{{arch, fa}, {arch, fb}, {alone, fb}} {
+	}{{arch, fa}, {arch, fb}, {first, fa}, {alone, fb}} {
 		if _, err := Ingest(context.Background(), in.arch, []string{in.file}, opts); err != nil {
 			t.Fatal(err)
 		}
 	}
-	size := func(arch string) int64 {
-		st := storeStats(t, arch)
-		return st.ChunkBytes
-	}
-	// The first ingest alone, for the growth the second made.
-	first := filepath.Join(dir, "a.bwa")
-	if _, err := Ingest(context.Background(), first, []string{fa}, opts); err != nil {
-		t.Fatal(err)
-	}
+	size := func(arch string) int64 { return storeStats(t, arch).ChunkBytes }
 	growth, whole := size(arch)-size(first), size(alone)
 	if growth*4 > whole {
 		t.Errorf("the second commit stored %d bytes of frames of chunks for a page that costs %d on its own: it did not find the first commit's chunks", growth, whole)
