@@ -59,7 +59,7 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc cat: %v\n", err)
+		archiveError(stderr, "cat", fs.Arg(0), err)
 		return exitFailure
 	}
 	defer a.Close()
@@ -73,13 +73,13 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, dedupe.ErrNoCapture) && !at.IsZero() {
 			fmt.Fprintf(stderr, "blockwarc cat: %v at or before %s\n", err, at.Format(time.RFC3339))
 		} else {
-			fmt.Fprintf(stderr, "blockwarc cat: %v\n", err)
+			archiveError(stderr, "cat", fs.Arg(0), err)
 		}
 		return exitFailure
 	}
 	p, err := a.Restore(&v)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc cat: %v\n", err)
+		archiveError(stderr, "cat", fs.Arg(0), err)
 		return exitFailure
 	}
 	var out []byte

@@ -116,7 +116,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc diff: %v\n", err)
+		archiveError(stderr, "diff", fs.Arg(0), err)
 		return exitFailure
 	}
 	defer a.Close()
@@ -130,7 +130,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = w.Flush()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc diff: %v\n", err)
+		archiveError(stderr, "diff", fs.Arg(0), err)
 		return exitFailure
 	}
 	return exitOK

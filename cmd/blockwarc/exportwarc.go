@@ -102,7 +102,7 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	st, err := exportWARC(ctx, fs.Arg(0), *out, opts, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
+		archiveError(stderr, "export-warc", fs.Arg(0), err)
 		return exitFailure
 	}
 	if st.Malformed > 0 {
@@ -154,7 +154,7 @@ func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, s
 func runExportSources(ctx context.Context, archive, name, dir, out string, opts export.SourceOptions, stdout, stderr io.Writer) int {
 	a, err := openArchive(archive, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
+		archiveError(stderr, "export-warc", archive, err)
 		return exitFailure
 	}
 	defer a.Close()
@@ -253,7 +253,7 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 		return nil
 	}
 	if err := export.WriteSources(ctx, a, names, opts, open, done); err != nil {
-		fmt.Fprintf(stderr, "blockwarc export-warc: %v\n", err)
+		archiveError(stderr, "export-warc", archive, err)
 		return exitFailure
 	}
 	if notExact > 0 {

@@ -107,6 +107,26 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 // and the next ingest (or 'blockwarc verify' to see what else is wrong)
 // rewrites it. (The shards of a sharded archive are opened on first use;
 // a damaged COMMIT of one is named when it is opened by then.)
+// archiveError prints err as command cmd's failure on archive dir and,
+// when err says the archive is damaged (a checksum, a length, a frame
+// that does not decode), what to do about it: the error alone names a
+// file and an offset, not the way out.
+func archiveError(w io.Writer, cmd, dir string, err error) {
+	fmt.Fprintf(w, "blockwarc %s: %v\n", cmd, err)
+	if !errors.Is(err, pack.ErrCorrupt) {
+		return
+	}
+	if cmd != "verify" {
+		fmt.Fprintf(w, "blockwarc %s: %s is damaged: 'blockwarc verify %s' names what is lost\n", cmd, dir, dir)
+	}
+	repairHint(w, cmd, dir)
+}
+
+// repairHint says how to salvage the damaged archive dir.
+func repairHint(w io.Writer, cmd, dir string) {
+	fmt.Fprintf(w, "blockwarc %s: 'blockwarc repair %s' salvages it (rebuilds what can be read, names what is lost); given the original input files too, 'blockwarc repair %s ORIGINAL-INPUTS...' restores the lost captures\n", cmd, dir, dir)
+}
+
 func openArchive(dir string, w io.Writer) (*dedupe.Archive, error) {
 	a, _, err := shard.Open(dir, pack.Options{})
 	if err == nil {

@@ -201,7 +201,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitFailure
 		}
 		// A *pack.LockedError already says another ingest holds the archive.
-		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
+		archiveError(stderr, "ingest", fs.Arg(0), err)
 		return exitFailure
 	}
 	var rep *report.Report

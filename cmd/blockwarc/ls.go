@@ -52,7 +52,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	prefix := fs.Arg(1)
 	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc ls: %v\n", err)
+		archiveError(stderr, "ls", fs.Arg(0), err)
 		return exitFailure
 	}
 	defer a.Close()
@@ -62,7 +62,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if err := listFiles(a, *asJSON, stdout); err != nil {
-			fmt.Fprintf(stderr, "blockwarc ls: %v\n", err)
+			archiveError(stderr, "ls", fs.Arg(0), err)
 			return exitFailure
 		}
 		return exitOK
@@ -137,7 +137,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = w.Flush()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc ls: %v\n", err)
+		archiveError(stderr, "ls", fs.Arg(0), err)
 		return exitFailure
 	}
 	return exitOK

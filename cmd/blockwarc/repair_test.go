@@ -373,3 +373,63 @@ func TestRepairFileTable(t *testing.T) {
 		t.Errorf("rows after repair %+v, want %+v", got, want)
 	}
 }
+
+// TestDamageHint: a command that fails on damage says how to salvage the
+// archive, not only which file and offset are damaged; verify says so
+// when it finds problems too. An error that is not damage gets no hint.
+func TestDamageHint(t *testing.T) {
+	root := t.TempDir()
+	sample := filepath.Join("..", "..", "testdata", "samples", "ota-lovescout24-20220120143355.warc.gz")
+	bwa := filepath.Join(root, "a.bwa")
+	if code, _, stderr := runCmd(t, "ingest", "-parity=false", "-tables=false", bwa, sample); code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "cat", bwa, "http://nowhere.example/"); code != exitFailure || strings.Contains(stderr, "blockwarc repair") {
+		t.Errorf("cat of a URL the archive lacks: exit %d, a repair hint:\n%s", code, stderr)
+	}
+	idx, _ := filepath.Glob(filepath.Join(bwa, "*.idx"))
+	if len(idx) != 1 {
+		t.Fatalf("indexes: %v", idx)
+	}
+	b, err := os.ReadFile(idx[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x5a
+	if err := os.WriteFile(idx[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"verify", bwa},
+		{"cat", bwa, "http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html"},
+		{"ingest", "-parity=false", "-tables=false", bwa, filepath.Join("..", "..", "testdata", "samples", "ota-lovescout24-20220125183141.warc.gz")},
+	} {
+		code, _, stderr := runCmd(t, args...)
+		if code != exitFailure || !strings.Contains(stderr, "corrupt "+idx[0]) || !strings.Contains(stderr, "'blockwarc repair "+bwa+"'") {
+			t.Errorf("%s on a damaged index: exit %d, want the file named and how to salvage it:\n%s", args[0], code, stderr)
+		}
+	}
+	// Repaired, then a damaged pack: verify names the lost captures and
+	// says how to salvage them.
+	if code, _, stderr := runCmd(t, "repair", bwa); code != exitOK {
+		t.Fatalf("repair of the index: exit %d: %s", code, stderr)
+	}
+	packs, _ := filepath.Glob(filepath.Join(bwa, "*.pack"))
+	if len(packs) == 0 {
+		t.Fatal("no pack")
+	}
+	b, err = os.ReadFile(packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(b) / 3; i < len(b)/3+64; i++ {
+		b[i] ^= 0x55
+	}
+	if err := os.WriteFile(packs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "verify", bwa)
+	if code != exitFailure || !strings.Contains(stderr, "capture(s) lost") || !strings.Contains(stderr, "ORIGINAL-INPUTS...' restores the lost captures") {
+		t.Errorf("verify of a damaged pack: exit %d, want the lost captures and how to restore them:\n%s", code, stderr)
+	}
+}

@@ -63,7 +63,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	if err := writeReport(ctx, fs.Arg(0), opts, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "blockwarc report: %v\n", err)
+		archiveError(stderr, "report", fs.Arg(0), err)
 		return exitFailure
 	}
 	return exitOK

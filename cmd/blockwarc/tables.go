@@ -83,7 +83,7 @@ func runTables(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	sum, err := writeTables(ctx, fs.Arg(0), opts, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc tables: %v\n", err)
+		archiveError(stderr, "tables", fs.Arg(0), err)
 		return exitFailure
 	}
 	if *asJSON {

@@ -20,8 +20,9 @@ are counted as not checkable). Every failure is named on stderr, then the
 captures that do not restore, in user terms (URL, capture time, input file
 and offset: what to re-ingest them from); damage that parity corrected is
 named too ("corrected by parity": nothing is lost, blockwarc repair
-rewrites the damaged sectors). The exit status is 0 only if everything
-holds.`
+rewrites the damaged sectors). When a problem is found, verify ends with
+how to salvage the archive (blockwarc repair). The exit status is 0 only
+if everything holds.`
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "ARCHIVE", verifyAbout, stderr)
@@ -35,7 +36,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	a, err := openArchive(fs.Arg(0), stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc verify: %v\n", err)
+		archiveError(stderr, "verify", fs.Arg(0), err)
 		return exitFailure
 	}
 	defer a.Close()
@@ -43,7 +44,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc verify: %v\n", p)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "blockwarc verify: %v\n", err)
+		archiveError(stderr, "verify", fs.Arg(0), err)
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "%d objects, %d records, %d digests, %d input files rebuilt exactly", st.Objects, st.Records, st.Digests, st.Files)
@@ -60,6 +61,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc verify: the input-file table does not read whole: blockwarc repair %s ORIGINAL-INPUTS... rebuilds it from the original input files\n", fs.Arg(0))
 	}
 	if st.Problems > 0 {
+		repairHint(stderr, "verify", fs.Arg(0))
 		return exitFailure
 	}
 	return exitOK
