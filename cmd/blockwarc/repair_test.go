@@ -376,7 +376,9 @@ func TestRepairFileTable(t *testing.T) {
 
 // TestDamageHint: a command that fails on damage says how to salvage the
 // archive, not only which file and offset are damaged; verify says so
-// when it finds problems too. An error that is not damage gets no hint.
+// when it finds problems too, and says an input file whose records are
+// lost is not rebuilt rather than that it does not match. An error that
+// is not damage gets no hint.
 func TestDamageHint(t *testing.T) {
 	root := t.TempDir()
 	sample := filepath.Join("..", "..", "testdata", "samples", "ota-lovescout24-20220120143355.warc.gz")
@@ -431,5 +433,10 @@ func TestDamageHint(t *testing.T) {
 	code, _, stderr := runCmd(t, "verify", bwa)
 	if code != exitFailure || !strings.Contains(stderr, "capture(s) lost") || !strings.Contains(stderr, "ORIGINAL-INPUTS...' restores the lost captures") {
 		t.Errorf("verify of a damaged pack: exit %d, want the lost captures and how to restore them:\n%s", code, stderr)
+	}
+	// The input file is not rebuilt for want of records, not "does not
+	// match".
+	if want := "input file ota-lovescout24-20220120143355.warc.gz: not rebuilt: 8 of its records do not restore"; !strings.Contains(stderr, want) || strings.Contains(stderr, "does not match") {
+		t.Errorf("verify of a damaged pack: want %q, and no mismatch:\n%s", want, stderr)
 	}
 }
