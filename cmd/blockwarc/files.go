@@ -119,11 +119,17 @@ func archiveError(w io.Writer, cmd, dir string, err error) {
 	if cmd != "verify" {
 		fmt.Fprintf(w, "blockwarc %s: %s is damaged: 'blockwarc verify %s' names what is lost\n", cmd, dir, dir)
 	}
-	repairHint(w, cmd, dir)
+	repairHint(w, cmd, dir, true)
 }
 
-// repairHint says how to salvage the damaged archive dir.
-func repairHint(w io.Writer, cmd, dir string) {
+// repairHint says how to salvage the damaged archive dir; lost: some
+// captures (or the input-file table) may not restore, else the damage
+// is what parity corrected, or a parity sidecar's own.
+func repairHint(w io.Writer, cmd, dir string, lost bool) {
+	if !lost {
+		fmt.Fprintf(w, "blockwarc %s: no capture is lost: 'blockwarc repair %s' rewrites what is damaged\n", cmd, dir)
+		return
+	}
 	fmt.Fprintf(w, "blockwarc %s: 'blockwarc repair %s' salvages it (rebuilds what can be read, names what is lost); given the original input files too, 'blockwarc repair %s ORIGINAL-INPUTS...' restores the lost captures\n", cmd, dir, dir)
 }
 

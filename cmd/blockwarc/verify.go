@@ -61,7 +61,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc verify: the input-file table does not read whole: blockwarc repair %s ORIGINAL-INPUTS... rebuilds it from the original input files\n", fs.Arg(0))
 	}
 	if st.Problems > 0 {
-		repairHint(stderr, "verify", fs.Arg(0))
+		repairHint(stderr, "verify", fs.Arg(0), len(st.Lost) > 0 || st.FileTableLost)
 		return exitFailure
 	}
 	return exitOK

@@ -253,7 +253,9 @@ func sidecars(dir, name string, limit int64) ([]*parity.Sidecar, error) {
 
 // heal scans file name (committed length limit) against its sidecars
 // once per store and keeps the corrected sectors. It reports whether
-// anything was corrected.
+// the file has corrected sectors, found by this scan or an earlier one:
+// a second reader of a file healed before (a commit's index merge after
+// the open read the index) takes its corrected view too.
 func (s *Store) heal(name string, limit int64) bool {
 	s.par.mu.Lock()
 	defer s.par.mu.Unlock()
@@ -262,7 +264,7 @@ func (s *Store) heal(name string, limit int64) bool {
 		s.par.patches = make(map[string][]parity.Patch)
 	}
 	if s.par.tried[name] {
-		return false
+		return len(s.par.patches[name]) > 0
 	}
 	s.par.tried[name] = true
 	patches, msg := scanFile(s.dir, name, limit)
