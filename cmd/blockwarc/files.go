@@ -134,8 +134,11 @@ func repairHint(w io.Writer, cmd, dir string, lost bool) {
 }
 
 func openArchive(dir string, w io.Writer) (*dedupe.Archive, error) {
-	a, _, err := shard.Open(dir, pack.Options{})
+	a, m, err := shard.Open(dir, pack.Options{})
 	if err == nil {
+		if m != nil && m.Recovered != "" {
+			fmt.Fprintf(w, "blockwarc: warning: %s\n", m.Recovered)
+		}
 		if r := a.Recovered(); r != "" {
 			fmt.Fprintf(w, "blockwarc: warning: %s\n", r)
 		}

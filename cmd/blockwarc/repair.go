@@ -9,6 +9,7 @@ import (
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/shard"
 )
 
 const repairAbout = `Salvage the archive ARCHIVE, under its writer lock: restore a damaged
@@ -16,7 +17,9 @@ COMMIT from its copy COMMIT.copy (or the copy from COMMIT); rewrite the
 sectors of packs and indexes that parity corrects (docs/FORMAT.md
 "Parity"), and damaged parity of intact files; rebuild the indexes from the
 packs' frames when one is damaged beyond parity (frames carry their object
-tables). Then verify the whole archive (as 'blockwarc verify').
+tables). A sharded archive (docs/FORMAT.md "Shards") gets its manifest
+SHARDS rewritten from its copy when one of the two is damaged, and each
+shard repaired so. Then verify the whole archive (as 'blockwarc verify').
 
 When captures are lost (their objects were in pack bytes no frame could be
 read from) and ORIGINAL-INPUTS are given (files or directories, as to
@@ -61,7 +64,22 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc repair: open archive %s: not a directory\n", dir)
 		return exitFailure
 	}
-	res, err := pack.Repair(dir, pack.Options{})
+	// The ordinary archives to repair: the shards of a sharded one (its
+	// manifest read from either copy), else dir.
+	dirs, err := shard.Dirs(dir)
+	if err != nil {
+		archiveError(stderr, "repair", dir, err)
+		return exitFailure
+	}
+	repaired := false
+	if m, err := shard.ReadManifest(dir); err == nil && m.Recovered != "" {
+		if err := shard.WriteManifest(dir, m); err != nil {
+			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stdout, "repaired: shard manifest rewritten (%s)\n", m.Recovered)
+		repaired = true
+	}
 	// The pack ranges and frames that do not read are said at the end,
 	// and only when captures are still lost: re-ingest may have put back
 	// everything they held.
@@ -69,6 +87,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	report := func(res pack.RepairResult) {
 		for _, d := range res.Done {
 			fmt.Fprintf(stdout, "repaired: %s\n", d)
+			repaired = true
 		}
 		for _, l := range res.Lost {
 			if !slices.Contains(damage, l) {
@@ -76,7 +95,13 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 		}
 	}
-	report(res)
+	for _, d := range dirs {
+		var res pack.RepairResult
+		if res, err = pack.Repair(d, pack.Options{}); err != nil {
+			break
+		}
+		report(res)
+	}
 	if err != nil {
 		for _, d := range damage {
 			fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
@@ -91,18 +116,22 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		// A catalog segment that does not read stops verify: its key
 		// range and the files that held it are what to re-ingest from.
-		if lost, lerr := dedupe.LostSegments(dir, pack.Options{}); lerr == nil {
-			for _, l := range lost {
-				fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+		for _, d := range dirs {
+			if lost, lerr := dedupe.LostSegments(d, pack.Options{}); lerr == nil {
+				for _, l := range lost {
+					fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+				}
 			}
 		}
 		fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 		return exitFailure
 	}
 	if st.FileTableLost && len(originals) == 0 {
-		if lost, lerr := dedupe.LostFileRows(ctx, dir, pack.Options{}); lerr == nil {
-			for _, l := range lost {
-				fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+		for _, d := range dirs {
+			if lost, lerr := dedupe.LostFileRows(ctx, d, pack.Options{}); lerr == nil {
+				for _, l := range lost {
+					fmt.Fprintf(stderr, "blockwarc repair: lost: %s\n", l)
+				}
 			}
 		}
 	}
@@ -113,13 +142,15 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if (err != nil || len(st.Lost) > 0 || st.FileTableLost) && len(originals) > 0 {
 		// The writer must not take an object of a frame that does not
 		// read as stored: the indexes list only frames that read.
-		res, err := pack.RebuildIndexes(dir, pack.Options{})
-		report(res)
-		if err != nil {
-			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
-			return exitFailure
+		for _, d := range dirs {
+			res, err := pack.RebuildIndexes(d, pack.Options{})
+			report(res)
+			if err != nil {
+				fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
+				return exitFailure
+			}
 		}
-		ri, err := dedupe.Reingest(ctx, dir, originals, pack.Options{})
+		ri, err := reingest(ctx, dirs, originals)
 		for _, r := range ri.Refused {
 			fmt.Fprintf(stderr, "blockwarc repair: refused original %s\n", r)
 		}
@@ -175,7 +206,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "blockwarc repair: still damaged: %v\n", p)
 	}
 	printLost(stderr, "repair", st.Lost)
-	if len(res.Done) == 0 && !reingested && st.Problems == 0 {
+	if !repaired && !reingested && st.Problems == 0 {
 		fmt.Fprintln(stdout, "nothing to repair")
 	}
 	fmt.Fprintf(stdout, "after repair: %d objects, %d records verified; %d problem(s), %d capture(s) lost\n", st.Objects, st.Records, st.Problems, len(st.Lost))
@@ -183,6 +214,35 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	return exitOK
+}
+
+// reingest is dedupe.Reingest of each of dirs (the shards of one
+// archive, or the archive alone), its results summed; an original or a
+// file named by several shards is named once.
+func reingest(ctx context.Context, dirs []string, originals []string) (dedupe.ReingestResult, error) {
+	var sum dedupe.ReingestResult
+	union := func(dst *[]string, src []string) {
+		for _, x := range src {
+			if !slices.Contains(*dst, x) {
+				*dst = append(*dst, x)
+			}
+		}
+	}
+	for _, d := range dirs {
+		ri, err := dedupe.Reingest(ctx, d, originals, pack.Options{})
+		sum.Lost += ri.Lost
+		sum.Restored += ri.Restored
+		sum.Objects += ri.Objects
+		union(&sum.Refused, ri.Refused)
+		union(&sum.Unread, ri.Unread)
+		union(&sum.Missing, ri.Missing)
+		union(&sum.Unlisted, ri.Unlisted)
+		union(&sum.Recovered, ri.Recovered)
+		if err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
 }
 
 // verifyQuiet verifies the archive in dir and returns the problems found

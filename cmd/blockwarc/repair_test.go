@@ -440,3 +440,59 @@ func TestDamageHint(t *testing.T) {
 		t.Errorf("verify of a damaged pack: want %q, and no mismatch:\n%s", want, stderr)
 	}
 }
+
+// TestRepairSharded: repair takes a sharded archive: it rewrites a
+// damaged manifest from its copy and repairs each shard, re-ingesting
+// its lost captures from the originals; an intact one has nothing to
+// repair. (Repair refused sharded archives: "not a blockwarc archive".)
+func TestRepairSharded(t *testing.T) {
+	samples := filepath.Join("..", "..", "testdata", "samples")
+	files, err := filepath.Glob(filepath.Join(samples, "*.warc.gz"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("samples: %v %v", files, err)
+	}
+	files = files[:4]
+	bwa := filepath.Join(t.TempDir(), "a.bwa")
+	if code, _, stderr := runCmd(t, append([]string{"ingest", "-shards", "2", "-parity=false", "-tables=false", bwa}, files...)...); code != exitOK {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	shards, _ := filepath.Glob(filepath.Join(bwa, "shard-*"))
+	if len(shards) != 2 {
+		t.Fatalf("shards: %v", shards)
+	}
+	if code, out, stderr := runCmd(t, "repair", bwa); code != exitOK || !strings.Contains(out, "nothing to repair") {
+		t.Fatalf("repair of an intact sharded archive: exit %d:\n%s%s", code, out, stderr)
+	}
+	want, err := os.ReadFile(filepath.Join(bwa, "SHARDS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(bwa, "SHARDS"), want[:len(want)-3], 0o644)
+	packs, _ := filepath.Glob(filepath.Join(shards[1], "*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("packs of %s: %v", shards[1], packs)
+	}
+	b, err := os.ReadFile(packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(b) / 3; i < len(b)/3+64; i++ {
+		b[i] ^= 0x55
+	}
+	os.WriteFile(packs[0], b, 0o644)
+	if code, _, stderr := runCmd(t, "verify", bwa); code != exitFailure || !strings.Contains(stderr, "capture(s) lost") {
+		t.Fatalf("verify of the damaged shard: exit %d, want captures lost:\n%s", code, stderr)
+	}
+	code, out, stderr := runCmd(t, append([]string{"repair", bwa}, files...)...)
+	if code != exitOK || !strings.Contains(out, "repaired: shard manifest rewritten") || !strings.Contains(out, "restored: ") {
+		t.Fatalf("repair with the originals: exit %d:\n%s%s", code, out, stderr)
+	}
+	for _, name := range []string{"SHARDS", "SHARDS.copy"} {
+		if got, err := os.ReadFile(filepath.Join(bwa, name)); err != nil || string(got) != string(want) {
+			t.Errorf("%s after repair: %v, or not the manifest written at ingest", name, err)
+		}
+	}
+	if code, _, stderr := runCmd(t, "verify", bwa); code != exitOK {
+		t.Fatalf("verify after repair: exit %d:\n%s", code, stderr)
+	}
+}

@@ -75,7 +75,17 @@ func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts d
 		return Result{}, err
 	}
 	res := Result{Shards: len(m.Shards)}
+	if m.Recovered != "" {
+		// One copy of the manifest was damaged or missing: both again,
+		// before anything is ingested.
+		if err := WriteManifest(dir, m); err != nil {
+			return res, err
+		}
+		res.Note = "shard manifest: " + m.Recovered + "; rewritten"
+	}
 	switch {
+	case res.Note != "":
+		// The manifest's repair says more than a -shards mismatch.
 	case created && shards != len(m.Shards):
 		res.Note = fmt.Sprintf("%s is cut into %d shard(s), not %d: the inputs' keys leave no more places to cut", dir, len(m.Shards), shards)
 	case !created && shards > 0 && shards != len(m.Shards):

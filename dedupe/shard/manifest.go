@@ -17,8 +17,13 @@ import (
 	"strings"
 )
 
-// ManifestName is the manifest's file name in the archive directory.
-const ManifestName = "SHARDS"
+// ManifestName is the manifest's file name in the archive directory;
+// CopyName its copy, read when the manifest is damaged or missing, as
+// COMMIT.copy is for COMMIT: without a manifest no shard can be found.
+const (
+	ManifestName = "SHARDS"
+	CopyName     = "SHARDS.copy"
+)
 
 // formatVersion is the manifest version this package writes; it reads
 // versions up to it.
@@ -33,6 +38,10 @@ type Manifest struct {
 	// of the shard list (none today: boundaries are fixed once) takes the
 	// next generation.
 	Generation uint64
+	// Recovered, set by ReadManifest, says that one of the manifest's
+	// two copies is damaged or missing (the other was read): WriteManifest
+	// rewrites both. Not part of the manifest.
+	Recovered string
 	// Shards in ascending key order. Shard i holds the SURT keys k with
 	// Shards[i].First <= k < Shards[i+1].First; the first shard's First
 	// is "" (it also holds the records without a target URI and the
@@ -151,14 +160,34 @@ func decodeManifest(data []byte) (*Manifest, error) {
 	return m, nil
 }
 
-// ReadManifest reads the manifest of the archive in dir; ErrNoManifest
-// (wrapping fs.ErrNotExist) when it has none.
+// ReadManifest reads the manifest of the archive in dir, from SHARDS or,
+// when that is damaged or missing, from SHARDS.copy (Manifest.Recovered
+// says so, as it does a damaged copy); ErrNoManifest (wrapping
+// fs.ErrNotExist) when it has neither.
 func ReadManifest(dir string) (*Manifest, error) {
-	p := filepath.Join(dir, ManifestName)
-	fi, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	m, err := readManifestFile(filepath.Join(dir, ManifestName))
+	c, cerr := readManifestFile(filepath.Join(dir, CopyName))
+	switch {
+	case err == nil:
+		// An archive written before the copy has none: nothing to say.
+		if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
+			m.Recovered = fmt.Sprintf("%v (%s was read; the next ingest rewrites the copy)", cerr, ManifestName)
+		}
+		return m, nil
+	case cerr == nil:
+		c.Recovered = fmt.Sprintf("%v: its copy %s was read instead (the next ingest rewrites it)", err, CopyName)
+		return c, nil
+	case errors.Is(err, fs.ErrNotExist) && errors.Is(cerr, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: %w (%w)", dir, ErrNoManifest, fs.ErrNotExist)
+	case errors.Is(cerr, fs.ErrNotExist):
+		return nil, err
 	}
+	return nil, fmt.Errorf("%w; and its copy: %w", err, cerr)
+}
+
+// readManifestFile reads and checks one copy of the manifest.
+func readManifestFile(p string) (*Manifest, error) {
+	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
@@ -176,10 +205,19 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-// WriteManifest publishes m in dir atomically: written and synced under a
-// temporary name, renamed over SHARDS, the directory synced.
+// WriteManifest publishes m in dir atomically, as SHARDS and then as
+// SHARDS.copy: each written and synced under a temporary name, renamed
+// over its name, the directory synced. A crash between the two leaves
+// one copy new and one old, both valid.
 func WriteManifest(dir string, m *Manifest) error {
-	tmp, err := os.CreateTemp(dir, "."+ManifestName+".tmp-*")
+	if err := writeManifestFile(dir, ManifestName, m); err != nil {
+		return err
+	}
+	return writeManifestFile(dir, CopyName, m)
+}
+
+func writeManifestFile(dir, name string, m *Manifest) error {
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write shard manifest: %w", err)
 	}
@@ -195,7 +233,7 @@ func WriteManifest(dir string, m *Manifest) error {
 		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, ManifestName))
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
 	}
 	if err == nil {
 		var d *os.File

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"blockwarc/dedupe"
@@ -35,19 +36,76 @@ func TestManifestRoundTrip(t *testing.T) {
 			t.Errorf("Route(%q) = %d, want %d", key, r, want)
 		}
 	}
-	// One flipped byte is caught by the CRC.
-	p := filepath.Join(dir, ManifestName)
-	b, _ := os.ReadFile(p)
-	b[len("blockwarc-shards 1\ngeneration 1\nshard shard-0001 \"c")] ^= 1
-	os.WriteFile(p, b, 0o644)
-	if _, err := ReadManifest(dir); err == nil {
-		t.Fatal("a damaged manifest was read")
+	if got.Recovered != "" {
+		t.Errorf("both copies whole: %q", got.Recovered)
+	}
+	// One flipped byte is caught by the CRC, and the copy read instead;
+	// with the copy damaged too, nothing is read.
+	flip := func(name string) {
+		p := filepath.Join(dir, name)
+		b, _ := os.ReadFile(p)
+		b[len("blockwarc-shards 1\ngeneration 1\nshard shard-0001 \"c")] ^= 1
+		os.WriteFile(p, b, 0o644)
+	}
+	flip(ManifestName)
+	if got, err := ReadManifest(dir); err != nil || !slices.Equal(got.Boundaries(), m.Boundaries()) || !strings.Contains(got.Recovered, "CRC-32C") {
+		t.Fatalf("damaged manifest: %+v, %v; want its copy, recovered", got, err)
+	}
+	flip(CopyName)
+	if _, err := ReadManifest(dir); err == nil || errors.Is(err, ErrNoManifest) {
+		t.Fatalf("both copies damaged: %v, want an error", err)
 	}
 	if _, err := ReadManifest(t.TempDir()); !errors.Is(err, ErrNoManifest) {
 		t.Fatalf("no manifest: %v, want ErrNoManifest", err)
 	}
 	if _, err := NewManifest([]string{"b", "a"}); err == nil {
 		t.Fatal("descending boundaries accepted")
+	}
+}
+
+// TestManifestCopy: a sharded archive whose SHARDS is damaged or gone
+// opens through SHARDS.copy, and the next ingest rewrites both; an
+// archive written before the copy (SHARDS alone) opens as it did.
+func TestManifestCopy(t *testing.T) {
+	samples := filepath.Join("..", "..", "testdata", "samples")
+	in, err := filepath.Glob(filepath.Join(samples, "*.warc.gz"))
+	if err != nil || len(in) < 3 {
+		t.Fatalf("samples: %v %v", in, err)
+	}
+	dir := filepath.Join(t.TempDir(), "a.bwa")
+	if _, err := Ingest(context.Background(), dir, in[:2], 2, dedupe.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := os.ReadFile(filepath.Join(dir, CopyName)); err != nil || string(c) != string(whole) {
+		t.Fatalf("the copy: %v, or not the manifest's bytes", err)
+	}
+	os.WriteFile(filepath.Join(dir, ManifestName), whole[:len(whole)/2], 0o644)
+	a, m, err := Open(dir, pack.Options{})
+	if err != nil || m == nil || m.Recovered == "" {
+		t.Fatalf("open with a damaged manifest: %v, %+v", err, m)
+	}
+	a.Close()
+	res, err := Ingest(context.Background(), dir, in[2:3], 0, dedupe.Options{})
+	if err != nil || !strings.Contains(res.Note, "rewritten") {
+		t.Fatalf("ingest: %v, note %q", err, res.Note)
+	}
+	for _, name := range []string{ManifestName, CopyName} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != string(whole) {
+			t.Errorf("%s after the ingest: %v, or not the manifest's bytes", name, err)
+		}
+	}
+	// An archive of an earlier release: no copy, nothing to say.
+	os.Remove(filepath.Join(dir, CopyName))
+	if m, err := ReadManifest(dir); err != nil || m.Recovered != "" {
+		t.Errorf("no copy: %v, %q", err, m.Recovered)
+	}
+	os.Remove(filepath.Join(dir, ManifestName))
+	if _, err := ReadManifest(dir); !errors.Is(err, ErrNoManifest) {
+		t.Errorf("neither copy: %v, want ErrNoManifest", err)
 	}
 }
 
