@@ -393,14 +393,7 @@ func TestDamageHint(t *testing.T) {
 	if len(idx) != 1 {
 		t.Fatalf("indexes: %v", idx)
 	}
-	b, err := os.ReadFile(idx[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0x5a
-	if err := os.WriteFile(idx[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipBytes(t, idx[0], 0.5, 1)
 	for _, args := range [][]string{
 		{"verify", bwa},
 		{"cat", bwa, "http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html"},
@@ -420,16 +413,7 @@ func TestDamageHint(t *testing.T) {
 	if len(packs) == 0 {
 		t.Fatal("no pack")
 	}
-	b, err = os.ReadFile(packs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := len(b) / 3; i < len(b)/3+64; i++ {
-		b[i] ^= 0x55
-	}
-	if err := os.WriteFile(packs[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipBytes(t, packs[0], 1.0/3, 64)
 	code, _, stderr := runCmd(t, "verify", bwa)
 	if code != exitFailure || !strings.Contains(stderr, "capture(s) lost") || !strings.Contains(stderr, "ORIGINAL-INPUTS...' restores the lost captures") {
 		t.Errorf("verify of a damaged pack: exit %d, want the lost captures and how to restore them:\n%s", code, stderr)
@@ -472,14 +456,7 @@ func TestRepairSharded(t *testing.T) {
 	if len(packs) != 1 {
 		t.Fatalf("packs of %s: %v", shards[1], packs)
 	}
-	b, err := os.ReadFile(packs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := len(b) / 3; i < len(b)/3+64; i++ {
-		b[i] ^= 0x55
-	}
-	os.WriteFile(packs[0], b, 0o644)
+	flipBytes(t, packs[0], 1.0/3, 64)
 	if code, _, stderr := runCmd(t, "verify", bwa); code != exitFailure || !strings.Contains(stderr, "capture(s) lost") {
 		t.Fatalf("verify of the damaged shard: exit %d, want captures lost:\n%s", code, stderr)
 	}
@@ -494,5 +471,22 @@ func TestRepairSharded(t *testing.T) {
 	}
 	if code, _, stderr := runCmd(t, "verify", bwa); code != exitOK {
 		t.Fatalf("verify after repair: exit %d:\n%s", code, stderr)
+	}
+}
+
+// flipBytes damages n bytes of the file at path from the fraction at of
+// its length.
+func flipBytes(t *testing.T, path string, at float64, n int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := int(float64(len(b)) * at)
+	for i := from; i < min(from+n, len(b)); i++ {
+		b[i] ^= 0x55
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
