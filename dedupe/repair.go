@@ -65,9 +65,24 @@ type ReingestResult struct {
 // A catalog segment that does not read is re-ingested whole
 // (recoverSegments) once the objects are back.
 func Reingest(ctx context.Context, dir string, originals []string, opts pack.Options) (ReingestResult, error) {
+	return ReingestWith(ctx, dir, originals, opts, ReingestOptions{})
+}
+
+// ReingestOptions are the settings of the ingests that wrote an archive
+// that the input-file rows Reingest computes again depend on: a shard
+// (shard.ReingestShard) counts only the records of its keys and, but for
+// shard 0, learns no compressed originals. Rows computed otherwise would
+// differ from those ingest wrote (a shard's Records the whole file's).
+type ReingestOptions struct {
+	Select       func(key string) bool // Options.Select
+	SkipOriginal bool                  // Options.SkipOriginal
+}
+
+// ReingestWith is Reingest of an archive ingested with ro's settings.
+func ReingestWith(ctx context.Context, dir string, originals []string, opts pack.Options, ro ReingestOptions) (ReingestResult, error) {
 	// The input-file rows first: they check the originals used below.
 	var rows ReingestResult
-	if err := recoverFileRows(ctx, dir, originals, opts, &rows); err != nil {
+	if err := recoverFileRows(ctx, dir, originals, opts, ro, &rows); err != nil {
 		return rows, err
 	}
 	res, err := reingestObjects(ctx, dir, originals, opts)

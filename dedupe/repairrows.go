@@ -28,7 +28,7 @@ import (
 // what was lost. Nothing is done unless an original is given for every
 // file whose row is lost (the table would otherwise silently forget a
 // file, and a later ingest would take it in again).
-func recoverFileRows(ctx context.Context, dir string, originals []string, opts pack.Options, res *ReingestResult) error {
+func recoverFileRows(ctx context.Context, dir string, originals []string, opts pack.Options, ro ReingestOptions, res *ReingestResult) error {
 	s, err := pack.Open(dir, opts)
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 		say("its rows are those of " + strings.Join(bases, ", ") + "; not rebuilt: no original given for " + strings.Join(missing, ", "))
 		return nil
 	}
-	rows, bad, err := rebuildRows(ctx, files, func(c *warcio.Capture, crc uint32) bool {
+	rows, bad, err := rebuildRows(ctx, files, ro, func(c *warcio.Capture, crc uint32) bool {
 		want, ok := crcs[place{filepath.Base(c.File), c.Offset, c.SkipInMember}]
 		return !ok || want == crc // a record of a lost segment is not named
 	})
@@ -178,14 +178,14 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 // originals repair needs to rebuild them).
 func LostFileRows(ctx context.Context, dir string, opts pack.Options) ([]string, error) {
 	var res ReingestResult
-	err := recoverFileRows(ctx, dir, nil, opts, &res)
+	err := recoverFileRows(ctx, dir, nil, opts, ReingestOptions{}, &res)
 	return res.Unlisted, err
 }
 
-// rebuildRows reads the files as ingest reads its inputs and returns
-// their input-file rows (in the order of files), with how many records
-// of each check refused.
-func rebuildRows(ctx context.Context, files []string, check func(c *warcio.Capture, crc uint32) bool) ([]InputFile, map[string]int, error) {
+// rebuildRows reads the files as ingest (with ro's settings) reads its
+// inputs and returns their input-file rows (in the order of files), with
+// how many records of each check refused.
+func rebuildRows(ctx context.Context, files []string, ro ReingestOptions, check func(c *warcio.Capture, crc uint32) bool) ([]InputFile, map[string]int, error) {
 	var mu sync.Mutex
 	records, malformed, bad := map[string]int64{}, map[string]int64{}, map[string]int{}
 	pieces := map[string]pieceSum{}
@@ -200,10 +200,12 @@ func rebuildRows(ctx context.Context, files []string, check func(c *warcio.Captu
 	}}
 	learner := newOriginalLearner(ctx)
 	defer learner.stop()
-	_, err := warcio.Walk(ctx, files, warcio.WalkOptions{Reader: ropts, Gaps: true,
+	_, err := warcio.Walk(ctx, files, warcio.WalkOptions{Reader: ropts, Gaps: true, Select: ro.Select,
 		OnFile: func(fs warcio.FileStream) {
 			streams[fs.File] = fs
-			learner.start(fs)
+			if !ro.SkipOriginal {
+				learner.start(fs)
+			}
 		}}, func(c *warcio.Capture) error {
 		block, err := warcio.ReadBlock(c.Body, c.ContentLen, maxJobBytes)
 		if err != nil {
@@ -236,7 +238,7 @@ func rebuildRows(ctx context.Context, files []string, check func(c *warcio.Captu
 		}
 		rows[i] = in
 	}
-	if err := learner.apply(rows, files, pieces, false); err != nil {
+	if err := learner.apply(rows, files, pieces, ro.SkipOriginal); err != nil {
 		return nil, nil, err
 	}
 	return rows, bad, nil

@@ -72,7 +72,8 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	repaired := false
-	if m, err := shard.ReadManifest(dir); err == nil && m.Recovered != "" {
+	m, _ := shard.ReadManifest(dir) // nil when unsharded (Dirs said any error)
+	if m != nil && m.Recovered != "" {
 		if err := shard.WriteManifest(dir, m); err != nil {
 			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 			return exitFailure
@@ -150,7 +151,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				return exitFailure
 			}
 		}
-		ri, err := reingest(ctx, dirs, originals)
+		ri, err := reingest(ctx, m, dirs, originals)
 		for _, r := range ri.Refused {
 			fmt.Fprintf(stderr, "blockwarc repair: refused original %s\n", r)
 		}
@@ -216,10 +217,10 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitOK
 }
 
-// reingest is dedupe.Reingest of each of dirs (the shards of one
-// archive, or the archive alone), its results summed; an original or a
+// reingest is dedupe.Reingest of each of dirs (the shards of m, or the
+// archive alone when m is nil), its results summed; an original or a
 // file named by several shards is named once.
-func reingest(ctx context.Context, dirs []string, originals []string) (dedupe.ReingestResult, error) {
+func reingest(ctx context.Context, m *shard.Manifest, dirs []string, originals []string) (dedupe.ReingestResult, error) {
 	var sum dedupe.ReingestResult
 	union := func(dst *[]string, src []string) {
 		for _, x := range src {
@@ -228,8 +229,15 @@ func reingest(ctx context.Context, dirs []string, originals []string) (dedupe.Re
 			}
 		}
 	}
-	for _, d := range dirs {
-		ri, err := dedupe.Reingest(ctx, d, originals, pack.Options{})
+	for i, d := range dirs {
+		var ri dedupe.ReingestResult
+		var err error
+		if m != nil {
+			// A shard's input-file rows count its own records only.
+			ri, err = shard.ReingestShard(ctx, d, m, i, originals, pack.Options{})
+		} else {
+			ri, err = dedupe.Reingest(ctx, d, originals, pack.Options{})
+		}
 		sum.Lost += ri.Lost
 		sum.Restored += ri.Restored
 		sum.Objects += ri.Objects

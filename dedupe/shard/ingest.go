@@ -197,6 +197,17 @@ func IngestShard(ctx context.Context, dir string, m *Manifest, i int, inputs []s
 	return dedupe.Ingest(ctx, dir, inputs, opts)
 }
 
+// ReingestShard is dedupe.Reingest of shard i of m, in dir: the
+// input-file rows it computes again from the originals are those
+// IngestShard wrote (the records of the shard's keys; compressed
+// originals learnt by shard 0 only).
+func ReingestShard(ctx context.Context, dir string, m *Manifest, i int, originals []string, opts pack.Options) (dedupe.ReingestResult, error) {
+	return dedupe.ReingestWith(ctx, dir, originals, opts, dedupe.ReingestOptions{
+		Select:       func(key string) bool { return m.Route(key) == i },
+		SkipOriginal: i > 0,
+	})
+}
+
 // sumStats adds up the shards' stats. Every shard reads every input, so
 // the per-file counts (files, malformed records) are shard 0's, and a
 // file counts as ingested when some shard ingested it.
