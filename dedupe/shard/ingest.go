@@ -82,6 +82,12 @@ func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts d
 			return res, err
 		}
 		res.Note = "shard manifest: " + m.Recovered + "; rewritten"
+	} else if _, err := os.Stat(filepath.Join(dir, CopyName)); errors.Is(err, fs.ErrNotExist) {
+		// An archive sharded before the copy existed, or whose creation
+		// stopped between the two: it gets its copy.
+		if err := WriteManifest(dir, m); err != nil {
+			return res, err
+		}
 	}
 	switch {
 	case res.Note != "":

@@ -98,12 +98,20 @@ func TestManifestCopy(t *testing.T) {
 			t.Errorf("%s after the ingest: %v, or not the manifest's bytes", name, err)
 		}
 	}
-	// An archive of an earlier release: no copy, nothing to say.
+	// An archive of an earlier release: no copy, nothing to say; its
+	// next ingest writes the copy.
 	os.Remove(filepath.Join(dir, CopyName))
 	if m, err := ReadManifest(dir); err != nil || m.Recovered != "" {
 		t.Errorf("no copy: %v, %q", err, m.Recovered)
 	}
+	if _, err := Ingest(context.Background(), dir, in[2:3], 0, dedupe.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, CopyName)); err != nil || string(b) != string(whole) {
+		t.Errorf("the copy after an ingest of an archive without one: %v", err)
+	}
 	os.Remove(filepath.Join(dir, ManifestName))
+	os.Remove(filepath.Join(dir, CopyName))
 	if _, err := ReadManifest(dir); !errors.Is(err, ErrNoManifest) {
 		t.Errorf("neither copy: %v, want ErrNoManifest", err)
 	}
