@@ -95,6 +95,12 @@ func Run(ctx context.Context, cfg Config, inputs []string, run func(context.Cont
 		if err != nil {
 			return err
 		}
+		// Both copies of the manifest whole before any worker starts.
+		if note, err := shard.MendManifest(cfg.Archive, m); err != nil {
+			return err
+		} else if note != "" {
+			fmt.Fprintf(os.Stderr, "blockwarc-beam: %s\n", note)
+		}
 		cfg.Extend, cfg.Boundaries = true, m.Boundaries()
 		if cfg.Shards != len(m.Shards) {
 			fmt.Fprintf(os.Stderr, "blockwarc-beam: %s keeps its %d shard(s) and their stored key boundaries (-shards %d applies to a new archive only)\n", cfg.Archive, len(m.Shards), cfg.Shards)

@@ -249,8 +249,9 @@ func TestFinalizeFails(t *testing.T) {
 
 // TestExtendSameAsCLI: the pipeline adding a second dump to the sharded
 // archive it wrote of a first (no sampling: the stored boundaries route
-// the records) writes the archive and tables of 'blockwarc ingest' of
-// the first dump, then of the second, file for file.
+// the records; its manifest damaged, read from the copy and mended)
+// writes the archive and tables of 'blockwarc ingest' of the first dump,
+// then of the second, file for file.
 func TestExtendSameAsCLI(t *testing.T) {
 	in := samples(t)
 	first, second := in[:len(in)/2], in[len(in)/2:]
@@ -264,6 +265,11 @@ func TestExtendSameAsCLI(t *testing.T) {
 	}
 	m1, err := shard.ReadManifest(got)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A damaged manifest: read from its copy, and both written again
+	// before the shards are extended (sameArchive compares SHARDS).
+	if err := os.WriteFile(filepath.Join(got, shard.ManifestName), []byte("damaged\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Asking another shard count: the archive keeps its shards.

@@ -73,13 +73,16 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	repaired := false
 	m, _ := shard.ReadManifest(dir) // nil when unsharded (Dirs said any error)
-	if m != nil && m.Recovered != "" {
-		if err := shard.WriteManifest(dir, m); err != nil {
+	if m != nil {
+		note, err := shard.MendManifest(dir, m)
+		if err != nil {
 			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 			return exitFailure
 		}
-		fmt.Fprintf(stdout, "repaired: shard manifest rewritten (%s)\n", m.Recovered)
-		repaired = true
+		if note != "" {
+			fmt.Fprintf(stdout, "repaired: %s\n", note)
+			repaired = true
+		}
 	}
 	// The pack ranges and frames that do not read are said at the end,
 	// and only when captures are still lost: re-ingest may have put back

@@ -75,19 +75,10 @@ func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts d
 		return Result{}, err
 	}
 	res := Result{Shards: len(m.Shards)}
-	if m.Recovered != "" {
-		// One copy of the manifest was damaged or missing: both again,
-		// before anything is ingested.
-		if err := WriteManifest(dir, m); err != nil {
-			return res, err
-		}
-		res.Note = "shard manifest: " + m.Recovered + "; rewritten"
-	} else if _, err := os.Stat(filepath.Join(dir, CopyName)); errors.Is(err, fs.ErrNotExist) {
-		// An archive sharded before the copy existed, or whose creation
-		// stopped between the two: it gets its copy.
-		if err := WriteManifest(dir, m); err != nil {
-			return res, err
-		}
+	// Both copies of the manifest whole again before anything is
+	// ingested.
+	if res.Note, err = MendManifest(dir, m); err != nil {
+		return res, err
 	}
 	switch {
 	case res.Note != "":

@@ -205,6 +205,26 @@ func readManifestFile(p string) (*Manifest, error) {
 	return m, nil
 }
 
+// MendManifest writes both copies of m, read from dir, when one of them
+// is damaged or missing (m.Recovered), or when the copy is missing (an
+// archive sharded before it, or created up to a crash between the two
+// writes); note says what was mended, "" when nothing was.
+func MendManifest(dir string, m *Manifest) (note string, err error) {
+	switch _, err := os.Stat(filepath.Join(dir, CopyName)); {
+	case m.Recovered != "":
+		note = "shard manifest rewritten: " + m.Recovered
+	case errors.Is(err, fs.ErrNotExist):
+		note = "shard manifest: its copy " + CopyName + " written"
+	default:
+		return "", nil
+	}
+	if err := WriteManifest(dir, m); err != nil {
+		return "", err
+	}
+	m.Recovered = ""
+	return note, nil
+}
+
 // WriteManifest publishes m in dir atomically, as SHARDS and then as
 // SHARDS.copy: each written and synced under a temporary name, renamed
 // over its name, the directory synced. A crash between the two leaves
