@@ -66,13 +66,12 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// The ordinary archives to repair: the shards of a sharded one (its
 	// manifest read from either copy), else dir.
-	dirs, err := shard.Dirs(dir)
+	dirs, m, err := shard.Dirs(dir)
 	if err != nil {
 		archiveError(stderr, "repair", dir, err)
 		return exitFailure
 	}
 	repaired := false
-	m, _ := shard.ReadManifest(dir) // nil when unsharded (Dirs said any error)
 	if m != nil {
 		note, err := shard.MendManifest(dir, m)
 		if err != nil {

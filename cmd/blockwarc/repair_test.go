@@ -337,17 +337,7 @@ func TestRepairFileTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(arch, file)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := off + int64(n)/2; i < off+int64(n)/2+8; i++ {
-		b[i] ^= 0xa5
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipAt(t, filepath.Join(arch, file), off+int64(n)/2, 8)
 	if code, _, stderr := runCmd(t, "verify", arch); code == exitOK || !strings.Contains(stderr, "input-file table") || !strings.Contains(stderr, "repair "+arch+" ORIGINAL-INPUTS") {
 		t.Fatalf("verify of a damaged input-file table: exit %d: %s", code, stderr)
 	}
@@ -478,13 +468,22 @@ func TestRepairSharded(t *testing.T) {
 // its length.
 func flipBytes(t *testing.T, path string, at float64, n int) {
 	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipAt(t, path, int64(float64(fi.Size())*at), n)
+}
+
+// flipAt damages n bytes of the file at path from offset off.
+func flipAt(t *testing.T, path string, off int64, n int) {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := int(float64(len(b)) * at)
-	for i := from; i < min(from+n, len(b)); i++ {
-		b[i] ^= 0x55
+	for i := off; i < min(off+int64(n), int64(len(b))); i++ {
+		b[i] ^= 0xa5
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,17 +54,7 @@ func TestRepairShardedFileTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(shards[1], file)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := off + int64(n)/2; i < off+int64(n)/2+8; i++ {
-		b[i] ^= 0xa5
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipAt(t, filepath.Join(shards[1], file), off+int64(n)/2, 8)
 	code, stdout, stderr := runCmd(t, append([]string{"repair", bwa}, inputs...)...)
 	if code != exitOK || !strings.Contains(stdout, "rows rebuilt") {
 		t.Fatalf("repair with the originals: exit %d: %s %s", code, stdout, stderr)

@@ -56,18 +56,19 @@ func (m *Manifest) join(dir string, opts pack.Options) *dedupe.Archive {
 }
 
 // Dirs returns the directories of the ordinary archives that make up the
-// archive in dir: its shards', or dir itself when it has no manifest.
-func Dirs(dir string) ([]string, error) {
+// archive in dir, with its manifest: its shards', or dir itself and a
+// nil manifest when it has none.
+func Dirs(dir string) ([]string, *Manifest, error) {
 	m, err := ReadManifest(dir)
 	if errors.Is(err, ErrNoManifest) {
-		return []string{dir}, nil
+		return []string{dir}, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]string, len(m.Shards))
 	for i, s := range m.Shards {
 		out[i] = filepath.Join(dir, s.Name)
 	}
-	return out, nil
+	return out, m, nil
 }
