@@ -101,12 +101,6 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 	return f.Commit()
 }
 
-// openArchive opens the archive at dir for reading, sharded or not (one
-// opener for every command: shard.Open). When its COMMIT was damaged and
-// the copy served, it says so on w: the archive reads as of the copy,
-// and the next ingest (or 'blockwarc verify' to see what else is wrong)
-// rewrites it. (The shards of a sharded archive are opened on first use;
-// a damaged COMMIT of one is named when it is opened by then.)
 // archiveError prints err as command cmd's failure on archive dir and,
 // when err says the archive is damaged (a checksum, a length, a frame
 // that does not decode), what to do about it: the error alone names a
@@ -133,6 +127,12 @@ func repairHint(w io.Writer, cmd, dir string, lost bool) {
 	fmt.Fprintf(w, "blockwarc %s: 'blockwarc repair %s' salvages it (rebuilds what can be read, names what is lost); given the original input files too, 'blockwarc repair %s ORIGINAL-INPUTS...' restores the lost captures\n", cmd, dir, dir)
 }
 
+// openArchive opens the archive at dir for reading, sharded or not (one
+// opener for every command: shard.Open). When its COMMIT was damaged and
+// the copy served, it says so on w: the archive reads as of the copy,
+// and the next ingest (or 'blockwarc verify' to see what else is wrong)
+// rewrites it. (The shards of a sharded archive are opened on first use;
+// a damaged COMMIT of one is named when it is opened by then.)
 func openArchive(dir string, w io.Writer) (*dedupe.Archive, error) {
 	a, m, err := shard.Open(dir, pack.Options{})
 	if err == nil {

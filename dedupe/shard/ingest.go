@@ -186,12 +186,17 @@ func ingestShards(ctx context.Context, dir string, m *Manifest, inputs []string,
 // that the shard's bytes depend on the inputs, m and opts' archive
 // settings only.
 func IngestShard(ctx context.Context, dir string, m *Manifest, i int, inputs []string, opts dedupe.Options) (dedupe.Stats, error) {
-	opts.Select = func(key string) bool { return m.Route(key) == i }
-	// Shard 0 learns the compressed originals of the inputs for the
-	// whole archive (dedupe.Join reads them there): the others need not
-	// read every gzip input a second time.
-	opts.SkipOriginal = opts.SkipOriginal || i > 0
+	sel, skip := m.reads(i)
+	opts.Select, opts.SkipOriginal = sel, opts.SkipOriginal || skip
 	return dedupe.Ingest(ctx, dir, inputs, opts)
+}
+
+// reads says what shard i of m takes of every input: the records its
+// keys select, and the compressed originals unless skip. Shard 0 learns
+// the originals for the whole archive (dedupe.Join reads them there):
+// the others need not read every gzip input a second time.
+func (m *Manifest) reads(i int) (sel func(key string) bool, skip bool) {
+	return func(key string) bool { return m.Route(key) == i }, i > 0
 }
 
 // ReingestShard is dedupe.Reingest of shard i of m, in dir: the
@@ -199,10 +204,8 @@ func IngestShard(ctx context.Context, dir string, m *Manifest, i int, inputs []s
 // IngestShard wrote (the records of the shard's keys; compressed
 // originals learnt by shard 0 only).
 func ReingestShard(ctx context.Context, dir string, m *Manifest, i int, originals []string, opts pack.Options) (dedupe.ReingestResult, error) {
-	return dedupe.ReingestWith(ctx, dir, originals, opts, dedupe.ReingestOptions{
-		Select:       func(key string) bool { return m.Route(key) == i },
-		SkipOriginal: i > 0,
-	})
+	sel, skip := m.reads(i)
+	return dedupe.ReingestWith(ctx, dir, originals, opts, dedupe.ReingestOptions{Select: sel, SkipOriginal: skip})
 }
 
 // sumStats adds up the shards' stats. Every shard reads every input, so
