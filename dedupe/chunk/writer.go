@@ -129,6 +129,8 @@ type Writer struct {
 	openNext uint64          // next chunk number
 
 	cur, old map[hashKey]uint64 // two generations of the table
+	learnt   map[int]bool       // committed frames entered whole (seed, LearnFrame)
+	seeded   bool               // the seed is in the table (on first use: a commit that stores nothing reads none)
 
 	// The chain the last frame ends: its frames' bodies, in order (nil
 	// when the last frame starts no chain another may extend), and their
@@ -173,7 +175,7 @@ func NewWriter(out io.Writer, prior *Reader, opts Options) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{opts: opts, out: out, prior: prior, split: sp,
-		cur: map[hashKey]uint64{}, local: map[hashKey]uint64{},
+		cur: map[hashKey]uint64{}, local: map[hashKey]uint64{}, learnt: map[int]bool{},
 		sem: make(chan struct{}, opts.Workers), dencs: make(chan *zstd.Encoder, opts.Workers)}
 	if prior != nil {
 		w.dir = slices.Clone(prior.dir)
@@ -183,9 +185,6 @@ func NewWriter(out io.Writer, prior *Reader, opts Options) (*Writer, error) {
 	}
 	w.runStart = w.dir.NextChunk()
 	w.openNext = w.runStart
-	if err := w.seed(); err != nil {
-		return nil, err
-	}
 	if !haveLibzstd || opts.PureGo {
 		w.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
 			zstd.WithWindowSize(windowFor(opts.FrameSize)), zstd.WithEncoderCRC(false),
@@ -259,8 +258,8 @@ type Part struct {
 // table, so they are reused although this Writer never saw them. Put
 // returns the version's ref list; the bytes of parts are not retained.
 func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
-	if w.err != nil {
-		return nil, w.err
+	if err := w.ready(); err != nil {
+		return nil, err
 	}
 	if err := w.learnPrior(prev); err != nil {
 		return nil, err
@@ -319,8 +318,8 @@ func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
 // Put) is reused, and isNew is false. Objects named by place store their
 // ref lists so (pack.PlaceID).
 func (w *Writer) PutChunk(c []byte, class uint8, prev []uint64) (ref uint64, isNew bool, err error) {
-	if w.err != nil {
-		return 0, false, w.err
+	if err := w.ready(); err != nil {
+		return 0, false, err
 	}
 	if class >= Classes {
 		return 0, false, fmt.Errorf("chunk: class %d ≥ %d", class, Classes)
@@ -348,8 +347,8 @@ func (w *Writer) PutChunk(c []byte, class uint8, prev []uint64) (ref uint64, isN
 // each chunk is read once, for both. It fails, having entered the chunks
 // before, at a chunk that does not read.
 func (w *Writer) LearnObject(dst []byte, refs []uint64) ([]byte, error) {
-	if w.err != nil {
-		return dst, w.err
+	if err := w.ready(); err != nil {
+		return dst, err
 	}
 	if w.prior == nil {
 		return dst, errors.New("chunk: learn: no earlier writer")
@@ -366,6 +365,24 @@ func (w *Writer) LearnObject(dst []byte, refs []uint64) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// ready seeds the table before its first use, so that a writer that
+// stores nothing (the one a commit starts after an ingest's last)
+// reads no frame back; the seed depends on prior alone, so when it is
+// read does not change what is stored.
+func (w *Writer) ready() error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.seeded {
+		w.seeded = true
+		if err := w.seed(); err != nil {
+			w.err = err
+			return err
+		}
+	}
+	return nil
 }
 
 // seed enters into the table the chunks of prior's last frames, up to
@@ -386,6 +403,7 @@ func (w *Writer) seed() error {
 		chunks += int(w.dir[first].Chunks)
 	}
 	for i := first; i < len(w.dir); i++ {
+		w.learnt[i] = true
 		err := w.prior.eachChunk(i, func(n uint64, c []byte) { w.insert(hashOf(c), n) })
 		if damaged(err) {
 			continue
@@ -395,6 +413,43 @@ func (w *Writer) seed() error {
 		}
 	}
 	return nil
+}
+
+// LearnFrame enters into the table the chunks of the frame of an earlier
+// Writer that holds chunk n, once per Writer (the seed's frames count as
+// entered): an object found again far from where it was stored brings
+// its neighbours along. A damaged frame is left out; a failure to read
+// stops the writer.
+func (w *Writer) LearnFrame(n uint64) error {
+	if err := w.ready(); err != nil {
+		return err
+	}
+	if w.prior == nil || n >= w.runStart {
+		return nil
+	}
+	i := w.frameOf(n)
+	if i < 0 || w.learnt[i] {
+		return nil
+	}
+	w.learnt[i] = true
+	err := w.prior.eachChunk(i, func(c uint64, b []byte) {
+		if k := hashOf(b); !w.has(k) {
+			w.insert(k, c)
+		}
+	})
+	if damaged(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("chunk: learn a frame: %w", err)
+	}
+	return nil
+}
+
+// has reports whether k is in the current generation.
+func (w *Writer) has(k hashKey) bool {
+	_, ok := w.cur[k]
+	return ok
 }
 
 // learnPrior enters into the table the chunks of prev stored by an

@@ -310,8 +310,8 @@ func (w *Writer) startChunks() error {
 		// Options.Workers: a chunk frame then enters the pack queue at the
 		// same point among the object frames for any worker count, so the
 		// pack's bytes do not depend on it.
-		TableEntries: w.opts.ChunkTable, Workers: 1, Level: chunk.DefaultLevel, ChainBytes: w.opts.ChainBytes,
-		SeedBytes: w.opts.SeedBytes,
+		TableEntries: w.set.ChunkTable, Workers: 1, Level: chunk.DefaultLevel, ChainBytes: w.set.ChainBytes,
+		SeedBytes: w.set.SeedBytes,
 		// Frames of chunks are compressed as the pack's are: the reference
 		// library at level 19 for the default level, klauspost otherwise.
 		PureGo: w.opts.Level != zstd.SpeedBestCompression})

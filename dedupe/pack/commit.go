@@ -13,6 +13,11 @@ import (
 // without it keeps whole ids.
 const flagShortIDs = 1
 
+// flagSettings, COMMIT flags bit 1: the archive records its Settings
+// (bytes 28..32 their length, their bytes after the index list). Every
+// commit of a writer since settings sets it.
+const flagSettings = 2
+
 // fileRef is one pack or index named by a commit: its number and its
 // committed length (packs) or exact size (indexes).
 type fileRef struct {
@@ -26,7 +31,10 @@ type manifest struct {
 	short   bool      // flags bit 0: objects are named by ShortID-byte ids
 	packs   []fileRef // increasing numbers
 	indexes []fileRef // oldest first, increasing numbers
-	payload []byte
+	// settings are the archive's (flags bit 1); nil in an archive
+	// created before settings were recorded.
+	settings *Settings
+	payload  []byte
 }
 
 // idLen is the length of the archive's object ids: ShortID or 32.
@@ -45,12 +53,17 @@ func (m *manifest) encode() []byte {
 	if m.short {
 		flags |= flagShortIDs
 	}
+	var set []byte
+	if m.settings != nil {
+		flags |= flagSettings
+		set = m.settings.encode(nil)
+	}
 	b = le.AppendUint16(b, flags)
 	b = le.AppendUint64(b, m.seq)
 	b = le.AppendUint32(b, uint32(len(m.packs)))
 	b = le.AppendUint32(b, uint32(len(m.indexes)))
 	b = le.AppendUint32(b, uint32(len(m.payload)))
-	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, uint32(len(set)))
 	for _, lists := range [][]fileRef{m.packs, m.indexes} {
 		for _, r := range lists {
 			b = le.AppendUint32(b, r.num)
@@ -58,6 +71,7 @@ func (m *manifest) encode() []byte {
 			b = le.AppendUint64(b, uint64(r.size))
 		}
 	}
+	b = append(b, set...)
 	b = append(b, m.payload...)
 	return le.AppendUint32(b, crc(b))
 }
@@ -76,12 +90,16 @@ func decodeManifest(b []byte, file string) (*manifest, error) {
 		return nil, corrupt(file, 4, "unsupported format version %d (this reader knows %d to %d)", v, oldestFormat, formatVersion)
 	}
 	f := le.Uint16(b[6:])
-	if f&^flagShortIDs != 0 {
+	if f&^(flagShortIDs|flagSettings) != 0 {
 		return nil, corrupt(file, 6, "unknown flags %#x", f)
 	}
 	m := &manifest{seq: le.Uint64(b[8:]), short: f&flagShortIDs != 0}
 	np, ni, nl := uint64(le.Uint32(b[16:])), uint64(le.Uint32(b[20:])), uint64(le.Uint32(b[24:]))
-	if nl > maxPayload || commitFixedSize+16*(np+ni)+nl+4 != uint64(len(b)) {
+	ns := uint64(le.Uint32(b[28:]))
+	if f&flagSettings == 0 && ns != 0 || ns > maxSettings {
+		return nil, corrupt(file, 28, "bad settings length %d", ns)
+	}
+	if nl > maxPayload || commitFixedSize+16*(np+ni)+ns+nl+4 != uint64(len(b)) {
 		return nil, corrupt(file, 16, "commit counts (%d packs, %d indexes, %d payload bytes) do not match its size %d", np, ni, nl, len(b))
 	}
 	p := commitFixedSize
@@ -111,6 +129,14 @@ func decodeManifest(b []byte, file string) (*manifest, error) {
 	}
 	if m.indexes, err = read(ni, "index"); err != nil {
 		return nil, err
+	}
+	if f&flagSettings != 0 {
+		set, err := decodeSettings(b[p : p+int(ns)])
+		if err != nil {
+			return nil, corrupt(file, int64(p), "%v", err)
+		}
+		m.settings = &set
+		p += int(ns)
 	}
 	m.payload = append([]byte(nil), b[p:p+int(nl)]...)
 	return m, nil

@@ -178,6 +178,10 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 		return fail(fmt.Errorf("merge indexes: %d chunk frames is over the format limit", nc))
 	}
 	bw.Write(le.AppendUint32(nil, uint32(nc)))
+	nd, err := mergeDigests(bw, ins)
+	if err != nil {
+		return fail(err)
+	}
 	if err := bw.Flush(); err != nil {
 		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
 	}
@@ -200,5 +204,5 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 		return fail(fmt.Errorf("merge indexes: write %s: %w", path, err))
 	}
 	_, size := chunkSection(n, nf, nc, lay)
-	return int64(size), nil
+	return int64(size + digestSectionSize(nd)), nil
 }

@@ -123,6 +123,10 @@ const (
 	// decoder beside the old one (docs/FORMAT.md "Versions").
 	formatVersion = 4
 	oldestFormat  = 2
+	// indexVersion is the version of the index files this code writes:
+	// version 5 adds the digest table (docs/FORMAT.md "Digest table");
+	// packs and COMMIT stay at formatVersion.
+	indexVersion = 5
 
 	packMagic   = "BWPK"
 	frameMagic  = "BWFR"
@@ -162,10 +166,18 @@ func indexName(n uint32) string { return fmt.Sprintf("%08x.idx", n) }
 func appendFileHeader(dst []byte, magic string, num uint32) []byte {
 	start := len(dst)
 	dst = append(dst, magic...)
-	dst = le.AppendUint16(dst, formatVersion)
+	dst = le.AppendUint16(dst, newestVersion(magic))
 	dst = le.AppendUint16(dst, 0)
 	dst = le.AppendUint32(dst, num)
 	return le.AppendUint32(dst, crc(dst[start:]))
+}
+
+// newestVersion is the version this code writes of files of magic.
+func newestVersion(magic string) uint16 {
+	if magic == indexMagic {
+		return indexVersion
+	}
+	return formatVersion
 }
 
 // fileVersion is the format version of a header checkFileHeader accepted.
@@ -181,8 +193,8 @@ func checkFileHeader(b []byte, magic string, num uint32, file string) error {
 	if got := le.Uint32(b[12:]); got != crc(b[:12]) {
 		return corrupt(file, 0, "header checksum mismatch")
 	}
-	if v := le.Uint16(b[4:]); v < oldestFormat || v > formatVersion {
-		return corrupt(file, 4, "unsupported format version %d (this reader knows %d to %d)", v, oldestFormat, formatVersion)
+	if v, newest := le.Uint16(b[4:]), newestVersion(magic); v < oldestFormat || v > newest {
+		return corrupt(file, 4, "unsupported format version %d (this reader knows %d to %d)", v, oldestFormat, newest)
 	}
 	if f := le.Uint16(b[6:]); f != 0 {
 		return corrupt(file, 6, "unknown flags %#x", f)

@@ -165,9 +165,11 @@ type indexFile struct {
 	size   int64
 	n, nf  uint64
 	nc     uint64 // chunk-frame rows (format 3)
+	nd     uint64 // digest rows (format 5)
 	ver    uint16
 	lay    entryLayout
 	fanout [256]uint32
+	dfan   [256]uint32 // fan-out of the digest rows (format 5)
 }
 
 func (ix *indexFile) pin() {
@@ -237,7 +239,26 @@ func (ix *indexFile) wantSize() uint64 {
 		return size
 	}
 	_, size := chunkSection(ix.n, ix.nf, ix.nc, ix.lay)
+	if ix.ver >= 5 {
+		size += digestSectionSize(ix.nd)
+	}
 	return size
+}
+
+// digestSectionSize is what a format-5 index adds after the chunk-frame
+// count: the digest rows, their fan-out and their count.
+// (The fan-out only when there are rows: most commits of an ingest
+// store nothing large enough to have one.)
+func digestSectionSize(nd uint64) uint64 {
+	if nd == 0 {
+		return 4
+	}
+	return nd*digestRowSize + fanoutSize + 4
+}
+
+// digestOff is where a format-5 index's digest rows start.
+func (ix *indexFile) digestOff() int64 {
+	return ix.size - trailerSize - int64(digestSectionSize(ix.nd))
 }
 
 // chunkRows reads the index's chunk-frame table (empty before format 3).
@@ -314,14 +335,45 @@ func (ix *indexFile) load(want int64) error {
 	if ix.n > uint64(ix.size)/uint64(ix.lay.size()) || ix.nf > uint64(ix.size)/frameRowSize {
 		return corrupt(ix.path, toff, "index counts %d/%d exceed file size", ix.n, ix.nf)
 	}
+	coff := toff - 4 // the chunk-frame count
+	if ix.ver >= 5 {
+		var d [fanoutSize + 4]byte
+		if _, err := ix.f.ReadAt(d[fanoutSize:], toff-4); err != nil {
+			return fmt.Errorf("read index %s: %w", ix.path, err)
+		}
+		ix.nd = uint64(le.Uint32(d[fanoutSize:]))
+		if ix.nd > uint64(ix.size)/digestRowSize {
+			return corrupt(ix.path, toff-4, "index digest count %d exceeds file size", ix.nd)
+		}
+		if ix.nd > 0 {
+			if _, err := ix.f.ReadAt(d[:], toff-int64(len(d))); err != nil {
+				return fmt.Errorf("read index %s: %w", ix.path, err)
+			}
+		}
+		var prev uint32
+		for i := range ix.dfan {
+			v := le.Uint32(d[4*i:])
+			if v < prev {
+				return corrupt(ix.path, toff-int64(len(d))+int64(4*i), "digest fan-out not monotonic")
+			}
+			ix.dfan[i], prev = v, v
+		}
+		if uint64(prev) != ix.nd {
+			return corrupt(ix.path, toff-8, "digest fan-out total %d != digest count %d", prev, ix.nd)
+		}
+		coff -= int64(digestSectionSize(ix.nd))
+		if coff < indexHeaderSize+fanoutSize {
+			return corrupt(ix.path, toff-4, "index digest count %d exceeds file size", ix.nd)
+		}
+	}
 	if ix.ver >= 3 {
 		var c [4]byte
-		if _, err := ix.f.ReadAt(c[:], toff-4); err != nil {
+		if _, err := ix.f.ReadAt(c[:], coff); err != nil {
 			return fmt.Errorf("read index %s: %w", ix.path, err)
 		}
 		ix.nc = uint64(le.Uint32(c[:]))
 		if ix.nc > uint64(ix.size)/chunkRowSize {
-			return corrupt(ix.path, toff-4, "index chunk-frame count %d exceeds file size", ix.nc)
+			return corrupt(ix.path, coff, "index chunk-frame count %d exceeds file size", ix.nc)
 		}
 	}
 	if size := ix.wantSize(); size != uint64(ix.size) {
@@ -510,6 +562,28 @@ func (ix *indexFile) scanAll(onEntry func(int64, entry) error, onFrame func(uint
 		}
 		h.Write(cb[:4])
 	}
+	if ix.ver >= 5 {
+		var prev, row [digestRowSize]byte
+		bucket, last := 0, -1
+		for i := range ix.nd {
+			if _, err := io.ReadFull(r, row[:]); err != nil {
+				return fmt.Errorf("read index %s: %w", ix.path, err)
+			}
+			h.Write(row[:])
+			for uint64(ix.dfan[bucket]) <= i {
+				bucket++ // ends below 256: dfan[255] == nd > i
+			}
+			if bucket == last && bytes.Compare(prev[:digestKeySize], row[:digestKeySize]) > 0 {
+				return corrupt(ix.path, ix.digestOff()+int64(i*digestRowSize), "digest rows not sorted")
+			}
+			prev, last = row, bucket
+		}
+		tail := make([]byte, digestSectionSize(ix.nd)-ix.nd*digestRowSize)
+		if _, err := io.ReadFull(r, tail); err != nil {
+			return fmt.Errorf("read index %s: %w", ix.path, err)
+		}
+		h.Write(tail)
+	}
 	var tr [trailerSize]byte
 	if _, err := ix.f.ReadAt(tr[:], ix.size-trailerSize); err != nil {
 		return fmt.Errorf("read index %s: %w", ix.path, err)
@@ -529,7 +603,7 @@ func fanRange(f *[256]uint32, b byte) (lo, hi uint32) {
 
 // writeIndex writes a complete index file (entries sorted by id) and
 // fsyncs it. The file is not in force until a commit names it.
-func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, idLen int, o *Options) (int64, error) {
+func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, digests []digestRow, idLen int, o *Options) (int64, error) {
 	if err := o.fault("write", path); err != nil {
 		return 0, fmt.Errorf("write index: %w", err)
 	}
@@ -566,6 +640,7 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 		bw.Write(r.appendTo(b[:0]))
 	}
 	bw.Write(le.AppendUint32(b[:0], uint32(len(chunks))))
+	writeDigests(bw, digests)
 	if err := bw.Flush(); err != nil {
 		f.Close()
 		return 0, fmt.Errorf("write index %s: %w", path, err)
@@ -591,7 +666,7 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 		return 0, fmt.Errorf("write index %s: %w", path, err)
 	}
 	_, size := chunkSection(uint64(len(entries)), uint64(len(frames)), uint64(len(chunks)), lay)
-	return int64(size), nil
+	return int64(size + digestSectionSize(uint64(len(digests)))), nil
 }
 
 // appendTrailerHead appends the first 16 trailer bytes: entry count, frame

@@ -205,11 +205,11 @@ func testEntryLayouts(t *testing.T, idLen int) {
 		return ix
 	}
 	a, b := mk(700, 3, 200, 1<<31), mk(900, 70000, 1<<20, 70000)
-	sa, err := writeIndex(filepath.Join(dir, indexName(1)), 1, a, frames(3), nil, idLen, &Options{noSync: true})
+	sa, err := writeIndex(filepath.Join(dir, indexName(1)), 1, a, frames(3), nil, nil, idLen, &Options{noSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := writeIndex(filepath.Join(dir, indexName(2)), 2, b, frames(70000), nil, idLen, &Options{noSync: true})
+	sb, err := writeIndex(filepath.Join(dir, indexName(2)), 2, b, frames(70000), nil, nil, idLen, &Options{noSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

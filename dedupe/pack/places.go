@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"blockwarc/dedupe/chunk"
 )
@@ -112,7 +113,7 @@ func (w *Writer) NamePlaces() error {
 		return errors.New("pack: objects are named by place only in chunks")
 	}
 	if w.places == nil {
-		w.places, w.placeRefs = map[ID]ID{}, map[uint64][]uint64{}
+		w.places, w.placeRefs, w.digestIDs = map[ID]ID{}, map[uint64][]uint64{}, map[ID]ID{}
 	}
 	return nil
 }
@@ -124,6 +125,15 @@ func (w *Writer) NamePlaces() error {
 func (w *Writer) addPlace(kind Kind, data []byte, id ID, base *ID) (ID, bool, error) {
 	if p, ok := w.places[id]; ok {
 		return p, false, nil
+	}
+	digest := w.set.DigestMin > 0 && len(data) >= w.set.DigestMin
+	if digest {
+		if p, ok := w.digestIDs[id]; ok {
+			return p, false, nil
+		}
+		if p, ok := w.findDigest(id); ok {
+			return p, false, nil
+		}
 	}
 	var prev, prevRec []uint64
 	if base != nil {
@@ -139,7 +149,44 @@ func (w *Writer) addPlace(kind Kind, data []byte, id ID, base *ID) (ID, bool, er
 	}
 	p := PlaceID(n)
 	w.remember(id, p, refs)
+	if digest && isNew {
+		if n > maxPlace {
+			return ID{}, false, w.fail(fmt.Errorf("add object: place %d over the digest table's limit", n))
+		}
+		w.digests = append(w.digests, digestRow{key: [8]byte(id[:8]), place: n})
+		w.digestIDs[id] = p
+	}
 	return p, isNew, nil
+}
+
+// findDigest looks id up in the digest tables of the committed indexes
+// (docs/FORMAT.md "Digest table"): a candidate is read back and hashed
+// (Learn) before its place is taken, and on a match the frame of its
+// place record is entered into the chunk table, so that the objects
+// stored next to it (the other blocks of its page, the pages after it)
+// are found too. A table that does not read only costs the saving.
+func (w *Writer) findDigest(id ID) (ID, bool) {
+	key := [8]byte(id[:8])
+	w.s.mu.RLock()
+	idx := slices.Clone(w.s.idx)
+	w.s.mu.RUnlock()
+	var cands []uint64
+	for _, ix := range idx {
+		ix.pin()
+		ix.findDigest(key, func(n uint64) { cands = append(cands, n) })
+		ix.unpin()
+	}
+	for _, n := range cands {
+		w.Learn(PlaceID(n))
+		if p, ok := w.places[id]; ok {
+			w.st.DigestHits++
+			if err := w.cw.LearnFrame(n); err != nil {
+				w.fail(fmt.Errorf("add object: %w", err))
+			}
+			return p, true
+		}
+	}
+	return ID{}, false
 }
 
 // remember enters an object in the writer's table. The table holds at
@@ -148,11 +195,7 @@ func (w *Writer) addPlace(kind Kind, data []byte, id ID, base *ID) (ID, bool, er
 // a forgotten object is stored again, which costs size, never
 // correctness, and what is forgotten depends on the objects added alone.
 func (w *Writer) remember(id, p ID, refs []uint64) {
-	limit := w.opts.ChunkTable
-	if limit <= 0 {
-		limit = chunk.DefaultTableEntries
-	}
-	if len(w.places) >= max(limit/4, 1024) {
+	if len(w.places) >= max(w.set.ChunkTable/4, 1024) {
 		clear(w.places)
 		clear(w.placeRefs)
 	}

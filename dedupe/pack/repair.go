@@ -427,7 +427,10 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 	if n := len(m.indexes); n > 0 {
 		num = m.indexes[n-1].num + 1
 	}
-	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, m.idLen(), &s.opts)
+	// The digest rows of the indexes that still read are kept; those of
+	// a lost one are gone (objects stored again if they come back: size,
+	// never correctness).
+	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, s.keptDigests(m, chunkRows), m.idLen(), &s.opts)
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
@@ -436,7 +439,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 			return err
 		}
 	}
-	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, payload: m.payload}
+	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, settings: m.settings, payload: m.payload}
 	// Compare and swap, as a writer's commit does (the lock is held).
 	if cur, _, err := readManifest(s.dir); err != nil {
 		return fmt.Errorf("repair: reread the commit: %w", err)
@@ -601,7 +604,7 @@ func (s *Store) dropDamage(m *manifest, res *RepairResult, locs mapLocator, fram
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
-	nm := &manifest{seq: m.seq, short: m.short, indexes: m.indexes, payload: m.payload}
+	nm := &manifest{seq: m.seq, short: m.short, indexes: m.indexes, settings: m.settings, payload: m.payload}
 	next := m.packs[len(m.packs)-1].num + 1
 	var last uint32
 	for _, p := range m.packs {

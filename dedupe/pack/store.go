@@ -61,8 +61,14 @@ type Options struct {
 	// docs/FORMAT.md "Chunked objects"): tests of the frame and delta
 	// layer, and comparisons with the old layout.
 	Plain bool
-	// ChunkTable bounds the writer's table of chunk hashes, in entries of
-	// about 60 bytes (default chunk.DefaultTableEntries, 2 Mi).
+	// ChunkTable, ChainBytes, SeedBytes and DigestMin set the archive's
+	// Settings (see there): Create records them (zero: the defaults);
+	// given non-zero to a writer of an existing archive, they replace
+	// the recorded ones from its next commit on. Never derive them from
+	// the machine (memory, cores): the archive's bytes would then depend
+	// on it.
+	//
+	// ChunkTable: the writer's table of chunk hashes, in entries.
 	ChunkTable int
 	// ChainBytes bounds a chain of frames of chunks (chunk.Options,
 	// docs/FORMAT.md "Chains of frames of chunks"): 0 the default (the
@@ -74,6 +80,9 @@ type Options struct {
 	// commit's chunk writer reads back into its table when it starts
 	// (chunk.Options.SeedBytes: 0 the default, 32 MiB; negative none).
 	SeedBytes int
+	// DigestMin: objects of at least this many bytes get digest rows
+	// (0 the default, DefaultDigestMin; negative none).
+	DigestMin int
 	// SkipVerify skips the SHA-256 check of objects returned by Get (their
 	// frames are still checksummed). Verify always checks.
 	SkipVerify bool
@@ -120,6 +129,11 @@ func (o Options) NativeMemory() int64 {
 		n++ // Writer.Flush lets Workers + 1 frames compress
 	}
 	return n * 160 << 20
+}
+
+// settings are the Settings o gives explicitly (zero fields unset).
+func (o *Options) settings() Settings {
+	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.SeedBytes, ChainBytes: o.ChainBytes, DigestMin: o.DigestMin}
 }
 
 func (o Options) withDefaults() Options {
@@ -210,7 +224,8 @@ func Create(dir string, opts Options) (*Store, error) {
 	if _, err := os.Stat(filepath.Join(dir, commitName)); err == nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, fs.ErrExist)
 	}
-	if err := publishManifest(dir, &manifest{short: true}, &opts); err != nil {
+	set := opts.settings().withDefaults()
+	if err := publishManifest(dir, &manifest{short: true, settings: &set}, &opts); err != nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, err)
 	}
 	return Open(dir, opts)

@@ -29,6 +29,7 @@ type Writer struct {
 	err  error
 
 	m         *manifest // last commit
+	set       Settings  // the archive's, resolved; recorded by every commit
 	nextIndex uint32
 	pack      *os.File // current pack, nil until the first frame
 	packNum   uint32
@@ -57,7 +58,23 @@ type Writer struct {
 	// and the ref lists of those places.
 	places    map[ID]ID
 	placeRefs map[uint64][]uint64
+
+	// Digest rows (digest.go) of the objects this commit stored new,
+	// and their places by id.
+	digests   []digestRow
+	digestIDs map[ID]ID
+	st        WriterStats
 }
+
+// WriterStats count what a Writer found.
+type WriterStats struct {
+	// DigestHits counts objects found through the digest tables of
+	// earlier commits (stored once, whatever the tables held).
+	DigestHits int64
+}
+
+// Stats returns what the writer found so far.
+func (w *Writer) Stats() WriterStats { return w.st }
 
 // building is the frame being built.
 type building struct {
@@ -134,6 +151,11 @@ func (s *Store) Begin() (*Writer, error) {
 		pending: make(map[ID]pend),
 		refs:    make(map[[RefLen]byte]int),
 	}
+	w.set = Settings{}.withDefaults()
+	if m.settings != nil {
+		w.set = *m.settings
+	}
+	w.set = w.set.override(s.opts.settings())
 	w.nextIndex = 1
 	if n := len(m.indexes); n > 0 {
 		w.nextIndex = m.indexes[n-1].num + 1
@@ -493,8 +515,9 @@ func (w *Writer) Commit(payload []byte) error {
 			return w.fail(fmt.Errorf("sync pack %d: %w", w.packNum, err))
 		}
 	}
+	set := w.set
 	m := &manifest{seq: w.m.seq + 1, short: w.m.short, payload: bytes.Clone(payload),
-		indexes: slices.Clone(w.m.indexes)}
+		indexes: slices.Clone(w.m.indexes), settings: &set}
 	for _, p := range w.m.packs {
 		if n, ok := w.dirty[p.num]; ok {
 			p.size = n
@@ -531,7 +554,7 @@ func (w *Writer) Commit(payload []byte) error {
 		}
 		slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
 		num := w.nextIndex
-		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, frames, w.chunkRows, w.m.idLen(), &w.opts)
+		size, err := writeIndex(filepath.Join(w.s.dir, indexName(num)), num, entries, frames, w.chunkRows, sortDigests(w.digests), w.m.idLen(), &w.opts)
 		if err != nil {
 			return w.fail(err)
 		}
@@ -580,6 +603,8 @@ func (w *Writer) Commit(payload []byte) error {
 	clear(w.pendRefs)
 	clear(w.places)
 	clear(w.placeRefs)
+	clear(w.digestIDs)
+	w.digests = w.digests[:0]
 	w.frames, w.isChunk, w.chunkRows = w.frames[:0], w.isChunk[:0], w.chunkRows[:0]
 	idx, err := w.s.openIndexes(m)
 	if err != nil {
