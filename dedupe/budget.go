@@ -10,6 +10,11 @@ import (
 // Options.MemLimit; a program that wants its whole Go heap held near the
 // budget sets debug.SetMemoryLimit(GoHeap), as the CLI does (a library
 // must not set a process-wide limit on its own).
+//
+// The budget decides how fast and how much memory, never what is
+// stored: the tables that decide which chunks and objects are found
+// again are sized by the archive's settings (pack.Settings), the same
+// for every ingest of an archive whatever its -mem.
 type Budget struct {
 	// Sort bounds the record bytes the capture walk holds while sorting
 	// (warcio.WalkOptions.MemLimit); beyond it, sorted runs spill to disk.
@@ -23,39 +28,57 @@ type Budget struct {
 	// state outside the Go heap (pack.Options.NativeMemory), so one per
 	// 256 MiB of budget, and no more than the model workers.
 	Compress int
-	// ChunkTable bounds the pack writer's table of chunk hashes
-	// (pack.Options.ChunkTable, entries of about 64 bytes): a sixteenth
-	// of the budget, between 64 Ki and 2 Mi entries, taken from the sort.
-	// A smaller table forgets chunks sooner (size, never correctness).
-	// The writer's table of objects named by place holds a quarter as
-	// many entries, of about 150 bytes with their ref lists: within the
-	// 256 MiB of GoHeap's slack at the largest.
-	ChunkTable int
-	// GoHeap is the soft limit for the Go heap: the budget, plus 256 MiB
-	// for the encoders' buffers and the frames and bases in flight, less
-	// what the compressing frames hold outside the heap.
+	// Tables is what the pack writer's tables hold at most (TableBytes of
+	// the archive's chunk table): taken from the budget first, as far as
+	// it goes; the sort keeps at least minSort.
+	Tables int64
+	// GoHeap is the soft limit for the Go heap: the budget (or what the
+	// tables, the records in flight and the smallest sort need, when
+	// more), plus 256 MiB for the encoders' buffers and the frames and
+	// bases in flight, less what the compressing frames hold outside the
+	// heap.
 	GoHeap int64
 }
 
 // chunkEntryBytes is what one entry of the chunk table costs (a map
-// entry of a 16-byte key and a chunk number, with the map's overhead).
-const chunkEntryBytes = 64
+// entry of a 16-byte key and a chunk number, measured at 53 bytes for
+// two maps of 512 Ki entries each, with room for map growth);
+// placeEntryBytes one of the table of objects named by place (a 32-byte
+// id and place, and the ref list of a small object), which holds a
+// quarter as many.
+const (
+	chunkEntryBytes = 64
+	placeEntryBytes = 160
+)
 
-// minInFlight keeps two maximal jobs in flight however small the budget.
-const minInFlight = 2 * maxJobBytes
+// TableBytes is what a writer's tables hold at most for a chunk table of
+// entries entries (0: pack.DefaultChunkTable).
+func TableBytes(entries int) int64 {
+	if entries <= 0 {
+		entries = pack.DefaultChunkTable
+	}
+	return int64(entries)*chunkEntryBytes + int64(max(entries/4, 1024))*placeEntryBytes
+}
+
+// minInFlight keeps two maximal jobs in flight however small the budget;
+// minSort keeps the sort's runs from shrinking to nothing.
+const (
+	minInFlight = 2 * maxJobBytes
+	minSort     = 8 << 20
+)
 
 // SplitMemory divides mem (warcio.DefaultWalkMemLimit when ≤ 0) for an
-// ingest with workers model workers. Sort and InFlight add up to mem, so
-// the records held never exceed it: a quarter in flight, the chunk table,
-// the rest for the sort.
-func SplitMemory(mem int64, workers int) Budget {
+// ingest with workers model workers, into an archive whose chunk table
+// has tableEntries entries (pack.Settings.ChunkTable; 0 the default).
+// Sort, InFlight and Tables add up to mem when it holds them: a quarter
+// in flight, the tables, the rest for the sort.
+func SplitMemory(mem int64, workers, tableEntries int) Budget {
 	if mem <= 0 {
 		mem = warcio.DefaultWalkMemLimit
 	}
-	b := Budget{InFlight: max(mem/4, minInFlight)}
-	b.ChunkTable = int(min(max(mem/16/chunkEntryBytes, 64<<10), 2<<20))
-	b.Sort = max(mem-b.InFlight-int64(b.ChunkTable)*chunkEntryBytes, 1)
+	b := Budget{InFlight: max(mem/4, minInFlight), Tables: TableBytes(tableEntries)}
+	b.Sort = max(mem-b.InFlight-b.Tables, minSort)
 	b.Compress = max(1, min(workers, int(mem/(256<<20))))
-	b.GoHeap = mem + 256<<20 - pack.Options{Workers: b.Compress}.NativeMemory()
+	b.GoHeap = max(mem, b.Sort+b.InFlight+b.Tables) + 256<<20 - pack.Options{Workers: b.Compress}.NativeMemory()
 	return b
 }

@@ -18,22 +18,21 @@ func TestSplitMemory(t *testing.T) {
 	}{
 		{64 << 20, 4, 1}, {256 << 20, 1, 1}, {1 << 30, 2, 2}, {1 << 30, 8, 4}, {4 << 30, 8, 8}, {0, 2, 2},
 	} {
-		b := SplitMemory(c.mem, c.workers)
+		b := SplitMemory(c.mem, c.workers, 0)
 		mem := c.mem
 		if mem <= 0 {
 			mem = 1 << 30
 		}
-		table := int64(b.ChunkTable) * chunkEntryBytes
-		if b.Sort+b.InFlight+table > max(mem, minInFlight+table+1) || b.Sort <= 0 || b.InFlight < minInFlight {
-			t.Errorf("mem %d: sort %d + in flight %d + chunk table %d", mem, b.Sort, b.InFlight, table)
+		if b.Tables != TableBytes(pack.DefaultChunkTable) {
+			t.Errorf("mem %d: tables of %d bytes, want the archive default's %d", mem, b.Tables, TableBytes(0))
 		}
-		if b.ChunkTable < 64<<10 || b.ChunkTable > 2<<20 || mem >= 1<<30 && b.ChunkTable < 1<<20 {
-			t.Errorf("mem %d: chunk table of %d entries", mem, b.ChunkTable)
+		if b.Sort+b.InFlight+b.Tables > max(mem, minInFlight+b.Tables+minSort) || b.Sort < minSort || b.InFlight < minInFlight {
+			t.Errorf("mem %d: sort %d + in flight %d + tables %d", mem, b.Sort, b.InFlight, b.Tables)
 		}
 		if b.Compress != c.compress {
 			t.Errorf("mem %d, %d workers: %d frames compressing, want %d", mem, c.workers, b.Compress, c.compress)
 		}
-		if want := mem + 256<<20 - (pack.Options{Workers: b.Compress}).NativeMemory(); b.GoHeap != want {
+		if want := max(mem, b.Sort+b.InFlight+b.Tables) + 256<<20 - (pack.Options{Workers: b.Compress}).NativeMemory(); b.GoHeap != want {
 			t.Errorf("mem %d: Go heap %d, want %d", mem, b.GoHeap, want)
 		}
 	}

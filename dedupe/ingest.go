@@ -136,6 +136,10 @@ type Stats struct {
 	Gaps     int64 `json:"gaps"`
 	GapBytes int64 `json:"gap_bytes"`
 	Commits  int   `json:"commits"`
+	// DigestHits counts objects found through the digest tables of
+	// earlier commits (docs/FORMAT.md "Digest table"): stored before,
+	// under any URL, and not stored again.
+	DigestHits int64 `json:"digest_hits"`
 	// HistoryUnread counts the URLs whose earlier captures' header
 	// anchors were lost (with a damaged frame, after a repair without the
 	// original files): their new captures were stored without them,
@@ -182,10 +186,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	if opts.Pack.FrameSize <= 0 {
 		opts.Pack.FrameSize = DefaultFrameSize
 	}
-	budget := SplitMemory(opts.MemLimit, max(opts.Workers, 1))
-	if opts.Pack.ChunkTable <= 0 {
-		opts.Pack.ChunkTable = budget.ChunkTable
-	}
+	budget := SplitMemory(opts.MemLimit, max(opts.Workers, 1), opts.Pack.ChunkTable)
 	if opts.Pack.Workers <= 0 {
 		opts.Pack.Workers = budget.Compress
 	}
@@ -203,6 +204,8 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		return st, err
 	}
 	defer w.Close()
+	// The tables are the archive's (its settings), whatever the memory.
+	budget = SplitMemory(opts.MemLimit, max(opts.Workers, 1), w.Settings().ChunkTable)
 	if !opts.Pack.Plain {
 		// New objects are named by place: no index entry, and a few
 		// bytes in the catalog instead of an id (docs/FORMAT.md
@@ -356,5 +359,6 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	if err := g.commit(nil); err != nil {
 		return st, err
 	}
+	st.DigestHits = w.Stats().DigestHits
 	return st, nil
 }

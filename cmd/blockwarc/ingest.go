@@ -44,15 +44,26 @@ one range of URL keys (SURT), listed in ARCHIVE/SHARDS (docs/FORMAT.md,
 ingest's records (a host is split only when it is large), and kept by
 every later ingest. The shards are ingested in parallel, -workers and -mem
 divided among them; the archive does not depend on -workers, -mem or the
-order of the inputs. Every command reads a sharded archive as one.`
+order of the inputs. Every command reads a sharded archive as one.
+
+What is stored depends on the inputs and the archive's settings alone,
+never on -mem, -workers or the machine: -chunk-table and -digest-min are
+recorded when the archive is created and used by every later ingest
+(given to an existing archive, they replace its settings from then on;
+docs/FORMAT.md "Settings"). An object of -digest-min bytes or more (a
+payload, a block, a layout) that the archive holds already, under any URL
+and from any earlier ingest, is stored once: it is found through the
+digest tables of the archive's indexes.`
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
 	level := fs.Int("level", 0, "partition `LEVEL` for URLs without history: 0 the adaptive partition (blocks of single regions, as blocks, diff and the tables show them), N the fixed level N (1: the coarsest blocks, an archive 0.3-8 % smaller on the corpus); a URL keeps the level of its history")
 	shards := fs.Int("shards", 0, "`N` shards (key ranges ingested in parallel) for a new archive; an existing archive keeps its shards (0: as the archive has, 1 for a new one)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
-	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression)")
-	commitFlag := fs.String("commit", "256MiB", "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks (less under a small -mem) are stored again after it)")
+	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression, and the archive's tables about 100MiB at the default -chunk-table); it changes how fast, never what is stored")
+	commitFlag := fs.String("commit", "256MiB", "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks are found again after it only through the digest tables)")
+	chunkTable := fs.Int("chunk-table", 0, "archive setting: `N` entries in the table of chunk hashes a commit keeps (0: the archive's, 1048576 for a new one; about 100 bytes of memory an entry); more finds more near-duplicates far apart")
+	digestMin := fs.String("digest-min", "", "archive setting: objects of at least `SIZE` get a digest row and are found at any distance (\"\": the archive's, 2KiB for a new one; off: none)")
 	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
@@ -92,6 +103,23 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
 	}
 	opts.Pack.NoParity = !*withParity
+	if *chunkTable < 0 {
+		fmt.Fprintln(stderr, "blockwarc ingest: -chunk-table must be 0 or more")
+		return exitUsage
+	}
+	opts.Pack.ChunkTable = *chunkTable
+	switch *digestMin {
+	case "":
+	case "off":
+		opts.Pack.DigestMin = -1
+	default:
+		n, err := parseSize(*digestMin)
+		if err != nil || n <= 0 || n > 1<<30 {
+			fmt.Fprintf(stderr, "blockwarc ingest: bad -digest-min %q: want a size such as 2KiB, or off\n", *digestMin)
+			return exitUsage
+		}
+		opts.Pack.DigestMin = int(n)
+	}
 	// The soft limit makes the collector hold the whole process near the
 	// budget instead of letting garbage double the heap (dedupe.Budget).
 	nShards := max(*shards, 1)

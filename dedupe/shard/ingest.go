@@ -39,7 +39,7 @@ func Split(mem int64, workers, shards int) (shardMem int64, shardWorkers, concur
 	shardWorkers = max(1, workers/concurrent)
 	shardMem = mem / int64(concurrent)
 	for range concurrent {
-		goHeap += dedupe.SplitMemory(shardMem, shardWorkers).GoHeap
+		goHeap += dedupe.SplitMemory(shardMem, shardWorkers, 0).GoHeap
 	}
 	return shardMem, shardWorkers, concurrent, goHeap
 }
@@ -231,6 +231,7 @@ func sumStats(s []dedupe.Stats) dedupe.Stats {
 		t.GapBytes += x.GapBytes
 		t.Commits += x.Commits
 		t.HistoryUnread += x.HistoryUnread
+		t.DigestHits += x.DigestHits
 		if x.Recovered != "" {
 			if t.Recovered != "" {
 				t.Recovered += "; "

@@ -1,0 +1,210 @@
+package dedupe
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"blockwarc/dedupe/pack"
+	"blockwarc/internal/sharedtest"
+)
+
+// BenchmarkScale (make bench-scale) scales the bounds down instead of
+// the data up: every corpus site mixed into one collection and ingested
+// one crawl at a time in date order, as a domain crawl arrives, once at
+// -mem 64MiB and once at -mem 4GiB. After every tenth of the input it
+// logs the archive's bytes (per input GB, and against each input file
+// compressed on its own with `zstd -19 --long=27`: what recompressing
+// WARC files gives once a collection outgrows a codec's window), the
+// ingest CPU-seconds per input GB of that tenth, restore p50/p99 of 200
+// random captures (a cold 4 MiB cache), peak RSS of that tenth, and the
+// bytes of indexes and catalog. At the end: the two archives compared
+// file by file (x-mem64-vs-4g, identical), against `xz -9e` and
+// `zstd -19 --long=27` of the whole collection sorted by URL and time
+// (no random access), and how cost grew from the first tenth to the
+// last (x-growth-*).
+func BenchmarkScale(b *testing.B) {
+	files := sharedtest.CorpusFiles(b)
+	// Crawl date order: the files are SITE-YYYYMMDDhhmmss.warc.gz.
+	date := func(f string) string {
+		base := strings.TrimSuffix(filepath.Base(f), ".warc.gz")
+		return base[strings.LastIndexByte(base, '-')+1:] + base
+	}
+	slices.SortFunc(files, func(x, y string) int { return strings.Compare(date(x), date(y)) })
+	zstdPath, err := exec.LookPath("zstd")
+	if err != nil {
+		b.Skipf("zstd command not found (Debian package zstd): %v", err)
+	}
+	// Each input file on its own: records and `zstd -19 --long=27`.
+	recBytes, perFile := make([]int64, len(files)), make([]int64, len(files))
+	for i, f := range files {
+		recBytes[i], perFile[i] = zstdAlone(b, zstdPath, f)
+	}
+	var total int64
+	for _, n := range recBytes {
+		total += n
+	}
+	b.Logf("%d crawls of %d sites, %.1f MB of records; each file alone at zstd -19 --long=27: %d bytes", len(files), len(corpusSites), float64(total)/1e6, sum(perFile))
+
+	type tenth struct{ bytesPerCapture, cpuPerGB, p99 float64 }
+	archives := map[int64]string{}
+	var growth [2]tenth
+	for _, mem := range []int64{64 << 20, 4 << 30} {
+		arch := filepath.Join(b.TempDir(), "scale.bwa")
+		archives[mem] = arch
+		old := debug.SetMemoryLimit(SplitMemory(mem, 1, 0).GoHeap)
+		resetPeakRSS()
+		var in, zs, cpuTenth, inTenth int64
+		var capsBefore int64
+		var sizeBefore int64
+		next := total / 10
+		for i, f := range files {
+			c0 := cpuTime()
+			if _, err := Ingest(context.Background(), arch, []string{f}, Options{MemLimit: mem}); err != nil {
+				b.Fatal(err)
+			}
+			cpuTenth += cpuTime() - c0
+			in += recBytes[i]
+			inTenth += recBytes[i]
+			zs += perFile[i]
+			if in < next && i < len(files)-1 {
+				continue
+			}
+			next += total / 10
+			size := dirSize(b, arch)
+			st := storeStats(b, arch)
+			caps, p50, p99 := restoreSample(b, arch, 200)
+			bpc := float64(size-sizeBefore) / float64(max(caps-capsBefore, 1))
+			cpuGB := float64(cpuTenth) / 1e9 / (float64(inTenth) / 1e9)
+			b.Logf("-mem %-5s %3.0f%%: input %6.1f MB, archive %8d B (%5.0f KB/GB, x-zstd-per-file %.4f), %5.0f B/new capture, ingest %5.1f CPU-s/GB, restore p50 %.2f p99 %.2f ms, peak RSS %4d MB, index %d B, catalog %d B",
+				formatSize(mem), 100*float64(in)/float64(total), float64(in)/1e6, size, float64(size)/1e3/(float64(in)/1e9),
+				float64(size)/float64(zs), bpc, cpuGB, p50, p99, peakRSS()>>20, st.IndexBytes, st.Kinds[pack.KindVersionCatalog].Stored)
+			t := tenth{bpc, cpuGB, p99}
+			if capsBefore == 0 {
+				growth[0] = t
+			}
+			growth[1] = t
+			sizeBefore, capsBefore, cpuTenth, inTenth = size, caps, 0, 0
+			resetPeakRSS()
+			if i == len(files)-1 {
+				b.ReportMetric(float64(size)/float64(zs), "x-zstd-per-file-"+formatSize(mem))
+			}
+		}
+		debug.SetMemoryLimit(old)
+	}
+	b.ReportMetric(growth[1].bytesPerCapture/growth[0].bytesPerCapture, "x-growth-bytes-per-capture")
+	b.ReportMetric(growth[1].cpuPerGB/growth[0].cpuPerGB, "x-growth-cpu-per-GB")
+	b.ReportMetric(growth[1].p99/growth[0].p99, "x-growth-restore-p99")
+
+	small, large := archiveFiles(b, archives[64<<20]), archiveFiles(b, archives[4<<30])
+	identical := len(small) == len(large)
+	for name, data := range small {
+		if !bytes.Equal(large[name], data) {
+			identical = false
+			b.Logf("%s differs between -mem 64MiB and 4GiB", name)
+		}
+	}
+	b.ReportMetric(float64(dirBytes(small))/float64(dirBytes(large)), "x-mem64-vs-4g")
+	b.ReportMetric(map[bool]float64{true: 1}[identical], "identical")
+	zsorted, xzsorted, _ := sortedCompressed(b, files, true)
+	size := float64(dirBytes(large))
+	b.ReportMetric(size/float64(zsorted), "x-zstd-sorted")
+	if xzsorted > 0 {
+		b.ReportMetric(size/float64(xzsorted), "x-xz-sorted")
+	}
+	b.Logf("whole collection sorted: zstd -19 --long=27 %d B, xz -9e %d B; archive %d B", zsorted, xzsorted, int64(size))
+}
+
+func sum(xs []int64) (n int64) {
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// zstdAlone returns the record bytes of a .warc.gz file and the size of
+// `zstd -19 --long=27` of them.
+func zstdAlone(b *testing.B, zstdPath, file string) (int64, int64) {
+	f, err := os.Open(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cw countWriter
+	cmd := exec.Command(zstdPath, "-19", "--long=27", "-q", "-c")
+	cmd.Stdin, cmd.Stdout = bytes.NewReader(raw), &cw
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("zstd: %v", err)
+	}
+	return int64(len(raw)), cw.n
+}
+
+// dirSize is the bytes of an archive's files.
+func dirSize(b *testing.B, dir string) int64 {
+	return dirBytes(archiveFiles(b, dir))
+}
+
+// restoreSample restores n captures picked at random (a fixed seed) from
+// the archive opened anew, and returns its capture count and restore
+// p50 and p99 in milliseconds.
+func restoreSample(b *testing.B, arch string, n int) (int64, float64, float64) {
+	a, vs := openVersions(b, arch)
+	defer a.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	lat := make([]time.Duration, n)
+	for i := range lat {
+		v := vs[rng.IntN(len(vs))]
+		t0 := time.Now()
+		if _, err := a.Restore(&v); err != nil {
+			b.Fatal(err)
+		}
+		lat[i] = time.Since(t0)
+	}
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return int64(len(vs)), ms(lat[n/2]), ms(lat[n*99/100])
+}
+
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// resetPeakRSS resets the process's peak RSS (Linux: clear_refs 5), so
+// that peakRSS measures from now on; where it cannot, peakRSS is the
+// process's whole peak.
+func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS is VmHWM of /proc/self/status, in bytes (0 when unknown).
+func peakRSS() int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}
