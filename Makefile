@@ -21,7 +21,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # compression), tested again under the race detector.
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./export/tables
 
-.PHONY: all build run test vet lint unit race bench bench-crawls bench-ingest fuzz npm clean test-beam bench-beam
+.PHONY: all build run test vet lint unit race bench bench-crawls bench-ingest bench-scale fuzz npm clean test-beam bench-beam
 
 all: build
 
@@ -132,3 +132,10 @@ fuzz:
 
 clean:
 	rm -rf bin out
+
+# An archive grown a crawl at a time, every corpus site mixed, at -mem
+# 64MiB and 4GiB: bytes, CPU, restore latency, RSS and index sizes after
+# every tenth of the input, as ratios (BenchmarkScale in dedupe). Needs
+# ../shared and the zstd and xz commands; several minutes.
+bench-scale:
+	$(GO) test -run '^$$' -bench 'Scale$$' -benchtime 1x -timeout 60m -v ./dedupe/
