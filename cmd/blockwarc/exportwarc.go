@@ -35,7 +35,7 @@ and a.warc.lz4, keep their whole name plus .plain); an existing file is
 not overwritten. -original writes the files as they were given,
 compressed, bit for bit, under their own names, checked against the
 SHA-256 of the file recorded at ingest: possible for a gzip file whose
-members the system zlib reproduces (blockwarc ls -files says which; a
+members zlib reproduces (blockwarc ls -files says which; a
 build without cgo has no zlib and writes none); a file that cannot be so
 restored is not written, and says why. A line
 per file on stderr says whether it restored exactly; exit status 1 when

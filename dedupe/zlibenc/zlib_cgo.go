@@ -3,8 +3,10 @@
 package zlibenc
 
 /*
-#cgo LDFLAGS: -lz
-#include <zlib.h>
+// The vendored zlib (zlib/, compiled by the zlib_*.c files), not the
+// host's libz: see the package comment.
+#include "zlib_prefix.h"
+#include "zlib/zlib.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,8 @@ typedef struct {
 // pending buffer, 384 KiB, and the state itself); zlib allocates it in
 // deflateInit2 and frees it all in deflateEnd.
 enum { bw_arena = 512 << 10 };
+
+static const char *bw_version(void) { return zlibVersion(); }
 
 static voidpf bw_alloc(voidpf opaque, uInt items, uInt size) {
 	bw_stream *b = opaque;
@@ -125,8 +129,8 @@ import (
 // Available says whether this build can deflate with zlib.
 const Available = true
 
-// Version is the version of the zlib linked in.
-func Version() string { return C.GoString(C.zlibVersion()) }
+// Version is the version of the zlib compiled in.
+func Version() string { return C.GoString(C.bw_version()) }
 
 // maxInput bounds one call: zlib's avail_in is 32 bits.
 const maxInput = 1 << 31

@@ -1,16 +1,20 @@
-// Package zlibenc is the system zlib's raw deflate encoder, through cgo,
-// so that gzip members written by zlib (wget, Heritrix, the gzip tool)
-// can be re-deflated bit for bit from their decompressed bytes: no Go
-// deflate implementation produces zlib's output.
+// Package zlibenc is zlib's raw deflate encoder, through cgo, so that
+// gzip members written by zlib (wget, Heritrix, the gzip tool) can be
+// re-deflated bit for bit from their decompressed bytes: no Go deflate
+// implementation produces zlib's output.
 //
 // Durability. A restore depends on zlib producing the bytes it produced
-// at ingest. zlib's deflate output has been stable across 1.2.x releases
-// for given settings, but that is not promised: TestGolden pins the
-// SHA-256 of the output of every setting Find tries on a fixed document,
-// and records the zlib version it was pinned with (1.2.13), so a build
-// against a zlib whose output differs fails the test instead of writing
+// at ingest, on whatever host it runs. So the encoder is not the host's
+// libz (another version, or zlib-ng, which writes other bytes: issue
+// 34) but zlib 1.2.13's deflate sources, vendored unmodified in zlib/
+// (tag v1.2.13 of github.com/madler/zlib, commit 04f42ce; its LICENSE
+// there) and compiled into the package under zlib_prefix.h's bwz_ names,
+// so no system libz can stand in for them; TestNoSystemZlib checks the
+// binary. TestGolden pins the SHA-256 of the output of every setting
+// Candidates returns on a fixed document, so a change to the vendored
+// copy that changes its output fails the test instead of writing
 // archives that cannot be restored. A restore checks the rebuilt file's
-// SHA-256 anyway: a differing zlib makes it fail, never return wrong
+// SHA-256 anyway: a differing encoder makes it fail, never return wrong
 // bytes.
 //
 // A build without cgo (CGO_ENABLED=0) has no encoder: Available is false
