@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/DataDog/zstd v1.5.7
 	github.com/PlakarKorp/go-cdc-chunkers v1.1.0
+	github.com/abadojack/whatlanggo v1.0.1
 	github.com/andybalholm/brotli v1.2.8
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/klauspost/compress v1.20.3
@@ -22,7 +23,6 @@ require (
 
 require (
 	github.com/JohnCGriffin/overflow v0.0.0-20211019200055-46fa312c352c // indirect
-	github.com/abadojack/whatlanggo v1.0.1 // indirect
 	github.com/apache/thrift v0.20.0 // indirect
 	github.com/goccy/go-json v0.10.3 // indirect
 	github.com/golang/snappy v0.0.4 // indirect

@@ -29,17 +29,20 @@ func buildBinary(t *testing.T) string {
 // killInput is a small input with many URLs and the -commit that cuts it
 // into many commits: the first six files of the mkdocs-org corpus site
 // (about 30 URLs) when ../shared is there and not -short, else eight
-// files of testdata/samples (6 URLs, a commit after each).
+// files of testdata/samples (6 URLs, a commit after each); under CI=true
+// a missing corpus fails the test (sharedtest.Optional).
 func killInput(t *testing.T) (inputs []string, commit string) {
 	t.Helper()
-	site := filepath.Join(sharedtest.RepoRoot(t), "..", "shared", "corpus", "mkdocs-org")
-	files, _ := filepath.Glob(filepath.Join(site, "*.warc.gz"))
-	if len(files) >= 6 && !testing.Short() {
+	if site, ok := sharedtest.Optional(t, "corpus", "mkdocs-org"); ok {
+		files, _ := filepath.Glob(filepath.Join(site, "*.warc.gz"))
+		if len(files) < 6 {
+			t.Fatalf("%s: %d .warc.gz files, want 6 or more: the shared corpus is incomplete", site, len(files))
+		}
 		slices.Sort(files)
 		return files[:6], "16KiB"
 	}
-	t.Logf("corpus not used (-short, or %s not found): killing ingests of testdata/samples", site)
-	files, _ = filepath.Glob(filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples", "*.warc.gz"))
+	t.Log("killing ingests of testdata/samples")
+	files, _ := filepath.Glob(filepath.Join(sharedtest.RepoRoot(t), "testdata", "samples", "*.warc.gz"))
 	if len(files) < 8 {
 		t.Fatalf("testdata/samples: %d files", len(files))
 	}

@@ -60,6 +60,32 @@ func Dir(tb testing.TB, sub ...string) string {
 	return d
 }
 
+// Optional is Dir for a test that has a fallback when the data is
+// missing (smaller inputs, fewer fuzz seeds): it returns the path of
+// ../shared/<sub...> and true, or, when that path does not exist, logs
+// the reason and returns false; under CI=true a missing path fails the
+// test all the same, as the fallback would check less than CI must. With
+// go test -short, a path in the corpus is reported missing without
+// failing, as by Dir.
+func Optional(tb testing.TB, sub ...string) (string, bool) {
+	tb.Helper()
+	rel := filepath.ToSlash(filepath.Join(append([]string{"..", "shared"}, sub...)...))
+	if len(sub) > 0 && sub[0] == "corpus" && testing.Short() {
+		tb.Logf("%s not used in -short mode", rel)
+		return "", false
+	}
+	d := filepath.Join(RepoRoot(tb), "..", "shared", filepath.Join(sub...))
+	if _, err := os.Stat(d); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s not found (%s) (CI=true: a missing input fails the test)", rel, d)
+			return "", false
+		}
+		tb.Logf("%s not found (%s): the test runs without it", rel, d)
+		return "", false
+	}
+	return d, true
+}
+
 // Interop returns ../shared/testdata/interop, the WARC files of other
 // tools' test suites; as Dir when it is missing.
 func Interop(tb testing.TB) string {

@@ -93,3 +93,19 @@ func TestCopyDir(t *testing.T) {
 		t.Fatalf("subdirectory copied: %v", err)
 	}
 }
+
+// TestOptionalMissing: a missing path is reported as such, the test going
+// on outside CI and failing under CI=true.
+func TestOptionalMissing(t *testing.T) {
+	t.Setenv("CI", "")
+	r := &recorder{TB: t}
+	if d, ok := Optional(r, "no-such-dir"); ok || d != "" || r.skipped != "" || r.failed != "" {
+		t.Errorf("outside CI: %q, %v, skipped %q, failed %q; want not found, the test going on", d, ok, r.skipped, r.failed)
+	}
+
+	t.Setenv("CI", "true")
+	r = &recorder{TB: t}
+	if _, ok := Optional(r, "no-such-dir"); ok || !strings.HasPrefix(r.failed, "../shared/no-such-dir not found") || !strings.Contains(r.failed, "CI=true") {
+		t.Errorf("under CI=true: %v, failed %q; want a failure naming the path and CI", ok, r.failed)
+	}
+}
