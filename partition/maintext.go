@@ -159,8 +159,12 @@ func (m *mainExtractor) extract() string {
 }
 
 var (
-	positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text", "blog", "story", "prose"}
+	positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "blog", "story", "prose"}
 	negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "social", "newsletter", "subscribe", "popup", "modal", "cookie", "byline", "author", "caption", "breadcrumb", "nav", "menu", "disclaimer", "recirc", "trending", "popular", "signup", "paywall", "login", "ad-", "-ad", "ads"}
+	// positiveTokens are content names that are also parts of other
+	// words ("polltext", "text_topbox_subhead"): they count as whole
+	// class or id tokens only.
+	positiveTokens = []string{"text"}
 	// unlikelyNames mark candidates that are never the article itself.
 	unlikelyNames = []string{"comment", "sidebar", "footer", "related", "share", "social", "cookie", "newsletter", "popup", "modal", "recirc", "promo", "sponsor", "nav", "menu", "breadcrumb", "outbrain", "taboola", "trending"}
 )
@@ -169,6 +173,20 @@ func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
 			return true
+		}
+	}
+	return false
+}
+
+// hasToken reports whether one of the whitespace-separated class and id
+// tokens of s is one of names: a whole token, so that "polltext" or
+// "text_topbox_subhead" is not "text".
+func hasToken(s string, names []string) bool {
+	for _, tok := range strings.Fields(s) {
+		for _, name := range names {
+			if tok == name {
+				return true
+			}
 		}
 	}
 	return false
@@ -188,7 +206,7 @@ func classWeight(n *Node) float64 {
 	if containsAny(s, negativeNames) {
 		w -= 25
 	}
-	if containsAny(s, positiveNames) {
+	if containsAny(s, positiveNames) || hasToken(s, positiveTokens) {
 		w += 25
 	}
 	return w

@@ -1,0 +1,46 @@
+package partition
+
+import (
+	"strings"
+	"testing"
+)
+
+// Issue 35: causes of main-text errors on pages nobody here had looked
+// at. Each case is a made-up page that shows one cause: what must be
+// kept and what must not be.
+
+// sentences returns n made-up sentences about a harbour, each with a
+// comma, numbered so no two are the same.
+func sentences(topic string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(topic)
+		b.WriteString(" number ")
+		b.WriteString(strings.Repeat("i", i+1))
+		b.WriteString(" was built in the spring, and the town paid for it with a loan. ")
+	}
+	return b.String()
+}
+
+func checkMainText(t *testing.T, page string, keep, drop []string) {
+	t.Helper()
+	got := MainText(partitionString(t, page, Options{}))
+	for _, k := range keep {
+		if !strings.Contains(got, k) {
+			t.Errorf("%q missing from %q", k, got)
+		}
+	}
+	for _, d := range drop {
+		if strings.Contains(got, d) {
+			t.Errorf("%q kept in %q", d, got)
+		}
+	}
+}
+
+// A class name holding "text" as part of a longer word (a poll box, a
+// subhead box) is not a content name.
+func TestMainTextNameInsideWord(t *testing.T) {
+	page := `<html><body><div id="x1"><p>` + sentences("The pier", 2) + `</p><p>` + sentences("The quay", 2) + `</p><p>` + sentences("The dock", 2) + `</p></div>` +
+		`<div class="polltext"><p>Should the town build another pier next year?</p><p>Vote now and see what your neighbours think of it.</p></div></body></html>`
+	checkMainText(t, page, []string{"The pier number i was built"}, []string{"Should the town build", "Vote now"})
+}
