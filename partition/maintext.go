@@ -160,7 +160,7 @@ func (m *mainExtractor) extract() string {
 
 var (
 	positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "blog", "story", "prose"}
-	negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "social", "newsletter", "subscribe", "popup", "modal", "cookie", "byline", "author", "caption", "breadcrumb", "nav", "menu", "disclaimer", "recirc", "trending", "popular", "signup", "paywall", "login", "ad-", "-ad", "ads"}
+	negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "social", "newsletter", "subscribe", "popup", "modal", "cookie", "byline", "author", "caption", "breadcrumb", "nav", "menu", "disclaimer", "recirc", "trending", "popular", "signup", "login", "ad-", "-ad", "ads"}
 	// positiveTokens are content names that are also parts of other
 	// words ("polltext", "text_topbox_subhead"): they count as whole
 	// class or id tokens only.

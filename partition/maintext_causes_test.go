@@ -44,3 +44,10 @@ func TestMainTextNameInsideWord(t *testing.T) {
 		`<div class="polltext"><p>Should the town build another pier next year?</p><p>Vote now and see what your neighbours think of it.</p></div></body></html>`
 	checkMainText(t, page, []string{"The pier number i was built"}, []string{"Should the town build", "Vote now"})
 }
+
+// A paywall container holds the rest of the article: it is not pruned
+// for its name.
+func TestMainTextPaywall(t *testing.T) {
+	page := articlePageHTML(`<div class="paywall"><p>` + sentences("The ferry", 3) + `</p><p>` + sentences("The lighthouse", 3) + `</p></div>`)
+	checkMainText(t, page, []string{"The ferry number i", "The lighthouse number iii"}, nil)
+}
