@@ -283,7 +283,15 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		switch nd.Tag {
 		case "p", "pre", "td", "blockquote":
 			textLen = m.runes(span{i, x.end[i]})
-		case "div", "section", "article", "main", "span", "font", "center", "li", "dd":
+		case "div", "section", "article", "main", "li", "dd":
+			textLen = m.directRunes(i)
+		case "span", "font", "center":
+			// Inline: its text is already its block's own text when the
+			// block votes (<div><font><font>… counts once, not once per
+			// level).
+			if m.inVotingBlock(i) {
+				continue
+			}
 			textLen = m.directRunes(i)
 		default:
 			continue
@@ -348,6 +356,28 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		b.WriteByte('\n')
 	}
 	return strings.TrimSpace(collapseBreaks(b.String()))
+}
+
+// inVotingBlock reports whether the nearest ancestor of i that is not
+// inline is an element whose vote counts i's text: a paragraph-like
+// element (all its text) or a container (its own inline text).
+func (m *mainExtractor) inVotingBlock(i int32) bool {
+	for p, ok := m.parentIndex(i); ok; p, ok = m.parentIndex(p) {
+		tag := m.x.nodes[p].Tag
+		if !breakTags[tag] && tag != "span" && tag != "font" && tag != "center" {
+			// another inline element (a, em, b): part of the own text
+			// of the block around it
+			continue
+		}
+		switch tag {
+		case "span", "font", "center":
+			continue
+		case "p", "pre", "td", "blockquote", "div", "section", "article", "main", "li", "dd":
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // unlikely reports whether a paragraph sits inside a region whose name

@@ -45,6 +45,13 @@ func TestMainTextNameInsideWord(t *testing.T) {
 	checkMainText(t, page, []string{"The pier number i was built"}, []string{"Should the town build", "Vote now"})
 }
 
+// Text inside nested inline tags counts once, not once per tag.
+func TestMainTextNestedInline(t *testing.T) {
+	article := `<div class="w"><div id="x2"><p>` + sentences("The pier", 2) + `</p><p>` + sentences("The quay", 2) + `</p><p>` + sentences("The dock", 2) + `</p></div></div>`
+	blurb := `<div><div><font><font><font>About the town: a small place by the sea, with a harbour, a market, a school, a church and a mill, and a ferry twice a day in summer, since the old bridge fell. It has a museum of the sea as well, open on weekdays from nine until five in the evening, and on Saturdays in the summer months.</font></font></font></div></div>`
+	checkMainText(t, `<html><body>`+article+blurb+`</body></html>`, []string{"The pier number i was built"}, []string{"About the town"})
+}
+
 // A paywall container holds the rest of the article: it is not pruned
 // for its name.
 func TestMainTextPaywall(t *testing.T) {
