@@ -305,6 +305,17 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		own[i] = int32(textLen)
 		sc := 1 + float64(sum(m.commas, span{i, x.end[i]})) + min(float64(textLen/100), 3)
 		p, ok := m.parentIndex(i)
+		switch nd.Tag {
+		case "div", "section", "article", "main":
+			// Loose text beside blocks of a container is a paragraph of
+			// the container, as if wrapped in a <p>: the container
+			// scores it first, not only its parent. A div of inline
+			// text alone is itself the paragraph (readability's div to
+			// p).
+			if m.hasBlockChild(i) {
+				p, ok = i, true
+			}
+		}
 		for level := 0; ok && level < 5; level++ {
 			m.initNode(p, x.nodes[p].Tag)
 			div := 1.0
@@ -356,6 +367,18 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		b.WriteByte('\n')
 	}
 	return strings.TrimSpace(collapseBreaks(b.String()))
+}
+
+// hasBlockChild reports whether element i has a visible child element
+// that starts a block of its own (a line break is not one).
+func (m *mainExtractor) hasBlockChild(i int32) bool {
+	x := m.x
+	for j := i + 1; j < x.end[i]; j = x.end[j] {
+		if nd := x.nodes[j]; nd.Kind == ElementNode && breakTags[nd.Tag] && nd.Tag != "br" && !x.hidden[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // inVotingBlock reports whether the nearest ancestor of i that is not

@@ -58,3 +58,12 @@ func TestMainTextPaywall(t *testing.T) {
 	page := articlePageHTML(`<div class="paywall"><p>` + sentences("The ferry", 3) + `</p><p>` + sentences("The lighthouse", 3) + `</p></div>`)
 	checkMainText(t, page, []string{"The ferry number i", "The lighthouse number iii"}, nil)
 }
+
+// Loose text directly in a div scores the div itself, as a paragraph
+// wrapped in it would: the div, not the wrapper around it and its
+// neighbours, is the content.
+func TestMainTextLooseText(t *testing.T) {
+	page := `<html><body><div class="wrap"><div class="a">` + sentences("The pier", 4) + `<h2>The quay</h2>` + sentences("The quay", 4) + `</div>` +
+		`<div class="b"><p>Sign up for the weekly harbour letter today</p></div><div class="d"><p>Tide tables for the coming week</p></div></div></body></html>`
+	checkMainText(t, page, []string{"The pier number i was", "The quay number iiii"}, []string{"harbour letter", "Tide tables"})
+}
