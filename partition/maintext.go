@@ -274,6 +274,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	m.score = make([]float64, n)
 	m.scored = make([]bool, n)
 	own := make([]int32, n)
+	var segs []segment
 	for i := int32(0); i < int32(n); i++ {
 		nd := x.nodes[i]
 		if nd.Kind != ElementNode || x.hidden[i] {
@@ -303,8 +304,21 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			continue
 		}
 		own[i] = int32(textLen)
-		sc := 1 + float64(sum(m.commas, span{i, x.end[i]})) + min(float64(textLen/100), 3)
 		p, ok := m.parentIndex(i)
+		if segs = m.breakParagraphs(i, segs[:0]); len(segs) >= 2 {
+			// Paragraphs set apart by <br><br> (an article written as
+			// one cell or div) are paragraphs each, as readability's
+			// <br><br> to <p>: of the element itself, or of the parent
+			// for a <p> or <pre>.
+			if nd.Tag != "p" && nd.Tag != "pre" {
+				p, ok = i, true
+			}
+			for _, sg := range segs {
+				m.vote(p, ok, 1+float64(sg.commas)+min(float64(sg.runes/100), 3))
+			}
+			continue
+		}
+		sc := 1 + float64(sum(m.commas, span{i, x.end[i]})) + min(float64(textLen/100), 3)
 		switch nd.Tag {
 		case "div", "section", "article", "main":
 			// Loose text beside blocks of a container is a paragraph of
@@ -316,17 +330,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 				p, ok = i, true
 			}
 		}
-		for level := 0; ok && level < 5; level++ {
-			m.initNode(p, x.nodes[p].Tag)
-			div := 1.0
-			if level == 1 {
-				div = 2
-			} else if level > 1 {
-				div = float64(level * 3)
-			}
-			m.score[p] += sc / div
-			p, ok = m.parentIndex(p)
-		}
+		m.vote(p, ok, sc)
 	}
 	m.para = make([]int32, n+1)
 	for i := 0; i < n; i++ {
@@ -367,6 +371,72 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		b.WriteByte('\n')
 	}
 	return strings.TrimSpace(collapseBreaks(b.String()))
+}
+
+// vote adds a paragraph's score sc to p (when ok) and four of its
+// ancestors: in full, ½, then 1/(3·level).
+func (m *mainExtractor) vote(p int32, ok bool, sc float64) {
+	for level := 0; ok && level < 5; level++ {
+		m.initNode(p, m.x.nodes[p].Tag)
+		div := 1.0
+		if level == 1 {
+			div = 2
+		} else if level > 1 {
+			div = float64(level * 3)
+		}
+		m.score[p] += sc / div
+		p, ok = m.parentIndex(p)
+	}
+}
+
+// segment is a run of an element's own inline text between paragraph
+// breaks: its runes and commas.
+type segment struct{ runes, commas int }
+
+// breakParagraphs appends to segs the runs of element i's own inline
+// text (text and inline children) that a run of two or more <br>
+// (whitespace between them aside) sets apart, each of at least
+// minParagraphRunes. It returns segs unchanged when there is no such
+// run of <br>.
+func (m *mainExtractor) breakParagraphs(i int32, segs []segment) []segment {
+	x := m.x
+	base := len(segs)
+	var cur segment
+	brs, split := 0, false
+	flush := func() {
+		if cur.runes >= minParagraphRunes {
+			segs = append(segs, cur)
+		}
+		cur = segment{}
+	}
+	for j := i + 1; j < x.end[i]; j = x.end[j] {
+		nd := x.nodes[j]
+		if x.hidden[j] {
+			continue
+		}
+		s := span{j, x.end[j]}
+		switch {
+		case nd.Kind == TextNode && len(bytes.TrimSpace(x.text[x.textOff[j]:x.textOff[x.end[j]]])) == 0:
+			continue // whitespace between <br>s
+		case nd.Kind == ElementNode && nd.Tag == "br":
+			if brs++; brs == 2 {
+				flush()
+				split = true
+			}
+			continue
+		case nd.Kind == ElementNode && breakTags[nd.Tag]:
+			flush() // a block child: its text is not the element's own
+		case nd.Kind == TextNode || nd.Kind == ElementNode:
+			cur.runes += m.runes(s)
+			cur.commas += int(sum(m.commas, s))
+		}
+		brs = 0
+	}
+	flush()
+	if !split {
+		return segs[:base]
+	}
+	return segs
 }
 
 // hasBlockChild reports whether element i has a visible child element

@@ -45,6 +45,24 @@ func TestMainTextNameInsideWord(t *testing.T) {
 	checkMainText(t, page, []string{"The pier number i was built"}, []string{"Should the town build", "Vote now"})
 }
 
+// An article set as one cell of <br><br>-separated paragraphs is many
+// paragraphs, not one: it outscores a column of one-line comments.
+func TestMainTextBreakParagraphs(t *testing.T) {
+	var cell strings.Builder
+	for i := range 6 {
+		if i > 0 {
+			cell.WriteString("<br>\n<br>")
+		}
+		cell.WriteString("Paragraph " + strings.Repeat("I", i+1) + " tells how the harbour wall was rebuilt in stone after the storm of the winter before last and what it cost the town")
+	}
+	var comments strings.Builder
+	for i := range 8 {
+		comments.WriteString(`<div class="c"><p>Reader ` + strings.Repeat("x", i+1) + ` says this was a fine piece of work</p></div>`)
+	}
+	page := `<html><body><table><tr><td class="cell">` + cell.String() + `</td></tr></table><div class="thread">` + comments.String() + `</div></body></html>`
+	checkMainText(t, page, []string{"Paragraph I tells how", "Paragraph IIIIII tells how"}, []string{"Reader x says"})
+}
+
 // Text inside nested inline tags counts once, not once per tag.
 func TestMainTextNestedInline(t *testing.T) {
 	article := `<div class="w"><div id="x2"><p>` + sentences("The pier", 2) + `</p><p>` + sentences("The quay", 2) + `</p><p>` + sentences("The dock", 2) + `</p></div></div>`
