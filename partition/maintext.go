@@ -54,11 +54,60 @@ func mainText(res *Result, withTitle bool) string {
 	if res == nil || res.Root == nil {
 		return ""
 	}
+	if doc, ok := closeTitle(res); ok {
+		if r, err := Partition(doc, Options{Charset: res.Charset}); err == nil {
+			res = r
+		}
+	}
 	x := buildIndex(res, Options{})
 	m := &mainExtractor{x: x, res: res, withTitle: withTitle}
 	m.prefixes()
 	m.pruneLabels()
 	return m.extract()
+}
+
+// closeTitle returns a copy of the document with "</title>" put before
+// the first tag after its <title>, when the title is never closed: the
+// tokenizer then reads the rest of the page as title text (HTML5), and
+// the page has nothing to show. Read the way its author meant it, the
+// title ends where the markup starts again.
+func closeTitle(res *Result) ([]byte, bool) {
+	t := firstElement(res.Root, "title")
+	if t == nil || len(t.Children) == 0 || t.Children[0].Kind != TextNode {
+		return nil, false
+	}
+	off := t.Children[0].Start
+	if off < 0 || off > len(res.Doc) {
+		return nil, false
+	}
+	if e, ok := rawTextEnd(res.Doc, off, "title"); !ok || e < len(res.Doc) {
+		return nil, false
+	}
+	k := bytes.IndexByte(res.Doc[off:], '<')
+	if k < 0 {
+		return nil, false
+	}
+	doc := make([]byte, 0, len(res.Doc)+len("</title>"))
+	doc = append(doc, res.Doc[:off+k]...)
+	doc = append(doc, "</title>"...)
+	return append(doc, res.Doc[off+k:]...), true
+}
+
+// firstElement returns the first element with tag in n's subtree, in
+// document order, or nil.
+func firstElement(n *Node, tag string) *Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == ElementNode && n.Tag == tag {
+		return n
+	}
+	for _, c := range n.Children {
+		if f := firstElement(c, tag); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 type mainExtractor struct {

@@ -85,3 +85,10 @@ func TestMainTextLooseText(t *testing.T) {
 		`<div class="b"><p>Sign up for the weekly harbour letter today</p></div><div class="d"><p>Tide tables for the coming week</p></div></div></body></html>`
 	checkMainText(t, page, []string{"The pier number i was", "The quay number iiii"}, []string{"harbour letter", "Tide tables"})
 }
+
+// A <title> that is never closed would make the rest of the page title
+// text (HTML5); the page is read as if it ended at the first tag.
+func TestMainTextUnclosedTitle(t *testing.T) {
+	page := `<html><head><title>Pier reopens</head><body><div><p>` + sentences("The pier", 3) + `</p><p>` + sentences("The quay", 3) + `</p></div></body></html>`
+	checkMainText(t, page, []string{"The pier number i was", "The quay number iii"}, nil)
+}
