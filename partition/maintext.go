@@ -114,11 +114,14 @@ type mainExtractor struct {
 	x         *docIndex
 	res       *Result
 	withTitle bool
-	score     []float64
-	scored    []bool
-	para      []int32 // prefix sums over pre-order of the runes of voting paragraphs
-	commas    []int32 // prefix sums over pre-order of commas (, ， 、) in the text
-	lis       []int32 // prefix sums over pre-order of <li> elements
+	// core is the best-scoring element of the run, before it is widened
+	// to an ancestor and joined by siblings.
+	core   int32
+	score  []float64
+	scored []bool
+	para   []int32 // prefix sums over pre-order of the runes of voting paragraphs
+	commas []int32 // prefix sums over pre-order of commas (, ， 、) in the text
+	lis    []int32 // prefix sums over pre-order of <li> elements
 	// labelDrop marks nodes (by pre-order index) of blocks the labeller
 	// classed as boilerplate.
 	labelDrop map[int32]bool
@@ -399,6 +402,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	if top < 0 {
 		return ""
 	}
+	m.core = top
 	top = m.widen(top)
 	top = m.gather(top)
 	parts := m.siblings(top)
@@ -693,7 +697,7 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 			closeSection()
 			head = b.Len()
 		}
-		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol") {
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && m.teaserList(j)) {
 			prunedList = true
 		}
 		if isHead {
@@ -761,6 +765,9 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if printOnly(nd) {
 		return true
 	}
+	if m.outsideCore(i) && m.teaserList(i) {
+		return true
+	}
 	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
 		return true
 	}
@@ -806,6 +813,81 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	case w >= 25 && ld > 0.5:
 		return true
+	}
+	return false
+}
+
+// outsideCore reports whether element i is not the run's core text:
+// it neither holds nor is inside the core (it came in with widening or
+// as a sibling), or it is inside it but holds less than half its text
+// (the core may itself be the wrapper, an <article class=post> holding
+// the article and its related posts).
+func (m *mainExtractor) outsideCore(i int32) bool {
+	c, end := m.core, m.x.end
+	if i <= c && c < end[i] {
+		return false
+	}
+	return !(c <= i && i < end[c]) || 2*m.runes(span{i, end[i]}) < m.runes(span{c, end[c]})
+}
+
+// teaserMaxRunes: a teaser (a linked headline and an excerpt) is
+// shorter than this.
+const teaserMaxRunes = 500
+
+// teaserList reports whether element i is a list of teasers of other
+// pages ("More in …", "Breaking News", related posts): two or more of
+// its children are teasers, and they hold most of its text. Widening
+// the best block to its parent brings such lists in, and their
+// excerpts read like paragraphs whatever the markup (each may be an
+// <article class=post>), so they are pruned by shape, outside the core
+// text only (outsideCore): a list of that shape that is most of the
+// best block is the article's own.
+func (m *mainExtractor) teaserList(i int32) bool {
+	x := m.x
+	total := m.runes(span{i, x.end[i]})
+	if total == 0 {
+		return false
+	}
+	cards, inCards := 0, 0
+	for j := i + 1; j < x.end[i]; j = x.end[j] {
+		if m.isTeaser(j) {
+			cards++
+			inCards += m.runes(span{j, x.end[j]})
+		}
+	}
+	return cards >= 2 && float64(inCards) >= 0.6*float64(total)
+}
+
+// isTeaser reports whether element j is a teaser: a short article,
+// list item, div or section with a heading that is nearly all link (a
+// headline leading to another page). A list item that merely opens
+// with a link ("<a>The study</a> found …") is not one: articles hold
+// such lists.
+func (m *mainExtractor) isTeaser(j int32) bool {
+	x := m.x
+	nd := x.nodes[j]
+	if nd.Kind != ElementNode || x.hidden[j] {
+		return false
+	}
+	switch nd.Tag {
+	case "article", "li", "div", "section":
+	default:
+		return false
+	}
+	s := span{j, x.end[j]}
+	if r := m.runes(s); r == 0 || r > teaserMaxRunes || sum(x.cumLinks, s) == 0 {
+		return false
+	}
+	for k := j + 1; k < x.end[j]; k++ {
+		if x.hidden[k] {
+			continue
+		}
+		if t := x.nodes[k].Tag; len(t) == 2 && t[0] == 'h' && t[1] >= '1' && t[1] <= '6' {
+			hs := span{k, x.end[k]}
+			if m.runes(hs) > 0 && m.linkDensity(hs) >= 0.8 {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -86,6 +86,18 @@ func TestMainTextLooseText(t *testing.T) {
 	checkMainText(t, page, []string{"The pier number i was", "The quay number iiii"}, []string{"harbour letter", "Tide tables"})
 }
 
+// A list of teasers (a linked headline and an excerpt each: "More in
+// …") after the article is not article text, even when each teaser is
+// marked up as a post, and does not widen the choice to its wrapper.
+func TestMainTextTeaserList(t *testing.T) {
+	teaser := func(n int) string {
+		return `<article class="post"><h3><a href="/story` + strings.Repeat("x", n) + `">Another story number ` + strings.Repeat("I", n) + ` from the coast</a></h3><p>Excerpt ` + strings.Repeat("I", n) + `: the fishermen, the council, the tourists and the weather, all of it, this week.</p></article>`
+	}
+	page := `<html><body><article class="post"><h1>Pier reopens</h1><div class="inner"><p>` + sentences("The pier", 3) + `</p><p>` + sentences("The quay", 3) + `</p><p>` + sentences("The dock", 3) + `</p><p>` + sentences("The wall", 3) + `</p></div>` +
+		`<section><h2>More in Coast</h2>` + teaser(1) + teaser(2) + teaser(3) + teaser(4) + `</section></article></body></html>`
+	checkMainText(t, page, []string{"The pier number i was", "The quay number iii"}, []string{"More in Coast", "Another story", "Excerpt I"})
+}
+
 // A <title> that is never closed would make the rest of the page title
 // text (HTML5); the page is read as if it ended at the first tag.
 func TestMainTextUnclosedTitle(t *testing.T) {
