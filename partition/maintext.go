@@ -26,8 +26,9 @@ import (
 //  4. Inside the chosen subtrees, boilerplate children are pruned: the
 //     blocks the labeller marked navigation, advertisement, footer,
 //     related links or form (unless one holds most of the page), notices,
-//     datelines and print-only text, and link-dense or image-heavy lists
-//     and divs; quoted posts (blockquotes) stay whatever their links.
+//     datelines and print-only text, lists of teasers of other pages,
+//     and link-dense or image-heavy lists and divs; quoted posts
+//     (blockquotes) stay whatever their links.
 //     docs/TOPICS-LABELS.md lists the rules and what each is worth on the
 //     article benchmark's tune and held-out halves.
 //  5. The page title (the h1 nearest before the content, when the content
