@@ -26,8 +26,9 @@ import (
 //  4. Inside the chosen subtrees, boilerplate children are pruned: the
 //     blocks the labeller marked navigation, advertisement, footer,
 //     related links or form (unless one holds most of the page), notices,
-//     datelines and print-only text, and link-dense or image-heavy lists
-//     and divs; quoted posts (blockquotes) stay whatever their links.
+//     datelines and print-only text, lists of teasers of other pages,
+//     and link-dense or image-heavy lists and divs; quoted posts
+//     (blockquotes) stay whatever their links.
 //     docs/TOPICS-LABELS.md lists the rules and what each is worth on the
 //     article benchmark's tune and held-out halves.
 //  5. The page title (the h1 nearest before the content, when the content
@@ -54,6 +55,11 @@ func mainText(res *Result, withTitle bool) string {
 	if res == nil || res.Root == nil {
 		return ""
 	}
+	if doc, ok := closeTitle(res); ok {
+		if r, err := Partition(doc, Options{Charset: res.Charset}); err == nil {
+			res = r
+		}
+	}
 	x := buildIndex(res, Options{})
 	m := &mainExtractor{x: x, res: res, withTitle: withTitle}
 	m.prefixes()
@@ -61,15 +67,62 @@ func mainText(res *Result, withTitle bool) string {
 	return m.extract()
 }
 
+// closeTitle returns a copy of the document with "</title>" put before
+// the first tag after its <title>, when the title is never closed: the
+// tokenizer then reads the rest of the page as title text (HTML5), and
+// the page has nothing to show. Read the way its author meant it, the
+// title ends where the markup starts again.
+func closeTitle(res *Result) ([]byte, bool) {
+	t := firstElement(res.Root, "title")
+	if t == nil || len(t.Children) == 0 || t.Children[0].Kind != TextNode {
+		return nil, false
+	}
+	off := t.Children[0].Start
+	if off < 0 || off > len(res.Doc) {
+		return nil, false
+	}
+	if e, ok := rawTextEnd(res.Doc, off, "title"); !ok || e < len(res.Doc) {
+		return nil, false
+	}
+	k := bytes.IndexByte(res.Doc[off:], '<')
+	if k < 0 {
+		return nil, false
+	}
+	doc := make([]byte, 0, len(res.Doc)+len("</title>"))
+	doc = append(doc, res.Doc[:off+k]...)
+	doc = append(doc, "</title>"...)
+	return append(doc, res.Doc[off+k:]...), true
+}
+
+// firstElement returns the first element with tag in n's subtree, in
+// document order, or nil.
+func firstElement(n *Node, tag string) *Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == ElementNode && n.Tag == tag {
+		return n
+	}
+	for _, c := range n.Children {
+		if f := firstElement(c, tag); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
 type mainExtractor struct {
 	x         *docIndex
 	res       *Result
 	withTitle bool
-	score     []float64
-	scored    []bool
-	para      []int32 // prefix sums over pre-order of the runes of voting paragraphs
-	commas    []int32 // prefix sums over pre-order of commas (, ， 、) in the text
-	lis       []int32 // prefix sums over pre-order of <li> elements
+	// core is the best-scoring element of the run, before it is widened
+	// to an ancestor and joined by siblings.
+	core   int32
+	score  []float64
+	scored []bool
+	para   []int32 // prefix sums over pre-order of the runes of voting paragraphs
+	commas []int32 // prefix sums over pre-order of commas (, ， 、) in the text
+	lis    []int32 // prefix sums over pre-order of <li> elements
 	// labelDrop marks nodes (by pre-order index) of blocks the labeller
 	// classed as boilerplate.
 	labelDrop map[int32]bool
@@ -159,8 +212,12 @@ func (m *mainExtractor) extract() string {
 }
 
 var (
-	positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text", "blog", "story", "prose"}
-	negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "social", "newsletter", "subscribe", "popup", "modal", "cookie", "byline", "author", "caption", "breadcrumb", "nav", "menu", "disclaimer", "recirc", "trending", "popular", "signup", "paywall", "login", "ad-", "-ad", "ads"}
+	positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "blog", "story", "prose"}
+	negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "social", "newsletter", "subscribe", "popup", "modal", "cookie", "byline", "author", "caption", "breadcrumb", "nav", "menu", "disclaimer", "recirc", "trending", "popular", "signup", "login", "ad-", "-ad", "ads"}
+	// positiveTokens are content names that are also parts of other
+	// words ("polltext", "text_topbox_subhead"): they count as whole
+	// class or id tokens only.
+	positiveTokens = []string{"text"}
 	// unlikelyNames mark candidates that are never the article itself.
 	unlikelyNames = []string{"comment", "sidebar", "footer", "related", "share", "social", "cookie", "newsletter", "popup", "modal", "recirc", "promo", "sponsor", "nav", "menu", "breadcrumb", "outbrain", "taboola", "trending"}
 )
@@ -169,6 +226,20 @@ func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
 			return true
+		}
+	}
+	return false
+}
+
+// hasToken reports whether one of the whitespace-separated class and id
+// tokens of s is one of names: a whole token, so that "polltext" or
+// "text_topbox_subhead" is not "text".
+func hasToken(s string, names []string) bool {
+	for _, tok := range strings.Fields(s) {
+		for _, name := range names {
+			if tok == name {
+				return true
+			}
 		}
 	}
 	return false
@@ -188,7 +259,7 @@ func classWeight(n *Node) float64 {
 	if containsAny(s, negativeNames) {
 		w -= 25
 	}
-	if containsAny(s, positiveNames) {
+	if containsAny(s, positiveNames) || hasToken(s, positiveTokens) {
 		w += 25
 	}
 	return w
@@ -256,6 +327,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	m.score = make([]float64, n)
 	m.scored = make([]bool, n)
 	own := make([]int32, n)
+	var segs []segment
 	for i := int32(0); i < int32(n); i++ {
 		nd := x.nodes[i]
 		if nd.Kind != ElementNode || x.hidden[i] {
@@ -265,7 +337,15 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		switch nd.Tag {
 		case "p", "pre", "td", "blockquote":
 			textLen = m.runes(span{i, x.end[i]})
-		case "div", "section", "article", "main", "span", "font", "center", "li", "dd":
+		case "div", "section", "article", "main", "li", "dd":
+			textLen = m.directRunes(i)
+		case "span", "font", "center":
+			// Inline: its text is already its block's own text when the
+			// block votes (<div><font><font>… counts once, not once per
+			// level).
+			if m.inVotingBlock(i) {
+				continue
+			}
 			textLen = m.directRunes(i)
 		default:
 			continue
@@ -277,19 +357,33 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			continue
 		}
 		own[i] = int32(textLen)
-		sc := 1 + float64(sum(m.commas, span{i, x.end[i]})) + min(float64(textLen/100), 3)
 		p, ok := m.parentIndex(i)
-		for level := 0; ok && level < 5; level++ {
-			m.initNode(p, x.nodes[p].Tag)
-			div := 1.0
-			if level == 1 {
-				div = 2
-			} else if level > 1 {
-				div = float64(level * 3)
+		if segs = m.breakParagraphs(i, segs[:0]); len(segs) >= 2 {
+			// Paragraphs set apart by <br><br> (an article written as
+			// one cell or div) are paragraphs each, as readability's
+			// <br><br> to <p>: of the element itself, or of the parent
+			// for a <p> or <pre>.
+			if nd.Tag != "p" && nd.Tag != "pre" {
+				p, ok = i, true
 			}
-			m.score[p] += sc / div
-			p, ok = m.parentIndex(p)
+			for _, sg := range segs {
+				m.vote(p, ok, 1+float64(sg.commas)+min(float64(sg.runes/100), 3))
+			}
+			continue
 		}
+		sc := 1 + float64(sum(m.commas, span{i, x.end[i]})) + min(float64(textLen/100), 3)
+		switch nd.Tag {
+		case "div", "section", "article", "main":
+			// Loose text beside blocks of a container is a paragraph of
+			// the container, as if wrapped in a <p>: the container
+			// scores it first, not only its parent. A div of inline
+			// text alone is itself the paragraph (readability's div to
+			// p).
+			if m.hasBlockChild(i) {
+				p, ok = i, true
+			}
+		}
+		m.vote(p, ok, sc)
 	}
 	m.para = make([]int32, n+1)
 	for i := 0; i < n; i++ {
@@ -309,6 +403,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	if top < 0 {
 		return ""
 	}
+	m.core = top
 	top = m.widen(top)
 	top = m.gather(top)
 	parts := m.siblings(top)
@@ -330,6 +425,106 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		b.WriteByte('\n')
 	}
 	return strings.TrimSpace(collapseBreaks(b.String()))
+}
+
+// vote adds a paragraph's score sc to p (when ok) and four of its
+// ancestors: in full, ½, then 1/(3·level).
+func (m *mainExtractor) vote(p int32, ok bool, sc float64) {
+	for level := 0; ok && level < 5; level++ {
+		m.initNode(p, m.x.nodes[p].Tag)
+		div := 1.0
+		if level == 1 {
+			div = 2
+		} else if level > 1 {
+			div = float64(level * 3)
+		}
+		m.score[p] += sc / div
+		p, ok = m.parentIndex(p)
+	}
+}
+
+// segment is a run of an element's own inline text between paragraph
+// breaks: its runes and commas.
+type segment struct{ runes, commas int }
+
+// breakParagraphs appends to segs the runs of element i's own inline
+// text (text and inline children) that a run of two or more <br>
+// (whitespace between them aside) sets apart, each of at least
+// minParagraphRunes. It returns segs unchanged when there is no such
+// run of <br>.
+func (m *mainExtractor) breakParagraphs(i int32, segs []segment) []segment {
+	x := m.x
+	base := len(segs)
+	var cur segment
+	brs, split := 0, false
+	flush := func() {
+		if cur.runes >= minParagraphRunes {
+			segs = append(segs, cur)
+		}
+		cur = segment{}
+	}
+	for j := i + 1; j < x.end[i]; j = x.end[j] {
+		nd := x.nodes[j]
+		if x.hidden[j] {
+			continue
+		}
+		s := span{j, x.end[j]}
+		switch {
+		case nd.Kind == TextNode && len(bytes.TrimSpace(x.text[x.textOff[j]:x.textOff[x.end[j]]])) == 0:
+			continue // whitespace between <br>s
+		case nd.Kind == ElementNode && nd.Tag == "br":
+			if brs++; brs == 2 {
+				flush()
+				split = true
+			}
+			continue
+		case nd.Kind == ElementNode && breakTags[nd.Tag]:
+			flush() // a block child: its text is not the element's own
+		case nd.Kind == TextNode || nd.Kind == ElementNode:
+			cur.runes += m.runes(s)
+			cur.commas += int(sum(m.commas, s))
+		}
+		brs = 0
+	}
+	flush()
+	if !split {
+		return segs[:base]
+	}
+	return segs
+}
+
+// hasBlockChild reports whether element i has a visible child element
+// that starts a block of its own (a line break is not one).
+func (m *mainExtractor) hasBlockChild(i int32) bool {
+	x := m.x
+	for j := i + 1; j < x.end[i]; j = x.end[j] {
+		if nd := x.nodes[j]; nd.Kind == ElementNode && breakTags[nd.Tag] && nd.Tag != "br" && !x.hidden[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// inVotingBlock reports whether the nearest ancestor of i that is not
+// inline is an element whose vote counts i's text: a paragraph-like
+// element (all its text) or a container (its own inline text).
+func (m *mainExtractor) inVotingBlock(i int32) bool {
+	for p, ok := m.parentIndex(i); ok; p, ok = m.parentIndex(p) {
+		tag := m.x.nodes[p].Tag
+		if !breakTags[tag] && tag != "span" && tag != "font" && tag != "center" {
+			// another inline element (a, em, b): part of the own text
+			// of the block around it
+			continue
+		}
+		switch tag {
+		case "span", "font", "center":
+			continue
+		case "p", "pre", "td", "blockquote", "div", "section", "article", "main", "li", "dd":
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // unlikely reports whether a paragraph sits inside a region whose name
@@ -503,7 +698,7 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 			closeSection()
 			head = b.Len()
 		}
-		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol") {
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && m.teaserList(j)) {
 			prunedList = true
 		}
 		if isHead {
@@ -571,6 +766,9 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if printOnly(nd) {
 		return true
 	}
+	if m.outsideCore(i) && m.teaserList(i) {
+		return true
+	}
 	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
 		return true
 	}
@@ -616,6 +814,81 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	case w >= 25 && ld > 0.5:
 		return true
+	}
+	return false
+}
+
+// outsideCore reports whether element i is not the run's core text:
+// it neither holds nor is inside the core (it came in with widening or
+// as a sibling), or it is inside it but holds less than half its text
+// (the core may itself be the wrapper, an <article class=post> holding
+// the article and its related posts).
+func (m *mainExtractor) outsideCore(i int32) bool {
+	c, end := m.core, m.x.end
+	if i <= c && c < end[i] {
+		return false
+	}
+	return !(c <= i && i < end[c]) || 2*m.runes(span{i, end[i]}) < m.runes(span{c, end[c]})
+}
+
+// teaserMaxRunes: a teaser (a linked headline and an excerpt) is
+// shorter than this.
+const teaserMaxRunes = 500
+
+// teaserList reports whether element i is a list of teasers of other
+// pages ("More in …", "Breaking News", related posts): two or more of
+// its children are teasers, and they hold most of its text. Widening
+// the best block to its parent brings such lists in, and their
+// excerpts read like paragraphs whatever the markup (each may be an
+// <article class=post>), so they are pruned by shape, outside the core
+// text only (outsideCore): a list of that shape that is most of the
+// best block is the article's own.
+func (m *mainExtractor) teaserList(i int32) bool {
+	x := m.x
+	total := m.runes(span{i, x.end[i]})
+	if total == 0 {
+		return false
+	}
+	cards, inCards := 0, 0
+	for j := i + 1; j < x.end[i]; j = x.end[j] {
+		if m.isTeaser(j) {
+			cards++
+			inCards += m.runes(span{j, x.end[j]})
+		}
+	}
+	return cards >= 2 && float64(inCards) >= 0.6*float64(total)
+}
+
+// isTeaser reports whether element j is a teaser: a short article,
+// list item, div or section with a heading that is nearly all link (a
+// headline leading to another page). A list item that merely opens
+// with a link ("<a>The study</a> found …") is not one: articles hold
+// such lists.
+func (m *mainExtractor) isTeaser(j int32) bool {
+	x := m.x
+	nd := x.nodes[j]
+	if nd.Kind != ElementNode || x.hidden[j] {
+		return false
+	}
+	switch nd.Tag {
+	case "article", "li", "div", "section":
+	default:
+		return false
+	}
+	s := span{j, x.end[j]}
+	if r := m.runes(s); r == 0 || r > teaserMaxRunes || sum(x.cumLinks, s) == 0 {
+		return false
+	}
+	for k := j + 1; k < x.end[j]; k++ {
+		if x.hidden[k] {
+			continue
+		}
+		if t := x.nodes[k].Tag; len(t) == 2 && t[0] == 'h' && t[1] >= '1' && t[1] <= '6' {
+			hs := span{k, x.end[k]}
+			if m.runes(hs) > 0 && m.linkDensity(hs) >= 0.8 {
+				return true
+			}
+		}
 	}
 	return false
 }
