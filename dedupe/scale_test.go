@@ -3,6 +3,7 @@ package dedupe
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -121,4 +122,53 @@ func itoa(n int64) string {
 		b = append([]byte{byte('0' + n%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestDigestAtDistance: the same payloads under new URLs, in a later
+// ingest, after more bytes than the chunk table's seed holds (a small
+// seed, an archive setting, stands in for the terabytes between them),
+// cost no payload bytes: they are found through the digest tables.
+// Without them (DigestMin -1) they are stored again.
+func TestDigestAtDistance(t *testing.T) {
+	dir := t.TempDir()
+	files := gencrawl.Binary(5, 12, 48<<10) // 576 KiB that do not compress
+	filler := gencrawl.Site(9, 1200, 7000)  // 8 MB of pages after them
+	moved := make([]gencrawl.Page, len(files))
+	for i, p := range files {
+		moved[i] = gencrawl.Page{Path: "/mirror" + p.Path, Body: p.Body, Type: p.Type}
+	}
+	t0 := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	a, f, b := filepath.Join(dir, "a.warc"), filepath.Join(dir, "f.warc"), filepath.Join(dir, "b.warc")
+	for _, w := range []struct {
+		path, host string
+		pages      []gencrawl.Page
+	}{{a, "http://a.example", files}, {f, "http://f.example", filler}, {b, "http://z.example", moved}} {
+		if err := gencrawl.WriteWARC(w.path, w.host, t0, w.pages); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, digests := range []bool{true, false} {
+		arch := filepath.Join(dir, fmt.Sprint("d", digests, ".bwa"))
+		opts := Options{MemLimit: 64 << 20}
+		opts.Pack.SeedBytes, opts.Pack.ChunkTable = 256<<10, 16<<10
+		if !digests {
+			opts.Pack.DigestMin = -1
+		}
+		if _, err := Ingest(context.Background(), arch, []string{a, f}, opts); err != nil {
+			t.Fatal(err)
+		}
+		before := dirBytes(archiveFiles(t, arch))
+		st, err := Ingest(context.Background(), arch, []string{b}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grew := dirBytes(archiveFiles(t, arch)) - before
+		t.Logf("digests %v: the moved files added %d bytes (%d digest hits, %+v)", digests, grew, st.DigestHits, st)
+		switch {
+		case digests && (grew > 32<<10 || st.DigestHits != int64(len(files))):
+			t.Errorf("with digests, %d payloads of 48 KiB under new URLs added %d bytes, %d found", len(files), grew, st.DigestHits)
+		case !digests && grew < 12*40<<10:
+			t.Errorf("without digests the moved files added only %d bytes: the test no longer reaches past the tables", grew)
+		}
+	}
 }

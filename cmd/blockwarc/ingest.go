@@ -63,7 +63,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression, and the archive's tables about 100MiB at the default -chunk-table); it changes how fast, never what is stored")
 	commitFlag := fs.String("commit", "256MiB", "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks are found again after it only through the digest tables)")
 	chunkTable := fs.Int("chunk-table", 0, "archive setting: `N` entries in the table of chunk hashes a commit keeps (0: the archive's, 1048576 for a new one; about 100 bytes of memory an entry); more finds more near-duplicates far apart")
-	digestMin := fs.String("digest-min", "", "archive setting: objects of at least `SIZE` get a digest row and are found at any distance (\"\": the archive's, 2KiB for a new one; off: none)")
+	digestMin := fs.String("digest-min", "", "archive setting: objects of at least `SIZE` get a digest row and are found at any distance (\"\": the archive's, 8KiB for a new one; off: none)")
 	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")

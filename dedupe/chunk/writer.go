@@ -131,6 +131,7 @@ type Writer struct {
 	cur, old map[hashKey]uint64 // two generations of the table
 	learnt   map[int]bool       // committed frames entered whole (seed, LearnFrame)
 	seeded   bool               // the seed is in the table (on first use: a commit that stores nothing reads none)
+	pre      preCut             // the cut Rep made, for the Put that follows
 
 	// The chain the last frame ends: its frames' bodies, in order (nil
 	// when the last frame starts no chain another may extend), and their
@@ -151,6 +152,14 @@ type Writer struct {
 	keys   []hashKey
 	isNew  []bool
 	local  map[hashKey]uint64
+}
+
+// preCut is the data Rep cut (its chunks, classes and keys are in the
+// writer's scratch), so that the next Put of the same data reuses them.
+type preCut struct {
+	data  []byte
+	class uint8
+	ok    bool
 }
 
 type frameJob struct {
@@ -261,21 +270,25 @@ func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
 	if err := w.ready(); err != nil {
 		return nil, err
 	}
+	cut := w.pre.ok && len(parts) == 1 && parts[0].Class == w.pre.class && sameBytes(parts[0].Data, w.pre.data)
+	w.pre = preCut{}
 	if err := w.learnPrior(prev); err != nil {
 		return nil, err
 	}
-	w.chunks, w.class = w.chunks[:0], w.class[:0]
-	var err error
-	for _, p := range parts {
-		if p.Class >= Classes {
-			return nil, fmt.Errorf("chunk: part class %d ≥ %d", p.Class, Classes)
-		}
-		k := len(w.chunks)
-		if w.chunks, err = w.split.split(w.chunks, p.Data); err != nil {
-			return nil, err
-		}
-		for range len(w.chunks) - k {
-			w.class = append(w.class, p.Class)
+	if !cut {
+		w.chunks, w.class = w.chunks[:0], w.class[:0]
+		var err error
+		for _, p := range parts {
+			if p.Class >= Classes {
+				return nil, fmt.Errorf("chunk: part class %d ≥ %d", p.Class, Classes)
+			}
+			k := len(w.chunks)
+			if w.chunks, err = w.split.split(w.chunks, p.Data); err != nil {
+				return nil, err
+			}
+			for range len(w.chunks) - k {
+				w.class = append(w.class, p.Class)
+			}
 		}
 	}
 	n := len(w.chunks)
@@ -283,7 +296,9 @@ func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
 	w.keys = slices.Grow(w.keys[:0], n)[:n]
 	w.isNew = slices.Grow(w.isNew[:0], n)[:n]
 	for i, c := range w.chunks {
-		w.keys[i] = hashOf(c)
+		if !cut {
+			w.keys[i] = hashOf(c)
+		}
 		r, ok := w.lookup(w.keys[i])
 		refs[i], w.isNew[i] = r, !ok
 		w.st.Bytes += int64(len(c))
@@ -311,6 +326,44 @@ func (w *Writer) Put(parts []Part, prev []uint64) ([]uint64, error) {
 	w.st.Versions++
 	w.st.Chunks += int64(n)
 	return refs, nil
+}
+
+// Rep cuts data as Put cuts one part of class and returns its
+// representative: the least of its chunks' hashes (their first 8
+// bytes). An edited copy of data most often has the same one (the least
+// of a set changes only when the chunk holding it does; the chance that
+// two sets share it is their Jaccard similarity), so it names a family
+// of near-duplicates. The cut is kept for the next Put of the same
+// data, which then neither cuts nor hashes it again.
+func (w *Writer) Rep(data []byte, class uint8) ([8]byte, error) {
+	var rep [8]byte
+	if err := w.ready(); err != nil {
+		return rep, err
+	}
+	if class >= Classes {
+		return rep, fmt.Errorf("chunk: class %d ≥ %d", class, Classes)
+	}
+	var err error
+	if w.chunks, err = w.split.split(w.chunks[:0], data); err != nil {
+		return rep, err
+	}
+	n := len(w.chunks)
+	w.class = w.class[:0]
+	w.keys = slices.Grow(w.keys[:0], n)[:n]
+	for i, c := range w.chunks {
+		w.class = append(w.class, class)
+		w.keys[i] = hashOf(c)
+		if k := [8]byte(w.keys[i][:8]); i == 0 || bytes.Compare(k[:], rep[:]) < 0 {
+			rep = k
+		}
+	}
+	w.pre = preCut{data: data, class: class, ok: true}
+	return rep, nil
+}
+
+// sameBytes reports whether a and b are the same slice.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // PutChunk stores c as one chunk of the class, not cut: a chunk with the

@@ -21,19 +21,32 @@ import (
 // back and hashes it (Writer.Learn) before taking its place, so a false
 // match costs one restore, never a wrong byte.
 
-// digestRow is one row: key is the fingerprint (the object's SHA-256,
-// bytes 0 to 7; byte 0 is the row's fan-out bucket and not stored).
+// digestRow is one row: key is the representative (8 bytes of a chunk
+// hash), place the object's.
 type digestRow struct {
 	key   [8]byte
 	place uint64
 }
 
 const (
-	digestKeySize = 7 // key bytes stored (1..7)
-	digestRowSize = digestKeySize + 6
+	digestRowSize = 8 + 6
 	maxDigestRows = 1<<32 - 1
 	maxPlace      = 1<<48 - 1
 )
+
+// digestFanBits is how many leading bits of a key the fan-out of nd rows
+// buckets them by: about 8 rows a bucket, at most 256 buckets, so that
+// the few rows of most commits do not pay for a kilobyte of fan-out.
+func digestFanBits(nd uint64) uint {
+	k := uint(0)
+	for k < 8 && nd>>k > 8 {
+		k++
+	}
+	return k
+}
+
+// bucketOf is the fan-out bucket of key among 2^k.
+func bucketOf(key [8]byte, k uint) int { return int(key[0]) >> (8 - k) }
 
 func compareDigest(a, b digestRow) int {
 	if c := bytes.Compare(a.key[:], b.key[:]); c != 0 {
@@ -49,19 +62,17 @@ func compareDigest(a, b digestRow) int {
 }
 
 func (r digestRow) appendTo(b []byte) []byte {
-	b = append(b, r.key[1:]...)
+	b = append(b, r.key[:]...)
 	for i := range 6 {
 		b = append(b, byte(r.place>>(8*i)))
 	}
 	return b
 }
 
-func decodeDigestRow(b []byte, first byte) digestRow {
-	r := digestRow{}
-	r.key[0] = first
-	copy(r.key[1:], b[:digestKeySize])
+func decodeDigestRow(b []byte) digestRow {
+	r := digestRow{key: [8]byte(b[:8])}
 	for i := range 6 {
-		r.place |= uint64(b[digestKeySize+i]) << (8 * i)
+		r.place |= uint64(b[8+i]) << (8 * i)
 	}
 	return r
 }
@@ -69,14 +80,12 @@ func decodeDigestRow(b []byte, first byte) digestRow {
 // writeDigests writes a format-5 index's digest section: rows (sorted),
 // their fan-out, their count.
 func writeDigests(w io.Writer, rows []digestRow) {
-	var fan [256]uint32
 	var b []byte
 	for _, r := range rows {
 		b = r.appendTo(b[:0])
 		w.Write(b)
-		fan[r.key[0]]++
 	}
-	w.Write(appendDigestTail(nil, &fan, uint64(len(rows))))
+	w.Write(appendDigestTail(b[:0], rows, uint64(len(rows))))
 }
 
 // findDigest calls fn with the place of each row of key, in order.
@@ -84,9 +93,10 @@ func (ix *indexFile) findDigest(key [8]byte, fn func(place uint64)) error {
 	if ix.ver < 5 || ix.nd == 0 {
 		return nil
 	}
-	lo, hi := fanRange(&ix.dfan, key[0])
-	if lo == hi {
-		return nil
+	b := bucketOf(key, digestFanBits(ix.nd))
+	lo, end := uint32(0), ix.dfan[b]
+	if b > 0 {
+		lo = ix.dfan[b-1]
 	}
 	base := ix.digestOff()
 	var row [digestRowSize]byte
@@ -94,9 +104,10 @@ func (ix *indexFile) findDigest(key [8]byte, fn func(place uint64)) error {
 		if _, err := ix.f.ReadAt(row[:], base+int64(i)*digestRowSize); err != nil {
 			return digestRow{}, fmt.Errorf("read index %s: %w", ix.path, err)
 		}
-		return decodeDigestRow(row[:], key[0]), nil
+		return decodeDigestRow(row[:]), nil
 	}
 	// The first row whose key is not below key.
+	hi := end
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		r, err := read(mid)
@@ -109,7 +120,6 @@ func (ix *indexFile) findDigest(key [8]byte, fn func(place uint64)) error {
 			hi = mid
 		}
 	}
-	_, end := fanRange(&ix.dfan, key[0])
 	for i := lo; i < end; i++ {
 		r, err := read(i)
 		if err != nil {
@@ -125,10 +135,9 @@ func (ix *indexFile) findDigest(key [8]byte, fn func(place uint64)) error {
 
 // digestReader streams an index's digest rows in order.
 type digestReader struct {
-	r      *bufio.Reader
-	ix     *indexFile
-	i      uint64
-	bucket int
+	r  *bufio.Reader
+	ix *indexFile
+	i  uint64
 }
 
 func newDigestReader(ix *indexFile) *digestReader {
@@ -146,18 +155,14 @@ func (d *digestReader) next() (digestRow, bool, error) {
 	if _, err := io.ReadFull(d.r, b[:]); err != nil {
 		return digestRow{}, false, fmt.Errorf("merge indexes: read %s: %w", d.ix.path, err)
 	}
-	for uint64(d.ix.dfan[d.bucket]) <= d.i {
-		d.bucket++
-	}
 	d.i++
-	return decodeDigestRow(b[:], byte(d.bucket)), true, nil
+	return decodeDigestRow(b[:]), true, nil
 }
 
 // mergeDigests writes the digest section of the merge of ins: their rows
-// merged in order (a row in two inputs, a place stored twice by name, is
-// kept once).
+// merged in order (a row in two inputs is kept once).
 func mergeDigests(w io.Writer, ins []*indexFile) (uint64, error) {
-	var fan [256]uint32
+	var fan [256]uint32 // by first byte; folded to the width n calls for
 	rs := make([]*digestReader, len(ins))
 	cur := make([]digestRow, len(ins))
 	ok := make([]bool, len(ins))
@@ -197,17 +202,30 @@ func mergeDigests(w io.Writer, ins []*indexFile) (uint64, error) {
 	if n > maxDigestRows {
 		return 0, fmt.Errorf("merge indexes: %d digest rows is over the format limit", n)
 	}
-	w.Write(appendDigestTail(b[:0], &fan, n))
+	w.Write(appendFanTail(b[:0], &fan, n))
 	return n, nil
 }
 
-// appendDigestTail appends what follows n digest rows: their fan-out
+// appendDigestTail appends what follows the sorted rows: their fan-out
 // (when n > 0) and n.
-func appendDigestTail(b []byte, fan *[256]uint32, n uint64) []byte {
+func appendDigestTail(b []byte, rows []digestRow, n uint64) []byte {
+	var fan [256]uint32
+	for _, r := range rows {
+		fan[r.key[0]]++
+	}
+	return appendFanTail(b, &fan, n)
+}
+
+// appendFanTail appends the fan-out of n rows counted by first byte in
+// fan, at the width n calls for, and n.
+func appendFanTail(b []byte, fan *[256]uint32, n uint64) []byte {
 	if n > 0 {
+		k := digestFanBits(n)
 		var sum uint32
-		for _, c := range fan {
-			sum += c
+		for bucket := range 1 << k {
+			for x := bucket << (8 - k); x < (bucket+1)<<(8-k); x++ {
+				sum += fan[x]
+			}
 			b = le.AppendUint32(b, sum)
 		}
 	}

@@ -169,7 +169,7 @@ type indexFile struct {
 	ver    uint16
 	lay    entryLayout
 	fanout [256]uint32
-	dfan   [256]uint32 // fan-out of the digest rows (format 5)
+	dfan   []uint32 // fan-out of the digest rows (format 5): 2^digestFanBits(nd) buckets
 }
 
 func (ix *indexFile) pin() {
@@ -246,14 +246,13 @@ func (ix *indexFile) wantSize() uint64 {
 }
 
 // digestSectionSize is what a format-5 index adds after the chunk-frame
-// count: the digest rows, their fan-out and their count.
-// (The fan-out only when there are rows: most commits of an ingest
-// store nothing large enough to have one.)
+// count: the digest rows, their fan-out and their count (only the count
+// when there are no rows).
 func digestSectionSize(nd uint64) uint64 {
 	if nd == 0 {
 		return 4
 	}
-	return nd*digestRowSize + fanoutSize + 4
+	return nd*digestRowSize + 4<<digestFanBits(nd) + 4
 }
 
 // digestOff is where a format-5 index's digest rows start.
@@ -337,29 +336,35 @@ func (ix *indexFile) load(want int64) error {
 	}
 	coff := toff - 4 // the chunk-frame count
 	if ix.ver >= 5 {
-		var d [fanoutSize + 4]byte
-		if _, err := ix.f.ReadAt(d[fanoutSize:], toff-4); err != nil {
+		var c [4]byte
+		if _, err := ix.f.ReadAt(c[:], toff-4); err != nil {
 			return fmt.Errorf("read index %s: %w", ix.path, err)
 		}
-		ix.nd = uint64(le.Uint32(d[fanoutSize:]))
+		ix.nd = uint64(le.Uint32(c[:]))
 		if ix.nd > uint64(ix.size)/digestRowSize {
 			return corrupt(ix.path, toff-4, "index digest count %d exceeds file size", ix.nd)
 		}
 		if ix.nd > 0 {
-			if _, err := ix.f.ReadAt(d[:], toff-int64(len(d))); err != nil {
+			d := make([]byte, 4<<digestFanBits(ix.nd))
+			at := toff - 4 - int64(len(d))
+			if at < 0 {
+				return corrupt(ix.path, toff-4, "index digest count %d exceeds file size", ix.nd)
+			}
+			if _, err := ix.f.ReadAt(d, at); err != nil {
 				return fmt.Errorf("read index %s: %w", ix.path, err)
 			}
-		}
-		var prev uint32
-		for i := range ix.dfan {
-			v := le.Uint32(d[4*i:])
-			if v < prev {
-				return corrupt(ix.path, toff-int64(len(d))+int64(4*i), "digest fan-out not monotonic")
+			ix.dfan = make([]uint32, len(d)/4)
+			var prev uint32
+			for i := range ix.dfan {
+				v := le.Uint32(d[4*i:])
+				if v < prev {
+					return corrupt(ix.path, at+int64(4*i), "digest fan-out not monotonic")
+				}
+				ix.dfan[i], prev = v, v
 			}
-			ix.dfan[i], prev = v, v
-		}
-		if uint64(prev) != ix.nd {
-			return corrupt(ix.path, toff-8, "digest fan-out total %d != digest count %d", prev, ix.nd)
+			if uint64(prev) != ix.nd {
+				return corrupt(ix.path, toff-8, "digest fan-out total %d != digest count %d", prev, ix.nd)
+			}
 		}
 		coff -= int64(digestSectionSize(ix.nd))
 		if coff < indexHeaderSize+fanoutSize {
@@ -564,19 +569,15 @@ func (ix *indexFile) scanAll(onEntry func(int64, entry) error, onFrame func(uint
 	}
 	if ix.ver >= 5 {
 		var prev, row [digestRowSize]byte
-		bucket, last := 0, -1
 		for i := range ix.nd {
 			if _, err := io.ReadFull(r, row[:]); err != nil {
 				return fmt.Errorf("read index %s: %w", ix.path, err)
 			}
 			h.Write(row[:])
-			for uint64(ix.dfan[bucket]) <= i {
-				bucket++ // ends below 256: dfan[255] == nd > i
-			}
-			if bucket == last && bytes.Compare(prev[:digestKeySize], row[:digestKeySize]) > 0 {
+			if i > 0 && bytes.Compare(prev[:8], row[:8]) > 0 {
 				return corrupt(ix.path, ix.digestOff()+int64(i*digestRowSize), "digest rows not sorted")
 			}
-			prev, last = row, bucket
+			prev = row
 		}
 		tail := make([]byte, digestSectionSize(ix.nd)-ix.nd*digestRowSize)
 		if _, err := io.ReadFull(r, tail); err != nil {

@@ -113,7 +113,7 @@ func (w *Writer) NamePlaces() error {
 		return errors.New("pack: objects are named by place only in chunks")
 	}
 	if w.places == nil {
-		w.places, w.placeRefs, w.digestIDs = map[ID]ID{}, map[uint64][]uint64{}, map[ID]ID{}
+		w.places, w.placeRefs, w.pendReps = map[ID]ID{}, map[uint64][]uint64{}, map[[8]byte]uint64{}
 	}
 	return nil
 }
@@ -126,15 +126,28 @@ func (w *Writer) addPlace(kind Kind, data []byte, id ID, base *ID) (ID, bool, er
 	if p, ok := w.places[id]; ok {
 		return p, false, nil
 	}
+	// Objects of DigestMin bytes or more are looked up in the digest
+	// tables by their representative (chunk.Writer.Rep): an object
+	// with the same bytes takes its place; near-duplicates bring their
+	// chunks along.
 	digest := w.set.DigestMin > 0 && len(data) >= w.set.DigestMin
+	var rep [8]byte
+	hasRow := false
 	if digest {
-		if p, ok := w.digestIDs[id]; ok {
-			return p, false, nil
+		var err error
+		if rep, err = w.cw.Rep(data, chunkClass(kind)); err != nil {
+			return ID{}, false, w.fail(fmt.Errorf("add object: %w", err))
 		}
-		if p, ok := w.findDigest(id); ok {
-			return p, false, nil
+		if _, ok := w.pendReps[rep]; ok {
+			hasRow = true
+		} else if p, found, any := w.findDigest(rep, id); any {
+			hasRow = true
+			if found {
+				return p, false, nil
+			}
 		}
 	}
+	newBefore := w.cw.Stats().NewBytes
 	var prev, prevRec []uint64
 	if base != nil {
 		prev, prevRec = w.baseRefs(*base)
@@ -149,44 +162,61 @@ func (w *Writer) addPlace(kind Kind, data []byte, id ID, base *ID) (ID, bool, er
 	}
 	p := PlaceID(n)
 	w.remember(id, p, refs)
-	if digest && isNew {
+	// A row for a new family, or for an object mostly new although its
+	// family is known (rewritten more than edited): a row for every
+	// version of an edited object would cost a few per cent of an
+	// archive of small edits, and an edited version is found through
+	// its family's row, less its edits.
+	if digest && isNew && (!hasRow || 2*(w.cw.Stats().NewBytes-newBefore) >= int64(len(data))) {
 		if n > maxPlace {
 			return ID{}, false, w.fail(fmt.Errorf("add object: place %d over the digest table's limit", n))
 		}
-		w.digests = append(w.digests, digestRow{key: [8]byte(id[:8]), place: n})
-		w.digestIDs[id] = p
+		w.digests = append(w.digests, digestRow{key: rep, place: n})
+		w.pendReps[rep] = n
 	}
 	return p, isNew, nil
 }
 
-// findDigest looks id up in the digest tables of the committed indexes
-// (docs/FORMAT.md "Digest table"): a candidate is read back and hashed
-// (Learn) before its place is taken, and on a match the frame of its
-// place record is entered into the chunk table, so that the objects
-// stored next to it (the other blocks of its page, the pages after it)
-// are found too. A table that does not read only costs the saving.
-func (w *Writer) findDigest(id ID) (ID, bool) {
-	key := [8]byte(id[:8])
+// maxDigestCandidates bounds the places of one representative that a
+// writer reads back: the newest.
+const maxDigestCandidates = 4
+
+// findDigest looks rep up in the digest tables of the committed indexes
+// (docs/FORMAT.md "Digest table"). Each candidate (the newest few) is
+// read back and hashed (Learn), so a candidate with id's bytes is found
+// (found, its place) and never a false one; and the frame of each
+// candidate's place record is entered into the chunk table, so that a
+// near-duplicate stores only what differs, and the objects stored next
+// to it (the other blocks of its page, the next pages of a mirrored
+// site) are found too. any says whether rep had rows. A table that does
+// not read only costs the saving.
+func (w *Writer) findDigest(rep [8]byte, id ID) (p ID, found, any bool) {
 	w.s.mu.RLock()
 	idx := slices.Clone(w.s.idx)
 	w.s.mu.RUnlock()
 	var cands []uint64
 	for _, ix := range idx {
 		ix.pin()
-		ix.findDigest(key, func(n uint64) { cands = append(cands, n) })
+		ix.findDigest(rep, func(n uint64) { cands = append(cands, n) })
 		ix.unpin()
 	}
-	for _, n := range cands {
+	if len(cands) == 0 {
+		return ID{}, false, false
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	for _, n := range cands[max(0, len(cands)-maxDigestCandidates):] {
 		w.Learn(PlaceID(n))
-		if p, ok := w.places[id]; ok {
-			w.st.DigestHits++
-			if err := w.cw.LearnFrame(n); err != nil {
-				w.fail(fmt.Errorf("add object: %w", err))
-			}
-			return p, true
+		if err := w.cw.LearnFrame(n); err != nil {
+			w.fail(fmt.Errorf("add object: %w", err))
+			return ID{}, false, true
 		}
 	}
-	return ID{}, false
+	if p, ok := w.places[id]; ok {
+		w.st.DigestHits++
+		return p, true, true
+	}
+	return ID{}, false, true
 }
 
 // remember enters an object in the writer's table. The table holds at

@@ -59,11 +59,11 @@ type Writer struct {
 	places    map[ID]ID
 	placeRefs map[uint64][]uint64
 
-	// Digest rows (digest.go) of the objects this commit stored new,
-	// and their places by id.
-	digests   []digestRow
-	digestIDs map[ID]ID
-	st        WriterStats
+	// Digest rows (digest.go) this commit adds, and their places by
+	// representative.
+	digests  []digestRow
+	pendReps map[[8]byte]uint64
+	st       WriterStats
 }
 
 // WriterStats count what a Writer found.
@@ -603,7 +603,7 @@ func (w *Writer) Commit(payload []byte) error {
 	clear(w.pendRefs)
 	clear(w.places)
 	clear(w.placeRefs)
-	clear(w.digestIDs)
+	clear(w.pendReps)
 	w.digests = w.digests[:0]
 	w.frames, w.isChunk, w.chunkRows = w.frames[:0], w.isChunk[:0], w.chunkRows[:0]
 	idx, err := w.s.openIndexes(m)

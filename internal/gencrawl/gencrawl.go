@@ -21,10 +21,12 @@ import (
 	"time"
 )
 
-// Page is one generated page: its path and body.
+// Page is one generated page: its path, body and Content-Type
+// ("text/html; charset=utf-8" when empty).
 type Page struct {
 	Path string
 	Body []byte
+	Type string
 }
 
 // Site generates n pages of about size bytes each for seed: the same
@@ -46,7 +48,7 @@ func Edit(pages []Page, k int, seed uint64) []Page {
 	for i := 0; i < len(out); i += k {
 		r := rand.New(rand.NewPCG(seed, uint64(i)))
 		b := bytes.Replace(out[i].Body, []byte("<p>"), []byte("<p>"+sentence(r, 12)+" "), 1)
-		out[i] = Page{Path: out[i].Path, Body: b}
+		out[i] = Page{Path: out[i].Path, Body: b, Type: out[i].Type}
 	}
 	return out
 }
@@ -104,7 +106,11 @@ func WriteWARC(path, host string, t time.Time, pages []Page) error {
 	var b bytes.Buffer
 	for i, p := range pages {
 		var h bytes.Buffer
-		fmt.Fprintf(&h, "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n", len(p.Body))
+		ct := p.Type
+		if ct == "" {
+			ct = "text/html; charset=utf-8"
+		}
+		fmt.Fprintf(&h, "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(p.Body))
 		block := append(h.Bytes(), p.Body...)
 		d := sha1.Sum(block)
 		id := sha1.Sum([]byte(fmt.Sprint(host, p.Path, t.UnixNano())))
@@ -115,4 +121,19 @@ func WriteWARC(path, host string, t time.Time, pages []Page) error {
 		b.WriteString("\r\n\r\n")
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// Binary returns n payloads of size bytes that do not compress (a PDF,
+// an image) for seed, under /files/.
+func Binary(seed uint64, n, size int) []Page {
+	pages := make([]Page, n)
+	for i := range pages {
+		r := rand.New(rand.NewPCG(seed, uint64(i)))
+		b := make([]byte, size)
+		for j := range b {
+			b[j] = byte(r.Uint32())
+		}
+		pages[i] = Page{Path: fmt.Sprintf("/files/%04d.pdf", i), Body: b, Type: "application/pdf"}
+	}
+	return pages
 }
