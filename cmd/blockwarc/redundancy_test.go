@@ -40,8 +40,8 @@ func TestLostRedundancyCLI(t *testing.T) {
 	if code, _, stderr := runCmd(t, "ingest", "-tables=false", bwa, in("20220125183141")); code != exitOK {
 		t.Fatalf("second ingest exit %d: %s", code, stderr)
 	}
-	// The ingest rewrote COMMIT.copy (Begin heals a missing copy) and
-	// protected what it wrote; delete the copy again.
+	// The ingest's commit wrote COMMIT.copy again, and protected what it
+	// wrote only; delete the copy again.
 	os.Remove(filepath.Join(bwa, "COMMIT.copy"))
 	code, want, _ := runCmd(t, "cat", bwa, sampleURL)
 	if code != exitOK || want == "" {
