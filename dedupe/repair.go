@@ -80,6 +80,11 @@ type ReingestOptions struct {
 
 // ReingestWith is Reingest of an archive ingested with ro's settings.
 func ReingestWith(ctx context.Context, dir string, originals []string, opts pack.Options, ro ReingestOptions) (ReingestResult, error) {
+	// An archive written without parity gets none from a repair either:
+	// sidecars beside files without any would be named missing parity.
+	if pack.WithoutParity(dir) {
+		opts.NoParity = true
+	}
 	// The input-file rows first: they check the originals used below.
 	var rows ReingestResult
 	if err := recoverFileRows(ctx, dir, originals, opts, ro, &rows); err != nil {

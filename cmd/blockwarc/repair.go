@@ -13,9 +13,10 @@ import (
 )
 
 const repairAbout = `Salvage the archive ARCHIVE, under its writer lock: restore a damaged
-COMMIT from its copy COMMIT.copy (or the copy from COMMIT); rewrite the
-sectors of packs and indexes that parity corrects (docs/FORMAT.md
-"Parity"), and damaged parity of intact files; rebuild the indexes from the
+COMMIT from its copy COMMIT.copy (or the copy from COMMIT, also when it
+is missing); rewrite the sectors of packs and indexes that parity corrects
+(docs/FORMAT.md "Parity"), and damaged or missing parity of intact files
+(written from their bytes once they check, never over damage); rebuild the indexes from the
 packs' frames when one is damaged beyond parity (frames carry their object
 tables). A sharded archive (docs/FORMAT.md "Shards") gets its manifest
 SHARDS rewritten from its copy when one of the two is damaged, and each

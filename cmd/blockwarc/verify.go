@@ -20,7 +20,10 @@ are counted as not checkable). Every failure is named on stderr, then the
 captures that do not restore, in user terms (URL, capture time, input file
 and offset: what to re-ingest them from); damage that parity corrected is
 named too ("corrected by parity": nothing is lost, blockwarc repair
-rewrites the damaged sectors). When a problem is found, verify ends with
+rewrites the damaged sectors). Lost redundancy is a problem too, though
+nothing is lost yet: a parity sidecar the commit says should be there and
+is not, a damaged sidecar, and COMMIT.copy missing or not a copy of COMMIT
+(docs/FORMAT.md "Lost redundancy"). When a problem is found, verify ends with
 how to salvage the archive (blockwarc repair). The exit status is 0 only
 if everything holds.`
 

@@ -24,6 +24,9 @@ var (
 	ErrConflict = errors.New("archive changed by another writer")
 	// ErrClosed is returned by a Writer or Store used after Close.
 	ErrClosed = errors.New("closed")
+	// ErrRedundancy is matched by *RedundancyError: a parity sidecar or
+	// COMMIT.copy that the archive should have is missing or not right.
+	ErrRedundancy = errors.New("redundancy lost")
 )
 
 // CorruptError names the file and byte offset where a check failed.

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -687,4 +688,265 @@ func (s *Store) parityBytes() int64 {
 		}
 	}
 	return n
+}
+
+// RedundancyError says that redundancy the archive should have is gone
+// or damaged (a parity sidecar missing, COMMIT.copy missing or not the
+// commit in force): nothing is lost yet, but damage there would no
+// longer be corrected. blockwarc repair writes it again from the intact
+// data. It matches ErrRedundancy (errors.Is).
+type RedundancyError struct {
+	File   string // path of the file whose redundancy is lost
+	Reason string // the whole sentence, in the user's terms
+}
+
+func (e *RedundancyError) Error() string { return e.Reason }
+
+// Is makes errors.Is(err, ErrRedundancy) true.
+func (e *RedundancyError) Is(target error) bool { return target == ErrRedundancy }
+
+// gap is a committed range of file name that no sidecar protects.
+type gap struct {
+	name     string
+	from, to int64
+}
+
+// missingParity lists the committed ranges of m that should have parity
+// and have none (docs/FORMAT.md "Parity", "Lost redundancy"). Which
+// sidecars should exist follows from the commit: every committed pack
+// byte and every index is protected by the commit that made it final,
+// so the sidecars of a file cover it whole, from 0 to its committed
+// length. The archive records nothing of -parity=false: an archive with
+// no sidecar of any committed file was written without parity (or
+// before it existed), and nothing is missing; once any committed file
+// has a sidecar, every committed range without one is missing parity
+// (an ingest with -parity=false into an archive with parity leaves such
+// ranges too: repair protects them). A file with no sidecar at all
+// whose header version is older than what this writer writes (packs
+// before format 4, indexes before version 5) is not named: an older
+// blockwarc wrote it, before parity existed or with -parity=false, and
+// extending the archive (new packs and indexes beside the old ones) does
+// not make it missing. A file of the current version with no sidecar,
+// or any file whose sidecars leave a gap, is named.
+//
+// A sidecar counts when its name parses and its range lies within the
+// committed length (staged ones, NAME.par.next, included: the next
+// writer or repair installs them); one that does not open counts for
+// the range from its start to the next sidecar (Verify names it as
+// unreadable, and repair rewrites it).
+func missingParity(dir string, m *manifest) ([]gap, error) {
+	limits := make(map[string]int64, len(m.packs)+len(m.indexes))
+	var names []string
+	for _, p := range m.packs {
+		limits[packName(p.num)] = p.size
+		names = append(names, packName(p.num))
+	}
+	for _, r := range m.indexes {
+		limits[indexName(r.num)] = r.size
+		names = append(names, indexName(r.num))
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	type span struct {
+		off, end int64 // end -1: unknown (the sidecar does not open)
+	}
+	cover := make(map[string][]span)
+	found := false
+	for _, e := range ents {
+		sc := strings.TrimSuffix(e.Name(), nextSuffix)
+		f, off, ok := parity.ParseSidecarName(sc)
+		limit, committed := limits[f]
+		if !ok || !committed || off >= limit {
+			continue
+		}
+		meta, err := parity.OpenMeta(filepath.Join(dir, e.Name()))
+		switch {
+		case err != nil:
+			cover[f] = append(cover[f], span{off, -1})
+		case meta.Name == f && meta.Off == off && meta.Off+meta.Len <= limit:
+			cover[f] = append(cover[f], span{off, off + meta.Len})
+		default:
+			continue
+		}
+		found = true
+	}
+	if !found {
+		return nil, nil
+	}
+	var out []gap
+	for _, name := range names {
+		limit := limits[name]
+		sp := cover[name]
+		if len(sp) == 0 && olderWriter(dir, name) {
+			continue
+		}
+		sort.Slice(sp, func(i, j int) bool { return sp[i].off < sp[j].off || sp[i].off == sp[j].off && sp[i].end > sp[j].end })
+		at := int64(0)
+		for i, s := range sp {
+			if s.end < 0 {
+				s.end = limit
+				if i+1 < len(sp) {
+					s.end = max(sp[i+1].off, s.off)
+				}
+			}
+			if s.off > at {
+				out = append(out, gap{name, at, s.off})
+			}
+			at = max(at, s.end)
+		}
+		if at < limit {
+			out = append(out, gap{name, at, limit})
+		}
+	}
+	return out, nil
+}
+
+// olderWriter reports whether pack or index file name has a header of
+// an older version than this writer writes (false when the header does
+// not read: the file's own checks name that).
+func olderWriter(dir, name string) bool {
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [8]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return false
+	}
+	v := fileVersion(h[:])
+	if strings.HasSuffix(name, ".idx") {
+		return string(h[:4]) == indexMagic && v < indexVersion
+	}
+	return string(h[:4]) == packMagic && v < formatVersion
+}
+
+// missingParityError is the problem Verify reports for g.
+func missingParityError(dir string, g gap) error {
+	return &RedundancyError{File: filepath.Join(dir, g.name), Reason: fmt.Sprintf(
+		"parity of %s bytes %d..%d is missing: a damaged sector there can no longer be corrected; run blockwarc repair (it writes the parity again from the intact bytes)",
+		filepath.Join(dir, g.name), g.from, g.to)}
+}
+
+// verifyRedundancy names the redundancy of m that is gone: sidecars
+// missing (missingParity) and COMMIT.copy missing or not the commit in
+// force (Verify calls it after verifyParity, which names damaged and
+// unreadable sidecars). A file a writer deleted since m was read (an
+// index merged away) is not named.
+func (s *Store) verifyRedundancy(m *manifest, problem func(error)) {
+	gaps, err := missingParity(s.dir, m)
+	if err != nil {
+		problem(err)
+	}
+	var cur *manifest
+	for _, g := range gaps {
+		if _, err := os.Stat(filepath.Join(s.dir, g.name)); err != nil {
+			continue // the file itself is missing: its checks name it
+		}
+		if cur == nil {
+			cur, _ = readManifestFile(filepath.Join(s.dir, commitName))
+		}
+		if cur != nil && cur.seq != m.seq {
+			if again, _ := missingParity(s.dir, cur); !slices.Contains(again, g) {
+				continue // a writer changed it meanwhile
+			}
+		}
+		problem(missingParityError(s.dir, g))
+	}
+	if err := commitCopyProblem(s.dir); err != nil {
+		problem(err)
+	}
+}
+
+// commitCopyProblem says what is wrong with COMMIT.copy as the replica
+// of COMMIT (nil when it is one): missing, of another generation than
+// COMMIT and the one before it (what a crash between the two renames
+// leaves, and the next Begin rewrites), or of the same generation with
+// other bytes. A copy that fails its checks is named by Verify's check
+// of both commit files, and a damaged COMMIT too: neither is repeated
+// here. An archive last written before the copy existed (COMMIT of
+// version 2 and no parity sidecar at all) has none, and is not named.
+func commitCopyProblem(dir string) error {
+	cb, err := os.ReadFile(filepath.Join(dir, commitName))
+	if err != nil {
+		return nil
+	}
+	c1, err := decodeManifest(cb, filepath.Join(dir, commitName))
+	if err != nil {
+		return nil
+	}
+	copyPath := filepath.Join(dir, commitCopy)
+	kb, err := os.ReadFile(copyPath)
+	if errors.Is(err, os.ErrNotExist) {
+		if fileVersion(cb) == 2 && !hasAnySidecar(dir) {
+			return nil
+		}
+		return &RedundancyError{File: copyPath, Reason: fmt.Sprintf(
+			"%s is missing: a damaged COMMIT could no longer be read from its copy (the archive's list of files would be lost); run blockwarc repair (it writes the copy again from COMMIT)", copyPath)}
+	}
+	if err != nil {
+		return &RedundancyError{File: copyPath, Reason: fmt.Sprintf("%s: %v; run blockwarc repair", copyPath, err)}
+	}
+	c2, err := decodeManifest(kb, copyPath)
+	if err != nil {
+		return nil
+	}
+	switch {
+	case c2.seq == c1.seq && !bytes.Equal(cb, kb), c2.seq > c1.seq, c2.seq+1 < c1.seq:
+		return &RedundancyError{File: copyPath, Reason: fmt.Sprintf(
+			"%s (generation %d) is not a copy of COMMIT (generation %d): a damaged COMMIT could no longer be read from its copy; run blockwarc repair (it writes the copy again from COMMIT)", copyPath, c2.seq, c1.seq)}
+	}
+	return nil
+}
+
+// hasAnySidecar reports whether dir holds a parity sidecar of any pack
+// or index.
+func hasAnySidecar(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if isParityName(e.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithoutParity reports whether the archive in dir was written without
+// parity: its commit names files and no sidecar of any of them is there
+// (ingest -parity=false, or a blockwarc before parity). A repair writes
+// none into such an archive either (Repair, RebuildIndexes, and
+// dedupe.Reingest follow it): a few sidecars beside files without any
+// would make Verify name the rest as missing parity.
+func WithoutParity(dir string) bool {
+	m, _, err := readManifest(dir)
+	if err != nil || len(m.packs)+len(m.indexes) == 0 {
+		return false
+	}
+	return !hasParity(dir, m)
+}
+
+// hasParity reports whether dir holds a sidecar of a file m names.
+func hasParity(dir string, m *manifest) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	named := make(map[string]bool, len(m.packs)+len(m.indexes))
+	for _, p := range m.packs {
+		named[packName(p.num)] = true
+	}
+	for _, r := range m.indexes {
+		named[indexName(r.num)] = true
+	}
+	for _, e := range ents {
+		if f, _, ok := parity.ParseSidecarName(strings.TrimSuffix(e.Name(), nextSuffix)); ok && named[f] {
+			return true
+		}
+	}
+	return false
 }

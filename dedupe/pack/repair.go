@@ -81,7 +81,14 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	case e2 == nil && c2.seq > c1.seq && filesPresent(dir, c2) == nil:
 		m = c2
 	}
-	if e1 != nil || e2 != nil || c1.seq != c2.seq {
+	// A copy of the same generation with other bytes is no replica.
+	differ := e1 == nil && e2 == nil && c1.seq == c2.seq && !sameFile(filepath.Join(dir, commitName), filepath.Join(dir, commitCopy))
+	// An archive written without parity gets none from a repair either
+	// (WithoutParity).
+	if len(m.packs)+len(m.indexes) > 0 && !hasParity(dir, m) {
+		opts.NoParity = true
+	}
+	if e1 != nil || e2 != nil || c1.seq != c2.seq || differ {
 		if err := cleanup(dir, m); err != nil {
 			return res, fmt.Errorf("repair: %w", err)
 		}
@@ -93,6 +100,10 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 			done("%s rewritten from %s (generation %d): it was %v", commitName, commitCopy, m.seq, e1)
 		case e2 != nil && !errors.Is(e2, ErrNotArchive):
 			done("%s rewritten from %s (generation %d): it was %v", commitCopy, commitName, m.seq, e2)
+		case e2 != nil:
+			done("%s was missing: written again from %s (generation %d)", commitCopy, commitName, m.seq)
+		case differ:
+			done("%s was not a copy of %s: written again from it (generation %d)", commitCopy, commitName, m.seq)
 		default:
 			done("%s brought to generation %d", commitCopy, m.seq)
 		}
@@ -230,7 +241,67 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 			done("%s: unreadable parity rewritten", sc)
 		}
 	}
+	// Parity that should be there and is not (docs/FORMAT.md "Lost
+	// redundancy"): written again over each range once its bytes check.
+	if !opts.NoParity {
+		m3, err := readManifestFile(filepath.Join(dir, commitName))
+		if err != nil {
+			return res, fmt.Errorf("repair: reread the commit: %w", err)
+		}
+		gaps, err := missingParity(dir, m3)
+		if err != nil {
+			return res, fmt.Errorf("repair: %w", err)
+		}
+		for _, g := range gaps {
+			if err := s.protectGap(m3, g); err != nil {
+				lost("parity of %s bytes %d..%d is missing and was not written again: %v", g.name, g.from, g.to, err)
+				continue
+			}
+			done("parity of %s bytes %d..%d was missing: written again", g.name, g.from, g.to)
+		}
+	}
 	return res, nil
+}
+
+// sameFile reports whether files a and b hold the same bytes.
+func sameFile(a, b string) bool {
+	x, err1 := os.ReadFile(a)
+	y, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// protectGap writes the sidecar of committed range g (which no sidecar
+// protects), once the file checks intact: a pack by the frames of its
+// committed length, an index by its checksums. Parity is never computed
+// over damage.
+func (s *Store) protectGap(m *manifest, g gap) error {
+	for _, r := range m.indexes {
+		if indexName(r.num) != g.name {
+			continue
+		}
+		ix, err := openIndex(filepath.Join(s.dir, g.name), r.num, r.size)
+		if err != nil {
+			return err
+		}
+		err = ix.scan(nil, nil)
+		ix.f.Close()
+		if err != nil {
+			return err
+		}
+		_, err = protectRange(s.dir, g.name, g.from, g.to, &s.opts)
+		return err
+	}
+	for _, p := range m.packs {
+		if packName(p.num) != g.name {
+			continue
+		}
+		if err := s.walkPack(fileRef{num: p.num, size: p.size}, func(int64) {}); err != nil {
+			return err
+		}
+		_, err := protectRange(s.dir, g.name, g.from, g.to, &s.opts)
+		return err
+	}
+	return errors.New("not a committed file")
 }
 
 // reprotect rewrites the sidecar of the range of name starting at off,

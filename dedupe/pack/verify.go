@@ -32,6 +32,9 @@ func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 		// Parity first: damage is named, and what parity corrects is read
 		// corrected by the checks below.
 		s.verifyParity(m0, func(err error) { res.Problems++; report(ID{}, err) })
+		// The redundancy itself: a sidecar or COMMIT.copy gone is no
+		// damage yet, but the next damage there would not be corrected.
+		s.verifyRedundancy(m0, func(err error) { res.Problems++; report(ID{}, err) })
 	}
 	m, idx, packs, release, err := s.snapshotAll()
 	if err != nil {
