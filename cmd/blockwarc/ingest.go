@@ -31,8 +31,12 @@ Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same
 archive bytes as an uninterrupted ingest; an ingest that stops before its
 first commit leaves no archive behind. A second ingest of the same archive at the same time is
-refused. Then the tables ARCHIVE/tables are rewritten from the whole
-archive (see 'blockwarc tables'; -tables=false skips it, and they are not
+refused, and so is an existing directory holding other files but no
+archive (nothing is written there; an empty directory is fine). An
+input file in which no record is found and that does not begin with a
+WARC or ARC record (a README given by mistake) refuses the whole ingest
+before anything is written, every such file named. Then the tables
+ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc tables'; -tables=false skips it, and they are not
 rewritten when no new file was ingested and they exist). -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
