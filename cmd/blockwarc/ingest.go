@@ -35,9 +35,12 @@ refused, and so is an existing directory holding other files but no
 archive (nothing is written there; an empty directory is fine). An
 input file in which no record is found and that does not begin with a
 WARC or ARC record (a README given by mistake) refuses the whole ingest
-before anything is written, every such file named. Then the tables
-ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc tables'; -tables=false skips it, and they are not
-rewritten when no new file was ingested and they exist). -report and
+before anything is written, every such file named. The summary line
+gives the records' bytes decompressed and the archive's size on disk as
+the storage report counts it (tables/ apart). Then the tables
+ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc
+tables'; -tables=false skips it, and they are not rewritten when no new
+file was ingested and they exist). -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
 'blockwarc report' afterwards, for one walk instead of two.
@@ -311,9 +314,12 @@ func ingestSummary(dir string, st dedupe.Stats, took time.Duration) string {
 	if st.Files == 0 {
 		return fmt.Sprintf("%s: nothing new (%d input file(s) already in the archive)", dir, st.FilesSkipped)
 	}
+	// The archive's size as the storage report's headline counts it
+	// (its files, tables/ apart); the records' bytes decompressed, which
+	// the report's input (the files as given) is not.
 	size, _ := report.ArchiveBytes(dir)
-	line := fmt.Sprintf("%s: %d file(s), %d records (%s of WARC) ingested in %s; the archive is %s on disk", dir,
-		st.Files, st.Records, humanBytes(st.InputBytes), took.Round(100*time.Millisecond), humanBytes(size))
+	line := fmt.Sprintf("%s: %d file(s), %d records (%s decompressed) ingested in %s; the archive is %s on disk (%s bytes, tables apart)", dir,
+		st.Files, st.Records, humanBytes(st.InputBytes), took.Round(100*time.Millisecond), humanBytes(size), report.Thousands(size))
 	if st.FilesSkipped > 0 {
 		line += fmt.Sprintf("; %d file(s) were in it already", st.FilesSkipped)
 	}
