@@ -190,6 +190,13 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	if opts.Pack.Workers <= 0 {
 		opts.Pack.Workers = budget.Compress
 	}
+	if rec == nil {
+		// Nothing is written, the archive not even created, when an
+		// input is not WARC or ARC (repair reads originals ingested).
+		if err := CheckInputs(ctx, inputs); err != nil {
+			return st, err
+		}
+	}
 	s, err := pack.Open(dir, opts.Pack)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, pack.ErrNotArchive) {
 		s, err = pack.Create(dir, opts.Pack)

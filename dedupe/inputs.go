@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"blockwarc/warcio"
 )
@@ -28,6 +29,51 @@ func expandInputs(inputs []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return slices.Compact(out), nil
+}
+
+// NotRecordsError is an ingest refused before anything was written: the
+// inputs it names are not WARC or ARC (warcio.CheckRecords).
+type NotRecordsError struct {
+	Files []string
+}
+
+func (e *NotRecordsError) Error() string {
+	if len(e.Files) == 1 {
+		return "input " + e.Files[0] + " is not WARC or ARC (no record found, and it does not begin with one); nothing was ingested: leave it out and run ingest again"
+	}
+	return fmt.Sprintf("%d input files are not WARC or ARC (no record found, and none begins with one): %s; nothing was ingested: leave them out and run ingest again",
+		len(e.Files), strings.Join(e.Files, ", "))
+}
+
+func (e *NotRecordsError) Unwrap() error { return warcio.ErrNotRecords }
+
+// CheckInputs expands inputs as an ingest does and refuses them all, with
+// a *NotRecordsError naming every bad file, when any is not WARC or ARC
+// input (warcio.CheckRecords): a careful ingest reads what it was given
+// or nothing, rather than archiving a README as a file of no records.
+// Ingest calls it before it opens or creates the archive.
+func CheckInputs(ctx context.Context, inputs []string) error {
+	files, err := expandInputs(inputs)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := warcio.CheckRecords(f)
+		switch {
+		case errors.Is(err, warcio.ErrNotRecords):
+			bad = append(bad, f)
+		case err != nil:
+			return fmt.Errorf("read input: %w", err)
+		}
+	}
+	if len(bad) > 0 {
+		return &NotRecordsError{Files: bad}
+	}
+	return nil
 }
 
 // hashFile returns the name, size and SHA-256 of the file at path, read

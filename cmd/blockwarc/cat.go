@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"blockwarc/dedupe"
 	"blockwarc/export"
+	"blockwarc/warcio"
 )
 
 const catAbout = `Write one capture of URL from ARCHIVE on standard output, byte for byte
@@ -16,7 +19,14 @@ as it was stored: the latest capture at or before -at, or with -near the
 capture nearest T (the latest inside the period T names, else the
 closest before or after it); default: the latest. URL is canonicalised (SURT) as at ingest. -part chooses what to
 write: the whole WARC record, the HTTP block (HTTP header and payload) or
-the payload as stored.`
+the payload as stored.
+
+A revisit record holds no payload of its own (the capture it repeats
+does): asked for the payload of one (the default -part), cat writes
+nothing, says on standard error which capture it repeats when the record
+names it (WARC-Refers-To-Target-URI and WARC-Refers-To-Date, with the
+'blockwarc cat' that writes it), and exits with status 1. -part http and
+-part record write the revisit record itself.`
 
 func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("cat", "ARCHIVE URL", catAbout, stderr)
@@ -95,6 +105,11 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			out = p.Payload
 		}
 	}
+	if *part == "payload" && v.Type == "revisit" && len(out) == 0 {
+		// Not an empty page: the payload is elsewhere.
+		fmt.Fprintf(stderr, "blockwarc cat: %s\n", revisitNote(fs.Arg(0), &v, p))
+		return exitFailure
+	}
 	if _, err := stdout.Write(out); err != nil {
 		fmt.Fprintf(stderr, "blockwarc cat: write: %v\n", err)
 		return exitFailure
@@ -114,4 +129,31 @@ func parseTimestamp(s string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return end.Add(-time.Nanosecond), nil
+}
+
+// revisitNote says why cat writes no payload for the revisit v: what it
+// repeats, when its record names it, and how to write that capture.
+func revisitNote(archive string, v *dedupe.Version, p *dedupe.Parts) string {
+	when := "undated"
+	if !v.Date.IsZero() {
+		when = "captured " + v.Date.UTC().Format(time.RFC3339)
+	}
+	s := fmt.Sprintf("%s %s is a revisit: its record holds no payload, the capture it repeats does", v.TargetURI, when)
+	var h warcio.Header
+	if rec, err := warcio.NewReader(bytes.NewReader(p.Record()), "").Next(); err == nil {
+		h = rec.Header
+	}
+	target := strings.Trim(h.Get("WARC-Refers-To-Target-URI"), "<>")
+	date := h.Get("WARC-Refers-To-Date")
+	switch {
+	case target != "" && date != "":
+		s += fmt.Sprintf(", %s captured %s ('blockwarc cat -at %s %s %s' writes it)", target, date, date, archive, target)
+	case target != "":
+		s += fmt.Sprintf(", a capture of %s (the record gives no date)", target)
+	case date != "":
+		s += fmt.Sprintf(", captured %s ('blockwarc cat -at %s %s %s' writes it)", date, date, archive, v.TargetURI)
+	default:
+		s += fmt.Sprintf(" (the record names none: 'blockwarc ls -captures %s %s' lists the URL's captures)", archive, v.TargetURI)
+	}
+	return s + "; -part http or -part record writes the revisit itself"
 }

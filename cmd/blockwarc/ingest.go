@@ -31,9 +31,16 @@ Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same
 archive bytes as an uninterrupted ingest; an ingest that stops before its
 first commit leaves no archive behind. A second ingest of the same archive at the same time is
-refused. Then the tables ARCHIVE/tables are rewritten from the whole
-archive (see 'blockwarc tables'; -tables=false skips it, and they are not
-rewritten when no new file was ingested and they exist). -report and
+refused, and so is an existing directory holding other files but no
+archive (nothing is written there; an empty directory is fine). An
+input file in which no record is found and that does not begin with a
+WARC or ARC record (a README given by mistake) refuses the whole ingest
+before anything is written, every such file named. The summary line
+gives the records' bytes decompressed and the archive's size on disk as
+the storage report counts it (tables/ apart). Then the tables
+ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc
+tables'; -tables=false skips it, and they are not rewritten when no new
+file was ingested and they exist). -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
 'blockwarc report' afterwards, for one walk instead of two.
@@ -307,9 +314,12 @@ func ingestSummary(dir string, st dedupe.Stats, took time.Duration) string {
 	if st.Files == 0 {
 		return fmt.Sprintf("%s: nothing new (%d input file(s) already in the archive)", dir, st.FilesSkipped)
 	}
+	// The archive's size as the storage report's headline counts it
+	// (its files, tables/ apart); the records' bytes decompressed, which
+	// the report's input (the files as given) is not.
 	size, _ := report.ArchiveBytes(dir)
-	line := fmt.Sprintf("%s: %d file(s), %d records (%s of WARC) ingested in %s; the archive is %s on disk", dir,
-		st.Files, st.Records, humanBytes(st.InputBytes), took.Round(100*time.Millisecond), humanBytes(size))
+	line := fmt.Sprintf("%s: %d file(s), %d records (%s decompressed) ingested in %s; the archive is %s on disk (%s bytes, tables apart)", dir,
+		st.Files, st.Records, humanBytes(st.InputBytes), took.Round(100*time.Millisecond), humanBytes(size), report.Thousands(size))
 	if st.FilesSkipped > 0 {
 		line += fmt.Sprintf("; %d file(s) were in it already", st.FilesSkipped)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -145,4 +146,33 @@ func bitExact(n int) int {
 		return 0
 	}
 	return n
+}
+
+// TestIngestSummaryAgreesWithReport: the archive size ingest prints is
+// the report's, to the byte, and the summary says its input figure
+// counts the records decompressed (the report's counts the files as
+// given); make run prints no third figure of its own.
+func TestIngestSummaryAgreesWithReport(t *testing.T) {
+	arch := filepath.Join(t.TempDir(), "s.bwa")
+	code, out, errOut := runCmd(t, "ingest", "-report", "-", arch, sampleFiles(t)[0], sampleFiles(t)[1])
+	if code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	summary, rest, _ := strings.Cut(out, "\n")
+	m := regexp.MustCompile(`records \([0-9.]+ [KMG]?i?B decompressed\) ingested in .*; the archive is ([0-9.]+ [KMG]?i?B) on disk \(([0-9,]+) bytes, tables apart\)$`).FindStringSubmatch(summary)
+	if m == nil {
+		t.Fatalf("summary %q", summary)
+	}
+	if want := regexp.MustCompile(`(?m)^  archive +` + regexp.QuoteMeta(m[1]) + `  \(` + regexp.QuoteMeta(m[2]) + ` bytes\)`); !want.MatchString(rest) {
+		t.Errorf("the summary's archive (%s, %s bytes) is not the report's:\n%s", m[1], m[2], rest)
+	}
+	mk, err := os.ReadFile(filepath.Join(sharedtest.RepoRoot(t), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, runTarget, _ := strings.Cut(string(mk), "\nrun:")
+	runTarget, _, _ = strings.Cut(runTarget, "\n\n")
+	if strings.Contains(runTarget, "du -") || strings.Contains(runTarget, "ingest -json") {
+		t.Errorf("make run prints sizes of its own, or hides ingest's summary:%s", runTarget)
+	}
 }

@@ -153,6 +153,21 @@ const (
 	lockName   = "LOCK"
 )
 
+// DirFile says what a file of this name in an archive's directory is:
+// commit when it is COMMIT or COMMIT.copy (the directory is an archive,
+// perhaps a damaged one), created when it is what creating an archive
+// writes before its first COMMIT (LOCK, COMMIT.tmp), so that a directory
+// holding only such files is an archive whose creation stopped.
+func DirFile(name string) (commit, created bool) {
+	switch name {
+	case commitName, commitCopy:
+		return true, false
+	case lockName, commitTemp:
+		return false, true
+	}
+	return false, false
+}
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func crc(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"blockwarc/dedupe"
@@ -56,6 +57,9 @@ func Split(mem int64, workers, shards int) (shardMem int64, shardWorkers, concur
 // depend on the inputs, the boundaries and opts' archive settings only,
 // not on workers, memory or input order.
 func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts dedupe.Options) (Result, error) {
+	if err := checkTarget(dir); err != nil {
+		return Result{}, err
+	}
 	m, err := ReadManifest(dir)
 	created := false
 	switch {
@@ -63,6 +67,12 @@ func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts d
 		if shards <= 1 {
 			st, err := dedupe.Ingest(ctx, dir, inputs, opts)
 			return Result{Stats: st, Shards: 1}, err
+		}
+		// Before the boundaries are cut and the shards created: nothing
+		// is written when an input is not WARC or ARC (dedupe.Ingest
+		// checks its own).
+		if err := dedupe.CheckInputs(ctx, inputs); err != nil {
+			return Result{}, err
 		}
 		if hasArchive(dir) {
 			return Result{Shards: 1}, fmt.Errorf("%s is an unsharded archive: -shards applies to a new archive (resharding is not supported)", dir)
@@ -73,6 +83,11 @@ func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts d
 		created = true
 	case err != nil:
 		return Result{}, err
+	}
+	if !created {
+		if err := dedupe.CheckInputs(ctx, inputs); err != nil {
+			return Result{}, err
+		}
 	}
 	res := Result{Shards: len(m.Shards)}
 	// Both copies of the manifest whole again before anything is
@@ -91,6 +106,54 @@ func Ingest(ctx context.Context, dir string, inputs []string, shards int, opts d
 	st, err := ingestShards(ctx, dir, m, inputs, opts)
 	res.Stats = st
 	return res, err
+}
+
+// NotArchiveError refuses an ingest into an existing directory that
+// holds other files but no archive: the archive's files would be mixed
+// with the user's.
+type NotArchiveError struct {
+	Dir   string
+	Names []string // some of the files there, sorted
+}
+
+func (e *NotArchiveError) Error() string {
+	names := strings.Join(e.Names, ", ")
+	if len(e.Names) == maxNamed {
+		names += ", …"
+	}
+	return fmt.Sprintf("%s is a directory holding other files (%s) but no archive: ingest creates an archive only in a new or empty directory, so as not to mix its files with yours; give a new name such as %s", e.Dir, names, filepath.Join(e.Dir, "site.bwa"))
+}
+
+const maxNamed = 3
+
+// checkTarget refuses (*NotArchiveError) a dir that exists and holds
+// files but no archive: no COMMIT or COMMIT.copy, no SHARDS or
+// SHARDS.copy. What an ingest that stopped while creating the archive
+// left (a lock, a temporary commit or manifest, shard directories) does
+// not count as the user's. A missing or empty dir is a new archive.
+func checkTarget(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // missing, or not a directory: said when it is opened
+	}
+	var others []string
+	for _, e := range ents {
+		n := e.Name()
+		commit, made := pack.DirFile(n)
+		switch {
+		case commit, n == ManifestName, n == CopyName:
+			return nil // an archive (a damaged one is verify's and repair's)
+		case made, e.IsDir() && strings.HasPrefix(n, "shard-"), strings.HasPrefix(n, "."+ManifestName+".tmp-"):
+		default:
+			if len(others) < maxNamed {
+				others = append(others, n)
+			}
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	return &NotArchiveError{Dir: dir, Names: others}
 }
 
 // hasArchive says whether dir holds an ordinary (unsharded) archive.
