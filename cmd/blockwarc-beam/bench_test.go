@@ -83,8 +83,8 @@ func BenchmarkPipelineCPU(b *testing.B) {
 			dir := b.TempDir()
 			want, got := filepath.Join(dir, "cli.bwa"), filepath.Join(dir, "beam.bwa")
 			cfg := defaults(got, shards)
-			// -mem: cfg.MemLimit for each shard, the pipeline's.
-			args := append([]string{"ingest", "-json", "-workers", "2", "-mem", fmt.Sprintf("%dMiB", shards*int(cfg.MemLimit>>20)),
+			// -mem: cfg.Ingest.MemLimit for each shard, the pipeline's.
+			args := append([]string{"ingest", "-json", "-workers", "2", "-mem", fmt.Sprintf("%dMiB", shards*int(cfg.Ingest.MemLimit>>20)),
 				"-shards", strconv.Itoa(shards), want}, inputs...)
 			cmd := exec.Command(cli(b), args...)
 			t0 := time.Now()

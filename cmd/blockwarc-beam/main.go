@@ -8,24 +8,26 @@
 //	blockwarc-beam [-runner prism] [-shards N] ... ARCHIVE INPUT...
 //
 // The workers must see the inputs and the archive's directory at the same
-// paths (a shared file system). The archive is built beside ARCHIVE and
+// paths (a shared file system; the archive's on one whose locks hold
+// across hosts, or local: README.md, "blockwarc-beam"). The archive is built beside ARCHIVE and
 // published by one rename when every shard is written, so a failed or
 // killed run publishes nothing; run it again.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"blockwarc/dedupe/ingestflags"
 	"blockwarc/dedupe/shard"
 	"blockwarc/warcio"
 )
@@ -37,49 +39,58 @@ const (
 )
 
 func main() {
-	shards := flag.Int("shards", 2, "`N` shards (key ranges) of the new archive")
-	level := flag.Int("level", 0, "partition `LEVEL` (as blockwarc ingest -level; 0: adaptive, the default)")
-	commit := flag.String("commit", "256MiB", "commit each shard after every `SIZE` of input records (as blockwarc ingest -commit)")
-	parity := flag.Bool("parity", true, "write Reed-Solomon parity (as blockwarc ingest -parity)")
-	workers := flag.Int("shard-workers", 1, "`N` URLs modelled in parallel inside each shard's ingest")
-	mem := flag.String("shard-mem", "1GiB", "memory `SIZE` of each shard's ingest (sort and records in flight)")
-	tmp := flag.String("tmp", "", "`DIR` for the shard ingests' sort runs")
-	policy := flag.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
-	replace := flag.Bool("replace", false, "replace ARCHIVE if it exists (atomically, once the new one is complete)")
-	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: blockwarc-beam [flags] ARCHIVE INPUT...\n\n"+
+	cfg, inputs, code := parseArgs(flag.CommandLine, os.Args[1:], os.Stderr)
+	if code != 0 {
+		os.Exit(code)
+	}
+	beam.Init()
+	if err := Run(context.Background(), cfg, inputs, beamx.Run); err != nil {
+		fmt.Fprintf(os.Stderr, "blockwarc-beam: %v\n", err)
+		os.Exit(exitFailure)
+	}
+}
+
+// parseArgs defines the command's flags on fs (flag.CommandLine in main,
+// where Beam's are) and parses args: the Config, the inputs, and a
+// non-zero exit status when they are bad. The flags 'blockwarc ingest'
+// has too are parsed and checked by ingestflags, as there.
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []string, int) {
+	shards := fs.Int("shards", 2, "`N` shards (key ranges) of the new archive")
+	level := fs.Int("level", 0, "partition `LEVEL` (as blockwarc ingest -level; 0: adaptive, the default)")
+	commit := fs.String("commit", ingestflags.DefaultCommit, "commit each shard after every `SIZE` of input records (as blockwarc ingest -commit)")
+	parity := fs.Bool("parity", true, "write Reed-Solomon parity (as blockwarc ingest -parity)")
+	workers := fs.Int("shard-workers", 1, "`N` URLs modelled in parallel inside each shard's ingest")
+	mem := fs.String("shard-mem", ingestflags.DefaultMem, "memory `SIZE` of each shard's ingest (sort and records in flight; the Go heap limit of a worker is set from it)")
+	tmp := fs.String("tmp", "", "`DIR` for the shard ingests' sort runs")
+	policy := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
+	replace := fs.Bool("replace", false, "replace ARCHIVE if it exists (atomically, once the new one is complete)")
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: blockwarc-beam [flags] ARCHIVE INPUT...\n\n"+
 			"Writes the sharded archive and tables 'blockwarc ingest -shards N ARCHIVE INPUT...'\n"+
 			"writes, as an Apache Beam pipeline (-runner prism by default: in this process).\n"+
 			"An existing sharded ARCHIVE is extended: its stored boundaries route the inputs.\n\n"+
 			"Exit status: 0 done, 1 failed (nothing published), 2 bad usage.\n\nFlags (Beam's too):\n")
-		flag.PrintDefaults()
+		fs.PrintDefaults()
 	}
-	flag.Parse()
-	cfg := Config{Shards: *shards, Level: *level, NoParity: !*parity, Workers: *workers, TempDir: *tmp, Replace: *replace}
-	var err error
-	if flag.NArg() < 2 || *shards < 1 || *level < 0 || *workers < 1 {
-		flag.Usage()
-		os.Exit(exitUsage)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, nil, exitUsage
 	}
-	if cfg.CommitBytes, err = parseSize(*commit); err != nil || cfg.CommitBytes <= 0 {
-		fmt.Fprintf(os.Stderr, "blockwarc-beam: bad -commit %q\n", *commit)
-		os.Exit(exitUsage)
+	if fs.NArg() < 2 || *shards < 1 {
+		fs.Usage()
+		return Config{}, nil, exitUsage
 	}
-	if cfg.MemLimit, err = parseSize(*mem); err != nil || cfg.MemLimit <= 0 {
-		fmt.Fprintf(os.Stderr, "blockwarc-beam: bad -shard-mem %q\n", *mem)
-		os.Exit(exitUsage)
+	v, err := ingestflags.Flags{Level: *level, Commit: *commit, Mem: *mem, Policy: *policy,
+		Parity: *parity, TempDir: *tmp, Workers: *workers}.Parse()
+	if e := (*ingestflags.Error)(nil); errors.As(err, &e) {
+		// This command's names for each shard's share.
+		e.Flag = cmp.Or(map[string]string{"mem": "shard-mem", "workers": "shard-workers"}[e.Flag], e.Flag)
 	}
-	var ok bool
-	if cfg.Policy, ok = map[string]warcio.Policy{"skip": warcio.PolicySkip, "warn": warcio.PolicyWarn, "fail": warcio.PolicyFail}[*policy]; !ok {
-		fmt.Fprintf(os.Stderr, "blockwarc-beam: bad -policy %q: want skip, warn or fail\n", *policy)
-		os.Exit(exitUsage)
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc-beam: %v\n", err)
+		return Config{}, nil, exitUsage
 	}
-	cfg.Archive = flag.Arg(0)
-	beam.Init()
-	if err := Run(context.Background(), cfg, flag.Args()[1:], beamx.Run); err != nil {
-		fmt.Fprintf(os.Stderr, "blockwarc-beam: %v\n", err)
-		os.Exit(exitFailure)
-	}
+	return Config{Archive: fs.Arg(0), Shards: *shards, Ingest: v, Replace: *replace}, fs.Args()[1:], 0
 }
 
 // Run checks the arguments, clears what an earlier failed run staged,
@@ -119,21 +130,4 @@ func Run(ctx context.Context, cfg Config, inputs []string, run func(context.Cont
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, cfg, inputs)
 	return run(ctx, p)
-}
-
-// parseSize reads sizes such as 512MiB, 1GiB, 64MB or a byte count.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n * mult, err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -22,29 +21,27 @@ import (
 	"golang.org/x/sys/unix"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/ingestflags"
 	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/shard"
 	"blockwarc/export/columnar"
 	"blockwarc/export/tables"
-	"blockwarc/partition"
 	"blockwarc/warcio"
 )
 
 // Config is what every step of the pipeline needs; its fields travel to
 // the workers (JSON-encoded with the steps), so they are plain values.
-// The archive settings (Level, CommitBytes, NoParity) are those of
-// 'blockwarc ingest' of the same name and default: with the same values
-// the pipeline writes the same bytes.
+// The archive settings in Ingest (Level, CommitBytes, NoParity) are those
+// of 'blockwarc ingest' of the same name and default, parsed by the same
+// owner (ingestflags): with the same values the pipeline writes the same
+// bytes.
 type Config struct {
-	Archive     string // the sharded archive to write (a new one, or Replace)
-	Shards      int    // shards wanted (fewer when the keys leave fewer places to cut)
-	Level       int    // -level: 0 adaptive
-	CommitBytes int64
-	NoParity    bool
-	Workers     int   // model workers of each shard's ingest
-	MemLimit    int64 // memory budget of each shard's ingest
-	TempDir     string
-	Policy      warcio.Policy
+	Archive string // the sharded archive to write (a new one, or Replace)
+	Shards  int    // shards wanted (fewer when the keys leave fewer places to cut)
+	// Ingest are each shard's ingest settings: -level, -commit,
+	// -parity, -shard-workers (Workers), -shard-mem (MemLimit), -tmp,
+	// -policy.
+	Ingest ingestflags.Values
 	// Replace lets the pipeline replace an existing archive: the new one
 	// is published in its place by one atomic exchange.
 	Replace bool
@@ -73,15 +70,10 @@ func (c Config) staging() string {
 }
 
 // options are the ingest options 'blockwarc ingest' passes for the same
-// settings.
+// settings (ingestflags makes both), with warnings to the worker's log.
 func (c Config) options(ctx context.Context) dedupe.Options {
-	o := dedupe.Options{
-		Level: cmp.Or(c.Level, partition.LevelAdaptive), Workers: max(c.Workers, 1),
-		MemLimit: c.MemLimit, TempDir: c.TempDir, CommitBytes: c.CommitBytes,
-	}
-	o.Pack.NoParity = c.NoParity
-	o.Reader.Policy = c.Policy
-	if c.Policy == warcio.PolicyWarn {
+	o := c.Ingest.Options()
+	if o.Reader.Policy == warcio.PolicyWarn {
 		o.Reader.OnError = func(err error) { log.Warnf(ctx, "blockwarc-beam: %v", err) }
 	}
 	return o
@@ -277,6 +269,10 @@ func (*keyFn) ProcessElement(ctx context.Context, file string, boundaries []stri
 	}
 }
 
+// holdHeap sets the worker's Go heap limit for a shard's ingest (a
+// variable for tests to watch).
+var holdHeap = ingestflags.HoldHeap
+
 // ingestShardFn writes one shard: the unchanged shard ingest into a
 // directory of its own attempt, renamed to the shard's name when
 // complete, so that a retried or duplicated attempt never leaves half a
@@ -298,6 +294,10 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	}
 	slices.Sort(inputs) // the ingest sorts them too; sorted, the log reads the same
 	name := m.Shards[i].Name
+	// The worker's Go heap held near the shard's budget, as 'blockwarc
+	// ingest' holds its own; shards ingested at once on one worker add up.
+	_, release := holdHeap(f.Cfg.Ingest.MemLimit, f.Cfg.Ingest.Workers, 1)
+	defer release()
 	if f.Cfg.Extend {
 		// In place, as 'blockwarc ingest' extends a shard: its commits
 		// are atomic, and a run again resumes from the last one.
@@ -385,7 +385,7 @@ func (f *tablesFn) ProcessElement(ctx context.Context, d shardDone, emit func(sh
 		return err
 	}
 	defer os.RemoveAll(attempt) // left only by a failed attempt
-	st, err := tables.BuildShard(ctx, a, i, tables.Options{Workers: max(f.Cfg.Workers, 1), TempDir: f.Cfg.TempDir}, w)
+	st, err := tables.BuildShard(ctx, a, i, tables.Options{Workers: max(f.Cfg.Ingest.Workers, 1), TempDir: f.Cfg.Ingest.TempDir}, w)
 	if err != nil {
 		w.Abort()
 		return fmt.Errorf("tables of shard %d: %w", i, err)

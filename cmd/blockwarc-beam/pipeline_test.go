@@ -20,6 +20,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/ingestflags"
 	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/shard"
 	"blockwarc/internal/sharedtest"
@@ -39,8 +40,8 @@ func onPrism(ctx context.Context, p *beam.Pipeline) error {
 // defaults is the Config of blockwarc-beam's flag defaults, as 'blockwarc
 // ingest' has them.
 func defaults(archive string, shards int) Config {
-	return Config{Archive: archive, Shards: shards, Level: dedupe.DefaultLevel, CommitBytes: dedupe.DefaultCommitBytes,
-		Workers: 1, MemLimit: 256 << 20}
+	return Config{Archive: archive, Shards: shards, Ingest: ingestflags.Values{Level: dedupe.DefaultLevel,
+		CommitBytes: dedupe.DefaultCommitBytes, Workers: 1, MemLimit: 256 << 20}}
 }
 
 var (
@@ -301,7 +302,7 @@ func TestExtendKilled(t *testing.T) {
 	got, want := filepath.Join(dir, "beam.bwa"), filepath.Join(dir, "cli.bwa")
 	ctx := context.Background()
 	cfg := defaults(got, 2)
-	cfg.CommitBytes = 1 // a commit after every record: the worker dies mid-ingest
+	cfg.Ingest.CommitBytes = 1 // a commit after every record: the worker dies mid-ingest
 	if err := Run(ctx, cfg, first, onPrism); err != nil {
 		t.Fatal(err)
 	}

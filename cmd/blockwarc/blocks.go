@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/ingestflags"
 	"blockwarc/export"
 	"blockwarc/partition"
 )
@@ -519,14 +520,14 @@ func attrEscape(s string) string {
 	return sb.String()
 }
 
-// byteSize is a flag value in the CLI's one size syntax (parseSize:
+// byteSize is a flag value in the CLI's one size syntax (ingestflags.ParseSize:
 // plain bytes or a k/M/G, KiB/MiB/GiB or KB/MB/GB suffix).
 type byteSize int64
 
 func (s *byteSize) String() string { return strconv.FormatInt(int64(*s), 10) }
 
 func (s *byteSize) Set(v string) error {
-	n, err := parseSize(v)
+	n, err := ingestflags.ParseSize(v)
 	if err != nil {
 		return fmt.Errorf("bad size %q (want e.g. 1048576, 500KB, 64MiB)", v)
 	}

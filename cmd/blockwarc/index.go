@@ -3,17 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"blockwarc/dedupe/ingestflags"
 	"blockwarc/export"
 	"blockwarc/warcio"
 )
@@ -49,14 +47,14 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fs.Usage()
 		return exitUsage
 	}
-	mem, err := parseSize(*memFlag)
+	mem, err := ingestflags.ParseSize(*memFlag)
 	if err != nil || mem <= 0 {
 		fmt.Fprintf(stderr, "blockwarc index: bad -mem %q: want a size such as 512MiB\n", *memFlag)
 		return exitUsage
 	}
 	opts.mem = mem
 	var ok bool
-	if opts.policy, ok = parsePolicy(*policyFlag); !ok {
+	if opts.policy, ok = ingestflags.ParsePolicy(*policyFlag); !ok {
 		fmt.Fprintf(stderr, "blockwarc index: bad -policy %q: want skip, warn or fail\n", *policyFlag)
 		return exitUsage
 	}
@@ -178,43 +176,4 @@ func newProgress(inputs []string, stderr io.Writer) *progressbar.ProgressBar {
 		progressbar.OptionThrottle(100_000_000),
 		progressbar.OptionClearOnFinish(),
 	)
-}
-
-// parseSize reads "4MiB", "1GiB", "512M", "100k", "1e6" or plain bytes.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	lower := strings.ToLower(t)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{
-		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
-		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
-		{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"b", 1},
-	} {
-		if strings.HasSuffix(lower, u.suffix) {
-			lower, mult = strings.TrimSpace(strings.TrimSuffix(lower, u.suffix)), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(lower, 64)
-	if err != nil || f < 0 {
-		return 0, errors.New("bad size")
-	}
-	return int64(f * float64(mult)), nil
-}
-
-// parsePolicy reads the -policy flag shared by the commands that read
-// WARC/ARC input.
-func parsePolicy(s string) (warcio.Policy, bool) {
-	switch s {
-	case "skip":
-		return warcio.PolicySkip, true
-	case "warn":
-		return warcio.PolicyWarn, true
-	case "fail":
-		return warcio.PolicyFail, true
-	}
-	return 0, false
 }

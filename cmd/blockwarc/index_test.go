@@ -168,20 +168,6 @@ func TestIndexExitStatus(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"4MiB": 4 << 20, "1GiB": 1 << 30, "512M": 512 << 20, "100k": 100 << 10, "1e6": 1e6, "2GB": 2e9, "123": 123} {
-		got, err := parseSize(in)
-		if err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "lots", "-1MiB", "MiB"} {
-		if _, err := parseSize(bad); err == nil {
-			t.Errorf("parseSize(%q) gave no error", bad)
-		}
-	}
-}
-
 // TestIndexCorpusManifest indexes the whole corpus with a small -mem (so
 // the walk spills) and checks the HTML 200 captures of every URL against
 // the corpus manifest, written by the tool that made the crawls: the same

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,15 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/ingestflags"
 	"blockwarc/dedupe/shard"
 	"blockwarc/export/columnar"
 	"blockwarc/export/report"
-	"blockwarc/partition"
 	"blockwarc/warcio"
 )
 
@@ -62,16 +60,20 @@ payload, a block, a layout) that the archive holds already, under any URL
 and from any earlier ingest, is stored once: it is found through the
 digest tables of the archive's indexes.`
 
+// ingestArchive is the ingest runIngest runs (tests watch the options it
+// is given).
+var ingestArchive = shard.Ingest
+
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ingest", "ARCHIVE INPUT...", ingestAbout, stderr)
 	level := fs.Int("level", 0, "partition `LEVEL` for URLs without history: 0 the adaptive partition (blocks of single regions, as blocks, diff and the tables show them), N the fixed level N (1: the coarsest blocks, an archive 0.3-8 % smaller on the corpus); a URL keeps the level of its history")
 	shards := fs.Int("shards", 0, "`N` shards (key ranges ingested in parallel) for a new archive; an existing archive keeps its shards (0: as the archive has, 1 for a new one)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the archive is the same for any N)")
-	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression, and the archive's tables about 100MiB at the default -chunk-table); it changes how fast, never what is stored")
-	commitFlag := fs.String("commit", "256MiB", "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks are found again after it only through the digest tables)")
+	memFlag := fs.String("mem", ingestflags.DefaultMem, "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression, and the archive's tables about 100MiB at the default -chunk-table); it changes how fast, never what is stored")
+	commitFlag := fs.String("commit", ingestflags.DefaultCommit, "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks are found again after it only through the digest tables)")
 	chunkTable := fs.Int("chunk-table", 0, "archive setting: `N` entries in the table of chunk hashes a commit keeps (0: the archive's, 1048576 for a new one; about 100 bytes of memory an entry); more finds more near-duplicates far apart")
 	digestMin := fs.String("digest-min", "", "archive setting: objects of at least `SIZE` get a digest row and are found at any distance (\"\": the archive's, 8KiB for a new one; off: none)")
-	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip, warn or fail")
+	policyFlag := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 2.5 % of the archive; corrects a damaged sector or flipped bytes of any pack or index, see 'blockwarc repair')")
@@ -87,29 +89,22 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return exitUsage
 	}
-	mem, err := parseSize(*memFlag)
-	if err != nil || mem <= 0 {
-		fmt.Fprintf(stderr, "blockwarc ingest: bad -mem %q: want a size such as 512MiB\n", *memFlag)
-		return exitUsage
-	}
-	commit, err := parseSize(*commitFlag)
-	if err != nil || commit <= 0 {
-		fmt.Fprintf(stderr, "blockwarc ingest: bad -commit %q: want a size such as 64MiB\n", *commitFlag)
-		return exitUsage
-	}
 	if ropts.html != "" && isDir(ropts.html) {
 		fmt.Fprintf(stderr, "blockwarc ingest: -report-html %s is a directory; want a file name\n", ropts.html)
 		return exitUsage
 	}
-	if *level < 0 || *workers < 1 || *shards < 0 {
-		fmt.Fprintln(stderr, "blockwarc ingest: -level must be 0 or more, -workers at least 1 and -shards 0 or more")
+	if *shards < 0 {
+		fmt.Fprintln(stderr, "blockwarc ingest: -shards must be 0 or more")
 		return exitUsage
 	}
-	opts := dedupe.Options{
-		Level: cmp.Or(*level, partition.LevelAdaptive), Workers: *workers,
-		MemLimit: mem, TempDir: *tempDir, CommitBytes: commit,
+	// The flags blockwarc-beam shares make the options through one owner.
+	shared, err := ingestflags.Flags{Level: *level, Commit: *commitFlag, Mem: *memFlag, Policy: *policyFlag,
+		Parity: *withParity, TempDir: *tempDir, Workers: *workers}.Parse()
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
+		return exitUsage
 	}
-	opts.Pack.NoParity = !*withParity
+	opts := shared.Options()
 	if *chunkTable < 0 {
 		fmt.Fprintln(stderr, "blockwarc ingest: -chunk-table must be 0 or more")
 		return exitUsage
@@ -120,9 +115,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case "off":
 		opts.Pack.DigestMin = -1
 	default:
-		n, err := parseSize(*digestMin)
+		n, err := ingestflags.ParseSize(*digestMin)
 		if err != nil || n <= 0 || n > 1<<30 {
-			fmt.Fprintf(stderr, "blockwarc ingest: bad -digest-min %q: want a size such as 2KiB, or off\n", *digestMin)
+			fmt.Fprintf(stderr, "blockwarc ingest: bad -digest-min %q: want a size such as 8KiB, or off\n", *digestMin)
 			return exitUsage
 		}
 		opts.Pack.DigestMin = int(n)
@@ -133,13 +128,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if m, err := shard.ReadManifest(fs.Arg(0)); err == nil {
 		nShards = len(m.Shards) // an existing archive keeps its shards
 	}
-	_, _, _, goHeap := shard.Split(mem, *workers, nShards)
-	debug.SetMemoryLimit(goHeap)
-	var ok bool
-	if opts.Reader.Policy, ok = parsePolicy(*policyFlag); !ok {
-		fmt.Fprintf(stderr, "blockwarc ingest: bad -policy %q: want skip, warn or fail\n", *policyFlag)
-		return exitUsage
-	}
+	_, releaseHeap := ingestflags.HoldHeap(shared.MemLimit, *workers, nShards)
+	defer releaseHeap()
 	inputs := fs.Args()[1:]
 	bar := newProgress(inputs, stderr)
 	var fin struct {
@@ -202,7 +192,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ents, err := os.ReadDir(fs.Arg(0))
 		created = err == nil && len(ents) == 0
 	}
-	res, err := shard.Ingest(ctx, fs.Arg(0), inputs, *shards, opts)
+	res, err := ingestArchive(ctx, fs.Arg(0), inputs, *shards, opts)
 	st := res.Stats
 	if bar != nil {
 		fin.mu.Lock()

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+
+	"blockwarc/dedupe/ingestflags"
+	"blockwarc/dedupe/shard"
+)
+
+// TestSharedFlags: blockwarc-beam parses the flags it shares with
+// 'blockwarc ingest' as the CLI does (-commit 64M was refused), and
+// makes the same ingest options of them (ingestflags: the CLI's
+// TestIngestSharedFlags checks the CLI against the same).
+func TestSharedFlags(t *testing.T) {
+	parse := func(args ...string) (Config, []string, int, string) {
+		var stderr bytes.Buffer
+		cfg, inputs, code := parseArgs(flag.NewFlagSet("blockwarc-beam", flag.ContinueOnError), args, &stderr)
+		return cfg, inputs, code, stderr.String()
+	}
+	cfg, inputs, code, msg := parse("-commit", "64M", "a.bwa", "in")
+	if code != 0 || cfg.Ingest.CommitBytes != 64<<20 || cfg.Archive != "a.bwa" || !reflect.DeepEqual(inputs, []string{"in"}) {
+		t.Fatalf("-commit 64M: exit %d, %+v %v: %s", code, cfg, inputs, msg)
+	}
+	for _, size := range []string{"64M", "64MiB", "64MB", "67108864", "1e6", "100k", "1.5GiB"} {
+		want, err := ingestflags.ParseSize(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg, _, code, msg := parse("-commit", size, "-shard-mem", size, "a.bwa", "in"); code != 0 || cfg.Ingest.CommitBytes != want || cfg.Ingest.MemLimit != want {
+			t.Errorf("-commit/-shard-mem %s: exit %d, %d and %d bytes; want %d: %s", size, code, cfg.Ingest.CommitBytes, cfg.Ingest.MemLimit, want, msg)
+		}
+	}
+
+	cfg, _, code, msg = parse("-level", "2", "-commit", "64M", "-shard-mem", "512MiB", "-policy", "fail",
+		"-parity=false", "-tmp", "/tmp", "-shard-workers", "3", "a.bwa", "in")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	v, err := ingestflags.Flags{Level: 2, Commit: "64M", Mem: "512MiB", Policy: "fail", Parity: false, TempDir: "/tmp", Workers: 3}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.options(context.Background()), v.Options(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("pipeline options\n%+v\nwant (as blockwarc ingest's)\n%+v", got, want)
+	}
+	// Under -policy warn both add a warning sink and nothing else.
+	cfg, _, _, _ = parse("a.bwa", "in")
+	got := cfg.options(context.Background())
+	if got.Reader.OnError == nil {
+		t.Fatal("-policy warn: no warnings")
+	}
+	got.Reader.OnError = nil
+	v, _ = ingestflags.Flags{Commit: ingestflags.DefaultCommit, Mem: ingestflags.DefaultMem, Policy: ingestflags.DefaultPolicy, Parity: true, Workers: 1}.Parse()
+	if want := v.Options(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("defaults\n%+v\nwant\n%+v", got, want)
+	}
+
+	for args, want := range map[string]string{
+		"-commit lots":     "bad -commit",
+		"-shard-mem 0":     "bad -shard-mem",
+		"-shard-workers 0": "bad -shard-workers",
+		"-policy loud":     "bad -policy",
+		"-level -1":        "bad -level",
+		"-commit -64M":     "bad -commit",
+	} {
+		if _, _, code, msg := parse(append(strings.Fields(args), "a.bwa", "in")...); code != exitUsage || !strings.Contains(msg, want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", args, code, msg, exitUsage, want)
+		}
+	}
+}
+
+// TestShardHeapLimit: every shard's ingest holds the worker's Go heap
+// limit through ingestflags.HoldHeap, for its -shard-mem and
+// -shard-workers, while it runs, and the process's limit is restored.
+func TestShardHeapLimit(t *testing.T) {
+	in := samples(t)
+	cfg := defaults(filepath.Join(t.TempDir(), "a.bwa"), 2)
+	var mu sync.Mutex
+	var held []int64
+	defer func(f func(int64, int, int) (int64, func())) { holdHeap = f }(holdHeap)
+	holdHeap = func(mem int64, workers, shards int) (int64, func()) {
+		limit, release := ingestflags.HoldHeap(mem, workers, shards)
+		mu.Lock()
+		defer mu.Unlock()
+		if mem != cfg.Ingest.MemLimit || workers != cfg.Ingest.Workers || shards != 1 {
+			t.Errorf("held for mem %d, %d workers, %d shards; want %d, %d, 1", mem, workers, shards, cfg.Ingest.MemLimit, cfg.Ingest.Workers)
+		}
+		held = append(held, debug.SetMemoryLimit(-1))
+		return limit, release
+	}
+	prior := debug.SetMemoryLimit(-1)
+	if err := Run(context.Background(), cfg, in[:2], onPrism); err != nil {
+		t.Fatal(err)
+	}
+	m, err := shard.ReadManifest(cfg.Archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, one := shard.Split(cfg.Ingest.MemLimit, cfg.Ingest.Workers, 1)
+	if len(held) != len(m.Shards) {
+		t.Fatalf("%d shard ingests held the heap limit, want %d", len(held), len(m.Shards))
+	}
+	for _, l := range held {
+		if l < one || l%one != 0 {
+			t.Errorf("heap limit %d while a shard ingested; want a multiple of one shard's %d", l, one)
+		}
+	}
+	if now := debug.SetMemoryLimit(-1); now != prior {
+		t.Fatalf("heap limit after the run %d, want the prior %d", now, prior)
+	}
+}
