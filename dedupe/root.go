@@ -90,16 +90,7 @@ func (r *root) storeFiles(w *pack.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	// A delta of the part before it: an ingest a crawl at a time stores
-	// a part per crawl, whose names and member tables repeat the last.
-	part := encodeFilePart(r.Files[n:])
-	var id pack.ID
-	var err error
-	if k := len(r.Parts); k > 0 {
-		id, _, err = w.AddDelta(pack.KindVersionCatalog, part, r.Parts[k-1].ID)
-	} else {
-		id, _, err = w.Add(pack.KindVersionCatalog, part)
-	}
+	id, _, err := w.Add(pack.KindVersionCatalog, encodeFilePart(r.Files[n:]))
 	if err != nil {
 		return fmt.Errorf("store input-file table: %w", err)
 	}
