@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"image/color"
+	pngpkg "image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -187,6 +191,22 @@ func TestServeWeb(t *testing.T) {
 			t.Errorf("%s: status %d (%s), want 404", p, resp.StatusCode, body)
 		}
 	}
+	// A browser (Accept: text/html) is given the stored response as the
+	// response: the stored status and fields, the payload as the body.
+	req, _ := http.NewRequest("GET", srv.URL+"/web/20220120143355id_/"+page, nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, payload, _ := runCmd(t, "cat", "-at", "20220120143355", arch, page)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || string(b) != payload ||
+		resp.Header.Get("Memento-Datetime") != "Thu, 20 Jan 2022 14:33:55 GMT" {
+		t.Errorf("id_ for a browser: %d %q %q, %d bytes; want 200 text/html and the %d bytes of the payload", resp.StatusCode,
+			resp.Header.Get("Content-Type"), resp.Header.Get("Memento-Datetime"), len(b), len(payload))
+	}
 	resp, body := get(t, c, srv.URL+"/timemap/link/"+page)
 	if resp.StatusCode != http.StatusOK || strings.Count(body, `rel="memento"`) != strings.Count(strings.Join(lines, ""), "privacy%20policy.html ") {
 		t.Errorf("timemap: %d\n%s", resp.StatusCode, body)
@@ -282,4 +302,44 @@ func TestServeDuringIngest(t *testing.T) {
 	if _, body := get(t, srv.Client(), srv.URL+"/cdx?url="+url.QueryEscape(page)); body != wantAll.String() {
 		t.Errorf("cdx after the ingest:\n%s\nwant\n%s", body, wantAll.String())
 	}
+}
+
+// TestServeChromium loads a capture through /web/TSid_/URL in headless
+// Chromium: the page renders (the screenshot is not one colour).
+func TestServeChromium(t *testing.T) {
+	bin := chromium(t)
+	srv, _, _, _ := serveFixture(t)
+	const page = "http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html"
+	shots := os.Getenv("BLOCKWARC_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(shots, "serve-id.png")
+	if out, err := exec.Command(bin, chromiumArgs(t, "--window-size=1200,900", "--virtual-time-budget=5000",
+		"--screenshot="+png, srv.URL+"/web/20220120143355id_/"+page)...).CombinedOutput(); err != nil {
+		t.Fatalf("screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := pngpkg.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", png, err)
+	}
+	colours := map[color.RGBA]bool{}
+	bnd := img.Bounds()
+	for y := bnd.Min.Y; y < bnd.Max.Y && len(colours) < 3; y += 3 {
+		for x := bnd.Min.X; x < bnd.Max.X; x += 3 {
+			colours[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)] = true
+		}
+	}
+	if len(colours) < 3 {
+		t.Errorf("screenshot %s is blank (%d colours)", png, len(colours))
+	}
+	t.Logf("screenshot: %s", png)
 }

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -287,6 +289,13 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 		return
 	}
 	h.Set("Memento-Datetime", c.v.Date.UTC().Format(http.TimeFormat))
+	h.Set("Vary", "accept")
+	if p.HTTPHeader != nil && acceptsHTML(r) {
+		if m, err := warcio.ReadHTTP(bytes.NewReader(p.Block), len(p.Block)); err == nil && !m.Request && m.StatusCode >= 200 && m.StatusCode <= 999 {
+			replayHTTP(w, r, m)
+			return
+		}
+	}
 	if p.HTTPHeader != nil {
 		// The stored HTTP message itself (RFC 9112 section 10.2).
 		h.Set("Content-Type", "application/http; msgtype=response")
@@ -298,6 +307,46 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 		return
 	}
 	w.Write(p.Block)
+}
+
+// acceptsHTML reports whether the client asks for pages (a browser's
+// Accept names text/html): it is then given the stored response as the
+// HTTP response, to render, rather than the stored message as a document.
+func acceptsHTML(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(v, "text/html") {
+			return true
+		}
+	}
+	return false
+}
+
+// hopByHop are the stored header fields that framed the original
+// connection, not the entity: net/http frames this one.
+var hopByHop = map[string]bool{
+	"connection": true, "keep-alive": true, "transfer-encoding": true, "content-length": true,
+	"te": true, "trailer": true, "upgrade": true, "proxy-connection": true,
+}
+
+// replayHTTP answers with the stored status and header fields (those of
+// the connection apart) and the stored payload, de-chunked when it was
+// sent chunked; the content coding is kept, with its header.
+func replayHTTP(w http.ResponseWriter, r *http.Request, m *warcio.HTTPMessage) {
+	h := w.Header()
+	for _, f := range m.Header {
+		if f.Name == "" || hopByHop[strings.ToLower(f.Name)] {
+			continue
+		}
+		h.Add(f.Name, f.Value)
+	}
+	var body io.Reader = m.Payload
+	if m.Chunked() {
+		body = warcio.NewDechunker(m.Payload)
+	}
+	w.WriteHeader(m.StatusCode)
+	if r.Method != http.MethodHead {
+		io.Copy(w, body)
+	}
 }
 
 // links is the Link header of a URL's mementos: original, timegate, timemap.
