@@ -23,7 +23,9 @@ until interrupted:
   /web/TSid_/URL      the capture of URL at TS (14 digits): its HTTP
                       response as stored, status line, headers and payload
                       byte for byte, as application/http, with
-                      Memento-Datetime and Link headers
+                      Memento-Datetime and Link headers; a client whose
+                      Accept names text/html (a browser) gets the stored
+                      response as the response, to render it
   /web/TS/URL         302 to the id_ URL of the capture nearest TS
   /timemap/link/URL   every capture of URL as a Memento TimeMap
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -342,4 +343,45 @@ func TestServeChromium(t *testing.T) {
 		t.Errorf("screenshot %s is blank (%d colours)", png, len(colours))
 	}
 	t.Logf("screenshot: %s", png)
+}
+
+// TestServeCLI: the command listens until interrupted (exit 0), and
+// refuses a missing archive (1) or none (2) before listening.
+func TestServeCLI(t *testing.T) {
+	_, arch, _, _ := serveFixture(t)
+	if code, _, _ := runCmd(t, "serve"); code != exitUsage {
+		t.Errorf("serve without ARCHIVE: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, errOut := runCmd(t, "serve", "-addr", "127.0.0.1:0", filepath.Join(t.TempDir(), "none.bwa")); code != exitFailure {
+		t.Errorf("serve of a missing archive: exit %d, want %d: %s", code, exitFailure, errOut)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	codec := make(chan int, 1)
+	go func() {
+		codec <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", arch}, io.Discard, pw)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	_, addr, ok := strings.Cut(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("first line %q", line)
+	}
+	resp, err := http.Get(addr + "cdx?url=127.0.0.1:8103/&matchType=host&limit=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.Count(string(b), "\n") != 1 {
+		t.Errorf("cdx through the command: %d %q", resp.StatusCode, b)
+	}
+	cancel()
+	if code := <-codec; code != exitOK {
+		t.Errorf("serve interrupted: exit %d, want 0", code)
+	}
 }
