@@ -239,6 +239,8 @@ func TestServeDuringIngest(t *testing.T) {
 		}
 	}()
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	seen := map[int]bool{} // the line counts the clients saw: one per commit
 	for g := range 8 {
 		wg.Go(func() {
 			for i := 0; ; i++ {
@@ -275,6 +277,9 @@ func TestServeDuringIngest(t *testing.T) {
 					got.WriteString(sc.Text() + "\n")
 				}
 				resp.Body.Close()
+				mu.Lock()
+				seen[strings.Count(got.String(), "\n")] = true
+				mu.Unlock()
 				// The lines of the first half come first (they are older);
 				// the ingest's commits add lines after them.
 				if resp.StatusCode != http.StatusOK || !strings.HasPrefix(got.String(), before.String()) {
@@ -286,6 +291,7 @@ func TestServeDuringIngest(t *testing.T) {
 	}
 	wg.Wait()
 	<-done
+	t.Logf("the clients saw %d generations of the archive", len(seen))
 	select {
 	case e := <-ingestErr:
 		t.Fatalf("ingest: %s", e)
