@@ -44,6 +44,7 @@ func commands() map[string]command {
 		"repair":  {"salvage a damaged archive: correct through parity, rebuild indexes, name what is lost", runRepair},
 		"tables":  {"write an archive's Parquet/Arrow tables (ingest does it too)", runTables},
 		"report":  {"print the storage report of an archive (-html: with charts)", runReport},
+		"serve":   {"serve archives to replay: CDX Server API, raw captures, Memento", runServe},
 
 		"export-warc": {"re-export archived records as a per-record-gzip WARC", runExportWARC},
 	}

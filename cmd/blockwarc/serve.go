@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"blockwarc/export/replay"
+)
+
+const serveAbout = `Serve ARCHIVEs to a replay front end (pywb, a Wayback machine) over HTTP
+until interrupted:
+
+  /cdx?url=U          the CDX Server API: matchType=exact|prefix|host|domain,
+                      from, to, filter=[!][~]field:value (repeatable),
+                      limit, output=cdxj (default: the lines 'blockwarc
+                      index' writes of the original files) or json
+  /web/TSid_/URL      the capture of URL at TS (14 digits): its HTTP
+                      response as stored, status line, headers and payload
+                      byte for byte, as application/http, with
+                      Memento-Datetime and Link headers; a client whose
+                      Accept names text/html (a browser) gets the stored
+                      response as the response, to render it
+  /web/TS/URL         302 to the id_ URL of the capture nearest TS
+  /timemap/link/URL   every capture of URL as a Memento TimeMap
+
+Every request opens the archives read-only, as 'blockwarc cat' does: it
+sees their last commit, also while an ingest extends them.`
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "ARCHIVE...", serveAbout, stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "blockwarc serve: want at least one ARCHIVE")
+		fs.Usage()
+		return exitUsage
+	}
+	var mu sync.Mutex
+	logf := func(format string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "blockwarc serve: "+format+"\n", a...)
+	}
+	// Refuse what cat would refuse before listening.
+	for _, d := range fs.Args() {
+		a, err := openArchive(d, stderr)
+		if err != nil {
+			archiveError(stderr, "serve", d, err)
+			return exitFailure
+		}
+		a.Close()
+	}
+	srv := &replay.Server{
+		Dirs:  fs.Args(),
+		Warn:  func(s string) { logf("warning: %s", s) },
+		Error: func(err error) { logf("%v", err) },
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc serve: %v\n", err)
+		return exitFailure
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	logf("listening on http://%s/", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "blockwarc serve: %v\n", err)
+		return exitFailure
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(stderr, "blockwarc serve: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}

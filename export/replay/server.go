@@ -1,0 +1,382 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"blockwarc/dedupe"
+	"blockwarc/dedupe/pack"
+	"blockwarc/dedupe/shard"
+	"blockwarc/warcio"
+)
+
+// Server is the replay back end over archive directories. Every request
+// opens the archives read-only, as `blockwarc cat` does, so it sees their
+// last commit, even while an ingest extends them. It is an http.Handler:
+//
+//	/cdx?url=U[&matchType=exact|prefix|host|domain][&from=T][&to=T]
+//	    [&filter=[!][~]field:value]...[&limit=N][&output=cdxj|json]
+//	/web/TIMESTAMPid_/URL   the capture's HTTP response as stored
+//	/web/TIMESTAMP/URL      302 to the nearest capture's id_ URL
+//	/timemap/link/URL       the captures of URL as a Memento TimeMap
+type Server struct {
+	Dirs []string
+	// Warn, when set, is told what opening an archive recovered from (a
+	// damaged COMMIT read from its copy).
+	Warn func(string)
+	// Error, when set, is told of requests that failed on the server's side.
+	Error func(error)
+}
+
+// open opens every archive; close releases them.
+func (s *Server) open() (as []*dedupe.Archive, closeAll func(), err error) {
+	closeAll = func() {
+		for _, a := range as {
+			a.Close()
+		}
+	}
+	for _, d := range s.Dirs {
+		a, m, err := shard.Open(d, pack.Options{})
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		if s.Warn != nil {
+			if m != nil && m.Recovered != "" {
+				s.Warn(m.Recovered)
+			}
+			if r := a.Recovered(); r != "" {
+				s.Warn(r)
+			}
+		}
+		as = append(as, a)
+	}
+	return as, closeAll, nil
+}
+
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	if s.Error != nil {
+		s.Error(err)
+	}
+	http.Error(w, err.Error(), http.StatusInternalServerError)
+}
+
+// ServeHTTP routes a request. The request URI is read raw: the URL in a
+// /web/ path keeps its "//" and its query.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	path := r.URL.Path
+	switch {
+	case path == "/cdx":
+		s.serveCDX(w, r)
+	case strings.HasPrefix(r.RequestURI, "/web/"):
+		s.serveWeb(w, r, strings.TrimPrefix(r.RequestURI, "/web/"))
+	case strings.HasPrefix(r.RequestURI, "/timemap/link/"):
+		s.serveTimeMap(w, r, strings.TrimPrefix(r.RequestURI, "/timemap/link/"))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// ParseQuery reads a CDX Server API query string.
+func ParseQuery(v url.Values) (*Query, string, error) {
+	q := &Query{URL: v.Get("url"), Match: MatchType(v.Get("matchType")), From: v.Get("from"), To: v.Get("to")}
+	if q.Match == "" {
+		// pywb's shorthands: "example.com/*" and "*.example.com".
+		switch {
+		case strings.HasPrefix(q.URL, "*."):
+			q.URL, q.Match = q.URL[2:], MatchDomain
+		case strings.HasSuffix(q.URL, "*"):
+			q.URL, q.Match = strings.TrimSuffix(q.URL, "*"), MatchPrefix
+		}
+	}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 {
+			return nil, "", fmt.Errorf("bad limit %q", l)
+		}
+		q.Limit = n
+	}
+	for _, f := range v["filter"] {
+		pf, err := ParseFilter(f)
+		if err != nil {
+			return nil, "", err
+		}
+		q.Filters = append(q.Filters, pf)
+	}
+	out := v.Get("output")
+	switch out {
+	case "", "cdxj", "json":
+	default:
+		return nil, "", fmt.Errorf("bad output %q: want cdxj or json", out)
+	}
+	if _, _, err := q.keyMatcher(); err != nil {
+		return nil, "", err
+	}
+	if _, _, err := q.timeBounds(); err != nil {
+		return nil, "", err
+	}
+	return q, out, nil
+}
+
+func (s *Server) serveCDX(w http.ResponseWriter, r *http.Request) {
+	q, out, err := ParseQuery(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	as, closeAll, err := s.open()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	defer closeAll()
+	lines, err := Lines(as, q)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if out == "json" {
+		b, err := JSONRows(lines)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		return
+	}
+	w.Header().Set("Content-Type", "text/x-cdxj; charset=utf-8")
+	for _, l := range lines {
+		if _, err := w.Write(l); err != nil {
+			return
+		}
+	}
+}
+
+// capture is one capture found in one of the archives.
+type capture struct {
+	a *dedupe.Archive
+	v dedupe.Version
+}
+
+// timestamp14 is the capture's time as 14 digits.
+func timestamp14(t time.Time) string { return t.UTC().Format("20060102150405") }
+
+// captures returns the dated captures of target's key holding a page
+// (response, revisit, resource) in every archive, in time order.
+func captures(as []*dedupe.Archive, target string) ([]capture, error) {
+	key := warcio.SURT(target)
+	var cs []capture
+	for _, a := range as {
+		vs, err := a.Versions(key)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			switch v.Type {
+			case "response", "revisit", "resource":
+			default:
+				continue
+			}
+			if v.Date.IsZero() {
+				continue
+			}
+			cs = append(cs, capture{a, v})
+		}
+	}
+	// Stable: captures of one second keep archive then capture order.
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].v.Date.Before(cs[j-1].v.Date); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+	return cs, nil
+}
+
+// nearest returns the index of the capture closest to t (the earlier on a tie).
+func nearest(cs []capture, t time.Time) int {
+	best := -1
+	var bestD time.Duration
+	for i := range cs {
+		d := cs[i].v.Date.Sub(t)
+		if d < 0 {
+			d = -d
+		}
+		if best < 0 || d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+// splitWeb splits "TIMESTAMP[id_]/URL" (or "URL" alone: the latest).
+func splitWeb(rest string) (ts string, raw bool, target string) {
+	head, tail, ok := strings.Cut(rest, "/")
+	if ok {
+		h := strings.TrimSuffix(head, "id_")
+		if h != "" && strings.Trim(h, "0123456789") == "" {
+			return h, h != head, tail
+		}
+	}
+	return "", false, rest
+}
+
+func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
+	ts, raw, target := splitWeb(rest)
+	if target == "" {
+		http.Error(w, "want /web/TIMESTAMP/URL or /web/TIMESTAMPid_/URL", http.StatusNotFound)
+		return
+	}
+	var at time.Time
+	if ts != "" {
+		if len(ts) > 14 {
+			ts = ts[:14]
+		}
+		// A prefix names the start of its period (a year: January 1st).
+		padded := ts + "00000101000000"[len(ts):]
+		t, err := time.Parse("20060102150405", padded)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("bad timestamp %q", ts), http.StatusBadRequest)
+			return
+		}
+		at = t
+	}
+	as, closeAll, err := s.open()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	defer closeAll()
+	cs, err := captures(as, target)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if len(cs) == 0 {
+		http.Error(w, "no capture of "+target, http.StatusNotFound)
+		return
+	}
+	i := len(cs) - 1
+	if !at.IsZero() {
+		i = nearest(cs, at)
+	}
+	c := &cs[i]
+	got := timestamp14(c.v.Date)
+	h := w.Header()
+	h.Set("Link", links(target))
+	if !raw || got != ts {
+		// A TimeGate: the memento's own URL.
+		h.Set("Vary", "accept-datetime")
+		// Set by hand: http.Redirect would clean the "//" of the URL.
+		h.Set("Location", "/web/"+got+"id_/"+target)
+		w.WriteHeader(http.StatusFound)
+		return
+	}
+	p, err := c.a.Restore(&c.v)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	h.Set("Memento-Datetime", c.v.Date.UTC().Format(http.TimeFormat))
+	h.Set("Vary", "accept")
+	if p.HTTPHeader != nil && acceptsHTML(r) {
+		if m, err := warcio.ReadHTTP(bytes.NewReader(p.Block), len(p.Block)); err == nil && !m.Request && m.StatusCode >= 200 && m.StatusCode <= 999 {
+			replayHTTP(w, r, m)
+			return
+		}
+	}
+	if p.HTTPHeader != nil {
+		// The stored HTTP message itself (RFC 9112 section 10.2).
+		h.Set("Content-Type", "application/http; msgtype=response")
+	} else {
+		h.Set("Content-Type", "application/octet-stream")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(p.Block)))
+	if r.Method == http.MethodHead {
+		return
+	}
+	w.Write(p.Block)
+}
+
+// acceptsHTML reports whether the client asks for pages (a browser's
+// Accept names text/html): it is then given the stored response as the
+// HTTP response, to render, rather than the stored message as a document.
+func acceptsHTML(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(v, "text/html") {
+			return true
+		}
+	}
+	return false
+}
+
+// hopByHop are the stored header fields that framed the original
+// connection, not the entity: net/http frames this one.
+var hopByHop = map[string]bool{
+	"connection": true, "keep-alive": true, "transfer-encoding": true, "content-length": true,
+	"te": true, "trailer": true, "upgrade": true, "proxy-connection": true,
+}
+
+// replayHTTP answers with the stored status and header fields (those of
+// the connection apart) and the stored payload, de-chunked when it was
+// sent chunked; the content coding is kept, with its header.
+func replayHTTP(w http.ResponseWriter, r *http.Request, m *warcio.HTTPMessage) {
+	h := w.Header()
+	for _, f := range m.Header {
+		if f.Name == "" || hopByHop[strings.ToLower(f.Name)] {
+			continue
+		}
+		h.Add(f.Name, f.Value)
+	}
+	var body io.Reader = m.Payload
+	if m.Chunked() {
+		body = warcio.NewDechunker(m.Payload)
+	}
+	w.WriteHeader(m.StatusCode)
+	if r.Method != http.MethodHead {
+		io.Copy(w, body)
+	}
+}
+
+// links is the Link header of a URL's mementos: original, timegate, timemap.
+func links(target string) string {
+	return fmt.Sprintf(`<%s>; rel="original", </web/%s>; rel="timegate", </timemap/link/%s>; rel="timemap"; type="application/link-format"`,
+		target, target, target)
+}
+
+func (s *Server) serveTimeMap(w http.ResponseWriter, r *http.Request, target string) {
+	as, closeAll, err := s.open()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	defer closeAll()
+	cs, err := captures(as, target)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if len(cs) == 0 {
+		http.Error(w, "no capture of "+target, http.StatusNotFound)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<%s>; rel=\"original\",\n</timemap/link/%s>; rel=\"self\"; type=\"application/link-format\",\n</web/%s>; rel=\"timegate\"", target, target, target)
+	for _, c := range cs {
+		fmt.Fprintf(&b, ",\n</web/%sid_/%s>; rel=\"memento\"; datetime=\"%s\"", timestamp14(c.v.Date), target, c.v.Date.UTC().Format(http.TimeFormat))
+	}
+	b.WriteString("\n")
+	w.Header().Set("Content-Type", "application/link-format")
+	w.Write([]byte(b.String()))
+}
