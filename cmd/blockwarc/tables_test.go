@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/parquet/file"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"blockwarc/export/columnar"
 	"blockwarc/internal/sharedtest"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 )
 
 // The registered brotli codec's pages decode to what was encoded, from a

@@ -3,7 +3,7 @@ package columnar
 import (
 	"sync"
 
-	"github.com/apache/arrow/go/v17/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/klauspost/compress/zstd"
 
 	"blockwarc/internal/zstdlib"
@@ -20,7 +20,8 @@ import (
 // as the archive does: its level 19 makes the tables 5-7 % smaller than
 // klauspost's best level on the corpus sites, and the archive the tables
 // are measured against is compressed by it too. Without cgo the bytes are
-// Arrow's own: same library, level and options.
+// Arrow v17's: same library, level and options. (v18 pools its encoders,
+// but this codec stays for the reference library and those bytes.)
 func init() {
 	base, err := compress.GetCodec(compress.Codecs.Zstd)
 	if err != nil {
@@ -45,7 +46,8 @@ func (z *zstdCodec) encoder(level int) *zstd.Encoder {
 	defer z.mu.Unlock()
 	e := z.enc[l]
 	if e == nil {
-		// The options of Arrow's EncodeLevel, so the output is unchanged.
+		// The options of Arrow v17's EncodeLevel, so the output is
+		// unchanged (v18's pooled encoders add WithAllLitEntropyCompression).
 		e, _ = zstd.NewWriter(nil, zstd.WithZeroFrames(true), zstd.WithEncoderLevel(l))
 		z.enc[l] = e
 	}
