@@ -175,6 +175,28 @@ func timestamp14(t time.Time) string { return t.UTC().Format("20060102150405") }
 
 // captures returns the dated captures of target's key holding a page
 // (response, revisit, resource) in every archive, in time order.
+// capturesOf opens the archives and lists target's captures; when it
+// cannot, or there are none, it answers the request itself and ok is
+// false (nothing is left open).
+func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture, closeAll func(), ok bool) {
+	as, closeAll, err := s.open()
+	if err != nil {
+		s.fail(w, err)
+		return nil, nil, false
+	}
+	if cs, err = captures(as, target); err != nil {
+		closeAll()
+		s.fail(w, err)
+		return nil, nil, false
+	}
+	if len(cs) == 0 {
+		closeAll()
+		http.Error(w, "no capture of "+target, http.StatusNotFound)
+		return nil, nil, false
+	}
+	return cs, closeAll, true
+}
+
 func captures(as []*dedupe.Archive, target string) ([]capture, error) {
 	key := warcio.SURT(target)
 	var cs []capture
@@ -252,21 +274,11 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 		}
 		at = t
 	}
-	as, closeAll, err := s.open()
-	if err != nil {
-		s.fail(w, err)
+	cs, closeAll, ok := s.capturesOf(w, target)
+	if !ok {
 		return
 	}
 	defer closeAll()
-	cs, err := captures(as, target)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	if len(cs) == 0 {
-		http.Error(w, "no capture of "+target, http.StatusNotFound)
-		return
-	}
 	i := len(cs) - 1
 	if !at.IsZero() {
 		i = nearest(cs, at)
@@ -356,21 +368,11 @@ func links(target string) string {
 }
 
 func (s *Server) serveTimeMap(w http.ResponseWriter, r *http.Request, target string) {
-	as, closeAll, err := s.open()
-	if err != nil {
-		s.fail(w, err)
+	cs, closeAll, ok := s.capturesOf(w, target)
+	if !ok {
 		return
 	}
 	defer closeAll()
-	cs, err := captures(as, target)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	if len(cs) == 0 {
-		http.Error(w, "no capture of "+target, http.StatusNotFound)
-		return
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<%s>; rel=\"original\",\n</timemap/link/%s>; rel=\"self\"; type=\"application/link-format\",\n</web/%s>; rel=\"timegate\"", target, target, target)
 	for _, c := range cs {
