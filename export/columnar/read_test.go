@@ -39,7 +39,7 @@ func partFiles(t testing.TB, dir, table string, f Format) []string {
 
 // readParquet reads one Parquet part file: its records (one per row group)
 // and the row count of each row group from the file metadata.
-func readParquet(t testing.TB, path string, mem memory.Allocator) (recs []arrow.Record, groups []int64) {
+func readParquet(t testing.TB, path string, mem memory.Allocator) (recs []arrow.RecordBatch, groups []int64) {
 	t.Helper()
 	pf, err := file.OpenParquetFile(path, false)
 	if err != nil {
@@ -59,7 +59,7 @@ func readParquet(t testing.TB, path string, mem memory.Allocator) (recs []arrow.
 	}
 	defer rr.Release()
 	for rr.Next() {
-		r := rr.Record()
+		r := rr.RecordBatch()
 		r.Retain()
 		recs = append(recs, r)
 	}
@@ -70,7 +70,7 @@ func readParquet(t testing.TB, path string, mem memory.Allocator) (recs []arrow.
 }
 
 // readIPC reads one Arrow IPC part file's record batches.
-func readIPC(t testing.TB, path string, mem memory.Allocator) []arrow.Record {
+func readIPC(t testing.TB, path string, mem memory.Allocator) []arrow.RecordBatch {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -82,9 +82,9 @@ func readIPC(t testing.TB, path string, mem memory.Allocator) []arrow.Record {
 		t.Fatalf("open %s: %v", path, err)
 	}
 	defer r.Close()
-	var recs []arrow.Record
+	var recs []arrow.RecordBatch
 	for i := 0; i < r.NumRecords(); i++ {
-		rec, err := r.Record(i)
+		rec, err := r.RecordBatch(i)
 		if err != nil {
 			t.Fatalf("read %s batch %d: %v", path, i, err)
 		}
@@ -98,7 +98,7 @@ func readIPC(t testing.TB, path string, mem memory.Allocator) []arrow.Record {
 // tables), column i into field i; the fields after the columns are the
 // hex ids tables.CaptureBlock and tables.Link carry for Go sinks only,
 // left zero.
-func rowsOf[R any](t testing.TB, recs []arrow.Record) []R {
+func rowsOf[R any](t testing.TB, recs []arrow.RecordBatch) []R {
 	t.Helper()
 	var out []R
 	for _, rec := range recs {
@@ -208,7 +208,7 @@ func setValue(f reflect.Value, col arrow.Array, i int) error {
 	return nil
 }
 
-func release(recs []arrow.Record) {
+func release(recs []arrow.RecordBatch) {
 	for _, r := range recs {
 		r.Release()
 	}

@@ -357,7 +357,7 @@ func (t *table[R, P]) flush() error {
 	if t.rows == 0 {
 		return nil
 	}
-	rec := t.rb.NewRecord()
+	rec := t.rb.NewRecordBatch()
 	defer rec.Release()
 	n := int64(t.rows)
 	t.rows, t.bytes = 0, 0
@@ -446,7 +446,7 @@ func (t *table[R, P]) stats() TableStats {
 
 // partFile is one open part file of either format.
 type partFile interface {
-	write(arrow.Record) error
+	write(arrow.RecordBatch) error
 	// close ends the file, syncs it and returns its size.
 	close() (int64, error)
 	// discard releases the encoder and closes the file without syncing.
@@ -580,7 +580,7 @@ type parquetPart struct {
 	w  *pqarrow.FileWriter
 }
 
-func (p *parquetPart) write(rec arrow.Record) error { return p.w.Write(rec) }
+func (p *parquetPart) write(rec arrow.RecordBatch) error { return p.w.Write(rec) }
 
 func (p *parquetPart) close() (int64, error) {
 	if err := p.w.Close(); err != nil {
@@ -601,7 +601,7 @@ type ipcPart struct {
 	w  *ipc.FileWriter
 }
 
-func (p *ipcPart) write(rec arrow.Record) error { return p.w.Write(rec) }
+func (p *ipcPart) write(rec arrow.RecordBatch) error { return p.w.Write(rec) }
 
 func (p *ipcPart) close() (int64, error) {
 	if err := p.w.Close(); err != nil {

@@ -181,17 +181,17 @@ func must(t testing.TB, err error) {
 func readBack(t *testing.T, dir string, f Format, opts WriterOptions, mem memory.Allocator) *synthRows {
 	t.Helper()
 	got := &synthRows{}
-	read := func(table string) []arrow.Record {
+	read := func(table string) []arrow.RecordBatch {
 		parts := partFiles(t, dir, table, f)
 		if len(parts) == 0 {
 			t.Fatalf("%s: no part files", table)
 		}
-		var all []arrow.Record
+		var all []arrow.RecordBatch
 		for i, p := range parts {
 			if want := fmt.Sprintf("part-%05d%s", i, f.Ext()); filepath.Base(p) != want {
 				t.Errorf("part %d named %s, want %s", i, filepath.Base(p), want)
 			}
-			var recs []arrow.Record
+			var recs []arrow.RecordBatch
 			var rows int64
 			if f == Parquet {
 				var groups []int64
