@@ -57,8 +57,9 @@ recorded when the archive is created and used by every later ingest
 (given to an existing archive, they replace its settings from then on;
 docs/FORMAT.md "Settings"). An object of -digest-min bytes or more (a
 payload, a block, a layout) that the archive holds already, under any URL
-and from any earlier ingest, is stored once: it is found through the
-digest tables of the archive's indexes.`
+and from any earlier ingest, is found through the digest tables of the
+archive's indexes (a row per family of near-duplicates): stored once
+when a row names it, as its edits when it is a later version of one.`
 
 // ingestArchive is the ingest runIngest runs (tests watch the options it
 // is given).
@@ -72,7 +73,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	memFlag := fs.String("mem", ingestflags.DefaultMem, "`SIZE` of memory for sorting records and records in flight, e.g. 512MiB (the process also needs about 256MiB for compression, and the archive's tables about 100MiB at the default -chunk-table); it changes how fast, never what is stored")
 	commitFlag := fs.String("commit", ingestflags.DefaultCommit, "commit after every `SIZE` of input records (about 25 s of one core's work to redo after a crash; a commit holds up the pipeline while its last frame compresses, and chunks other URLs share older than the archive's last 32 MiB of chunks are found again after it only through the digest tables)")
 	chunkTable := fs.Int("chunk-table", 0, "archive setting: `N` entries in the table of chunk hashes a commit keeps (0: the archive's, 1048576 for a new one; about 100 bytes of memory an entry); more finds more near-duplicates far apart")
-	digestMin := fs.String("digest-min", "", "archive setting: objects of at least `SIZE` get a digest row and are found at any distance (\"\": the archive's, 8KiB for a new one; off: none)")
+	digestMin := fs.String("digest-min", "", "archive setting: objects of at least `SIZE` are looked up in the digest tables (a row per family of near-duplicates) and found at any distance (\"\": the archive's, 8KiB for a new one; off: none)")
 	policyFlag := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
