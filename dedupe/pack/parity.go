@@ -880,7 +880,10 @@ func commitCopyProblem(dir string) error {
 	copyPath := filepath.Join(dir, commitCopy)
 	kb, err := os.ReadFile(copyPath)
 	if errors.Is(err, os.ErrNotExist) {
-		if fileVersion(cb) == 2 && !hasAnySidecar(dir) {
+		// Generation 0 is a new, empty archive: a crash between writing
+		// COMMIT and its copy leaves it so (the first Begin writes the
+		// copy), and it holds nothing a lost copy would lose.
+		if fileVersion(cb) == 2 && !hasAnySidecar(dir) || c1.seq == 0 {
 			return nil
 		}
 		return &RedundancyError{File: copyPath, Reason: fmt.Sprintf(
