@@ -275,7 +275,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		open, run = r.Open, r.Open.Run
 	}
 	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: run, budget: budget,
-		hist:    &root{Runs: r.Runs[:run:run]},
+		hist:    newHistoryReader(s, &root{Runs: r.Runs[:run:run]}),
 		resume:  open,
 		walk:    newWalkDigest(),
 		records: map[string]int64{}, malformed: map[string]int64{}, pieces: map[string]pieceSum{}, streams: map[string]warcio.FileStream{}}

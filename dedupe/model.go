@@ -80,7 +80,7 @@ func (g *ingester) loadHistory(u *urlState) (unread int, err error) {
 	key := u.key
 	u.seen, u.level = map[[3]any]bool{}, g.opts.Level
 	u.warcAnch, u.httpAnch, u.prevObj = map[string]*anchor{}, map[string]*anchor{}, map[string]pack.ID{}
-	vs, err := versionsOf(g.s, g.hist, key)
+	vs, err := g.hist.versions(key)
 	if err != nil {
 		return 0, fmt.Errorf("read history of %q: %w", key, err)
 	}

@@ -30,7 +30,7 @@ type ingester struct {
 	s    *pack.Store
 	w    *pack.Writer
 	r    *root
-	hist *root // the runs of earlier ingests, read by workers
+	hist *historyReader // the runs of earlier ingests, read by workers
 	// chunkEnd is the number of chunks the archive held when this ingest
 	// began (historyAnchor).
 	chunkEnd uint64

@@ -124,7 +124,12 @@ func (s *Store) newChunkReader(dir chunk.Directory, packs map[uint32]int64) (*ch
 	for _, f := range dir {
 		crcs[f.Offset] = f.CRC
 	}
-	return chunk.NewReader(chunkSource{s, packs, crcs}, dir, chunk.DefaultCacheBytes)
+	// As many decoded bytes as the frames of objects get: an ingest that
+	// adds a crawl learns the previous captures of its pages from frames
+	// spread over many chains, and a cache the size of one chain (4 MiB)
+	// decoded each chain again for every page: 45 % of the CPU of 351
+	// one-crawl ingests of a mixed collection, 3 % with 32 MiB.
+	return chunk.NewReader(chunkSource{s, packs, crcs}, dir, max(s.opts.CacheBytes, chunk.DefaultCacheBytes))
 }
 
 // chunkDirectory builds the directory of every chunk frame the indexes

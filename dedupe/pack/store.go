@@ -36,8 +36,9 @@ type Options struct {
 	// Level is the zstd level (default zstd.SpeedBestCompression, which in
 	// a cgo build means the reference library's level 19).
 	Level zstd.EncoderLevel
-	// CacheBytes bounds the cache of decoded frames (default 32 MiB); it
-	// always keeps the frame decoded last, even a larger one. Buffers of
+	// CacheBytes bounds each of the two caches of decoded frames, of
+	// objects and of chunks (default 32 MiB); each always keeps the frame
+	// decoded last, even a larger one. Buffers of
 	// frames gone from the cache are kept for later decodes, up to as
 	// many bytes again (at least 16, at most 64 MiB).
 	CacheBytes int64
