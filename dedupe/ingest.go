@@ -46,6 +46,10 @@ const DefaultFrameSize = 4 << 20
 
 // Options configure Ingest. The zero value is usable.
 type Options struct {
+	// rename and rowNames give, per input path, the name the catalog's
+	// versions and the input-file table record (Compact: originals
+	// restored under a temporary directory keep their names).
+	rename, rowNames map[string]string
 	// Level is the partition level for URLs the archive has no level for
 	// yet (DefaultLevel when 0; partition.LevelAdaptive for the adaptive
 	// partition). A URL keeps the level of its history.
@@ -281,6 +285,8 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		records: map[string]int64{}, malformed: map[string]int64{}, pieces: map[string]pieceSum{}, streams: map[string]warcio.FileStream{}}
 	if rec != nil {
 		g.rename = rec.names
+	} else {
+		g.rename = opts.rename
 	}
 	if g.chunkEnd, err = s.NextChunk(); err != nil {
 		return st, fmt.Errorf("open the chunks of %s: %w", dir, err)
@@ -349,6 +355,9 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		in.StreamLen = -1
 		if fs, ok := g.streams[t.path]; ok {
 			in.StreamLen, in.StreamSHA256, in.Gaps, in.Rebuildable = fs.Len, fs.SHA256, int64(fs.Gaps), fs.Tiled
+		}
+		if n, ok := opts.rowNames[t.path]; ok {
+			in.Name = n
 		}
 		rows[i] = in
 	}

@@ -34,7 +34,10 @@ import (
 // file by file (x-mem64-vs-4g, identical), against `xz -9e` and
 // `zstd -19 --long=27` of the whole collection sorted by URL and time
 // (no random access), and how cost grew from the first tenth to the
-// last (x-growth-*).
+// last (x-growth-*). At -mem 4GiB, after every tenth, the archive is
+// also compacted (Compact, `blockwarc compact`: one dense ingest of the
+// same files) and the copy's bytes and restore cost logged; the last
+// copy is measured against the same baselines (x-*-compacted).
 func BenchmarkScale(b *testing.B) {
 	files := sharedtest.CorpusFiles(b)
 	// Crawl date order: the files are SITE-YYYYMMDDhhmmss.warc.gz.
@@ -61,6 +64,8 @@ func BenchmarkScale(b *testing.B) {
 	type tenth struct{ bytesPerCapture, cpuPerGB, p99, dec99 float64 }
 	archives := map[int64]string{}
 	var growth [2]tenth
+	var compacted int64    // the last compacted size (-mem 4GiB)
+	var compDec [2]float64 // its restore decoded p99, first and last tenth
 	for _, mem := range []int64{64 << 20, 4 << 30} {
 		arch := filepath.Join(b.TempDir(), "scale.bwa")
 		archives[mem] = arch
@@ -91,6 +96,23 @@ func BenchmarkScale(b *testing.B) {
 			b.Logf("-mem %-5s %3.0f%%: input %6.1f MB, archive %8d B (%5.0f KB/GB, x-zstd-per-file %.4f), %5.0f B/new capture, ingest %5.1f CPU-s/GB, restore p50 %.2f p99 %.2f ms (decodes p99 %.1f MB), peak RSS %4d MB, index %d B, catalog %d B",
 				formatSize(mem), 100*float64(in)/float64(total), float64(in)/1e6, size, float64(size)/1e3/(float64(in)/1e9),
 				float64(size)/float64(zs), bpc, cpuGB, p50, p99, dec99, peakRSS()>>20, st.IndexBytes, st.Kinds[pack.KindVersionCatalog].Stored)
+			if mem == 4<<30 {
+				// What `blockwarc compact` makes of the archive so far.
+				comp := filepath.Join(b.TempDir(), "compact.bwa")
+				if _, err := Compact(context.Background(), arch, comp, Options{MemLimit: mem, TempDir: b.TempDir()}); err != nil {
+					b.Fatal(err)
+				}
+				csize := dirSize(b, comp)
+				_, _, cp99, cdec99 := restoreSample(b, comp, 200)
+				b.Logf("  compacted: archive %8d B (x-zstd-per-file %.4f, %.3f of the archive), restore p99 %.2f ms (decodes p99 %.1f MB)",
+					csize, float64(csize)/float64(zs), float64(csize)/float64(size), cp99, cdec99)
+				compacted = csize
+				if capsBefore == 0 {
+					compDec[0] = cdec99
+				}
+				compDec[1] = cdec99
+				os.RemoveAll(comp)
+			}
 			t := tenth{bpc, cpuGB, p99, dec99}
 			if capsBefore == 0 {
 				growth[0] = t
@@ -125,7 +147,13 @@ func BenchmarkScale(b *testing.B) {
 	if xzsorted > 0 {
 		b.ReportMetric(size/float64(xzsorted), "x-xz-sorted")
 	}
-	b.Logf("whole collection sorted: zstd -19 --long=27 %d B, xz -9e %d B; archive %d B", zsorted, xzsorted, int64(size))
+	b.ReportMetric(float64(compacted)/float64(zsorted), "x-zstd-sorted-compacted")
+	b.ReportMetric(float64(compacted)/float64(sum(perFile)), "x-zstd-per-file-compacted")
+	if xzsorted > 0 {
+		b.ReportMetric(float64(compacted)/float64(xzsorted), "x-xz-sorted-compacted")
+	}
+	b.ReportMetric(compDec[1]/max(compDec[0], 0.001), "x-growth-restore-decoded-p99-compacted")
+	b.Logf("whole collection sorted: zstd -19 --long=27 %d B, xz -9e %d B; archive %d B, compacted %d B", zsorted, xzsorted, int64(size), compacted)
 }
 
 func sum(xs []int64) (n int64) {

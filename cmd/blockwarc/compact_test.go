@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCompactCLI: an archive ingested a crawl at a time through the CLI,
+// compacted, is byte for byte what one 'blockwarc ingest' of the same
+// files writes (tables apart), smaller, and verifies; a complete
+// archive is not written over.
+func TestCompactCLI(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "samples", "*.warc.gz"))
+	if len(files) < 6 {
+		t.Fatalf("want the sample dumps, found %d", len(files))
+	}
+	files = files[:6]
+	dir := t.TempDir()
+	crawls, dense, copied := filepath.Join(dir, "crawls.bwa"), filepath.Join(dir, "dense.bwa"), filepath.Join(dir, "copy.bwa")
+	for _, f := range files {
+		if code, _, errOut := runCmd(t, "ingest", "-tables=false", crawls, f); code != exitOK {
+			t.Fatalf("ingest %s: exit %d: %s", f, code, errOut)
+		}
+	}
+	if code, _, errOut := runCmd(t, append([]string{"ingest", "-tables=false", dense}, files...)...); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCmd(t, "compact", "-tmp", t.TempDir(), crawls, copied)
+	if code != exitOK {
+		t.Fatalf("compact: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, copied) {
+		t.Errorf("compact's summary does not name the copy: %q", out)
+	}
+	want, got := archiveBytes(t, dense), archiveBytes(t, copied)
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs from one ingest's (%d vs %d B)", name, len(got[name]), len(b))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the copy has %d files, one ingest %d", len(got), len(want))
+	}
+	if s, c := sumBytes(archiveBytes(t, crawls)), sumBytes(got); c >= s {
+		t.Errorf("copy %d B, crawl-at-a-time archive %d B: not smaller", c, s)
+	}
+	if _, err := os.Stat(filepath.Join(copied, "tables", "captures")); err != nil {
+		t.Errorf("compact wrote no tables: %v", err)
+	}
+	if code, _, errOut := runCmd(t, "verify", copied); code != exitOK {
+		t.Errorf("verify of the copy: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "compact", crawls, dense); code != exitFailure || !strings.Contains(errOut, "archive already") {
+		t.Errorf("compact into a complete archive: exit %d: %s", code, errOut)
+	}
+}
+
+// archiveBytes reads an archive's files, LOCK and tables/ left out.
+func archiveBytes(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range ents {
+		if e.IsDir() || e.Name() == "LOCK" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+func sumBytes(fs map[string][]byte) (n int) {
+	for _, b := range fs {
+		n += len(b)
+	}
+	return n
+}
