@@ -32,6 +32,10 @@ type Budget struct {
 	// the archive's chunk table): taken from the budget first, as far as
 	// it goes; the sort keeps at least minSort.
 	Tables int64
+	// Cache bounds each of the store's caches of decoded frames
+	// (pack.Options.CacheBytes) and the catalog segments the history
+	// reader keeps open: an eighth of the budget, 4 to 32 MiB.
+	Cache int64
 	// GoHeap is the soft limit for the Go heap: the budget (or what the
 	// tables, the records in flight and the smallest sort need, when
 	// more), plus 256 MiB for the encoders' buffers and the frames and
@@ -79,6 +83,7 @@ func SplitMemory(mem int64, workers, tableEntries int) Budget {
 	b := Budget{InFlight: max(mem/4, minInFlight), Tables: TableBytes(tableEntries)}
 	b.Sort = max(mem-b.InFlight-b.Tables, minSort)
 	b.Compress = max(1, min(workers, int(mem/(256<<20))))
+	b.Cache = min(max(mem/8, 4<<20), 32<<20)
 	b.GoHeap = max(mem, b.Sort+b.InFlight+b.Tables) + 256<<20 - pack.Options{Workers: b.Compress}.NativeMemory()
 	return b
 }

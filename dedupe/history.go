@@ -27,9 +27,10 @@ type historyReader struct {
 	tick uint64
 }
 
-// historyHeld bounds the segment bytes the open cursors hold: beyond
-// it, the cursor used least recently is dropped (and opened again when
-// needed), so that an archive of thousands of runs holds no more.
+// historyHeld bounds the segment bytes the open cursors hold by default
+// (ingest: Budget.Cache): beyond it, the cursor used least recently is
+// dropped (and opened again when needed), so that an archive of
+// thousands of runs holds no more.
 const historyHeld = 16 << 20
 
 // segCursor is a decoder positioned in one run's segment.
@@ -47,8 +48,13 @@ type segCursor struct {
 	used   uint64
 }
 
-func newHistoryReader(s *pack.Store, r *root) *historyReader {
-	return &historyReader{s: s, r: r, cur: make([]*segCursor, len(r.Runs)), max: historyHeld}
+// newHistoryReader reads the runs of r; its open segments hold at most
+// held bytes (historyHeld when 0).
+func newHistoryReader(s *pack.Store, r *root, held int) *historyReader {
+	if held <= 0 {
+		held = historyHeld
+	}
+	return &historyReader{s: s, r: r, cur: make([]*segCursor, len(r.Runs)), max: held}
 }
 
 // versions returns the versions of key in every run, in capture order.

@@ -79,7 +79,7 @@ func TestHistoryReader(t *testing.T) {
 		keys []string
 		max  int
 	}{{"in order", ask, historyHeld}, {"out of order", mixed, historyHeld}, {"one segment held", ask, 1}} {
-		h := newHistoryReader(a.store, r)
+		h := newHistoryReader(a.store, r, 0)
 		h.max = tc.max
 		found := 0
 		for _, k := range tc.keys {

@@ -194,6 +194,9 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	if opts.Pack.Workers <= 0 {
 		opts.Pack.Workers = budget.Compress
 	}
+	if opts.Pack.CacheBytes <= 0 {
+		opts.Pack.CacheBytes = budget.Cache
+	}
 	if rec == nil {
 		// Nothing is written, the archive not even created, when an
 		// input is not WARC or ARC (repair reads originals ingested).
@@ -279,7 +282,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		open, run = r.Open, r.Open.Run
 	}
 	g := &ingester{ctx: ctx, opts: &opts, s: s, w: w, r: r, st: &st, run: run, budget: budget,
-		hist:    newHistoryReader(s, &root{Runs: r.Runs[:run:run]}),
+		hist:    newHistoryReader(s, &root{Runs: r.Runs[:run:run]}, int(budget.Cache)),
 		resume:  open,
 		walk:    newWalkDigest(),
 		records: map[string]int64{}, malformed: map[string]int64{}, pieces: map[string]pieceSum{}, streams: map[string]warcio.FileStream{}}

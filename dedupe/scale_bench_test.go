@@ -88,6 +88,9 @@ func BenchmarkScale(b *testing.B) {
 				continue
 			}
 			next += total / 10
+			// The ingests' peak, before the restores and the compaction
+			// measured below (reset after them).
+			rss := peakRSS()
 			size := dirSize(b, arch)
 			st := storeStats(b, arch)
 			caps, p50, p99, dec99 := restoreSample(b, arch, 200)
@@ -95,7 +98,7 @@ func BenchmarkScale(b *testing.B) {
 			cpuGB := float64(cpuTenth) / 1e9 / (float64(inTenth) / 1e9)
 			b.Logf("-mem %-5s %3.0f%%: input %6.1f MB, archive %8d B (%5.0f KB/GB, x-zstd-per-file %.4f), %5.0f B/new capture, ingest %5.1f CPU-s/GB, restore p50 %.2f p99 %.2f ms (decodes p99 %.1f MB), peak RSS %4d MB, index %d B, catalog %d B",
 				formatSize(mem), 100*float64(in)/float64(total), float64(in)/1e6, size, float64(size)/1e3/(float64(in)/1e9),
-				float64(size)/float64(zs), bpc, cpuGB, p50, p99, dec99, peakRSS()>>20, st.IndexBytes, st.Kinds[pack.KindVersionCatalog].Stored)
+				float64(size)/float64(zs), bpc, cpuGB, p50, p99, dec99, rss>>20, st.IndexBytes, st.Kinds[pack.KindVersionCatalog].Stored)
 			if mem == 4<<30 {
 				// What `blockwarc compact` makes of the archive so far.
 				comp := filepath.Join(b.TempDir(), "compact.bwa")
