@@ -56,7 +56,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	src, dst := fs.Arg(0), fs.Arg(1)
 	if _, err := shard.ReadManifest(src); err == nil {
-		fmt.Fprintf(stderr, "blockwarc compact: %s is a sharded archive: compact each shard (%s/shard-*) into its own copy, or re-ingest its originals ('blockwarc export-warc -sources')\n", src, src)
+		fmt.Fprintf(stderr, "blockwarc compact: %s is a sharded archive, which compact does not copy yet: re-ingest its originals ('blockwarc export-warc -sources DIR -original') with -shards instead\n", src)
 		return exitUsage
 	}
 	shared, err := ingestflags.Flags{Level: *level, Commit: *commitFlag, Mem: *memFlag, Policy: ingestflags.DefaultPolicy,
