@@ -144,6 +144,28 @@ func BenchmarkScale(b *testing.B) {
 	}
 	b.ReportMetric(float64(dirBytes(small))/float64(dirBytes(large)), "x-mem64-vs-4g")
 	b.ReportMetric(map[bool]float64{true: 1}[identical], "identical")
+	// Each site alone, one ingest of all its crawls, against its files
+	// each recompressed alone.
+	for _, site := range corpusSites {
+		var sf []string
+		var zsite int64
+		for i, f := range files {
+			if filepath.Base(filepath.Dir(f)) == site {
+				sf = append(sf, f)
+				zsite += perFile[i]
+			}
+		}
+		arch := filepath.Join(b.TempDir(), site+".bwa")
+		if _, err := Ingest(context.Background(), arch, sf, Options{MemLimit: 4 << 30}); err != nil {
+			b.Fatal(err)
+		}
+		n := dirSize(b, arch)
+		zs, _, _ := sortedCompressed(b, sf, false)
+		b.Logf("%s alone, one ingest of %d crawls: %d B, x-zstd-per-file %.4f, x-zstd-sorted %.3f", site, len(sf), n, float64(n)/float64(zsite), float64(n)/float64(zs))
+		b.ReportMetric(float64(n)/float64(zsite), "x-zstd-per-file-"+site)
+		b.ReportMetric(float64(n)/float64(zs), "x-zstd-sorted-"+site)
+		os.RemoveAll(arch)
+	}
 	zsorted, xzsorted, _ := sortedCompressed(b, files, true)
 	size := float64(dirBytes(large))
 	b.ReportMetric(size/float64(zsorted), "x-zstd-sorted")
