@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -72,7 +73,7 @@ func SourceNames(files []dedupe.InputFile, gz bool) map[string]string {
 func OriginalNames(files []dedupe.InputFile) map[string]string {
 	out := map[string]string{}
 	for _, f := range files {
-		if SourceName(f.Name, false) != "" {
+		if localName(f.Name) {
 			out[f.Name] = f.Name
 		} else {
 			out[f.Name] = ""
@@ -81,22 +82,70 @@ func OriginalNames(files []dedupe.InputFile) map[string]string {
 	return out
 }
 
-// SourceName is the name of a rebuilt input file: its base name with the
-// compression suffix (warcio.TrimCompressionSuffix) dropped, since
-// the file is written decompressed, plus ".gz" with Gzip. It is "" when
-// the recorded name could escape a directory (a separator, "..").
+// SourceName is the name of a rebuilt input file: its recorded name
+// (a base name, or a path below the directory ingest was given, with "/"
+// between components) with the compression suffix
+// (warcio.TrimCompressionSuffix) dropped, since the file is written
+// decompressed, plus ".gz" with Gzip. It is "" when the recorded name
+// could escape a directory (absolute, "..", a backslash).
 func SourceName(name string, gz bool) string {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || name != filepath.Base(name) {
+	if !localName(name) {
 		return ""
 	}
-	n := warcio.TrimCompressionSuffix(name)
+	dir, base := path.Split(name)
+	n := warcio.TrimCompressionSuffix(base)
 	if n == "" {
 		return ""
 	}
 	if gz {
 		n += ".gz"
 	}
-	return n
+	return dir + n
+}
+
+// localName says whether a recorded input name names a file inside a
+// directory: relative, "/" between components, none empty, "." or "..".
+func localName(name string) bool {
+	if name == "" || strings.Contains(name, `\`) {
+		return false
+	}
+	for _, c := range strings.Split(name, "/") {
+		if c == "" || c == "." || c == ".." {
+			return false
+		}
+	}
+	return filepath.IsLocal(filepath.FromSlash(name))
+}
+
+// ResolveNames turns the names given to export-warc -source into the
+// names of the archive's input files: a name recorded, or the end of
+// exactly one (after a "/"): the base name of an input still finds it
+// when no other input has that base name. An end that several inputs
+// share is an error naming them.
+func ResolveNames(files []dedupe.InputFile, names []string) ([]string, error) {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		var ends []string
+		exact := false
+		for _, f := range files {
+			if f.Name == n {
+				exact = true
+				break
+			}
+			if strings.HasSuffix(f.Name, "/"+n) {
+				ends = append(ends, f.Name)
+			}
+		}
+		switch {
+		case exact || len(ends) == 0:
+			out = append(out, n)
+		case len(ends) == 1:
+			out = append(out, ends[0])
+		default:
+			return nil, fmt.Errorf("%d input files end with %s: %s; name one of them", len(ends), n, strings.Join(ends, ", "))
+		}
+	}
+	return out, nil
 }
 
 // WriteSources rebuilds the input files named (every one when names is

@@ -39,7 +39,10 @@ members zlib reproduces (blockwarc ls -files says which; a
 build without cgo has no zlib and writes none); a file that cannot be so
 restored is not written, and says why. A line
 per file on stderr says whether it restored exactly; exit status 1 when
-one did not. NAME is the base name ingest recorded (blockwarc ls -files).`
+one did not. NAME is the name ingest recorded (blockwarc ls -files: the
+path below the directory given, 2024-01/crawl.warc.gz, or a base name),
+or its end after a "/" when no other name ends so; -sources writes
+2024-01/crawl.warc.gz as DIR/2024-01/crawl.warc.`
 
 func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export-warc", "ARCHIVE", exportWARCAbout, stderr)
@@ -160,7 +163,10 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 	defer a.Close()
 	var names []string
 	if name != "" {
-		names = []string{name}
+		if names, err = export.ResolveNames(a.Files(), []string{name}); err != nil {
+			fmt.Fprintf(stderr, "blockwarc export-warc: -source: %v (blockwarc ls -files lists them)\n", err)
+			return exitUsage
+		}
 	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -191,9 +197,12 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 			if n == "" {
 				return nil, fmt.Errorf("input file name %q cannot name a file in %s", f.Name, dir)
 			}
-			final = filepath.Join(dir, n)
+			final = filepath.Join(dir, filepath.FromSlash(n))
 			if _, err := os.Lstat(final); err == nil {
 				return nil, fmt.Errorf("%s exists: not overwritten", final)
+			}
+			if err := os.MkdirAll(filepath.Dir(final), 0o777); err != nil {
+				return nil, fmt.Errorf("create output: %w", err)
 			}
 		}
 		if final == "" {
