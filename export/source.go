@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -30,12 +31,36 @@ type SourceOptions struct {
 	// the file; a file the archive cannot so restore is not written
 	// (SourceStats.NotWritten says why). Not with Gzip or Clean.
 	Original bool
+	// Decompressed writes every file's decompressed stream. Without it,
+	// Original, Gzip or Clean, each file is written as given where it
+	// restores so (InputFile.OriginalRestorable), else as its stream
+	// (AsGiven).
+	Decompressed bool
 }
+
+// AsGiven says whether WriteSources writes f as given (compressed, bit
+// for bit): with Original, and by default where this build restores f
+// so.
+func (o SourceOptions) AsGiven(f *dedupe.InputFile) bool {
+	if o.Original {
+		return true
+	}
+	if o.Decompressed || o.Gzip || o.Clean {
+		return false
+	}
+	ok, _ := f.OriginalRestorable()
+	return ok
+}
+
+// ErrSkip, returned by WriteSources' open function, passes over the file
+// (one already written by an earlier run, say).
+var ErrSkip = errors.New("skip this input file")
 
 // SourceStats is what WriteSources did for one input file.
 type SourceStats struct {
 	File dedupe.InputFile
 	dedupe.SourceStats
+	AsGiven bool  // written as given, compressed (SourceOptions.AsGiven)
 	Left    int64 // records and gaps Clean left out
 	Written int64 // bytes written (compressed with Gzip)
 	// NotWritten, with Original, says why the file was not written.
@@ -43,41 +68,37 @@ type SourceStats struct {
 }
 
 // SourceNames maps the names of the archive's input files to the names
-// export-warc -sources writes them under (SourceName); when two inputs
-// would get the same name (a.warc and a.warc.lz4), those inputs keep
-// their whole name plus ".plain" instead, so no file overwrites another.
-// A name that could escape the directory maps to "".
-func SourceNames(files []dedupe.InputFile, gz bool) map[string]string {
+// export-warc -sources writes them under: a file written as given
+// (opts.AsGiven) keeps its name, a decompressed one drops its compression
+// suffix (SourceName); when two would get the same name (a.warc and
+// a.warc.lz4 decompressed), the decompressed ones keep their whole name
+// plus ".plain" instead, so no file overwrites another. A name that
+// could escape the directory maps to "".
+func SourceNames(files []dedupe.InputFile, opts SourceOptions) map[string]string {
 	out := map[string]string{}
 	count := map[string]int{}
-	for _, f := range files {
-		count[SourceName(f.Name, gz)]++
+	name := func(f *dedupe.InputFile) string {
+		if opts.AsGiven(f) {
+			if localName(f.Name) {
+				return f.Name
+			}
+			return ""
+		}
+		return SourceName(f.Name, opts.Gzip)
 	}
-	for _, f := range files {
-		n := SourceName(f.Name, gz)
-		if n != "" && count[n] > 1 {
-			n = SourceName(f.Name+".plain", gz)
-			if n != "" && strings.HasSuffix(f.Name, ".plain") {
+	for i := range files {
+		count[name(&files[i])]++
+	}
+	for i := range files {
+		f := &files[i]
+		n := name(f)
+		if n != "" && count[n] > 1 && !opts.AsGiven(f) {
+			n = SourceName(f.Name+".plain", opts.Gzip)
+			if n != "" && (strings.HasSuffix(f.Name, ".plain") || count[n] > 0) {
 				n = "" // would still collide; refuse rather than guess
 			}
 		}
 		out[f.Name] = n
-	}
-	return out
-}
-
-// OriginalNames maps the names of the archive's input files to the
-// names export-warc -sources -original writes them under: their own
-// (distinct, as the archive's rows are), "" for a name that could escape
-// the directory.
-func OriginalNames(files []dedupe.InputFile) map[string]string {
-	out := map[string]string{}
-	for _, f := range files {
-		if localName(f.Name) {
-			out[f.Name] = f.Name
-		} else {
-			out[f.Name] = ""
-		}
 	}
 	return out
 }
@@ -163,7 +184,11 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 		if ok, why := f.OriginalRestorable(); opts.Original && !ok {
 			return done(SourceStats{File: f, NotWritten: why})
 		}
+		asGiven := opts.AsGiven(&f)
 		w, err := open(f)
+		if errors.Is(err, ErrSkip) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -177,7 +202,7 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 			clean = warcio.WellFormed
 		}
 		var st dedupe.SourceStats
-		if opts.Original {
+		if asGiven {
 			st, err = a.WriteOriginal(out, f, vs)
 		} else {
 			st, err = a.WriteSource(out, f, vs, clean)
@@ -185,7 +210,7 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 		if err != nil {
 			return err
 		}
-		return done(SourceStats{File: f, SourceStats: st, Left: int64(len(vs)) - st.Records - st.Gaps, Written: cw.N})
+		return done(SourceStats{File: f, SourceStats: st, AsGiven: asGiven, Left: int64(len(vs)) - st.Records - st.Gaps, Written: cw.N})
 	})
 	if err == nil && names != nil && found < len(names) {
 		return fmt.Errorf("the archive holds %d of the %d input files named (blockwarc ls -files lists them)", found, len(names))
