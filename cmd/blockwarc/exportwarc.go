@@ -90,27 +90,11 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, "blockwarc export-warc: -gzip goes with -source or -sources (the WARC export is always gzip)")
 		return exitUsage
 	}
-	opts := export.WARCOptions{URLPrefix: *prefix, Clean: *clean}
-	if *fromFlag != "" {
-		start, _, err := export.ParsePeriod(*fromFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "blockwarc export-warc: bad -from: %v\n", err)
-			return exitUsage
-		}
-		opts.From = start
+	opts, code := warcSelection(stderr, "export-warc", *prefix, *fromFlag, *toFlag)
+	if code != exitOK {
+		return code
 	}
-	if *toFlag != "" {
-		_, end, err := export.ParsePeriod(*toFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "blockwarc export-warc: bad -to: %v\n", err)
-			return exitUsage
-		}
-		opts.To = end
-	}
-	if !opts.From.IsZero() && !opts.To.IsZero() && !opts.From.Before(opts.To) {
-		fmt.Fprintf(stderr, "blockwarc export-warc: -from %s is not before the end of -to %s\n", *fromFlag, *toFlag)
-		return exitUsage
-	}
+	opts.Clean = *clean
 	st, err := exportWARC(ctx, fs.Arg(0), *out, opts, stdout)
 	if err != nil {
 		archiveError(stderr, "export-warc", fs.Arg(0), err)
@@ -124,6 +108,33 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitSkipped
 	}
 	return exitOK
+}
+
+// warcSelection turns -url, -from and -to into export.WARCOptions; a bad
+// value is a usage error, said on stderr.
+func warcSelection(stderr io.Writer, cmd, prefix, from, to string) (export.WARCOptions, int) {
+	opts := export.WARCOptions{URLPrefix: prefix}
+	if from != "" {
+		start, _, err := export.ParsePeriod(from)
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc %s: bad -from: %v\n", cmd, err)
+			return opts, exitUsage
+		}
+		opts.From = start
+	}
+	if to != "" {
+		_, end, err := export.ParsePeriod(to)
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc %s: bad -to: %v\n", cmd, err)
+			return opts, exitUsage
+		}
+		opts.To = end
+	}
+	if !opts.From.IsZero() && !opts.To.IsZero() && !opts.From.Before(opts.To) {
+		fmt.Fprintf(stderr, "blockwarc %s: -from %s is not before the end of -to %s\n", cmd, from, to)
+		return opts, exitUsage
+	}
+	return opts, exitOK
 }
 
 // exportWARC writes the export to out (a file, published by rename only
