@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -103,6 +104,49 @@ func SourceNames(files []dedupe.InputFile, opts SourceOptions) map[string]string
 	return out
 }
 
+// SourceNamesOf is SourceNames per row of files (by index): rows that
+// share a name — archives written before names had directories keep two
+// inputs of one base name so — are written under that name, then
+// NAME-2, NAME-3… before the .warc or .arc of the name
+// (crawl-2.warc.gz), so that none overwrites another.
+func SourceNamesOf(files []dedupe.InputFile, opts SourceOptions) []string {
+	byName := SourceNames(files, opts)
+	out := make([]string, len(files))
+	taken := map[string]bool{}
+	for _, n := range byName {
+		taken[n] = true
+	}
+	seen := map[string]int{}
+	for i, f := range files {
+		n := byName[f.Name]
+		seen[f.Name]++
+		if k := seen[f.Name]; n != "" && k > 1 {
+			n = numbered(n, k)
+			if taken[n] {
+				n = "" // would collide; refuse rather than guess
+			}
+			taken[n] = true
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// numbered inserts "-k" into name before its .warc or .arc suffix (or
+// at its end).
+func numbered(name string, k int) string {
+	dir, base := path.Split(name)
+	lower := strings.ToLower(base)
+	i := strings.Index(lower, ".warc")
+	if i < 0 {
+		i = strings.Index(lower, ".arc")
+	}
+	if i < 0 {
+		i = len(base)
+	}
+	return dir + base[:i] + "-" + strconv.Itoa(k) + base[i:]
+}
+
 // SourceName is the name of a rebuilt input file: its recorded name
 // (a base name, or a path below the directory ingest was given, with "/"
 // between components) with the compression suffix
@@ -147,18 +191,19 @@ func ResolveNames(files []dedupe.InputFile, names []string) ([]string, error) {
 	out := make([]string, 0, len(names))
 	for _, n := range names {
 		var ends []string
-		exact := false
+		exact := 0
 		for _, f := range files {
 			if f.Name == n {
-				exact = true
-				break
+				exact++
 			}
 			if strings.HasSuffix(f.Name, "/"+n) {
 				ends = append(ends, f.Name)
 			}
 		}
 		switch {
-		case exact || len(ends) == 0:
+		case exact > 1:
+			return nil, fmt.Errorf("%d input files are named %s (ingested before blockwarc kept the folders of their paths): export-warc -sources DIR writes each (the second as %s)", exact, n, numbered(n, 2))
+		case exact == 1 || len(ends) == 0:
 			out = append(out, n)
 		case len(ends) == 1:
 			out = append(out, ends[0])

@@ -193,7 +193,16 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 			return exitFailure
 		}
 	}
-	outNames := export.SourceNames(a.Files(), opts)
+	// Names by row: rows of one name (older archives) get numbered ones.
+	type rowKey struct {
+		name string
+		sum  [32]byte
+	}
+	outNames := map[rowKey]string{}
+	files := a.Files()
+	for i, n := range export.SourceNamesOf(files, opts) {
+		outNames[rowKey{files[i].Name, files[i].SHA256}] = n
+	}
 	var (
 		cur       *atomicFile // the file being written (dir or out), under a temporary name
 		bw        *bufio.Writer
@@ -211,7 +220,7 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 	open := func(f dedupe.InputFile) (io.Writer, error) {
 		final = out
 		if dir != "" {
-			n := outNames[f.Name]
+			n := outNames[rowKey{f.Name, f.SHA256}]
 			if n == "" {
 				return nil, fmt.Errorf("input file name %q cannot name a file in %s", f.Name, dir)
 			}

@@ -128,3 +128,35 @@ func TestSameNameInputs(t *testing.T) {
 		t.Fatalf("verify after repair: exit %d:\n%s%s", code, out, stderr)
 	}
 }
+
+// TestSameNameLegacy: an archive written before inputs were named by
+// their path (testdata/legacy/samename-v9.bwa: 2024-01/crawl.warc.gz and
+// 2024-02/crawl.warc.gz of the samples, two rows named crawl.warc.gz)
+// verifies, and -sources writes both originals, the second as
+// crawl-2.warc.gz; -source of the shared name is refused, naming the way.
+func TestSameNameLegacy(t *testing.T) {
+	bwa := filepath.Join(t.TempDir(), "a.bwa")
+	if err := os.CopyFS(bwa, os.DirFS(filepath.Join("testdata", "legacy", "samename-v9.bwa"))); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCmd(t, "verify", bwa); code != exitOK || !strings.Contains(out, " 2 input files rebuilt exactly, 2 input files rebuilt bit-exact") {
+		t.Fatalf("verify: exit %d:\n%s%s", code, out, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := runCmd(t, "export-warc", "-sources", out, bwa); code != exitOK {
+		t.Fatalf("-sources: exit %d: %s", code, stderr)
+	}
+	samples := filepath.Join("..", "..", "testdata", "samples")
+	for name, sample := range map[string]string{
+		"crawl.warc.gz":   "ota-lovescout24-20220120143355.warc.gz",
+		"crawl-2.warc.gz": "ota-lovescout24-20220125183141.warc.gz",
+	} {
+		want, _ := os.ReadFile(filepath.Join(samples, sample))
+		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("-sources wrote %s: %d bytes, want %s's %d (%v)", name, len(got), sample, len(want), err)
+		}
+	}
+	if code, _, stderr := runCmd(t, "export-warc", "-source", "crawl.warc.gz", bwa); code != exitUsage || !strings.Contains(stderr, "2 input files are named crawl.warc.gz") {
+		t.Fatalf("-source of a name two rows share: exit %d: %s", code, stderr)
+	}
+}
