@@ -62,7 +62,8 @@ run: build npm
 	echo; echo "Three example queries of docs/TABLES.md on the tables, run with DuckDB:"; \
 	echo "$$q" | node $(NPM_DIR)/duckdb-show.mjs
 
-# Independent readers (warcio.js) installed from the committed lockfile.
+# Independent readers (warcio.js, yauzl for WACZ packages, DuckDB, Arrow)
+# installed from the committed lockfile.
 npm: $(NPM_STAMP)
 $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error

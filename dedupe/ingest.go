@@ -238,16 +238,21 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		return st, fmt.Errorf("open catalog of %s: %w", dir, err)
 	}
 
-	files, err := expandInputs(inputs)
+	named, err := expandNamed(inputs)
 	if err != nil {
 		return st, err
 	}
-	todo, skipped, later, err := selectInputs(ctx, files, r.Files)
+	files := make([]string, len(named))
+	for i, f := range named {
+		files[i] = f.Path
+	}
+	names := inputNames(named, r.Files)
+	todo, skipped, later, err := selectInputs(ctx, files, names, r.Files)
 	if rec != nil {
 		// Files the archive has ingested: read again, not added.
 		todo, skipped, later = nil, 0, nil
 		for _, f := range files {
-			todo = append(todo, input{path: f})
+			todo = append(todo, input{path: f, name: names[f]})
 		}
 		rec.drop(r)
 	}
@@ -354,6 +359,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	rows := make([]InputFile, len(todo))
 	for i, t := range todo {
 		in := t.in
+		in.Name = t.name
 		in.Records, in.Malformed = g.records[t.path], g.malformed[t.path]
 		in.StreamLen = -1
 		if fs, ok := g.streams[t.path]; ok {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -29,6 +30,110 @@ func expandInputs(inputs []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return slices.Compact(out), nil
+}
+
+// expandNamed is expandInputs with each file's name relative to the
+// argument it was found under (warcio.Input), in path order.
+func expandNamed(inputs []string) ([]warcio.Input, error) {
+	if slices.Contains(inputs, "-") {
+		return nil, errors.New("find input: ingest reads files (it hashes each one first); standard input is not supported")
+	}
+	out, err := warcio.ExpandInputNames(inputs)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b warcio.Input) int { return strings.Compare(a.Path, b.Path) })
+	return slices.CompactFunc(out, func(a, b warcio.Input) bool { return a.Path == b.Path }), nil
+}
+
+// inputNames gives each file of an ingest the name its row of the
+// input-file table records, the name export-warc -source takes: its name
+// relative to the argument it was found under (warcio.Input: the base
+// name of a file named, the path below a directory given), made longer
+// by the components before it in its path as given while it equals or
+// ends (after a "/") the name of a row already in the archive or of
+// another file of this ingest. So 2024-01/crawl.warc.gz and
+// 2024-02/crawl.warc.gz are two rows whether their directories were
+// given together or a month apart, and a flat directory's files keep
+// their base names. A name is never made longer by a ".." or an
+// absolute root: it then stays as it is (the same path ingested again
+// after it changed), and rowName tells such rows apart as it did before
+// names had directories.
+func inputNames(files []warcio.Input, have []InputFile) map[string]string {
+	taken := map[string]bool{} // the rows' names and their ends
+	for _, f := range have {
+		for _, e := range nameEnds(f.Name) {
+			taken[e] = true
+		}
+	}
+	names := make(map[string]string, len(files))
+	for _, f := range files {
+		names[f.Path] = f.Name
+	}
+	for changed := true; changed; {
+		changed = false
+		ends := map[string]int{}
+		for _, f := range files {
+			for _, e := range nameEnds(names[f.Path]) {
+				ends[e]++
+			}
+		}
+		for _, f := range files {
+			n := names[f.Path]
+			if ends[n] < 2 && !taken[n] {
+				continue
+			}
+			if longer := longerName(f.Path, n); longer != n {
+				names[f.Path] = longer
+				changed = true
+			}
+		}
+	}
+	return names
+}
+
+// nameEnds is name and each end of it after a "/".
+func nameEnds(name string) []string {
+	out := []string{name}
+	for i := 0; i < len(name); i++ {
+		if name[i] == '/' {
+			out = append(out, name[i+1:])
+		}
+	}
+	return out
+}
+
+// longerName is name with the path component before it in path, or
+// name when there is none to add.
+func longerName(path, name string) string {
+	cs := strings.Split(filepath.ToSlash(filepath.Clean(path)), "/")
+	k := strings.Count(name, "/") + 1
+	if len(cs) <= k || strings.Join(cs[len(cs)-k:], "/") != name {
+		return name
+	}
+	c := cs[len(cs)-k-1]
+	if c == "" || c == "." || c == ".." {
+		return name
+	}
+	return c + "/" + name
+}
+
+// rowName is the name of the input-file row a path the catalog records
+// (the path ingest was given) belongs to: the longest of names that is
+// the path or ends it after a "/" — the base name in archives written
+// before names had directories. "" when none does.
+func rowName(path string, names map[string]bool) string {
+	p := filepath.ToSlash(filepath.Clean(path))
+	for {
+		if names[p] {
+			return p
+		}
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return ""
+		}
+		p = p[i+1:]
+	}
 }
 
 // NotRecordsError is an ingest refused before anything was written: the
@@ -108,24 +213,26 @@ func hashFile(ctx context.Context, path string, buf []byte) (InputFile, error) {
 	return in, nil
 }
 
-// input is an input file to ingest; in is complete once it is hashed.
+// input is an input file to ingest, and the name its row records
+// (inputNames); in is complete once it is hashed.
 type input struct {
-	path string
-	in   InputFile
+	path, name string
+	in         InputFile
 }
 
-// selectInputs drops the files already in the archive (same name, size
-// and SHA-256) and the later copies of a file among the inputs. Only a
-// file sharing name and size with another one must be hashed to decide;
-// the indexes (into todo) of the others, not hashed yet, are in later.
-func selectInputs(ctx context.Context, files []string, have []InputFile) (todo []input, skipped int, later []int, err error) {
+// selectInputs drops the files already in the archive (same base name,
+// size and SHA-256) and the later copies of a file among the inputs.
+// Only a file sharing base name and size with another one must be hashed
+// to decide; the indexes (into todo) of the others, not hashed yet, are
+// in later. names are the rows' names (inputNames).
+func selectInputs(ctx context.Context, files []string, names map[string]string, have []InputFile) (todo []input, skipped int, later []int, err error) {
 	type nameSize struct {
 		name string
 		size int64
 	}
 	seen := map[nameSize]int{}
 	for _, f := range have {
-		seen[nameSize{f.Name, f.Size}] += 2
+		seen[nameSize{path.Base(f.Name), f.Size}] += 2
 	}
 	sizes := make([]int64, len(files))
 	for i, f := range files {
@@ -140,7 +247,7 @@ func selectInputs(ctx context.Context, files []string, have []InputFile) (todo [
 	for i, f := range files {
 		if seen[nameSize{filepath.Base(f), sizes[i]}] == 1 {
 			later = append(later, len(todo))
-			todo = append(todo, input{path: f})
+			todo = append(todo, input{path: f, name: names[f]})
 			continue
 		}
 		in, err := hashFile(ctx, f, nil)
@@ -152,16 +259,17 @@ func selectInputs(ctx context.Context, files []string, have []InputFile) (todo [
 			skipped++
 			continue
 		}
-		todo = append(todo, input{path: f, in: in})
+		todo = append(todo, input{path: f, name: names[f], in: in})
 		done = append(done, in)
 	}
 	return todo, skipped, later, nil
 }
 
-// hasFile reports whether files holds in's name, size and SHA-256.
+// hasFile reports whether files holds in's base name, size and SHA-256
+// (in from hashFile: named by its base name).
 func hasFile(files []InputFile, in InputFile) bool {
 	for _, f := range files {
-		if f.Name == in.Name && f.Size == in.Size && f.SHA256 == in.SHA256 {
+		if path.Base(f.Name) == in.Name && f.Size == in.Size && f.SHA256 == in.SHA256 {
 			return true
 		}
 	}

@@ -131,7 +131,7 @@ func countRestored(dir string, opts pack.Options, at []place) (int, error) {
 		for _, u := range urls {
 			for i := range u.Versions {
 				v := &u.Versions[i]
-				p := place{filepath.Base(v.File), v.Offset, v.Skip}
+				p := place{v.File, v.Offset, v.Skip}
 				if _, want := ok[p]; !want {
 					continue
 				}
@@ -270,26 +270,33 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 	}
 	res.Lost = len(lost)
 	for _, v := range lost {
-		res.lostAt = append(res.lostAt, place{filepath.Base(v.File), v.Offset, v.Skip})
+		res.lostAt = append(res.lostAt, place{v.File, v.Offset, v.Skip})
 	}
 
-	// 2. The originals: matched to the recorded input files by base
-	// name, and checked.
-	byBase, refused, err := matchOriginals(ctx, originals, r.Files)
+	// 2. The originals: matched to the recorded input files by content
+	// (size and SHA-256), and checked. Places are keyed by the rows'
+	// names from here on: the catalog's paths are those ingest was
+	// given, the originals' those repair is given.
+	byName, refused, err := matchOriginals(ctx, originals, r.Files)
 	if err != nil {
 		return res, err
+	}
+	nameOf := fileNames(r.Files)
+	rowOf := map[string]string{} // original's path → row name
+	for n, p := range byName {
+		rowOf[p] = n
 	}
 	res.Refused = refused
 	wanted := map[place]*Version{}
 	for i := range entries {
 		for j := range entries[i].vs {
 			v := &entries[i].vs[j]
-			wanted[place{filepath.Base(v.File), v.Offset, v.Skip}] = v
+			wanted[place{nameOf(v.File), v.Offset, v.Skip}] = v
 		}
 	}
 	missing := map[string]bool{}
 	for _, v := range lost {
-		if b := filepath.Base(v.File); byBase[b] == "" && !missing[b] {
+		if b := nameOf(v.File); byName[b] == "" && !missing[b] {
 			missing[b] = true
 			res.Missing = append(res.Missing, v.File)
 		}
@@ -361,10 +368,11 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 	// walk yields the captures of one URL key together, in all files: a
 	// key's records are held until the next key starts.
 	var files []string
-	for _, p := range byBase {
+	for _, p := range byName {
 		files = append(files, p)
 	}
 	slices.Sort(files)
+	files = slices.Compact(files)
 	found := map[place]bool{}
 	cur, started := "", false
 	_, err = warcio.Walk(ctx, files, warcio.WalkOptions{
@@ -380,7 +388,7 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 			}
 			cur, started = c.Key, true
 		}
-		at := place{filepath.Base(c.File), c.Offset, c.SkipInMember}
+		at := place{rowOf[c.File], c.Offset, c.SkipInMember}
 		v := wanted[at]
 		if v == nil || v.Gap != c.Gap {
 			return nil
@@ -407,8 +415,8 @@ func reingestObjects(ctx context.Context, dir string, originals []string, opts p
 	}
 	for i := range lost {
 		v := &lost[i]
-		at := place{filepath.Base(v.File), v.Offset, v.Skip}
-		if p := byBase[at.file]; p != "" && !found[at] {
+		at := place{nameOf(v.File), v.Offset, v.Skip}
+		if p := byName[at.file]; p != "" && !found[at] {
 			res.Unread = append(res.Unread, fmt.Sprintf("%s at offset %d: no record there", p, v.Offset))
 		}
 	}
@@ -503,40 +511,60 @@ func reingestRecord(v *Version, header, block []byte, prior *partition.Result, p
 	return found, nil
 }
 
-// matchOriginals maps the base names of the input files the archive
-// recorded to the originals given for them: an original is used only when
-// its base name, size and SHA-256 are those of the input-file row;
-// refused says why the others are not.
-func matchOriginals(ctx context.Context, originals []string, files []InputFile) (byBase map[string]string, refused []string, err error) {
+// matchOriginals maps the names of the input files the archive recorded
+// to the originals given for them: an original is the file of every row
+// of its size and SHA-256, whatever its path (two inputs of one base
+// name, from two directories, are told apart so); refused says why the
+// others are not used.
+func matchOriginals(ctx context.Context, originals []string, files []InputFile) (byName map[string]string, refused []string, err error) {
 	paths, err := expandInputs(originals)
 	if err != nil {
 		return nil, nil, err
 	}
-	byBase = map[string]string{}
+	nameOf := fileNames(files)
+	byName = map[string]string{}
 	for _, p := range paths {
 		in, err := hashFile(ctx, p, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		var rec *InputFile
+		var named *InputFile
+		matched := false
 		for i := range files {
-			if f := &files[i]; f.Name == in.Name {
-				rec = f
-				if f.Size == in.Size && f.SHA256 == in.SHA256 {
-					break
-				}
+			f := &files[i]
+			if f.Size == in.Size && f.SHA256 == in.SHA256 {
+				byName[f.Name] = p
+				matched = true
+			}
+			if f.Name == nameOf(p) {
+				named = f
 			}
 		}
 		switch {
-		case rec == nil:
-			refused = append(refused, fmt.Sprintf("%s: the archive has no input file of that name", p))
-		case rec.Size != in.Size || rec.SHA256 != in.SHA256:
-			refused = append(refused, fmt.Sprintf("%s: differs from the file ingested under that name (%d bytes, SHA-256 %x; the archive recorded %d bytes, %x)", p, in.Size, in.SHA256, rec.Size, rec.SHA256))
+		case matched:
+		case named == nil:
+			refused = append(refused, fmt.Sprintf("%s: the archive has no input file of that name or content (%d bytes, SHA-256 %x)", p, in.Size, in.SHA256))
 		default:
-			byBase[in.Name] = p
+			refused = append(refused, fmt.Sprintf("%s: differs from the file ingested under that name (%d bytes, SHA-256 %x; the archive recorded %d bytes, %x)", p, in.Size, in.SHA256, named.Size, named.SHA256))
 		}
 	}
-	return byBase, refused, nil
+	return byName, refused, nil
+}
+
+// fileNames returns the function that names the input-file row a path
+// belongs to (rowName), or the path's base name when no row's name ends
+// it (a row lost with its part of the table).
+func fileNames(files []InputFile) func(path string) string {
+	names := map[string]bool{}
+	for _, f := range files {
+		names[f.Name] = true
+	}
+	return func(p string) string {
+		if n := rowName(p, names); n != "" {
+			return n
+		}
+		return filepath.Base(p)
+	}
 }
 
 // lostSegments are the catalog segments of an archive that do not read,
@@ -545,8 +573,8 @@ type lostSegments struct {
 	refs  map[pack.ID]error
 	desc  []string          // each lost segment: ID, key range
 	why   []error           // and why it does not read
-	held  []string          // base names of the input files with records no segment that reads names
-	named map[string]string // base name → the file name versions give (as ingest was given it)
+	held  []string          // names of the input files with records no segment that reads names
+	named map[string]string // name → the file name versions give (as ingest was given it)
 }
 
 // findLostSegments reads every catalog segment of the archive in dir. An
@@ -568,6 +596,7 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 	// named it.
 	_ = r.loadReadable(s)
 	ls := &lostSegments{refs: map[pack.ID]error{}, named: map[string]string{}}
+	nameOf := fileNames(r.Files)
 	records, gaps := map[string]int64{}, map[string]int64{}
 	places := lostPlaces{s: s, read: map[pack.ID]error{}}
 	eachSegment(s, r, func(ref segRef, urls []URLVersions, err error) {
@@ -585,7 +614,7 @@ func findLostSegments(dir string, opts pack.Options) (*root, *lostSegments, erro
 		}
 		for _, u := range urls {
 			for _, v := range u.Versions {
-				b := filepath.Base(v.File)
+				b := nameOf(v.File)
 				ls.named[b] = v.File
 				if v.Gap {
 					gaps[b]++
@@ -748,23 +777,29 @@ func recoverSegments(ctx context.Context, dir string, originals []string, opts p
 	if err != nil || len(ls.refs) == 0 {
 		return err
 	}
-	byBase := map[string]string{}
+	byName := map[string]string{}
 	if len(originals) > 0 {
-		if byBase, _, err = matchOriginals(ctx, originals, r.Files); err != nil {
+		if byName, _, err = matchOriginals(ctx, originals, r.Files); err != nil {
 			return err
 		}
 	}
+	nameOf := fileNames(r.Files)
 	var missing, files []string
 	names := map[string]string{}
 	for _, b := range ls.held {
-		p := byBase[b]
+		p := byName[b]
 		if p == "" {
 			missing = append(missing, b)
 			continue
 		}
 		files = append(files, p)
+		// The versions re-ingested name the file as those that read do;
+		// when none does, by the original's path, or by the row's name if
+		// that path ends in another (matchOriginals matched its content).
 		if n := ls.named[b]; n != "" {
 			names[p] = n
+		} else if nameOf(p) != b {
+			names[p] = b
 		}
 	}
 	why := ""

@@ -51,6 +51,7 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	for _, f := range r.Files {
 		known[f.Name] = true
 	}
+	nameOf := fileNames(r.Files)
 	// The catalog's versions of the files no readable row names.
 	crcs := map[place]uint32{}
 	counts := map[string]int64{} // base name → versions (records and gaps)
@@ -62,7 +63,7 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 		}
 		for _, u := range urls {
 			for _, v := range u.Versions {
-				b := filepath.Base(v.File)
+				b := nameOf(v.File) // a row's name, or the base name of a lost row's file
 				if known[b] {
 					continue
 				}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"io"
-	"path/filepath"
 	"slices"
 )
 
@@ -87,11 +86,13 @@ func (a *Archive) walkSources(paths map[string]int, names []string, fn func(f In
 
 // sourcePaths maps the file paths the catalog's versions name to the row
 // of the input-file table each belongs to. The catalog names files by the
-// path given to ingest, the table by base name: a path belongs to the row
-// of its base name; two inputs of one base name (from different
-// directories) are told apart by their record and gap counts. A path of
-// no row (an ingest interrupted before its final commit) is left out. One
-// pass over the catalog, memory per distinct path.
+// path given to ingest, the table by the name rowName finds at the end
+// of that path (inputNames). Archives written before names had
+// directories may hold two rows of one base name (inputs from two
+// directories): their paths are told apart by the rows' record and gap
+// counts. A path of no row (an ingest interrupted before its final
+// commit) is left out. One pass over the catalog, memory per distinct
+// path.
 func (a *Archive) sourcePaths() (map[string]int, error) {
 	type counts struct{ recs, gaps int64 }
 	seen := map[string]*counts{}
@@ -114,25 +115,38 @@ func (a *Archive) sourcePaths() (map[string]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	byBase := map[string][]string{}
+	rows := map[string][]int{} // name → rows
+	names := map[string]bool{}
+	for row, f := range a.root.Files {
+		rows[f.Name] = append(rows[f.Name], row)
+		names[f.Name] = true
+	}
+	byName := map[string][]string{} // name → paths
 	for p := range seen {
-		byBase[filepath.Base(p)] = append(byBase[filepath.Base(p)], p)
+		if n := rowName(p, names); n != "" {
+			byName[n] = append(byName[n], p)
+		}
 	}
 	out := map[string]int{}
-	for row, f := range a.root.Files {
-		cands := byBase[f.Name]
-		slices.Sort(cands)
-		if len(cands) > 1 && f.Records >= 0 {
-			for _, p := range cands {
-				if c := seen[p]; c.recs == f.Records && c.gaps == f.Gaps {
-					cands = []string{p}
-					break
+	for n, paths := range byName {
+		slices.Sort(paths)
+		for _, row := range rows[n] {
+			f := a.root.Files[row]
+			cands := paths
+			if len(cands) > 1 && f.Records >= 0 {
+				for _, p := range cands {
+					if c := seen[p]; c.recs == f.Records && c.gaps == f.Gaps {
+						cands = []string{p}
+						break
+					}
 				}
 			}
-		}
-		if len(cands) > 0 {
+			if len(cands) == 0 {
+				continue
+			}
 			if _, taken := out[cands[0]]; !taken {
 				out[cands[0]] = row
+				paths = slices.DeleteFunc(paths, func(p string) bool { return p == cands[0] })
 			}
 		}
 	}

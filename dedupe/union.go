@@ -3,6 +3,7 @@ package dedupe
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -371,6 +372,31 @@ func (a *Archive) Recovered() string {
 		}
 	}
 	return out
+}
+
+// ParityCoverage is pack.Store.ParityCoverage over the archive's
+// stores (every shard of a union, each file named by its shard's
+// directory).
+func (a *Archive) ParityCoverage() (pack.ParityCoverage, error) {
+	ms, err := a.members()
+	if err != nil {
+		return pack.ParityCoverage{}, err
+	}
+	var out pack.ParityCoverage
+	for _, m := range ms {
+		c, err := m.store.ParityCoverage()
+		if err != nil {
+			return out, err
+		}
+		out.Files += c.Files
+		for _, n := range c.Unprotected {
+			if a.u != nil {
+				n = filepath.Join(filepath.Base(m.store.Dir()), n)
+			}
+			out.Unprotected = append(out.Unprotected, n)
+		}
+	}
+	return out, nil
 }
 
 // Corrections lists what reads corrected through parity since the

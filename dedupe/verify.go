@@ -37,6 +37,24 @@ type VerifyStats struct {
 	// FileTableLost: a part of the input-file table does not read
 	// (repair rebuilds it from the originals).
 	FileTableLost bool
+	// Inputs says, per input file of the table, what this pass proved
+	// of it, in table order.
+	Inputs []InputCheck
+}
+
+// InputCheck is what Verify proved of one input file, now.
+type InputCheck struct {
+	File InputFile
+	// Stream: the file's decompressed stream was rebuilt and equals the
+	// one recorded at ingest (length and SHA-256).
+	Stream bool
+	// Original: the file as given (compressed) was rebuilt and SHA256,
+	// the SHA-256 of the bytes rebuilt, equals the file's recorded at
+	// ingest; an uncompressed file is its stream.
+	Original bool
+	SHA256   [32]byte
+	// Why says, when not Original, why not.
+	Why string
 }
 
 // LostCapture names a capture that does not restore as ingested: what a
@@ -164,8 +182,11 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 	// Fixity of the inputs: every file the archive can rebuild must give
 	// its decompressed stream back.
 	err = a.walkSources(paths, nil, func(f InputFile, vs []Version) error {
+		st.Inputs = append(st.Inputs, InputCheck{File: f})
+		ic := &st.Inputs[len(st.Inputs)-1]
 		if !f.Rebuildable {
 			st.FilesUnknown++
+			ic.Why = "the archive has no record of its stream (ingested before blockwarc recorded it, or from standard input)"
 			return nil
 		}
 		// The compressed file is rebuilt in the same pass, from the same
@@ -180,6 +201,7 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 				w = ow
 			} else {
 				st.FilesOriginalUnchecked++
+				ic.Why = "this build has no zlib (built without cgo): its compressed bytes were not rebuilt"
 			}
 		}
 		lost := 0 // of the file's records and gaps, named by checkOne
@@ -193,18 +215,28 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 		switch {
 		case err != nil:
 			fail(Problem{What: "input file " + f.Name, Err: err})
+			ic.Why = "it does not restore: " + err.Error()
 			return nil
 		case !sst.Exact && lost > 0:
 			// Not a mismatch: the stream lacks what did not restore.
 			fail(Problem{What: "input file " + f.Name, Err: fmt.Errorf("not rebuilt: %d of its records do not restore (named above)", lost)})
+			ic.Why = fmt.Sprintf("%d of its records do not restore", lost)
 			return nil
 		case !sst.Exact:
 			fail(Problem{What: "input file " + f.Name, Err: fmt.Errorf("%w: rebuilt %d bytes, SHA-256 %x; ingest recorded %d bytes, %x",
 				ErrMismatch, sst.Bytes, sst.SHA256, f.StreamLen, f.StreamSHA256)})
+			ic.Why = "its rebuilt stream differs from the one recorded at ingest"
 			return nil
 		}
 		st.Files++
+		ic.Stream = true
 		if ow == nil {
+			switch {
+			case f.OriginalExact() && f.Original == nil && sst.SHA256 == f.SHA256 && sst.Bytes == f.Size:
+				ic.Original, ic.SHA256 = true, sst.SHA256 // uncompressed: the stream is the file
+			case ic.Why == "":
+				ic.Why = "its compressed bytes do not restore as given (" + f.OriginalReason() + "); its decompressed stream does"
+			}
 			return nil
 		}
 		if err == nil {
@@ -219,6 +251,10 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 				ErrMismatch, ost.Bytes, ost.SHA256, f.Size, f.SHA256)})
 		default:
 			st.FilesOriginal++
+			ic.Original, ic.SHA256 = true, ost.SHA256
+		}
+		if !ic.Original {
+			ic.Why = "its compressed bytes, rebuilt, differ from the file ingested"
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"encoding/base32"
 	"encoding/base64"
@@ -951,4 +952,53 @@ func (s *CDXJSpool) Cleanup() {
 		s.f.Close()
 		os.Remove(s.f.Name())
 	}
+}
+
+// IndexCDXJ writes the CDXJ index of inputs to w, sorted by urlkey and
+// timestamp: warcio.Walk with opts (Keep set to CDXJKeep) feeding a
+// CDXJIndexer through a CDXJSpool in opts.TempDir. each, when set, sees
+// every entry as it is indexed (walk order, before sorting). It is the
+// index of blockwarc index and of export-wacz.
+func IndexCDXJ(ctx context.Context, inputs []string, opts warcio.WalkOptions, w io.Writer, each func(*CDXJEntry) error) (warcio.WalkStats, error) {
+	opts.Keep = CDXJKeep
+	sp := &CDXJSpool{TempDir: opts.TempDir}
+	defer sp.Cleanup()
+	var line []byte
+	var curKey string
+	ix := NewCDXJIndexer(func(e *CDXJEntry) error {
+		if each != nil {
+			if err := each(e); err != nil {
+				return err
+			}
+		}
+		line = e.AppendTo(line[:0])
+		if e.URLKey == curKey {
+			return sp.Main(line)
+		}
+		sp.Late(line)
+		return nil
+	})
+	st, err := warcio.Walk(ctx, inputs, opts, func(c *warcio.Capture) error {
+		if c.Key != curKey {
+			if err := ix.Flush(); err != nil {
+				return err
+			}
+			curKey = c.Key
+		}
+		return ix.Add(c)
+	})
+	if err == nil {
+		err = ix.Flush()
+	}
+	if err != nil {
+		return st, err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := sp.CopyTo(bw); err != nil {
+		return st, err
+	}
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("write index: %w", err)
+	}
+	return st, nil
 }

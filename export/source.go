@@ -2,9 +2,12 @@ package export
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -29,12 +32,36 @@ type SourceOptions struct {
 	// the file; a file the archive cannot so restore is not written
 	// (SourceStats.NotWritten says why). Not with Gzip or Clean.
 	Original bool
+	// Decompressed writes every file's decompressed stream. Without it,
+	// Original, Gzip or Clean, each file is written as given where it
+	// restores so (InputFile.OriginalRestorable), else as its stream
+	// (AsGiven).
+	Decompressed bool
 }
+
+// AsGiven says whether WriteSources writes f as given (compressed, bit
+// for bit): with Original, and by default where this build restores f
+// so.
+func (o SourceOptions) AsGiven(f *dedupe.InputFile) bool {
+	if o.Original {
+		return true
+	}
+	if o.Decompressed || o.Gzip || o.Clean {
+		return false
+	}
+	ok, _ := f.OriginalRestorable()
+	return ok
+}
+
+// ErrSkip, returned by WriteSources' open function, passes over the file
+// (one already written by an earlier run, say).
+var ErrSkip = errors.New("skip this input file")
 
 // SourceStats is what WriteSources did for one input file.
 type SourceStats struct {
 	File dedupe.InputFile
 	dedupe.SourceStats
+	AsGiven bool  // written as given, compressed (SourceOptions.AsGiven)
 	Left    int64 // records and gaps Clean left out
 	Written int64 // bytes written (compressed with Gzip)
 	// NotWritten, with Original, says why the file was not written.
@@ -42,21 +69,33 @@ type SourceStats struct {
 }
 
 // SourceNames maps the names of the archive's input files to the names
-// export-warc -sources writes them under (SourceName); when two inputs
-// would get the same name (a.warc and a.warc.lz4), those inputs keep
-// their whole name plus ".plain" instead, so no file overwrites another.
-// A name that could escape the directory maps to "".
-func SourceNames(files []dedupe.InputFile, gz bool) map[string]string {
+// export-warc -sources writes them under: a file written as given
+// (opts.AsGiven) keeps its name, a decompressed one drops its compression
+// suffix (SourceName); when two would get the same name (a.warc and
+// a.warc.lz4 decompressed), the decompressed ones keep their whole name
+// plus ".plain" instead, so no file overwrites another. A name that
+// could escape the directory maps to "".
+func SourceNames(files []dedupe.InputFile, opts SourceOptions) map[string]string {
 	out := map[string]string{}
 	count := map[string]int{}
-	for _, f := range files {
-		count[SourceName(f.Name, gz)]++
+	name := func(f *dedupe.InputFile) string {
+		if opts.AsGiven(f) {
+			if localName(f.Name) {
+				return f.Name
+			}
+			return ""
+		}
+		return SourceName(f.Name, opts.Gzip)
 	}
-	for _, f := range files {
-		n := SourceName(f.Name, gz)
-		if n != "" && count[n] > 1 {
-			n = SourceName(f.Name+".plain", gz)
-			if n != "" && strings.HasSuffix(f.Name, ".plain") {
+	for i := range files {
+		count[name(&files[i])]++
+	}
+	for i := range files {
+		f := &files[i]
+		n := name(f)
+		if n != "" && count[n] > 1 && !opts.AsGiven(f) {
+			n = SourceName(f.Name+".plain", opts.Gzip)
+			if n != "" && (strings.HasSuffix(f.Name, ".plain") || count[n] > 0) {
 				n = "" // would still collide; refuse rather than guess
 			}
 		}
@@ -65,38 +104,114 @@ func SourceNames(files []dedupe.InputFile, gz bool) map[string]string {
 	return out
 }
 
-// OriginalNames maps the names of the archive's input files to the
-// names export-warc -sources -original writes them under: their own
-// (distinct, as the archive's rows are), "" for a name that could escape
-// the directory.
-func OriginalNames(files []dedupe.InputFile) map[string]string {
-	out := map[string]string{}
-	for _, f := range files {
-		if SourceName(f.Name, false) != "" {
-			out[f.Name] = f.Name
-		} else {
-			out[f.Name] = ""
+// SourceNamesOf is SourceNames per row of files (by index): rows that
+// share a name — archives written before names had directories keep two
+// inputs of one base name so — are written under that name, then
+// NAME-2, NAME-3… before the .warc or .arc of the name
+// (crawl-2.warc.gz), so that none overwrites another.
+func SourceNamesOf(files []dedupe.InputFile, opts SourceOptions) []string {
+	byName := SourceNames(files, opts)
+	out := make([]string, len(files))
+	taken := map[string]bool{}
+	for _, n := range byName {
+		taken[n] = true
+	}
+	seen := map[string]int{}
+	for i, f := range files {
+		n := byName[f.Name]
+		seen[f.Name]++
+		if k := seen[f.Name]; n != "" && k > 1 {
+			n = numbered(n, k)
+			if taken[n] {
+				n = "" // would collide; refuse rather than guess
+			}
+			taken[n] = true
 		}
+		out[i] = n
 	}
 	return out
 }
 
-// SourceName is the name of a rebuilt input file: its base name with the
-// compression suffix (warcio.TrimCompressionSuffix) dropped, since
-// the file is written decompressed, plus ".gz" with Gzip. It is "" when
-// the recorded name could escape a directory (a separator, "..").
+// numbered inserts "-k" into name before its .warc or .arc suffix (or
+// at its end).
+func numbered(name string, k int) string {
+	dir, base := path.Split(name)
+	lower := strings.ToLower(base)
+	i := strings.Index(lower, ".warc")
+	if i < 0 {
+		i = strings.Index(lower, ".arc")
+	}
+	if i < 0 {
+		i = len(base)
+	}
+	return dir + base[:i] + "-" + strconv.Itoa(k) + base[i:]
+}
+
+// SourceName is the name of a rebuilt input file: its recorded name
+// (a base name, or a path below the directory ingest was given, with "/"
+// between components) with the compression suffix
+// (warcio.TrimCompressionSuffix) dropped, since the file is written
+// decompressed, plus ".gz" with Gzip. It is "" when the recorded name
+// could escape a directory (absolute, "..", a backslash).
 func SourceName(name string, gz bool) string {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || name != filepath.Base(name) {
+	if !localName(name) {
 		return ""
 	}
-	n := warcio.TrimCompressionSuffix(name)
+	dir, base := path.Split(name)
+	n := warcio.TrimCompressionSuffix(base)
 	if n == "" {
 		return ""
 	}
 	if gz {
 		n += ".gz"
 	}
-	return n
+	return dir + n
+}
+
+// localName says whether a recorded input name names a file inside a
+// directory: relative, "/" between components, none empty, "." or "..".
+func localName(name string) bool {
+	if name == "" || strings.Contains(name, `\`) {
+		return false
+	}
+	for _, c := range strings.Split(name, "/") {
+		if c == "" || c == "." || c == ".." {
+			return false
+		}
+	}
+	return filepath.IsLocal(filepath.FromSlash(name))
+}
+
+// ResolveNames turns the names given to export-warc -source into the
+// names of the archive's input files: a name recorded, or the end of
+// exactly one (after a "/"): the base name of an input still finds it
+// when no other input has that base name. An end that several inputs
+// share is an error naming them.
+func ResolveNames(files []dedupe.InputFile, names []string) ([]string, error) {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		var ends []string
+		exact := 0
+		for _, f := range files {
+			if f.Name == n {
+				exact++
+			}
+			if strings.HasSuffix(f.Name, "/"+n) {
+				ends = append(ends, f.Name)
+			}
+		}
+		switch {
+		case exact > 1:
+			return nil, fmt.Errorf("%d input files are named %s (ingested before blockwarc kept the folders of their paths): export-warc -sources DIR writes each (the second as %s)", exact, n, numbered(n, 2))
+		case exact == 1 || len(ends) == 0:
+			out = append(out, n)
+		case len(ends) == 1:
+			out = append(out, ends[0])
+		default:
+			return nil, fmt.Errorf("%d input files end with %s: %s; name one of them", len(ends), n, strings.Join(ends, ", "))
+		}
+	}
+	return out, nil
 }
 
 // WriteSources rebuilds the input files named (every one when names is
@@ -114,7 +229,11 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 		if ok, why := f.OriginalRestorable(); opts.Original && !ok {
 			return done(SourceStats{File: f, NotWritten: why})
 		}
+		asGiven := opts.AsGiven(&f)
 		w, err := open(f)
+		if errors.Is(err, ErrSkip) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -128,7 +247,7 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 			clean = warcio.WellFormed
 		}
 		var st dedupe.SourceStats
-		if opts.Original {
+		if asGiven {
 			st, err = a.WriteOriginal(out, f, vs)
 		} else {
 			st, err = a.WriteSource(out, f, vs, clean)
@@ -136,7 +255,7 @@ func WriteSources(ctx context.Context, a *dedupe.Archive, names []string, opts S
 		if err != nil {
 			return err
 		}
-		return done(SourceStats{File: f, SourceStats: st, Left: int64(len(vs)) - st.Records - st.Gaps, Written: cw.N})
+		return done(SourceStats{File: f, SourceStats: st, AsGiven: asGiven, Left: int64(len(vs)) - st.Records - st.Gaps, Written: cw.N})
 	})
 	if err == nil && names != nil && found < len(names) {
 		return fmt.Errorf("the archive holds %d of the %d input files named (blockwarc ls -files lists them)", found, len(names))

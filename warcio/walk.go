@@ -932,13 +932,37 @@ func IsInputName(name string) bool { return warcName.MatchString(name) }
 // missing path is an error naming it, and so is a directory holding no
 // input file: an archive or index of nothing is a mistake, not a result.
 func ExpandInputs(inputs []string) ([]string, error) {
-	var out []string
+	in, err := ExpandInputNames(inputs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(in))
+	for i, f := range in {
+		out[i] = f.Path
+	}
+	return out, nil
+}
+
+// An Input is a file ExpandInputNames found: its path, and its name
+// relative to the argument it was found under — its base name when the
+// argument named the file (or a glob matched it), its path below the
+// directory (with "/" between components) when it was found in one.
+// Ingest records inputs under these names, so that 2024-01/crawl.warc.gz
+// and 2024-02/crawl.warc.gz of one directory stay two files.
+type Input struct {
+	Path, Name string
+}
+
+// ExpandInputNames is ExpandInputs with each file's name relative to its
+// argument (Input).
+func ExpandInputNames(inputs []string) ([]Input, error) {
+	var out []Input
 	seen := map[string]bool{}
-	addFile := func(p string) {
+	addFile := func(p, name string) {
 		key := filepath.Clean(p)
 		if !seen[key] {
 			seen[key] = true
-			out = append(out, p)
+			out = append(out, Input{Path: p, Name: name})
 		}
 	}
 	addPath := func(p string) error {
@@ -947,7 +971,7 @@ func ExpandInputs(inputs []string) ([]string, error) {
 			return fmt.Errorf("open input: %w", err)
 		}
 		if !fi.IsDir() {
-			addFile(p)
+			addFile(p, filepath.Base(p))
 			return nil
 		}
 		var found []string
@@ -968,13 +992,17 @@ func ExpandInputs(inputs []string) ([]string, error) {
 		}
 		sort.Strings(found)
 		for _, f := range found {
-			addFile(f)
+			rel, err := filepath.Rel(p, f)
+			if err != nil {
+				rel = filepath.Base(f)
+			}
+			addFile(f, filepath.ToSlash(rel))
 		}
 		return nil
 	}
 	for _, in := range inputs {
 		if in == "-" {
-			addFile(in)
+			addFile(in, in)
 			continue
 		}
 		if _, err := os.Lstat(in); err != nil && strings.ContainsAny(in, "*?[") {

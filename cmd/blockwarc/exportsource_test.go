@@ -34,15 +34,17 @@ func interopArchive(t *testing.T) (dir string, inputs []string, arch string) {
 	return dir, inputs, arch
 }
 
-// TestExportSources: every interop file comes back from -sources as its
-// decompressed stream (checked here against gzip's own decompression
-// where gzip reads the file whole), -gzip writes members that decompress
-// to the same stream, ls -files says each restores exactly, a second run
-// does not overwrite, and -source writes one file to standard output.
+// TestExportSources: every interop file comes back from -sources
+// -decompressed as its decompressed stream (checked here against gzip's
+// own decompression where gzip reads the file whole), -gzip writes
+// members that decompress to the same stream, ls -files says each
+// restores exactly, a second run keeps what the first wrote and does not
+// overwrite a file that differs, and -source writes one file to standard
+// output.
 func TestExportSources(t *testing.T) {
 	dir, inputs, arch := interopArchive(t)
 	out := filepath.Join(t.TempDir(), "src")
-	code, _, stderr := runExport(t, "-sources", out, arch)
+	code, _, stderr := runExport(t, "-sources", out, "-decompressed", arch)
 	if code != exitOK {
 		t.Fatalf("export-warc -sources: exit %d: %s", code, stderr)
 	}
@@ -80,8 +82,13 @@ func TestExportSources(t *testing.T) {
 	if checked < 20 {
 		t.Errorf("only %d files checked against gzip", checked)
 	}
-	if code, _, stderr := runExport(t, "-sources", out, arch); code != exitFailure || !strings.Contains(stderr, "not overwritten") {
+	if code, _, stderr := runExport(t, "-sources", out, "-decompressed", arch); code != exitOK || strings.Count(stderr, "(size and SHA-256 checked): kept") != len(inputs) {
 		t.Errorf("second -sources into the same directory: exit %d, %s", code, stderr)
+	}
+	changed := filepath.Join(out, written[0].Name())
+	os.WriteFile(changed, []byte("not the file"), 0o644)
+	if code, _, stderr := runExport(t, "-sources", out, "-decompressed", arch); code != exitFailure || !strings.Contains(stderr, changed+" exists and is not the file to write") {
+		t.Errorf("-sources over a file that differs: exit %d, %s", code, stderr)
 	}
 
 	// One file to standard output, and again as gzip members.
@@ -89,7 +96,7 @@ func TestExportSources(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(dir, one))
 	zr, _ := gzip.NewReader(bytes.NewReader(raw))
 	want, _ := io.ReadAll(zr)
-	code, plain, stderr := runExport(t, "-source", one, arch)
+	code, plain, stderr := runExport(t, "-source", one, "-decompressed", arch)
 	if code != exitOK || !bytes.Equal(plain, want) {
 		t.Errorf("-source %s: exit %d, %d bytes (want %d): %s", one, code, len(plain), len(want), stderr)
 	}
@@ -178,6 +185,93 @@ func TestExportSources(t *testing.T) {
 	}
 	if sameFiles != compressed+strings.Count(lsText, "exact (not compressed)") {
 		t.Errorf("-sources -original wrote %d files identical to their inputs, want %d", sameFiles, compressed)
+	}
+
+	// The default: each file as given where it restores so, the others
+	// decompressed.
+	defDir := filepath.Join(t.TempDir(), "def")
+	code, _, stderr = runExport(t, "-sources", defDir, arch)
+	if code != exitOK || strings.Count(stderr, "restores exactly, as given") != sameFiles || strings.Count(stderr, "restores exactly (decompressed stream") != len(inputs)-sameFiles {
+		t.Errorf("-sources: exit %d, want %d as given and %d decompressed: %s", code, sameFiles, len(inputs)-sameFiles, stderr)
+	}
+}
+
+// TestExportSourcesResume: -sources writes each file as given where it
+// restores so (bit for bit), the others decompressed; an export
+// interrupted (a file not written yet, a temporary file left) completes
+// when run again, keeping what is there after checking it, and a file
+// that differs is not overwritten. -decompressed writes every stream.
+func TestExportSourcesResume(t *testing.T) {
+	root := t.TempDir()
+	coll := filepath.Join(root, "crawls")
+	files := sameNameCollection(t, coll)
+	// Go's gzip: zlib does not reproduce its member.
+	goGzip := filepath.Join(coll, "2024-04", "crawl.warc.gz")
+	os.MkdirAll(filepath.Dir(goGzip), 0o755)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(gunzipFile(t, files["2024-01"]))
+	zw.Close()
+	os.WriteFile(goGzip, zb.Bytes(), 0o644)
+	bwa := filepath.Join(root, "a.bwa")
+	if code, _, stderr := runCmd(t, "ingest", "-tables=false", bwa, coll); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(root, "out")
+	check := func(when string) {
+		t.Helper()
+		for m, p := range files {
+			want, _ := os.ReadFile(p)
+			if got, err := os.ReadFile(filepath.Join(out, m, "crawl.warc.gz")); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s: %s/crawl.warc.gz is not the original (%d bytes, want %d, %v)", when, m, len(got), len(want), err)
+			}
+		}
+		got, err := os.ReadFile(filepath.Join(out, "2024-04", "crawl.warc"))
+		if err != nil || !bytes.Equal(got, gunzipFile(t, goGzip)) {
+			t.Fatalf("%s: 2024-04/crawl.warc is not the decompressed stream (%v)", when, err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "2024-04", "crawl.warc.gz")); err == nil {
+			t.Fatalf("%s: Go's gzip file written as given", when)
+		}
+	}
+	code, _, stderr := runCmd(t, "export-warc", "-sources", out, bwa)
+	if code != exitOK || !strings.Contains(stderr, "2024-04/crawl.warc.gz: 8 records, 0 gaps, 54582 bytes: restores exactly (decompressed stream") || !strings.Contains(stderr, "4 file(s) written to "+out+", 0 there already") {
+		t.Fatalf("-sources: exit %d: %s", code, stderr)
+	}
+	check("first run")
+
+	// Interrupted: one file not there yet, a temporary file left.
+	os.Remove(filepath.Join(out, "2024-02", "crawl.warc.gz"))
+	stale := filepath.Join(out, "2024-02", ".crawl.warc.gz.tmp-12345")
+	os.WriteFile(stale, []byte("half"), 0o644)
+	code, _, stderr = runCmd(t, "export-warc", "-sources", out, bwa)
+	if code != exitOK || !strings.Contains(stderr, "1 file(s) written to "+out+", 3 there already") || strings.Count(stderr, "(size and SHA-256 checked): kept") != 3 {
+		t.Fatalf("-sources run again: exit %d: %s", code, stderr)
+	}
+	check("second run")
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatal("the temporary file of the interrupted run is left")
+	}
+
+	// A file that differs is not overwritten.
+	bad := filepath.Join(out, "2024-01", "crawl.warc.gz")
+	os.WriteFile(bad, []byte("other"), 0o644)
+	if code, _, stderr := runCmd(t, "export-warc", "-sources", out, bwa); code != exitFailure || !strings.Contains(stderr, bad+" exists and is not the file to write (5 bytes") {
+		t.Fatalf("-sources over a file that differs: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(bad); string(b) != "other" {
+		t.Fatal("a file that differs was overwritten")
+	}
+
+	// -decompressed: every file's stream.
+	dec := filepath.Join(root, "dec")
+	if code, _, stderr := runCmd(t, "export-warc", "-sources", dec, "-decompressed", bwa); code != exitOK {
+		t.Fatalf("-sources -decompressed: exit %d: %s", code, stderr)
+	}
+	for m, p := range files {
+		if got, err := os.ReadFile(filepath.Join(dec, m, "crawl.warc")); err != nil || !bytes.Equal(got, gunzipFile(t, p)) {
+			t.Fatalf("-decompressed: %s/crawl.warc is not the stream (%v)", m, err)
+		}
 	}
 }
 

@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"blockwarc/dedupe"
 	"blockwarc/export"
@@ -24,22 +26,29 @@ records that are not one well-formed record (a truncated block, a wrong
 Content-Length): the archive keeps them byte for byte, but most WARC
 readers stop at the first one.
 
--source NAME gives one input file back instead: its records and the bytes
-between them (stray line ends, damage the reader skipped) in the order
-they had, decompressed — the file's decompressed stream, byte for byte,
-checked against the SHA-256 recorded at ingest (standard output, or -o;
-with -gzip one gzip member per record). -sources DIR writes every input
-file into DIR (created if missing) under its name without the compression
-suffix, plus .gz with -gzip (two inputs that would share a name, a.warc
-and a.warc.lz4, keep their whole name plus .plain); an existing file is
-not overwritten. -original writes the files as they were given,
-compressed, bit for bit, under their own names, checked against the
-SHA-256 of the file recorded at ingest: possible for a gzip file whose
-members zlib reproduces (blockwarc ls -files says which; a
-build without cgo has no zlib and writes none); a file that cannot be so
-restored is not written, and says why. A line
-per file on stderr says whether it restored exactly; exit status 1 when
-one did not. NAME is the base name ingest recorded (blockwarc ls -files).`
+-source NAME gives one input file back instead (standard output, or -o),
+and -sources DIR every input file, into DIR (created if missing). Each
+file is written as it was given, compressed, bit for bit, under its own
+name, checked against the SHA-256 of the file recorded at ingest, where
+the archive restores it so: a gzip file whose members zlib reproduces,
+or an uncompressed file (blockwarc ls -files says which; a build
+without cgo has no zlib). Any other file is written as its decompressed
+stream: its records and the bytes between them (stray line ends, damage
+the reader skipped) in the order they had, byte for byte, checked
+against the SHA-256 recorded at ingest, under its name without the
+compression suffix (two that would share a name, a.warc and a.warc.lz4,
+keep their whole name plus .plain). -decompressed writes every file as
+its decompressed stream; -gzip as that stream with one gzip member per
+record (names plus .gz); -original only as given: a file that cannot be
+so restored is not written, and says why. -sources resumes: a file
+already in DIR whose size and SHA-256 are those it would be written with
+is kept and said so (an interrupted export run again completes), one that
+differs is not overwritten (exit 1), and the others are written. A line
+per file on stderr says how it was written and whether it restored
+exactly; exit status 1 when one did not. NAME is the name ingest recorded (blockwarc ls -files: the
+path below the directory given, 2024-01/crawl.warc.gz, or a base name),
+or its end after a "/" when no other name ends so; -sources writes
+2024-01/crawl.warc.gz as DIR/2024-01/crawl.warc.`
 
 func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export-warc", "ARCHIVE", exportWARCAbout, stderr)
@@ -51,7 +60,8 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 	source := fs.String("source", "", "write input file `NAME` back, in its original order")
 	sources := fs.String("sources", "", "write every input file back into directory `DIR`")
 	gz := fs.Bool("gzip", false, "with -source/-sources: one gzip member per record instead of the plain stream")
-	original := fs.Bool("original", false, "with -source/-sources: the file as given, compressed, bit for bit (gzip files zlib reproduces)")
+	original := fs.Bool("original", false, "with -source/-sources: only as given, compressed, bit for bit; a file that cannot be so restored is not written")
+	decompressed := fs.Bool("decompressed", false, "with -source/-sources: the decompressed stream of every file, even one that restores as given")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -65,41 +75,26 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintln(stderr, "blockwarc export-warc: -source and -sources select whole files: not with each other, -url, -from, -to; -sources not with -o")
 			return exitUsage
 		}
-		if *original && (*gz || *clean) {
-			fmt.Fprintln(stderr, "blockwarc export-warc: -original writes the file as given: not with -gzip or -clean")
+		if *original && (*gz || *clean || *decompressed) {
+			fmt.Fprintln(stderr, "blockwarc export-warc: -original writes the file as given: not with -gzip, -clean or -decompressed")
 			return exitUsage
 		}
-		return runExportSources(ctx, fs.Arg(0), *source, *sources, *out, export.SourceOptions{Gzip: *gz, Clean: *clean, Original: *original}, stdout, stderr)
+		return runExportSources(ctx, fs.Arg(0), *source, *sources, *out,
+			export.SourceOptions{Gzip: *gz, Clean: *clean, Original: *original, Decompressed: *decompressed}, stdout, stderr)
 	}
-	if *original {
-		fmt.Fprintln(stderr, "blockwarc export-warc: -original goes with -source or -sources")
+	if *original || *decompressed {
+		fmt.Fprintln(stderr, "blockwarc export-warc: -original and -decompressed go with -source or -sources")
 		return exitUsage
 	}
 	if *gz {
 		fmt.Fprintln(stderr, "blockwarc export-warc: -gzip goes with -source or -sources (the WARC export is always gzip)")
 		return exitUsage
 	}
-	opts := export.WARCOptions{URLPrefix: *prefix, Clean: *clean}
-	if *fromFlag != "" {
-		start, _, err := export.ParsePeriod(*fromFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "blockwarc export-warc: bad -from: %v\n", err)
-			return exitUsage
-		}
-		opts.From = start
+	opts, code := warcSelection(stderr, "export-warc", *prefix, *fromFlag, *toFlag)
+	if code != exitOK {
+		return code
 	}
-	if *toFlag != "" {
-		_, end, err := export.ParsePeriod(*toFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "blockwarc export-warc: bad -to: %v\n", err)
-			return exitUsage
-		}
-		opts.To = end
-	}
-	if !opts.From.IsZero() && !opts.To.IsZero() && !opts.From.Before(opts.To) {
-		fmt.Fprintf(stderr, "blockwarc export-warc: -from %s is not before the end of -to %s\n", *fromFlag, *toFlag)
-		return exitUsage
-	}
+	opts.Clean = *clean
 	st, err := exportWARC(ctx, fs.Arg(0), *out, opts, stdout)
 	if err != nil {
 		archiveError(stderr, "export-warc", fs.Arg(0), err)
@@ -113,6 +108,33 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitSkipped
 	}
 	return exitOK
+}
+
+// warcSelection turns -url, -from and -to into export.WARCOptions; a bad
+// value is a usage error, said on stderr.
+func warcSelection(stderr io.Writer, cmd, prefix, from, to string) (export.WARCOptions, int) {
+	opts := export.WARCOptions{URLPrefix: prefix}
+	if from != "" {
+		start, _, err := export.ParsePeriod(from)
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc %s: bad -from: %v\n", cmd, err)
+			return opts, exitUsage
+		}
+		opts.From = start
+	}
+	if to != "" {
+		_, end, err := export.ParsePeriod(to)
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc %s: bad -to: %v\n", cmd, err)
+			return opts, exitUsage
+		}
+		opts.To = end
+	}
+	if !opts.From.IsZero() && !opts.To.IsZero() && !opts.From.Before(opts.To) {
+		fmt.Fprintf(stderr, "blockwarc %s: -from %s is not before the end of -to %s\n", cmd, from, to)
+		return opts, exitUsage
+	}
+	return opts, exitOK
 }
 
 // exportWARC writes the export to out (a file, published by rename only
@@ -160,7 +182,10 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 	defer a.Close()
 	var names []string
 	if name != "" {
-		names = []string{name}
+		if names, err = export.ResolveNames(a.Files(), []string{name}); err != nil {
+			fmt.Fprintf(stderr, "blockwarc export-warc: -source: %v (blockwarc ls -files lists them)\n", err)
+			return exitUsage
+		}
 	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -168,15 +193,23 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 			return exitFailure
 		}
 	}
-	outNames := export.SourceNames(a.Files(), opts.Gzip)
-	if opts.Original {
-		outNames = export.OriginalNames(a.Files())
+	// Names by row: rows of one name (older archives) get numbered ones.
+	type rowKey struct {
+		name string
+		sum  [32]byte
+	}
+	outNames := map[rowKey]string{}
+	files := a.Files()
+	for i, n := range export.SourceNamesOf(files, opts) {
+		outNames[rowKey{files[i].Name, files[i].SHA256}] = n
 	}
 	var (
 		cur       *atomicFile // the file being written (dir or out), under a temporary name
 		bw        *bufio.Writer
 		final     string
 		notExact  int
+		kept      int
+		clash     int
 		published []string
 	)
 	defer func() {
@@ -187,14 +220,29 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 	open := func(f dedupe.InputFile) (io.Writer, error) {
 		final = out
 		if dir != "" {
-			n := outNames[f.Name]
+			n := outNames[rowKey{f.Name, f.SHA256}]
 			if n == "" {
 				return nil, fmt.Errorf("input file name %q cannot name a file in %s", f.Name, dir)
 			}
-			final = filepath.Join(dir, n)
+			final = filepath.Join(dir, filepath.FromSlash(n))
 			if _, err := os.Lstat(final); err == nil {
-				return nil, fmt.Errorf("%s exists: not overwritten", final)
+				same, why, err := sameOutput(final, f, opts)
+				if err != nil {
+					return nil, err
+				}
+				if same {
+					kept++
+					fmt.Fprintf(stderr, "%s: %s is there already (%s): kept\n", f.Name, final, why)
+				} else {
+					clash++
+					fmt.Fprintf(stderr, "%s: %s exists and %s: not overwritten\n", f.Name, final, why)
+				}
+				return nil, export.ErrSkip
 			}
+			if err := os.MkdirAll(filepath.Dir(final), 0o777); err != nil {
+				return nil, fmt.Errorf("create output: %w", err)
+			}
+			removeStaleTemps(final)
 		}
 		if final == "" {
 			bw = bufio.NewWriterSize(stdout, 256<<10)
@@ -213,7 +261,7 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 			notExact++
 			return nil
 		}
-		if opts.Original && !st.Exact {
+		if st.AsGiven && !st.Exact {
 			// Never publish a file that differs from the one given (on standard
 			// output the bytes are out already: the exit status says it).
 			if cur != nil {
@@ -237,7 +285,7 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 		}
 		what := "restores exactly (decompressed stream, SHA-256 as at ingest)"
 		switch {
-		case opts.Original:
+		case st.AsGiven:
 			what = "restores exactly, as given (SHA-256 of the file as at ingest)"
 		case opts.Clean:
 			what = fmt.Sprintf("clean: %d record(s) and gap(s) left out", st.Left)
@@ -256,9 +304,70 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 		archiveError(stderr, "export-warc", archive, err)
 		return exitFailure
 	}
+	if dir != "" {
+		fmt.Fprintf(stderr, "blockwarc export-warc: %d file(s) written to %s, %d there already\n", len(published), dir, kept)
+	}
+	if clash > 0 {
+		fmt.Fprintf(stderr, "blockwarc export-warc: %d file(s) in %s are not the files to write: not overwritten (move them away and run again)\n", clash, dir)
+	}
 	if notExact > 0 {
 		fmt.Fprintf(stderr, "blockwarc export-warc: %d file(s) not restored exactly\n", notExact)
+	}
+	if clash > 0 || notExact > 0 {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// sameOutput says whether the file at path is the one -sources would
+// write for f: its size and SHA-256 those of the file as given, or of
+// its decompressed stream; -gzip and -clean output has no recorded
+// SHA-256, so such a file is taken as written by the earlier run (the
+// output is published by rename only when complete). why says which.
+func sameOutput(path string, f dedupe.InputFile, opts export.SourceOptions) (same bool, why string, err error) {
+	size, sum := f.Size, f.SHA256
+	switch {
+	case opts.Gzip || opts.Clean:
+		return true, "not checked: -gzip and -clean output has no recorded SHA-256", nil
+	case !opts.AsGiven(&f):
+		if !f.Rebuildable {
+			return true, "not checked: the archive has no SHA-256 of its stream", nil
+		}
+		size, sum = f.StreamLen, f.StreamSHA256
+	}
+	h, n, err := hashPath(path)
+	if err != nil {
+		return false, "", err
+	}
+	if n != size || h != sum {
+		return false, fmt.Sprintf("is not the file to write (%d bytes, SHA-256 %x; want %d bytes, %x)", n, h, size, sum), nil
+	}
+	return true, "size and SHA-256 checked", nil
+}
+
+// hashPath returns the SHA-256 and size of the file at path.
+func hashPath(path string) (sum [32]byte, n int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if n, err = io.Copy(h, f); err != nil {
+		return sum, n, fmt.Errorf("read %s: %w", path, err)
+	}
+	h.Sum(sum[:0])
+	return sum, n, nil
+}
+
+// removeStaleTemps removes the temporary files an interrupted run left
+// for final (createAtomic's names).
+func removeStaleTemps(final string) {
+	dir, prefix := filepath.Dir(final), "."+filepath.Base(final)+".tmp-"
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -77,7 +76,6 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		TempDir:  opts.tempDir,
 		Stdin:    os.Stdin,
 		Reader:   warcio.Options{Policy: opts.policy},
-		Keep:     export.CDXJKeep,
 	}
 	if opts.policy == warcio.PolicyWarn {
 		wopts.Reader.OnError = func(err error) {
@@ -104,41 +102,9 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		outFile, w = f, f
 	}
 
-	sp := &export.CDXJSpool{TempDir: opts.tempDir}
-	defer sp.Cleanup()
-	var line []byte
-	var curKey string
-	ix := export.NewCDXJIndexer(func(e *export.CDXJEntry) error {
-		line = e.AppendTo(line[:0])
-		if e.URLKey == curKey {
-			return sp.Main(line)
-		}
-		// A POST entry keyed by its request body: sorted in at the end.
-		sp.Late(line)
-		return nil
-	})
-	st, err := warcio.Walk(ctx, inputs, wopts, func(c *warcio.Capture) error {
-		if c.Key != curKey {
-			// Flush the held entry under the key it was captured with.
-			if err := ix.Flush(); err != nil {
-				return err
-			}
-			curKey = c.Key
-		}
-		return ix.Add(c)
-	})
-	if err == nil {
-		err = ix.Flush()
-	}
+	st, err := export.IndexCDXJ(ctx, inputs, wopts, w, nil)
 	if err != nil {
 		return st, err
-	}
-	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := sp.CopyTo(bw); err != nil {
-		return st, err
-	}
-	if err := bw.Flush(); err != nil {
-		return st, fmt.Errorf("write index: %w", err)
 	}
 	if outFile != nil {
 		if err := outFile.Commit(); err != nil {

@@ -23,7 +23,11 @@ import (
 const ingestAbout = `Create or extend the block-level delta archive ARCHIVE (a directory
 NAME.bwa) with the records of INPUT files or directories. Every record is
 stored so that it restores byte for byte (checked before it is committed).
-A file already ingested (same name, size and SHA-256) is skipped. The
+Each input is recorded under its path below the directory given
+(2024-01/crawl.warc.gz), or its base name when given as a file, with
+as many folders of its path as tell it apart from the other inputs
+(blockwarc ls -files lists the names). A file already ingested (same
+base name, size and SHA-256) is skipped. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same

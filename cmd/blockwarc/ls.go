@@ -22,10 +22,12 @@ it is given. Records without a target URI (warcinfo) are left out.
   URL  TIME  TYPE  HOW-STORED  FILE@OFFSET
 -files lists the input files ingested instead, in ingest order:
   NAME  SIZE  RECORDS  MALFORMED  GAPS  RESTORES  COMPRESSED
-(RESTORES: "exact" when export-warc -source rebuilds the file's
+(NAME: the name export-warc -source takes, the file's path below the
+directory given to ingest, 2024-01/crawl.warc.gz, or its base name.
+RESTORES: "exact" when export-warc -source rebuilds the file's
 decompressed stream byte for byte and verify checks it against the SHA-256
 recorded at ingest; "unknown" for files ingested before that was recorded.
-COMPRESSED: "exact" when export-warc -source -original rebuilds the file
+COMPRESSED: "exact" when export-warc -source rebuilds the file
 as given, compressed, bit for bit (verify checks it against the file's
 SHA-256), else "no: " and why (not gzip, a member zlib does not
 reproduce...), "unknown" for files ingested before that was recorded.)

@@ -48,6 +48,7 @@ func commands() map[string]command {
 		"serve":   {"serve archives to replay: CDX Server API, raw captures, Memento", runServe},
 
 		"export-warc": {"re-export archived records as a per-record-gzip WARC", runExportWARC},
+		"export-wacz": {"package archived records as a WACZ (WARC, CDXJ index, pages) for replay tools", runExportWACZ},
 	}
 }
 
@@ -125,7 +126,14 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 		fs.Usage()
 		return exitUsage
 	}
-	v, rev, dirty, goVer := "(unknown)", "", false, runtime.Version()
+	fmt.Fprintf(stdout, "%s %s %s/%s\n", versionLine(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return exitOK
+}
+
+// versionLine is "blockwarc VERSION [COMMIT[+modified]]" from the Go
+// build information.
+func versionLine() string {
+	v, rev, dirty := "(unknown)", "", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v = bi.Main.Version
 		for _, s := range bi.Settings {
@@ -144,8 +152,7 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 			line += "+modified"
 		}
 	}
-	fmt.Fprintf(stdout, "%s %s %s/%s\n", line, goVer, runtime.GOOS, runtime.GOARCH)
-	return exitOK
+	return line
 }
 
 func usage(w io.Writer, cmds map[string]command) {

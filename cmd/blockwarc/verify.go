@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"blockwarc/dedupe"
+	"blockwarc/dedupe/parity"
 )
 
 const verifyAbout = `Check the whole archive ARCHIVE: every object named by its SHA-256 against
@@ -25,10 +28,23 @@ nothing is lost yet: a parity sidecar the commit says should be there and
 is not, a damaged sidecar, and COMMIT.copy missing or not a copy of COMMIT
 (docs/FORMAT.md "Lost redundancy"). When a problem is found, verify ends with
 how to salvage the archive (blockwarc repair). The exit status is 0 only
-if everything holds.`
+if everything holds.
+
+-originals PATH says whether the original input files under PATH (a
+directory, file or glob, as to ingest) may be deleted: for each, a line
+"SAFE TO DELETE" when the archive rebuilt it as given, compressed, in this
+verify and the SHA-256 of the rebuilt bytes equals the file's, read now;
+"NOT SAFE" otherwise, with why (not ingested, differs from the file
+ingested, only its decompressed content restores). Then whether parity
+covers every file of the archive, and what damage beyond parity would
+need (the originals, or another copy of the archive). The last line says
+whether every original under PATH may be deleted; the exit status is 1
+when one may not, or when the archive has a problem or parity does not
+cover it.`
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "ARCHIVE", verifyAbout, stderr)
+	originals := fs.String("originals", "", "say whether the original input files under `PATH` may be deleted (each rebuilt and compared, SHA-256)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -63,11 +79,70 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if st.FileTableLost {
 		fmt.Fprintf(stderr, "blockwarc verify: the input-file table does not read whole: blockwarc repair %s ORIGINAL-INPUTS... rebuilds it from the original input files\n", fs.Arg(0))
 	}
+	code := exitOK
 	if st.Problems > 0 {
 		repairHint(stderr, "verify", fs.Arg(0), len(st.Lost) > 0 || st.FileTableLost)
+		code = exitFailure
+	}
+	if *originals != "" {
+		if c := verifyOriginals(ctx, a, fs.Arg(0), *originals, st, stdout, stderr); c != exitOK {
+			code = c
+		}
+	}
+	return code
+}
+
+// verifyOriginals prints, for every original file under path, whether
+// it may be deleted (dedupe.Retire), then what protects the archive and
+// one closing line; it returns the exit status.
+func verifyOriginals(ctx context.Context, a *dedupe.Archive, archive, path string, st dedupe.VerifyStats, stdout, stderr io.Writer) int {
+	rs, err := dedupe.Retire(ctx, []string{path}, st)
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc verify: -originals: %v\n", err)
 		return exitFailure
 	}
-	return exitOK
+	cov, err := a.ParityCoverage()
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc verify: parity coverage: %v\n", err)
+		return exitFailure
+	}
+	when := time.Now().UTC().Format("2006-01-02 15:04:05 UTC")
+	safe := 0
+	for _, r := range rs {
+		if r.Proven {
+			safe++
+			fmt.Fprintf(stdout, "SAFE TO DELETE  %s: archived as %s, rebuilt bit for bit (%d bytes, SHA-256 %x) and compared with this file at %s\n",
+				r.Path, r.Input.Name, r.Size, r.SHA256, when)
+			continue
+		}
+		as := ""
+		if r.Input != nil {
+			as = " (archived as " + r.Input.Name + ")"
+		}
+		fmt.Fprintf(stdout, "NOT SAFE        %s%s: %s\n", r.Path, as, r.Why)
+	}
+	covered := len(cov.Unprotected) == 0
+	if covered {
+		fmt.Fprintf(stdout, "parity: covers all %d pack and index files of %s (COMMIT has COMMIT.copy): one damaged %d KiB sector in each stripe of %d is corrected, and verify names it\n",
+			cov.Files, archive, parity.SectorSize>>10, parity.DataShards)
+	} else {
+		fmt.Fprintf(stdout, "parity: does NOT cover %d of the %d pack and index files of %s (%s): damage there loses captures; 'blockwarc repair %s' writes the missing parity\n",
+			len(cov.Unprotected), cov.Files, archive, strings.Join(cov.Unprotected, ", "), archive)
+	}
+	fmt.Fprintf(stdout, "beyond parity: damage parity cannot correct (two sectors of one stripe, a lost disk) loses the captures there; 'blockwarc repair' restores them only from their originals, so once the originals are deleted only another copy of %s can: keep one elsewhere, verified\n",
+		archive)
+	switch {
+	case len(rs) > 0 && safe == len(rs) && covered && st.Problems == 0:
+		fmt.Fprintf(stdout, "safe to delete: all %d original(s) under %s restore bit for bit from %s (proven %s)\n", len(rs), path, archive, when)
+		return exitOK
+	case st.Problems > 0:
+		fmt.Fprintf(stdout, "NOT safe to delete: %s has %d problem(s) (above); keep every original until 'blockwarc verify' reports none\n", archive, st.Problems)
+	case !covered:
+		fmt.Fprintf(stdout, "NOT safe to delete: parity does not cover %s; keep every original until it does (%d of %d restore bit for bit)\n", archive, safe, len(rs))
+	default:
+		fmt.Fprintf(stdout, "NOT safe to delete: %d of %d original(s) under %s (NOT SAFE above); the other %d may be deleted\n", len(rs)-safe, len(rs), path, safe)
+	}
+	return exitFailure
 }
 
 // printLost names the captures that do not restore, one a line.

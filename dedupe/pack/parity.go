@@ -735,6 +735,13 @@ type gap struct {
 // the range from its start to the next sidecar (Verify names it as
 // unreadable, and repair rewrites it).
 func missingParity(dir string, m *manifest) ([]gap, error) {
+	return parityGaps(dir, m, true)
+}
+
+// parityGaps is missingParity; with lenient unset, every committed range
+// without a sidecar is a gap, in an archive with no sidecar at all and in
+// files an older writer left without one too (ParityCoverage).
+func parityGaps(dir string, m *manifest, lenient bool) ([]gap, error) {
 	limits := make(map[string]int64, len(m.packs)+len(m.indexes))
 	var names []string
 	for _, p := range m.packs {
@@ -772,14 +779,14 @@ func missingParity(dir string, m *manifest) ([]gap, error) {
 		}
 		found = true
 	}
-	if !found {
+	if !found && lenient {
 		return nil, nil
 	}
 	var out []gap
 	for _, name := range names {
 		limit := limits[name]
 		sp := cover[name]
-		if len(sp) == 0 && olderWriter(dir, name) {
+		if len(sp) == 0 && lenient && olderWriter(dir, name) {
 			continue
 		}
 		sort.Slice(sp, func(i, j int) bool { return sp[i].off < sp[j].off || sp[i].off == sp[j].off && sp[i].end > sp[j].end })
@@ -801,6 +808,32 @@ func missingParity(dir string, m *manifest) ([]gap, error) {
 		}
 	}
 	return out, nil
+}
+
+// ParityCoverage says how far the parity sidecars protect the committed
+// archive: Files counts its committed packs and indexes, Unprotected
+// names those with committed bytes no sidecar covers (all of them in an
+// archive written with -parity=false). COMMIT needs none: COMMIT.copy
+// replicates it (Verify checks the copy). A sidecar that is there is
+// counted whether or not it reads: Verify says which do not.
+type ParityCoverage struct {
+	Files       int
+	Unprotected []string
+}
+
+// ParityCoverage reports the parity coverage of the commit in force.
+func (s *Store) ParityCoverage() (ParityCoverage, error) {
+	s.mu.RLock()
+	m := s.m
+	s.mu.RUnlock()
+	c := ParityCoverage{Files: len(m.packs) + len(m.indexes)}
+	gaps, err := parityGaps(s.dir, m, false)
+	for _, g := range gaps {
+		if !slices.Contains(c.Unprotected, g.name) {
+			c.Unprotected = append(c.Unprotected, g.name)
+		}
+	}
+	return c, err
 }
 
 // olderWriter reports whether pack or index file name has a header of

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"blockwarc/dedupe/pack"
 	"blockwarc/export/tables"
 	"blockwarc/internal/sharedtest"
+	"blockwarc/internal/zstdlib"
 	"blockwarc/warcio"
 )
 
@@ -116,6 +118,35 @@ func TestAlternatives(t *testing.T) {
 	}
 	if m.Records != int64(len(in)) {
 		t.Errorf("%d records measured, inputs hold %d", m.Records, len(in))
+	}
+
+	// zstd_long is `zstd -19 --long=27` of the records: the frame's
+	// window is 2^27, and the zstd command, where there is one, makes the
+	// records as small (within 1 %: it may be another library version).
+	var zh zstd.Header
+	if err := zh.Decode(zbuf.Bytes()); err != nil || zh.WindowSize != 1<<27 {
+		t.Errorf("zstd_long frame: window %d (%v), want 2^27", zh.WindowSize, err)
+	}
+	if zstdlib.Available {
+		if !strings.HasPrefix(ZstdLongCompressor, "zstd -19 --long=27 (reference zstd library 1.") {
+			t.Errorf("zstd_long named %q", ZstdLongCompressor)
+		}
+		if _, err := exec.LookPath("zstd"); err == nil {
+			plain, err := zstd.NewReader(bytes.NewReader(zbuf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("zstd", "-19", "--long=27", "-q", "-c")
+			cmd.Stdin = plain
+			ref, err := cmd.Output()
+			plain.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := float64(m.ZstdLongBytes)/float64(len(ref)) - 1; d > 0.01 || d < -0.01 {
+				t.Errorf("zstd_long %d bytes, zstd -19 --long=27 of the same records %d", m.ZstdLongBytes, len(ref))
+			}
+		}
 	}
 
 	// zstd_long: one stream holding every input record, once.
