@@ -69,8 +69,9 @@ func BenchmarkIngestRSS(b *testing.B) {
 	b.ReportMetric(float64(ingest)/float64(index), "x-index")
 }
 
-// TestRSSHelper runs the command BenchmarkIngestRSS gives it and prints
-// its peak RSS in bytes; it does nothing unless started by it.
+// TestRSSHelper runs the command BenchmarkIngestRSS (or BenchmarkScale)
+// gives it and prints its peak RSS in bytes and CPU time in ns; it does
+// nothing unless started by one.
 func TestRSSHelper(t *testing.T) {
 	spec := os.Getenv("DEDUPE_RSS_COMMAND")
 	if spec == "" {
@@ -85,5 +86,5 @@ func TestRSSHelper(t *testing.T) {
 	if !ok {
 		t.Fatal("no rusage on this system")
 	}
-	fmt.Printf("maxrss=%d\n", ru.Maxrss<<10) // KiB on Linux
+	fmt.Printf("maxrss=%d cpu=%d\n", ru.Maxrss<<10, ru.Utime.Nano()+ru.Stime.Nano()) // KiB on Linux
 }

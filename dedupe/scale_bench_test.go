@@ -29,7 +29,8 @@ import (
 // compressed on its own with `zstd -19 --long=27`: what recompressing
 // WARC files gives once a collection outgrows a codec's window), the
 // ingest CPU-seconds per input GB of that tenth, restore p50/p99 of 200
-// random captures (a cold 4 MiB cache), peak RSS of that tenth, and the
+// random captures, the peak RSS of the tenth's last crawl ingested by
+// `blockwarc ingest` in a process of its own (as a user runs it), and the
 // bytes of indexes and catalog. At the end: the two archives compared
 // file by file (x-mem64-vs-4g, identical), against `xz -9e` and
 // `zstd -19 --long=27` of the whole collection sorted by URL and time
@@ -61,6 +62,10 @@ func BenchmarkScale(b *testing.B) {
 	}
 	b.Logf("%d crawls of %d sites, %.1f MB of records; each file alone at zstd -19 --long=27: %d bytes", len(files), len(corpusSites), float64(total)/1e6, sum(perFile))
 
+	bin := filepath.Join(b.TempDir(), "blockwarc")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(sharedtest.RepoRoot(b), "cmd", "blockwarc")).CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
 	type tenth struct{ bytesPerCapture, cpuPerGB, p99, dec99 float64 }
 	archives := map[int64]string{}
 	var growth [2]tenth
@@ -70,17 +75,26 @@ func BenchmarkScale(b *testing.B) {
 		arch := filepath.Join(b.TempDir(), "scale.bwa")
 		archives[mem] = arch
 		old := debug.SetMemoryLimit(SplitMemory(mem, 1, 0).GoHeap)
-		resetPeakRSS()
 		var in, zs, cpuTenth, inTenth int64
 		var capsBefore int64
 		var sizeBefore int64
 		next := total / 10
+		var rss int64
 		for i, f := range files {
-			c0 := cpuTime()
-			if _, err := Ingest(context.Background(), arch, []string{f}, Options{MemLimit: mem}); err != nil {
-				b.Fatal(err)
+			if in+recBytes[i] >= next || i == len(files)-1 {
+				// The last crawl of a tenth arrives as a user ingests
+				// it: `blockwarc ingest` in a process of its own, whose
+				// peak RSS is the figure (this process's holds every
+				// ingest before it, and the restores and compactions).
+				r, cpu := cliIngest(b, bin, "-tables=false", "-mem", formatSize(mem), arch, f)
+				rss, cpuTenth = max(rss, r), cpuTenth+cpu
+			} else {
+				c0 := cpuTime()
+				if _, err := Ingest(context.Background(), arch, []string{f}, Options{MemLimit: mem}); err != nil {
+					b.Fatal(err)
+				}
+				cpuTenth += cpuTime() - c0
 			}
-			cpuTenth += cpuTime() - c0
 			in += recBytes[i]
 			inTenth += recBytes[i]
 			zs += perFile[i]
@@ -88,9 +102,6 @@ func BenchmarkScale(b *testing.B) {
 				continue
 			}
 			next += total / 10
-			// The ingests' peak, before the restores and the compaction
-			// measured below (reset after them).
-			rss := peakRSS()
 			size := dirSize(b, arch)
 			st := storeStats(b, arch)
 			caps, p50, p99, dec99 := restoreSample(b, arch, 200)
@@ -121,8 +132,7 @@ func BenchmarkScale(b *testing.B) {
 				growth[0] = t
 			}
 			growth[1] = t
-			sizeBefore, capsBefore, cpuTenth, inTenth = size, caps, 0, 0
-			resetPeakRSS()
+			sizeBefore, capsBefore, cpuTenth, inTenth, rss = size, caps, 0, 0, 0
 			if i == len(files)-1 {
 				b.ReportMetric(float64(size)/float64(zs), "x-zstd-per-file-"+formatSize(mem))
 			}
@@ -179,6 +189,30 @@ func BenchmarkScale(b *testing.B) {
 	}
 	b.ReportMetric(compDec[1]/max(compDec[0], 0.001), "x-growth-restore-decoded-p99-compacted")
 	b.Logf("whole collection sorted: zstd -19 --long=27 %d B, xz -9e %d B; archive %d B, compacted %d B", zsorted, xzsorted, int64(size), compacted)
+}
+
+// cliIngest runs `blockwarc ARGS` (an ingest) through a fresh helper
+// process (TestRSSHelper: a child exec'd from this process would count
+// its peak) and returns the command's peak RSS and CPU time (ns).
+func cliIngest(b *testing.B, bin string, args ...string) (rss, cpu int64) {
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestRSSHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), "DEDUPE_RSS_COMMAND="+strings.Join(append([]string{bin, "ingest"}, args...), "\x1f"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("blockwarc ingest %v: %v\n%s", args, err, out)
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if v, ok := strings.CutPrefix(f, "maxrss="); ok {
+			fmt.Sscan(v, &rss)
+		}
+		if v, ok := strings.CutPrefix(f, "cpu="); ok {
+			fmt.Sscan(v, &cpu)
+		}
+	}
+	if rss == 0 || cpu == 0 {
+		b.Fatalf("helper printed no maxrss or cpu:\n%s", out)
+	}
+	return rss, cpu
 }
 
 func sum(xs []int64) (n int64) {
@@ -247,22 +281,4 @@ func cpuTime() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// resetPeakRSS resets the process's peak RSS (Linux: clear_refs 5), so
-// that peakRSS measures from now on; where it cannot, peakRSS is the
-// process's whole peak.
-func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// peakRSS is VmHWM of /proc/self/status, in bytes (0 when unknown).
-func peakRSS() int64 {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
-			return kb << 10
-		}
-	}
-	return 0
 }

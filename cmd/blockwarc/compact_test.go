@@ -85,3 +85,36 @@ func sumBytes(fs map[string][]byte) (n int) {
 	}
 	return n
 }
+
+// TestCompactSameNames: inputs of one base name from different folders
+// keep their names in the copy, which verifies and gives each back.
+func TestCompactSameNames(t *testing.T) {
+	root := t.TempDir()
+	coll := filepath.Join(root, "crawls")
+	files := sameNameCollection(t, coll)
+	bwa, copied := filepath.Join(root, "a.bwa"), filepath.Join(root, "b.bwa")
+	if code, _, stderr := runCmd(t, "ingest", "-tables=false", bwa, filepath.Join(coll, "2024-01"), filepath.Join(coll, "2024-02")); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "ingest", "-tables=false", bwa, files["2024-03"]); code != exitOK {
+		t.Fatalf("ingest of the third month: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "compact", "-tables=false", "-tmp", t.TempDir(), bwa, copied); code != exitOK {
+		t.Fatalf("compact: exit %d: %s", code, stderr)
+	}
+	_, want, _ := runCmd(t, "ls", "-files", bwa)
+	_, got, _ := runCmd(t, "ls", "-files", copied)
+	if got != want || !strings.Contains(got, "2024-02/crawl.warc.gz") {
+		t.Errorf("input files of the copy:\n%s\nof the archive:\n%s", got, want)
+	}
+	if code, out, stderr := runCmd(t, "verify", copied); code != exitOK || !strings.Contains(out, "3 input files rebuilt bit-exact") {
+		t.Fatalf("verify of the copy: exit %d:\n%s%s", code, out, stderr)
+	}
+	for month, p := range files {
+		want, _ := os.ReadFile(p)
+		code, got, stderr := runCmd(t, "export-warc", "-source", month+"/crawl.warc.gz", "-original", copied)
+		if code != exitOK || !bytes.Equal([]byte(got), want) {
+			t.Errorf("copy's -source %s/crawl.warc.gz: exit %d, %d bytes (want %d): %s", month, code, len(got), len(want), stderr)
+		}
+	}
+}
