@@ -77,7 +77,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	policyFlag := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
-	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 2.5 % of the archive; corrects a damaged sector or flipped bytes of any pack or index, see 'blockwarc repair')")
+	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
 	var ropts reportOptions
 	fs.StringVar(&ropts.text, "report", "", "also write the storage report (as 'blockwarc report' prints it) to `FILE` after the ingest; - for standard output, after the summary")
