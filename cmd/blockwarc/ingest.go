@@ -38,7 +38,8 @@ gives the records' bytes decompressed and the archive's size on disk as
 the storage report counts it (tables/ apart). Then the tables
 ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc
 tables'; -tables=false skips it, and they are not rewritten when no new
-file was ingested and they exist). -report and
+file was ingested and they describe the archive's last commit: tables
+that an interrupted rewrite left stale are rewritten then). -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
 'blockwarc report' afterwards, for one walk instead of two.
@@ -232,7 +233,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var rep *report.Report
 	wantReport := ropts.text != "" || ropts.html != ""
-	if *withTables && (st.Files > 0 || !isDir(filepath.Join(fs.Arg(0), "tables"))) {
+	if *withTables && (st.Files > 0 || !tablesCurrent(fs.Arg(0), stderr)) {
 		// The archive is committed: a failure here leaves it complete and
 		// the previous tables in place.
 		topts := tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}
@@ -293,6 +294,33 @@ func removeCreated(dir string, existed bool) {
 	for _, e := range ents {
 		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
+}
+
+// tablesCurrent reports whether the archive at dir has tables that
+// describe its last commit. Tables that record no generation (an older
+// blockwarc's) count as not current: a rewrite records one.
+func tablesCurrent(dir string, stderr io.Writer) bool {
+	tdir := filepath.Join(dir, "tables")
+	if !isDir(tdir) {
+		return false
+	}
+	if _, ok, err := columnar.ReadGeneration(tdir); err != nil || !ok {
+		return false
+	}
+	a, err := openArchive(dir, io.Discard)
+	if err != nil {
+		return false // writeTables names the error
+	}
+	defer a.Close()
+	msg, err := staleTables(dir, a)
+	if err != nil {
+		return false
+	}
+	if msg != "" {
+		fmt.Fprintf(stderr, "blockwarc ingest: the tables describe an earlier commit of the archive (an ingest stopped while it rewrote them): rewriting them\n")
+		return false
+	}
+	return true
 }
 
 func isDir(p string) bool {
