@@ -174,11 +174,11 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 	if opts.MemLimit <= 0 {
 		opts.MemLimit = DefaultWalkMemLimit
 	}
-	dir, err := os.MkdirTemp(opts.TempDir, "blockwarc-walk-")
+	dir, release, err := makeWalkDir(opts.TempDir)
 	if err != nil {
-		return st, fmt.Errorf("create temp dir: %w", err)
+		return st, err
 	}
-	defer os.RemoveAll(dir)
+	defer release()
 
 	s := &sorter{dir: dir, limit: opts.MemLimit, wanted: map[string]*Origin{}}
 	defer s.cleanup()

@@ -191,6 +191,13 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	if existed {
+		if dirs, _, err := shard.Dirs(fs.Arg(0)); err == nil {
+			for _, d := range dirs {
+				for _, n := range removeLeftovers(d) {
+					fmt.Fprintf(stderr, "blockwarc ingest: removed %s, the temporary directory of a repair that was killed\n", filepath.Join(d, n))
+				}
+			}
+		}
 		ents, err := os.ReadDir(fs.Arg(0))
 		created = err == nil && len(ents) == 0
 	}
