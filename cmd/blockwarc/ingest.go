@@ -284,7 +284,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	if st.Malformed > 0 {
-		fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)
+		if st.DroppedBytes > 0 {
+			fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their decompressed bytes are kept, but %d compressed byte(s) of damaged member(s), after the damage, do not decompress and are not stored (export-warc -source gives every input file back as far as it decompressed)\n", st.Malformed, st.DroppedBytes)
+		} else {
+			fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)
+		}
 		return exitSkipped
 	}
 	return exitOK
