@@ -116,10 +116,7 @@ type Stats struct {
 	Records      int64 `json:"records"`       // records read
 	Repeats      int64 `json:"repeats"`       // records already in the catalog (a resumed ingest)
 	Malformed    int64 `json:"malformed"`     // malformed records skipped by the readers
-	// DroppedBytes are stored bytes of damaged compressed members after
-	// their damage: they do not decompress, so nothing holds them
-	// (warcio.WalkStats.Dropped).
-	DroppedBytes int64 `json:"dropped_bytes"`
+	DroppedBytes int64 `json:"dropped_bytes"` // compressed bytes of damaged members after the damage: not decompressed, not stored (warcio.WalkStats.Dropped)
 	InputBytes   int64 `json:"input_bytes"`   // uncompressed bytes of the records ingested
 	NewObjects   int64 `json:"new_objects"`   // new objects of records (catalog segments not counted)
 	NewBytes     int64 `json:"new_bytes"`     // plaintext bytes of the new objects
