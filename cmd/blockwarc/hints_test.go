@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"blockwarc/internal/sharedtest"
 )
@@ -84,5 +86,44 @@ func TestWalkLeftover(t *testing.T) {
 	}
 	if code, out, errOut := runCmd(t, "verify", arch); code != exitOK {
 		t.Errorf("verify: exit %d: %s %s", code, out, errOut)
+	}
+}
+
+// TestKillBeforeFirstCommit: an ingest killed (SIGKILL) before its first
+// commit leaves what README says: the empty archive it began with, which
+// verifies with no records, and which the same command run again fills.
+func TestKillBeforeFirstCommit(t *testing.T) {
+	site := sharedtest.Dir(t, "corpus", "ota-tinder")
+	arch := filepath.Join(t.TempDir(), "k.bwa")
+	args := []string{"ingest", "-workers", "1", "-tables=false", "-json", arch, site}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	deadline := time.After(time.Minute)
+	for commitSeq(arch) < 0 {
+		select {
+		case <-exited:
+			t.Fatal("ingest ended before it could be killed")
+		case <-deadline:
+			t.Fatal("no COMMIT after a minute")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	cmd.Process.Kill()
+	<-exited
+	if seq := commitSeq(arch); seq != 0 {
+		t.Skipf("killed at commit %d, not before the first", seq)
+	}
+	code, out, errOut := runCmd(t, "verify", arch)
+	if code != exitOK || !strings.HasPrefix(out, "0 objects, 0 records,") {
+		t.Errorf("verify of the killed ingest's archive: exit %d, %q %q", code, out, errOut)
+	}
+	code, out, errOut = runCmd(t, args...)
+	if code != exitOK || !strings.Contains(out, `"files":`) || strings.Contains(out, `"files":0`) {
+		t.Errorf("re-run: exit %d, %q %q", code, out, errOut)
 	}
 }

@@ -27,8 +27,9 @@ A file already ingested (same name, size and SHA-256) is skipped. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same
-archive bytes as an uninterrupted ingest; an ingest that stops before its
-first commit leaves no archive behind. A second ingest of the same archive at the same time is
+archive bytes as an uninterrupted ingest; an ingest interrupted or failing
+before its first commit leaves no archive behind (killed then, it leaves
+the empty archive it began with, which running it again fills). A second ingest of the same archive at the same time is
 refused, and so is an existing directory holding other files but no
 archive (nothing is written there; an empty directory is fine). An
 input file in which no record is found and that does not begin with a
