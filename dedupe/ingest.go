@@ -120,6 +120,7 @@ type Stats struct {
 	Records      int64 `json:"records"`       // records read
 	Repeats      int64 `json:"repeats"`       // records already in the catalog (a resumed ingest)
 	Malformed    int64 `json:"malformed"`     // malformed records skipped by the readers
+	DroppedBytes int64 `json:"dropped_bytes"` // compressed bytes of damaged members after the damage: not decompressed, not stored (warcio.WalkStats.Dropped)
 	InputBytes   int64 `json:"input_bytes"`   // uncompressed bytes of the records ingested
 	NewObjects   int64 `json:"new_objects"`   // new objects of records (catalog segments not counted)
 	NewBytes     int64 `json:"new_bytes"`     // plaintext bytes of the new objects
@@ -342,6 +343,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		err = ferr // the applier's error, which stopped the walk
 	}
 	st.Malformed = ws.Skipped
+	st.DroppedBytes = ws.Dropped
 	st.Records += g.resumed
 	st.Repeats += g.resumed
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -412,4 +414,20 @@ func (a *Archive) Corrections() []string {
 		}
 	}
 	return out
+}
+
+// Generation names the state of the archive's commits: the commit
+// sequence number of an archive, those of a union's parts joined by
+// commas. Data derived from the archive (the tables) records it, so that
+// a reader can tell it describes an earlier state.
+func (a *Archive) Generation() (string, error) {
+	ms, err := a.members()
+	if err != nil {
+		return "", err
+	}
+	seqs := make([]string, len(ms))
+	for i, m := range ms {
+		seqs[i] = strconv.FormatUint(m.store.Seq(), 10)
+	}
+	return strings.Join(seqs, ","), nil
 }

@@ -60,6 +60,7 @@ type container struct {
 	detected bool
 	dec      io.Reader // decoder of the open member; nil between members
 	resync   bool      // previous member was damaged: scan for the next magic
+	dropped  int64     // stored bytes of damaged members skipped after the damage (not decompressed)
 	done     bool      // input exhausted (after an uncompressed or bzip2 stream)
 	u        int64     // decompressed bytes produced so far
 	sum      hash.Hash // SHA-256 of those bytes, when asked for
@@ -148,6 +149,7 @@ func (c *container) read(p []byte) (int, error) {
 			c.resync = true
 			if c.storedPos() <= m.stored {
 				c.br.Discard(1) // always move on, or a damaged member is retried forever
+				c.dropped++
 			}
 			return n, c.formatErr(m.stored, fmt.Sprintf("decompress %s member (byte %d of its output)", c.comp, c.u-m.u), kind, err)
 		}
@@ -213,8 +215,10 @@ func (c *container) startMember() error {
 				return err
 			}
 			if c.resync {
-				// The rest of a damaged member: already reported.
+				// The rest of a damaged member: already reported, and
+				// counted as not decompressed.
 				c.resync = false
+				c.dropped += skipped
 				continue
 			}
 			return c.formatErr(start, fmt.Sprintf("skip %d bytes that do not start a %s member", skipped, c.comp), ErrGarbage, nil)

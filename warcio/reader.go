@@ -144,6 +144,11 @@ func (r *Reader) Reset(rd io.Reader, name string) {
 // reported (and, unless the policy is PolicyFail, skipped) so far.
 func (r *Reader) Skipped() int64 { return r.skipped }
 
+// Dropped returns how many stored bytes of damaged compressed members
+// were skipped after the damage: they do not decompress, so no record,
+// gap or stream holds them (the rest of the input is read on).
+func (r *Reader) Dropped() int64 { return r.c.dropped }
+
 // Offset returns how many stored (compressed) bytes have been consumed so
 // far, for progress reporting. It runs ahead of the current record by at
 // most the reader's buffering.

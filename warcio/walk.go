@@ -137,6 +137,7 @@ type WalkStats struct {
 	Files              int   // input files read
 	Records            int64 // records yielded
 	Skipped            int64 // malformed records skipped by the readers
+	Dropped            int64 // stored bytes of damaged compressed members that do not decompress (Reader.Dropped)
 	StoredBytes        int64 // stored (compressed) input bytes read
 	Runs               int   // sorted runs written to TempDir
 	Gaps               int64 // gap pieces yielded (WalkOptions.Gaps)
@@ -174,11 +175,11 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 	if opts.MemLimit <= 0 {
 		opts.MemLimit = DefaultWalkMemLimit
 	}
-	dir, err := os.MkdirTemp(opts.TempDir, "blockwarc-walk-")
+	dir, release, err := makeWalkDir(opts.TempDir)
 	if err != nil {
-		return st, fmt.Errorf("create temp dir: %w", err)
+		return st, err
 	}
-	defer os.RemoveAll(dir)
+	defer release()
 
 	s := &sorter{dir: dir, limit: opts.MemLimit, wanted: map[string]*Origin{}}
 	defer s.cleanup()
@@ -325,11 +326,12 @@ func (s *sorter) readAll(ctx context.Context, files []string, opts *WalkOptions,
 			defer wg.Done()
 			var rd *Reader // one per worker: Reset reuses its buffers and decoders across files
 			for name := range jobs {
-				n, skipped, err := s.readInput(ctx, name, opts, progress, &rd)
+				n, skipped, dropped, err := s.readInput(ctx, name, opts, progress, &rd)
 				s.mu.Lock()
 				st.Files++
 				st.StoredBytes += n
 				st.Skipped += skipped
+				st.Dropped += dropped
 				s.mu.Unlock()
 				if err != nil {
 					errMu.Lock()
@@ -359,18 +361,19 @@ feed:
 }
 
 // readInput reads one input into the sorter and returns the stored bytes
-// it read and the records its reader skipped.
-func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, progress func(int64), reuse **Reader) (stored, skipped int64, err error) {
+// it read, the records its reader skipped and the bytes of damaged
+// compressed members it dropped.
+func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, progress func(int64), reuse **Reader) (stored, skipped, dropped int64, err error) {
 	var src io.Reader
 	if name == "-" {
 		if opts.Stdin == nil {
-			return 0, 0, errors.New("read -: no standard input given")
+			return 0, 0, 0, errors.New("read -: no standard input given")
 		}
 		src = opts.Stdin
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return 0, 0, fmt.Errorf("open input: %w", err)
+			return 0, 0, 0, fmt.Errorf("open input: %w", err)
 		}
 		defer f.Close()
 		src = f
@@ -411,7 +414,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			pendingRun.abort()
 		}
 	}()
-	fail := func(err error) (int64, int64, error) { return cr.n, rd.Skipped(), err }
+	fail := func(err error) (int64, int64, int64, error) { return cr.n, rd.Skipped(), rd.Dropped(), err }
 	// The stream positions no record covers: gaps. A record's End is
 	// known once the next Next has returned.
 	var (
@@ -508,7 +511,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			s.mu.Unlock()
 		}
 	}
-	return cr.n, rd.Skipped(), nil
+	return cr.n, rd.Skipped(), rd.Dropped(), nil
 }
 
 // span is a range [start, end) of a decompressed stream.

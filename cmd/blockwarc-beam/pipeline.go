@@ -430,7 +430,12 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 			return err
 		}
 	}
-	parts, err := columnar.NewParts(filepath.Join(f.Cfg.root(), "tables"), columnar.WriterOptions{})
+	// The tables record the commits they describe, as the CLI's do.
+	gen, err := generation(f.Cfg.root())
+	if err != nil {
+		return err
+	}
+	parts, err := columnar.NewParts(filepath.Join(f.Cfg.root(), "tables"), columnar.WriterOptions{Generation: gen})
 	if err != nil {
 		return err
 	}
@@ -461,6 +466,17 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 	}
 	log.Infof(ctx, "published %s: %d shards", f.Cfg.Archive, len(m.Shards))
 	return nil
+}
+
+// generation is the commits of the sharded archive at dir (its manifest
+// written): dedupe.Archive.Generation.
+func generation(dir string) (string, error) {
+	a, _, err := shard.Open(dir, pack.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer a.Close()
+	return a.Generation()
 }
 
 // publish puts the directory staged at archive's name: a rename, or with

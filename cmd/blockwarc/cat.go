@@ -26,7 +26,13 @@ does): asked for the payload of one (the default -part), cat writes
 nothing, says on standard error which capture it repeats when the record
 names it (WARC-Refers-To-Target-URI and WARC-Refers-To-Date, with the
 'blockwarc cat' that writes it), and exits with status 1. -part http and
--part record write the revisit record itself.`
+-part record write the revisit record itself.
+
+A record that its input file cut short (the file ends inside its block)
+is stored as it was, but is not the whole capture: when the same capture
+(URL, type and second) is stored intact from another file, cat writes
+that one and says so; else it writes the truncated bytes, warns on
+standard error and exits with status 3.`
 
 func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("cat", "ARCHIVE URL", catAbout, stderr)
@@ -92,6 +98,18 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		archiveError(stderr, "cat", fs.Arg(0), err)
 		return exitFailure
 	}
+	// A record the input cut short is stored as it was (lossless), but
+	// it is not the capture: an intact copy of the same URL and second
+	// (the same capture in another dump) is written instead, else the
+	// truncated one with a warning and exit status 3.
+	truncated := truncatedRecord(p.Record())
+	if truncated {
+		if w, wp := intactCopy(a, &v); wp != nil {
+			fmt.Fprintf(stderr, "blockwarc cat: note: the record of %s in %s at offset %d is truncated; writing the intact copy of the same capture in %s at offset %d\n",
+				v.TargetURI, v.File, v.Offset, w.File, w.Offset)
+			v, p, truncated = *w, wp, false
+		}
+	}
 	var out []byte
 	switch *part {
 	case "record":
@@ -118,7 +136,47 @@ func runCat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, c := range a.Corrections() {
 		fmt.Fprintf(stderr, "blockwarc cat: warning: %s\n", c)
 	}
+	if truncated {
+		fmt.Fprintf(stderr, "blockwarc cat: warning: the record of %s captured %s (%s at offset %d) is truncated: its input file ends before the block's Content-Length; these are the bytes the input held, not the whole capture\n",
+			v.TargetURI, v.Date.UTC().Format(time.RFC3339), v.File, v.Offset)
+		return exitSkipped
+	}
 	return exitOK
+}
+
+// truncatedRecord reports whether rec, a record as stored, ends before
+// its block does (an input file cut short inside it).
+func truncatedRecord(rec []byte) bool {
+	r := warcio.NewReaderOptions(bytes.NewReader(rec), "", warcio.Options{Policy: warcio.PolicyFail})
+	h, err := r.Next()
+	if err == nil {
+		_, err = io.Copy(io.Discard, h.Body)
+	}
+	if err == nil {
+		_, err = r.Next()
+	}
+	return errors.Is(err, warcio.ErrTruncated)
+}
+
+// intactCopy returns another capture of v's URL of the same type and
+// second (the same capture, stored from another dump) whose record is not
+// truncated, restored; nil when there is none.
+func intactCopy(a *dedupe.Archive, v *dedupe.Version) (*dedupe.Version, *dedupe.Parts) {
+	vs, err := a.Versions(warcio.SURT(v.TargetURI))
+	if err != nil {
+		return nil, nil
+	}
+	for i := range vs {
+		w := &vs[i]
+		if w.File == v.File && w.Offset == v.Offset && w.Skip == v.Skip ||
+			w.Type != v.Type || w.TargetURI != v.TargetURI || w.Date.Unix() != v.Date.Unix() {
+			continue
+		}
+		if p, err := a.Restore(w); err == nil && !truncatedRecord(p.Record()) {
+			return w, p
+		}
+	}
+	return nil, nil
 }
 
 // parseTimestamp returns the last instant of the period s names (see

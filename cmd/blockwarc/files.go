@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/pack"
 	"blockwarc/dedupe/shard"
+	"blockwarc/warcio"
 )
 
 // atomicFile is an output file written under a temporary name next to its
@@ -107,6 +109,15 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 // file and an offset, not the way out.
 func archiveError(w io.Writer, cmd, dir string, err error) {
 	fmt.Fprintf(w, "blockwarc %s: %v\n", cmd, err)
+	if name, ok := missingFile(err); ok {
+		if strings.HasSuffix(name, ".idx") {
+			fmt.Fprintf(w, "blockwarc %s: the index %s, which the archive's commit names, is missing: 'blockwarc repair %s' rebuilds it from the packs (the original input files are not needed)\n", cmd, name, dir)
+			return
+		}
+		fmt.Fprintf(w, "blockwarc %s: %s, a file the archive's commit names, is missing: 'blockwarc verify %s' names what is lost\n", cmd, name, dir)
+		repairHint(w, cmd, dir, true)
+		return
+	}
 	if !errors.Is(err, pack.ErrCorrupt) {
 		return
 	}
@@ -114,6 +125,34 @@ func archiveError(w io.Writer, cmd, dir string, err error) {
 		fmt.Fprintf(w, "blockwarc %s: %s is damaged: 'blockwarc verify %s' names what is lost\n", cmd, dir, dir)
 	}
 	repairHint(w, cmd, dir, true)
+}
+
+// missingFile reports whether err is a pack or index of an archive that
+// is not there (deleted), and its name.
+func missingFile(err error) (string, bool) {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	name := filepath.Base(pe.Path)
+	base, ok := strings.CutSuffix(name, ".idx")
+	if !ok {
+		base, ok = strings.CutSuffix(name, ".pack")
+	}
+	if _, err := strconv.ParseUint(base, 16, 32); !ok || len(base) != 8 || err != nil {
+		return "", false
+	}
+	return name, true
+}
+
+// removeLeftovers removes from the archive directory dir what a killed
+// repair leaves there: the private directories of its walks over the
+// original inputs (warcio.RemoveStaleWalkDirs; a live one is locked and
+// kept). It returns their names. Ingest and repair call it: the next
+// writer of the archive.
+func removeLeftovers(dir string) []string {
+	removed, _ := warcio.RemoveStaleWalkDirs(dir)
+	return removed
 }
 
 // repairHint says how to salvage the damaged archive dir; lost: some

@@ -31,8 +31,9 @@ base name, size and SHA-256) is skipped. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same
-archive bytes as an uninterrupted ingest; an ingest that stops before its
-first commit leaves no archive behind. A second ingest of the same archive at the same time is
+archive bytes as an uninterrupted ingest; an ingest interrupted or failing
+before its first commit leaves no archive behind (killed then, it leaves
+the empty archive it began with, which running it again fills). A second ingest of the same archive at the same time is
 refused, and so is an existing directory holding other files but no
 archive (nothing is written there; an empty directory is fine). An
 input file in which no record is found and that does not begin with a
@@ -42,7 +43,8 @@ gives the records' bytes decompressed and the archive's size on disk as
 the storage report counts it (tables/ apart). Then the tables
 ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc
 tables'; -tables=false skips it, and they are not rewritten when no new
-file was ingested and they exist). -report and
+file was ingested and they describe the archive's last commit: tables
+that an interrupted rewrite left stale are rewritten then). -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
 'blockwarc report' afterwards, for one walk instead of two.
@@ -81,7 +83,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	policyFlag := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
-	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 2.5 % of the archive; corrects a damaged sector or flipped bytes of any pack or index, see 'blockwarc repair')")
+	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
 	var ropts reportOptions
 	fs.StringVar(&ropts.text, "report", "", "also write the storage report (as 'blockwarc report' prints it) to `FILE` after the ingest; - for standard output, after the summary")
@@ -194,6 +196,13 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	if existed {
+		if dirs, _, err := shard.Dirs(fs.Arg(0)); err == nil {
+			for _, d := range dirs {
+				for _, n := range removeLeftovers(d) {
+					fmt.Fprintf(stderr, "blockwarc ingest: removed %s, the temporary directory of a repair that was killed\n", filepath.Join(d, n))
+				}
+			}
+		}
 		ents, err := os.ReadDir(fs.Arg(0))
 		created = err == nil && len(ents) == 0
 	}
@@ -236,7 +245,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var rep *report.Report
 	wantReport := ropts.text != "" || ropts.html != ""
-	if *withTables && (st.Files > 0 || !isDir(filepath.Join(fs.Arg(0), "tables"))) {
+	if *withTables && (st.Files > 0 || !tablesCurrent(fs.Arg(0), stderr)) {
 		// The archive is committed: a failure here leaves it complete and
 		// the previous tables in place.
 		topts := tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}
@@ -280,7 +289,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	if st.Malformed > 0 {
-		fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)
+		if st.DroppedBytes > 0 {
+			fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their decompressed bytes are kept, but %d compressed byte(s) of damaged member(s), after the damage, do not decompress and are not stored (export-warc -source gives every input file back as far as it decompressed)\n", st.Malformed, st.DroppedBytes)
+		} else {
+			fmt.Fprintf(stderr, "blockwarc ingest: %d malformed record(s) or region(s) not read as records; their bytes are kept (export-warc -source gives every input file back)\n", st.Malformed)
+		}
 		return exitSkipped
 	}
 	return exitOK
@@ -297,6 +310,33 @@ func removeCreated(dir string, existed bool) {
 	for _, e := range ents {
 		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
+}
+
+// tablesCurrent reports whether the archive at dir has tables that
+// describe its last commit. Tables that record no generation (an older
+// blockwarc's) count as not current: a rewrite records one.
+func tablesCurrent(dir string, stderr io.Writer) bool {
+	tdir := filepath.Join(dir, "tables")
+	if !isDir(tdir) {
+		return false
+	}
+	if _, ok, err := columnar.ReadGeneration(tdir); err != nil || !ok {
+		return false
+	}
+	a, err := openArchive(dir, io.Discard)
+	if err != nil {
+		return false // writeTables names the error
+	}
+	defer a.Close()
+	msg, err := staleTables(dir, a)
+	if err != nil {
+		return false
+	}
+	if msg != "" {
+		fmt.Fprintf(stderr, "blockwarc ingest: the tables describe an earlier commit of the archive (an ingest stopped while it rewrote them): rewriting them\n")
+		return false
+	}
+	return true
 }
 
 func isDir(p string) bool {

@@ -175,8 +175,10 @@ exit status:
   0  everything was read and written
   1  failure (the error is printed on stderr)
   2  usage error
-  3  finished, but some input was skipped: malformed records, or records
-     with no WARC form (ARC records in export-warc); the count is on stderr
+  3  finished, but some input was skipped: malformed records (of damaged
+     compressed input, what does not decompress is lost: ingest says how
+     many bytes), records with no WARC form (ARC records in export-warc),
+     or a truncated record written by cat; the count is on stderr
 `
 
 // newFlagSet returns a FlagSet that reports errors instead of exiting and

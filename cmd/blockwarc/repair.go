@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"blockwarc/dedupe"
@@ -100,6 +101,10 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	for _, d := range dirs {
+		for _, n := range removeLeftovers(d) {
+			fmt.Fprintf(stdout, "repaired: removed %s, the temporary directory of a repair that was killed\n", filepath.Join(d, n))
+			repaired = true
+		}
 		var res pack.RepairResult
 		if res, err = pack.Repair(d, pack.Options{}); err != nil {
 			break

@@ -23,7 +23,10 @@ kept other ways (every record gzipped alone with repeated payloads as
 revisits; all records as one zstd stream) beside the input, the archive
 and the tables. docs/REPORT.md defines every figure.
 -html also writes the report as one self-contained HTML page with charts
-(inline SVG: no scripts, nothing loaded from anywhere).`
+(inline SVG: no scripts, nothing loaded from anywhere). The report is
+computed from the archive, never from its tables; when ARCHIVE/tables
+describe an earlier commit (an ingest stopped while it rewrote them), it
+says so, and with -alternatives (which gives the tables' size) exits 1.`
 
 // reportOptions are the flags of the report command (and of ingest's
 // -report, -report-html).
@@ -62,11 +65,33 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 	}
+	stale := reportStaleTables(fs.Arg(0))
+	if stale != "" {
+		fmt.Fprintf(stderr, "blockwarc report: warning: %s\n", stale)
+	}
 	if err := writeReport(ctx, fs.Arg(0), opts, stdout, stderr); err != nil {
 		archiveError(stderr, "report", fs.Arg(0), err)
 		return exitFailure
 	}
+	if stale != "" && opts.alternatives {
+		// The tables' bytes among the alternatives are those of stale
+		// tables: a wrong figure.
+		fmt.Fprintf(stderr, "blockwarc report: the tables' size above is that of stale tables\n")
+		return exitFailure
+	}
 	return exitOK
+}
+
+// reportStaleTables is staleTables for the report ("" when the archive
+// does not open: the report names that error).
+func reportStaleTables(dir string) string {
+	a, err := openArchive(dir, io.Discard)
+	if err != nil {
+		return ""
+	}
+	defer a.Close()
+	msg, _ := staleTables(dir, a)
+	return msg
 }
 
 // writeReport computes the report of dir and writes it to stdout (and to

@@ -108,12 +108,16 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 		return sum, err
 	}
 	defer a.Close()
+	gen, err := a.Generation()
+	if err != nil {
+		return sum, err
+	}
 	if _, err := shard.ReadManifest(dir); err == nil {
-		return writeShardTables(ctx, a, out, opts, sum, stderr)
+		return writeShardTables(ctx, a, out, gen, opts, sum, stderr)
 	} else if !errors.Is(err, shard.ErrNoManifest) {
 		return sum, err
 	}
-	w, err := columnar.NewWriter(out, columnar.WriterOptions{Format: opts.format})
+	w, err := columnar.NewWriter(out, columnar.WriterOptions{Format: opts.format, Generation: gen})
 	if err != nil {
 		return sum, err
 	}
@@ -150,8 +154,8 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 // published together in one step. The report's rows (opts.also) are not
 // fed from here: the shards' rows arrive at once, and the report walks
 // the archive on its own.
-func writeShardTables(ctx context.Context, a *dedupe.Archive, out string, opts tablesOptions, sum tablesSummary, stderr io.Writer) (tablesSummary, error) {
-	parts, err := columnar.NewParts(out, columnar.WriterOptions{Format: opts.format})
+func writeShardTables(ctx context.Context, a *dedupe.Archive, out, gen string, opts tablesOptions, sum tablesSummary, stderr io.Writer) (tablesSummary, error) {
+	parts, err := columnar.NewParts(out, columnar.WriterOptions{Format: opts.format, Generation: gen})
 	if err != nil {
 		return sum, err
 	}
@@ -222,6 +226,27 @@ func writeShardTables(ctx context.Context, a *dedupe.Archive, out string, opts t
 	}
 	sum.Tables = columnar.SumStats(stats...)
 	return sum, nil
+}
+
+// staleTables says whether the tables ARCHIVE/tables of the archive a at
+// dir describe an earlier state of it than its last commit (an ingest
+// stopped while it rewrote them leaves the old ones): a sentence saying
+// so, or "" when they are current, absent, or record no generation
+// (written by an older blockwarc or the Beam pipeline: unknown).
+func staleTables(dir string, a *dedupe.Archive) (string, error) {
+	tdir := filepath.Join(dir, "tables")
+	had, ok, err := columnar.ReadGeneration(tdir)
+	if err != nil || !ok {
+		return "", err
+	}
+	now, err := a.Generation()
+	if err != nil {
+		return "", err
+	}
+	if had == now {
+		return "", nil
+	}
+	return fmt.Sprintf("the tables %s are stale: they describe commit %s of the archive, which is at commit %s, so they lack what the later commits added (an ingest stopped while it rewrote them leaves the old ones); 'blockwarc tables %s' rewrites them", tdir, had, now, dir), nil
 }
 
 // shardPrefix names the part files of shard i (columnar.WriterOptions.Prefix).

@@ -26,7 +26,9 @@ named too ("corrected by parity": nothing is lost, blockwarc repair
 rewrites the damaged sectors). Lost redundancy is a problem too, though
 nothing is lost yet: a parity sidecar the commit says should be there and
 is not, a damaged sidecar, and COMMIT.copy missing or not a copy of COMMIT
-(docs/FORMAT.md "Lost redundancy"). When a problem is found, verify ends with
+(docs/FORMAT.md "Lost redundancy"). So are tables ARCHIVE/tables that
+describe an earlier commit than the archive's last (an ingest stopped
+while it rewrote them): 'blockwarc tables ARCHIVE' rewrites them. When a problem is found, verify ends with
 how to salvage the archive (blockwarc repair). The exit status is 0 only
 if everything holds.
 
@@ -74,7 +76,20 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if st.FilesOriginalUnchecked > 0 {
 		fmt.Fprintf(stdout, " (%d not checkable: built without zlib)", st.FilesOriginalUnchecked)
 	}
-	fmt.Fprintf(stdout, "; %d problem(s)\n", st.Problems)
+	// Tables that describe an earlier commit are derived data, not
+	// damage, but a user reading them reads wrong figures.
+	stale, err := staleTables(fs.Arg(0), a)
+	if err != nil {
+		stale = fmt.Sprintf("the tables' generation: %v", err)
+	}
+	problems := st.Problems
+	if stale != "" {
+		problems++
+	}
+	fmt.Fprintf(stdout, "; %d problem(s)\n", problems)
+	if stale != "" {
+		fmt.Fprintf(stderr, "blockwarc verify: %s\n", stale)
+	}
 	printLost(stderr, "verify", st.Lost)
 	if st.FileTableLost {
 		fmt.Fprintf(stderr, "blockwarc verify: the input-file table does not read whole: blockwarc repair %s ORIGINAL-INPUTS... rebuilds it from the original input files\n", fs.Arg(0))
@@ -82,6 +97,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	code := exitOK
 	if st.Problems > 0 {
 		repairHint(stderr, "verify", fs.Arg(0), len(st.Lost) > 0 || st.FileTableLost)
+	}
+	if problems > 0 {
 		code = exitFailure
 	}
 	if *originals != "" {
@@ -123,13 +140,13 @@ func verifyOriginals(ctx context.Context, a *dedupe.Archive, archive, path strin
 	}
 	covered := len(cov.Unprotected) == 0
 	if covered {
-		fmt.Fprintf(stdout, "parity: covers all %d pack and index files of %s (COMMIT has COMMIT.copy): one damaged %d KiB sector in each stripe of %d is corrected, and verify names it\n",
-			cov.Files, archive, parity.SectorSize>>10, parity.DataShards)
+		fmt.Fprintf(stdout, "parity: covers all %d pack and index files of %s (COMMIT has COMMIT.copy): any two damaged %d KiB sectors of a file, or a run of damage of 1/%d of it (up to %d KiB), are corrected, and verify names them\n",
+			cov.Files, archive, parity.SectorSize>>10, parity.BurstDivisor, parity.MaxBurst>>10)
 	} else {
 		fmt.Fprintf(stdout, "parity: does NOT cover %d of the %d pack and index files of %s (%s): damage there loses captures; 'blockwarc repair %s' writes the missing parity\n",
 			len(cov.Unprotected), cov.Files, archive, strings.Join(cov.Unprotected, ", "), archive)
 	}
-	fmt.Fprintf(stdout, "beyond parity: damage parity cannot correct (two sectors of one stripe, a lost disk) loses the captures there; 'blockwarc repair' restores them only from their originals, so once the originals are deleted only another copy of %s can: keep one elsewhere, verified\n",
+	fmt.Fprintf(stdout, "beyond parity: damage parity cannot correct (more than that, a lost disk) loses the captures there; 'blockwarc repair' restores them only from their originals, so once the originals are deleted only another copy of %s can: keep one elsewhere, verified\n",
 		archive)
 	switch {
 	case len(rs) > 0 && safe == len(rs) && covered && st.Problems == 0:

@@ -37,12 +37,15 @@ type parityState struct {
 }
 
 // tailRange is the largest committed pack range whose sidecar a later
-// commit may replace by one for the longer range: an ingest committing
-// every few hundred KiB (one crawl at a time, or a small -commit) would
-// otherwise pay a 4 KiB parity sector, and two copies of a header, for
-// every commit; coalesced, it pays one per DataShards sectors, as one
-// commit would.
-const tailRange = parity.DataShards * parity.SectorSize
+// commit may replace by one for the longer range. A range is built to
+// correct a burst of 1/parity.BurstDivisor of the file it ends (up to
+// parity.MaxBurst): coalescing until the range is BurstDivisor·MaxBurst
+// long gives every range that later bytes follow the full MaxBurst, so
+// that a burst of the file's size/32 (up to 1 MiB) anywhere in a pack is
+// corrected, and no commit pays a full burst's parity for a short range
+// for long: an ingest committing every few hundred KiB (one crawl at a
+// time, or a small -commit) pays, coalesced, what one commit would.
+const tailRange = parity.BurstDivisor * parity.MaxBurst
 
 // nextSuffix marks a coalesced sidecar written by a commit and put in
 // place (over the shorter one of the same range start) only after that

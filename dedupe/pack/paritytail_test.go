@@ -68,15 +68,17 @@ func TestParityTail(t *testing.T) {
 	if want := int(packBytes/tailRange) + len(packs); len(scs) > want {
 		t.Fatalf("%d pack sidecars for %d commits of %d pack bytes, want at most %d: %v", len(scs), commits, packBytes, want, scs)
 	}
-	// One parity sector per DataShards sectors, and a header with the
-	// sector checksums (twice) per sidecar; before, every commit paid a
-	// sector and the headers of its own.
+	// Parity for a burst of 1/BurstDivisor of the pack (two sectors at
+	// least, one more for an unaligned burst, one for rounding to whole
+	// stripes), and a header with the sector checksums (twice) per
+	// sidecar; uncoalesced, every commit paid two sectors and the headers
+	// of its own.
 	var scBytes int64
 	for _, n := range scs {
 		fi, _ := os.Stat(filepath.Join(dir, n))
 		scBytes += fi.Size()
 	}
-	if want := int64(len(scs)) * (parity.SectorSize + 1024); scBytes > want || st.ParityBytes < scBytes {
+	if want := packBytes/parity.BurstDivisor + int64(len(scs))*(3*parity.SectorSize+1024); scBytes > want || st.ParityBytes < scBytes {
 		t.Fatalf("pack parity %d B (store says %d in all) for %d B of pack, want at most %d", scBytes, st.ParityBytes, packBytes, want)
 	}
 

@@ -27,15 +27,21 @@ const (
 	// SectorSize is the unit that is checked and reconstructed: a damaged
 	// disk sector (4 KiB on current media) is at most two of them.
 	SectorSize = 4096
-	// DataShards and ParityShards are the stripe shape the writer uses:
-	// one parity sector per 48 data sectors (2.1 %, plus 0.2 % for the
-	// two copies of the sector checksums), stripes interleaved so that a
-	// run of adjacent damaged sectors falls in different stripes.
-	DataShards   = 48
-	ParityShards = 1
+	// BurstDivisor and MaxBurst set the burst a range is built to
+	// correct (Burst): 1/BurstDivisor (3.1 %) of the file it lies in, up
+	// to MaxBurst, so a file of 32 MiB or more survives a run of 1 MiB of
+	// damage anywhere in it.
+	BurstDivisor = 32
+	MaxBurst     = 1 << 20
+	// minParity is the parity shards every stripe has (but a range of
+	// one sector): any two damaged sectors, wherever they fall, are
+	// corrected.
+	minParity = 2
+	// maxShards is what GF(2^8) allows a stripe: data plus parity.
+	maxShards = 256
 
 	magic      = "BWPR"
-	version    = 1
+	version    = 2 // version 1: one parity shard per stripe of up to 48 (FORMAT.md "Changes")
 	headSize   = 48
 	suffix     = ".par"
 	maxName    = 255
@@ -138,14 +144,49 @@ func (g geom) sectorOf(x int64) int {
 	return int((x - (g.off - g.off%SectorSize)) / SectorSize)
 }
 
-// shape returns the stripe count and data shards per stripe for n
-// sectors: at most k data shards a stripe, stripes interleaved (sector i
-// is in stripe i mod s) so that adjacent damaged sectors fall in
-// different stripes once there are two or more.
-func shape(n, k int) (s, kk int) {
+// shapeV1 returns the stripe count and data shards per stripe of a
+// version 1 sidecar of n sectors: at most k data shards a stripe.
+func shapeV1(n, k int) (s, kk int) {
 	s = (n + k - 1) / k
 	kk = (n + s - 1) / s
 	return s, kk
+}
+
+// Burst is the run of damaged bytes that the sidecar of a range ending
+// at offset end of its file is built to correct anywhere in the range:
+// 1/BurstDivisor of end (the file's size when the range was protected),
+// at most MaxBurst. A range that later parts of the file follow is
+// protected for MaxBurst once it ends at BurstDivisor·MaxBurst (32 MiB).
+func Burst(end int64) int64 {
+	return min((end+BurstDivisor-1)/BurstDivisor, MaxBurst)
+}
+
+// plan chooses the stripes of a range of n sectors ending at file offset
+// end: s stripes of k = ceil(n/s) data shards and m parity shards each,
+// sector i being data shard i div s of stripe i mod s (interleaved: a
+// run of r adjacent sectors puts at most ceil(r/s) in one stripe). It
+// needs m ≥ 2 (any two damaged sectors, even of one stripe) and s·m ≥ b,
+// the sectors an unaligned run of Burst(end) bytes can touch, so that
+// such a run leaves at most m damaged sectors in every stripe; among
+// those shapes it takes the fewest parity sectors s·m, then the fewest
+// parity shards m.
+func plan(n int, end int64) (s, k, m int) {
+	if n <= 1 {
+		return 1, 1, 1 // a copy: one sector is all a fault can take
+	}
+	b := int((Burst(end)+SectorSize-1)/SectorSize) + 1
+	b = min(max(b, minParity), n)
+	best := -1
+	for mm := minParity; mm <= maxShards/2; mm++ {
+		ss := max((b+mm-1)/mm, (n+maxShards-mm-1)/(maxShards-mm))
+		if ss > n {
+			break
+		}
+		if p := ss * mm; best < 0 || p < best {
+			best, s, m = p, ss, mm
+		}
+	}
+	return s, (n + s - 1) / s, m
 }
 
 // Protect writes the sidecar for bytes [off, end) of dir/name, which must
@@ -173,11 +214,10 @@ func ProtectAs(dir, name string, off, end int64, scName string, nosync bool) (st
 	l := end - off
 	g := newGeom(off, l)
 	sector, n := g.sector, g.n
-	s, kk := shape(n, DataShards)
 	if n > maxSectors {
 		return "", 0, fmt.Errorf("parity: range of %d bytes too large", l)
 	}
-	m := ParityShards
+	s, kk, m := plan(n, end)
 	enc, err := reedsolomon.New(kk, m)
 	if err != nil {
 		return "", 0, fmt.Errorf("parity: %w", err)
@@ -210,7 +250,7 @@ func ProtectAs(dir, name string, off, end int64, scName string, nosync bool) (st
 			crcs[n+st*m+p] = crc(shards[kk+p])
 		}
 	}
-	meta := encodeMeta(name, off, l, sector, kk, m, crcs)
+	meta := encodeMeta(name, off, l, sector, s, kk, m, crcs)
 	out := make([]byte, 0, 2*len(meta)+len(par))
 	out = append(out, meta...)
 	out = append(out, par...)
@@ -239,7 +279,7 @@ func readSector(f io.ReaderAt, g geom, i int, dst []byte) ([]byte, error) {
 // encodeMeta lays out the header and the sector checksums; the sidecar
 // holds it twice (first and last), so one damaged sector of the sidecar
 // leaves one copy.
-func encodeMeta(name string, off, l int64, sector, k, m int, crcs []uint32) []byte {
+func encodeMeta(name string, off, l int64, sector, s, k, m int, crcs []uint32) []byte {
 	b := make([]byte, 0, headSize+len(name)+4*len(crcs)+4)
 	b = append(b, magic...)
 	b = le.AppendUint16(b, version)
@@ -251,7 +291,8 @@ func encodeMeta(name string, off, l int64, sector, k, m int, crcs []uint32) []by
 	b = le.AppendUint64(b, uint64(l))
 	b = le.AppendUint32(b, uint32(len(crcs)))
 	b = le.AppendUint32(b, uint32(len(name)))
-	b = le.AppendUint64(b, 0) // reserved
+	b = le.AppendUint32(b, uint32(s))
+	b = le.AppendUint32(b, 0) // reserved
 	b = append(b, name...)
 	for _, c := range crcs {
 		b = le.AppendUint32(b, c)
@@ -343,7 +384,8 @@ func decodeMetaIn(b []byte, size int64) (*Sidecar, error) {
 	if len(b) < headSize+4 || string(b[:4]) != magic {
 		return nil, errors.New("bad magic")
 	}
-	if v := le.Uint16(b[4:]); v != version {
+	v := le.Uint16(b[4:])
+	if v < 1 || v > version {
 		return nil, fmt.Errorf("unknown version %d", v)
 	}
 	cnt, nl := int(le.Uint32(b[32:])), int(le.Uint32(b[36:]))
@@ -367,8 +409,18 @@ func decodeMetaIn(b []byte, size int64) (*Sidecar, error) {
 	}
 	sc.g = newGeom(sc.Off, sc.Len)
 	n := sc.g.n
-	s, kk := shape(n, max(sc.k, 1))
-	if sc.sector != sc.g.sector || sc.k != kk || sc.m < 1 || kk+sc.m > 256 || cnt != n+s*sc.m {
+	var s, kk int
+	if v == 1 {
+		s, kk = shapeV1(n, max(sc.k, 1))
+	} else {
+		// Version 2 records the stripe count; the data shards follow.
+		s = int(le.Uint32(b[40:]))
+		if s < 1 || s > n {
+			return nil, errors.New("bad stripe count")
+		}
+		kk = (n + s - 1) / s
+	}
+	if sc.sector != sc.g.sector || sc.k != kk || sc.m < 1 || kk+sc.m > maxShards || cnt != n+s*sc.m {
 		return nil, errors.New("inconsistent shape")
 	}
 	sc.n, sc.s = n, s

@@ -3,6 +3,7 @@ package parity
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,32 +33,31 @@ func TestSidecarName(t *testing.T) {
 	}
 }
 
-// TestCorrects damages every kind of place (one byte, one sector, two
-// adjacent sectors, truncation) of ranges of many sizes and checks that
-// reads through the sidecar return the original bytes or fail, never
-// wrong bytes, and that the single faults the design covers are corrected.
+// TestCorrects damages ranges of many sizes in every kind of way (one
+// byte, one 4 KiB run anywhere, a truncation, one aligned sector) and
+// checks that reads through the sidecar return the original bytes or
+// fail, never wrong bytes, and that the single faults the design covers
+// are corrected.
 func TestCorrects(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
-	for trial := 0; trial < 60; trial++ {
+	for trial := 0; trial < 80; trial++ {
+		// trial%5 picks the fault and trial%8 the size: every fault meets
+		// every size.
 		size := []int{1, 100, 4095, 4096, 4097, 9000, 50000, 300000}[trial%8] + rng.IntN(100)
 		off := int64(0)
 		if trial%3 == 1 {
 			off = int64(rng.IntN(5000))
 		}
-		orig := make([]byte, off+int64(size))
-		for i := range orig {
-			orig[i] = byte(rng.Uint32())
-		}
+		orig := randBytes(rng, int(off)+size)
 		name := "f"
 		writeFile(t, dir, name, orig)
-		scName, scSize, err := Protect(dir, name, off, int64(len(orig)), true)
+		scName, _, err := Protect(dir, name, off, int64(len(orig)), true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = scSize
 		bad := bytes.Clone(orig)
-		mode := trial % 4
+		mode := trial % 5
 		at := off + int64(rng.IntN(size))
 		switch mode {
 		case 0: // one flipped byte
@@ -73,6 +73,10 @@ func TestCorrects(t *testing.T) {
 			for i := s; i < s+SectorSize && i < int64(len(bad)); i++ {
 				bad[i] = 0
 			}
+		case 4: // everything from at on garbage: more than parity holds
+			for i := at; i < int64(len(bad)); i++ {
+				bad[i] = byte(rng.Uint32())
+			}
 		}
 		writeFile(t, dir, name, bad)
 		sc, err := Open(filepath.Join(dir, scName))
@@ -82,13 +86,11 @@ func TestCorrects(t *testing.T) {
 		f, _ := os.Open(filepath.Join(dir, name))
 		got, _, err := sc.ReadAt(f, off, int64(len(orig)))
 		f.Close()
-		// A truncation cuts the sector it falls in and all after it: one
-		// fault only within the last sector. An unaligned 4 KiB run can
-		// touch two adjacent sectors, which interleaving puts in different
-		// stripes once the range has more than one stripe.
-		corrects := mode == 0 || mode == 3 ||
-			mode == 2 && sc.g.sectorOf(at) == sc.g.n-1 ||
-			mode == 1 && (sc.Sectors() > DataShards || sc.g.sectorOf(at) == sc.g.sectorOf(min(at+SectorSize, int64(len(bad)))-1))
+		// A 4 KiB run touches at most two sectors and every stripe has two
+		// parity shards; a truncation or a garbage tail is corrected when
+		// it cuts no more sectors than the burst the range is built for.
+		cut := sc.g.n - sc.g.sectorOf(at)
+		corrects := mode <= 1 || mode == 3 || cut <= correctableRun(sc)
 		if err != nil {
 			if corrects {
 				t.Fatalf("trial %d (mode %d, size %d, off %d, at %d): %v", trial, mode, size, off, at, err)
@@ -107,6 +109,163 @@ func TestCorrects(t *testing.T) {
 		fixed, _ := os.ReadFile(filepath.Join(dir, name))
 		if !bytes.Equal(fixed[off:], orig[off:]) {
 			t.Fatalf("trial %d: Fix did not restore the file", trial)
+		}
+	}
+}
+
+// correctableRun is the longest run of adjacent damaged sectors sc
+// corrects: s·m, m sectors in each of its s interleaved stripes.
+func correctableRun(sc *Sidecar) int { return sc.s * sc.m }
+
+func randBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+// damageCase is a protected range [off, off+l) of a file of off+l bytes.
+type damageCase struct {
+	off, l int64
+}
+
+var damageCases = []damageCase{
+	{0, 2 * SectorSize}, {0, 10000}, {0, 50000}, {0, 192 << 10}, {0, 300000},
+	{0, 1 << 20}, {0, 1<<20 + 777}, {3000, 3 << 20}, {0, 40 << 20},
+	// Ranges after others in a growing file: built for the burst of the
+	// whole file, even when that is longer than the range.
+	{5 << 20, 300 << 10}, {40 << 20, 3000}, {33 << 20, 2 << 20},
+}
+
+// protectCase writes a file of c.off+c.l bytes (sparse before the range)
+// and protects the range.
+func protectCase(t *testing.T, dir string, rng *rand.Rand, c damageCase) ([]byte, *Sidecar) {
+	t.Helper()
+	data := randBytes(rng, int(c.l))
+	f, err := os.Create(filepath.Join(dir, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(data, c.off); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	scName, _, err := Protect(dir, "f", c.off, c.off+c.l, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Open(filepath.Join(dir, scName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, sc
+}
+
+// readBack damages the range with hurt, reads it through sc and requires
+// the original bytes.
+func readBack(t *testing.T, dir string, sc *Sidecar, data []byte, what string, hurt func(f *os.File)) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, "f"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hurt(f)
+	got, rep, err := sc.ReadAt(f, sc.Off, sc.Off+sc.Len)
+	if err != nil {
+		t.Fatalf("range [%d,+%d) (%d stripes of %d+%d): %s: %v", sc.Off, sc.Len, sc.s, sc.k, sc.m, what, err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatalf("range [%d,+%d): %s: wrong bytes returned", sc.Off, sc.Len, what)
+	}
+	if rep.Corrected == 0 {
+		t.Fatalf("range [%d,+%d): %s: no damage seen", sc.Off, sc.Len, what)
+	}
+	if _, err := f.WriteAt(data, sc.Off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func garbage(f *os.File, rng *rand.Rand, at, n int64) {
+	f.WriteAt(randBytes(rng, int(n)), at)
+}
+
+// TestBurst: a run of Burst(file size) damaged bytes (1/32 of the file,
+// up to 1 MiB), at any alignment anywhere in a range, is corrected; so is
+// a range wiped whole when the file's burst is longer than the range.
+// Stripes laid out contiguously instead of interleaved fail here.
+func TestBurst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	dir := t.TempDir()
+	for _, c := range damageCases {
+		data, sc := protectCase(t, dir, rng, c)
+		burst := min(Burst(c.off+c.l), c.l)
+		if burst < min(c.l, (c.off+c.l)*3/100, 1<<20) {
+			t.Fatalf("range [%d,+%d): built for a burst of %d B, less than 3 %% of the file", c.off, c.l, burst)
+		}
+		for trial := 0; trial < 12; trial++ {
+			at := c.off + rng.Int64N(c.l-burst+1)
+			switch trial {
+			case 0:
+				at = c.off // the first sectors
+			case 1:
+				at = c.off + c.l - burst // the last
+			}
+			readBack(t, dir, sc, data, fmt.Sprintf("burst of %d B at %d", burst, at), func(f *os.File) {
+				garbage(f, rng, at, burst)
+			})
+		}
+	}
+}
+
+// TestTwoSectors: any two damaged sectors of a range are corrected, two
+// of one stripe included. One parity shard a stripe fails here.
+func TestTwoSectors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	dir := t.TempDir()
+	for _, c := range damageCases {
+		data, sc := protectCase(t, dir, rng, c)
+		if sc.n < 2 {
+			continue
+		}
+		for trial := 0; trial < 12; trial++ {
+			i := rng.IntN(sc.n)
+			j := rng.IntN(sc.n)
+			if trial%2 == 0 && sc.s < sc.n {
+				// Two sectors of one stripe.
+				i = rng.IntN(sc.n - sc.s)
+				j = i + sc.s*(1+rng.IntN((sc.n-1-i)/sc.s))
+			}
+			if i == j {
+				j = (i + 1) % sc.n
+			}
+			readBack(t, dir, sc, data, fmt.Sprintf("sectors %d and %d", i, j), func(f *os.File) {
+				for _, x := range []int{i, j} {
+					s, e := sc.g.span(x)
+					garbage(f, rng, s, e-s)
+				}
+			})
+		}
+	}
+}
+
+// TestPlan: every shape the writer picks corrects two sectors and the
+// burst of its file, fits GF(2^8), and costs about 1/32 of a large range.
+func TestPlan(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 8, 47, 48, 49, 100, 255, 256, 257, 1000, 8192, 8193, 100000, 1 << 18} {
+		for _, end := range []int64{int64(n) * SectorSize, 64 << 20, 1 << 30} {
+			if end < int64(n)*SectorSize {
+				continue
+			}
+			s, k, m := plan(n, end)
+			b := min(max(int((Burst(end)+SectorSize-1)/SectorSize)+1, 2), n)
+			if k != (n+s-1)/s || k+m > maxShards || s*m < b || n > 1 && m < 2 || s > n {
+				t.Errorf("n %d end %d: %d stripes of %d+%d, burst %d sectors", n, end, s, k, m, b)
+			}
+			if n >= 1024 && end == int64(n)*SectorSize && float64(s*m) > float64(n)/BurstDivisor+3 {
+				t.Errorf("n %d: %d parity sectors, more than 1/%d", n, s*m, BurstDivisor)
+			}
 		}
 	}
 }
@@ -141,5 +300,44 @@ func TestDamagedSidecar(t *testing.T) {
 				t.Errorf("byte %d of %d flipped: %v", at, len(sb), err)
 			}
 		}
+	}
+}
+
+// TestReadVersion1: a sidecar written by blockwarc before version 2 (one
+// parity shard per stripe of up to 48 sectors; testdata/v1-*, over bytes
+// this test regenerates) still checks and corrects what it can: one
+// damaged sector per stripe.
+func TestReadVersion1(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	orig := randBytes(rng, 1000+250000)
+	dir := t.TempDir()
+	writeFile(t, dir, "f", orig)
+	sb, err := os.ReadFile("testdata/v1-f.00000000000003e8.par")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "f.00000000000003e8.par", sb)
+	sc, err := Open(filepath.Join(dir, "f.00000000000003e8.par"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Off != 1000 || sc.Len != 250000 || sc.s != 2 || sc.m != 1 {
+		t.Fatalf("version 1 sidecar read as [%d,+%d), %d stripes of %d+%d", sc.Off, sc.Len, sc.s, sc.k, sc.m)
+	}
+	if meta, err := OpenMeta(sc.Path); err != nil || meta.s != sc.s || meta.k != sc.k {
+		t.Fatalf("OpenMeta: %v", err)
+	}
+	data := orig[1000:]
+	// Two adjacent sectors: one in each stripe.
+	readBack(t, dir, sc, data, "two adjacent sectors", func(f *os.File) {
+		garbage(f, rng, 5000, 6000)
+	})
+	// Two sectors of one stripe: beyond version 1, refused, never wrong.
+	f, _ := os.OpenFile(filepath.Join(dir, "f"), os.O_RDWR, 0)
+	defer f.Close()
+	garbage(f, rng, 8192, 10)
+	garbage(f, rng, 8192+2*SectorSize, 10)
+	if _, _, err := sc.ReadAt(f, sc.Off, sc.Off+sc.Len); !errors.Is(err, ErrUncorrectable) {
+		t.Fatalf("two sectors of one version 1 stripe: %v", err)
 	}
 }

@@ -272,7 +272,7 @@ func ReingestShard(ctx context.Context, dir string, m *Manifest, i int, original
 }
 
 // sumStats adds up the shards' stats. Every shard reads every input, so
-// the per-file counts (files, malformed records) are shard 0's, and a
+// the per-file counts (files, malformed records, dropped bytes) are shard 0's, and a
 // file counts as ingested when some shard ingested it.
 func sumStats(s []dedupe.Stats) dedupe.Stats {
 	t := s[0]

@@ -124,6 +124,10 @@ func (p *Parts) Close() error {
 		p.Abort()
 		return err
 	}
+	if err := writeGeneration(p.tmp, p.opts.Generation); err != nil {
+		p.Abort()
+		return err
+	}
 	if err := publish(p.tmp, p.dir); err != nil {
 		p.Abort()
 		return err

@@ -124,6 +124,9 @@ func checkReplaceable(dir string) error {
 	}
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
+		if e.Name() == GenerationFile && e.Type().IsRegular() {
+			continue
+		}
 		if !e.IsDir() || !known[e.Name()] {
 			return refuse(p)
 		}
@@ -218,3 +221,47 @@ func publishWith(tmp, dir string, exchange func(a, b string) error) error {
 // errNoExchange is returned by exchange where the system or file system
 // cannot swap two directories in one step.
 var errNoExchange = errors.New("atomic exchange not supported")
+
+// GenerationFile, in a tables directory, holds the generation of the
+// archive the tables describe (WriterOptions.Generation), one line.
+// Tables written without one (by blockwarc before it, or the Beam
+// pipeline) have no such file.
+const GenerationFile = "GENERATION"
+
+// writeGeneration writes GenerationFile into the tables being published
+// at tmp, synced with tmp, when gen is set.
+func writeGeneration(tmp, gen string) error {
+	if gen == "" {
+		return nil
+	}
+	p := filepath.Join(tmp, GenerationFile)
+	f, err := os.Create(p)
+	if err != nil {
+		return fmt.Errorf("write tables generation: %w", err)
+	}
+	if _, err := f.WriteString(gen + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("write tables generation: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write tables generation: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write tables generation: %w", err)
+	}
+	return syncDir(tmp)
+}
+
+// ReadGeneration returns the generation recorded in the tables at dir;
+// ok is false when dir has no tables or they record none.
+func ReadGeneration(dir string) (gen string, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, GenerationFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read tables generation: %w", err)
+	}
+	return strings.TrimSpace(string(b)), true, nil
+}

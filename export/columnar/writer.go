@@ -80,6 +80,11 @@ type WriterOptions struct {
 	// Prefix, when set, names the part files part-<Prefix>-NNNNN: the
 	// parts of one shard of a sharded archive (Parts), the shard's number.
 	Prefix string
+	// Generation, when set, is written to the file GenerationFile of the
+	// tables when they are published: the state of the archive they
+	// describe (dedupe.Archive.Generation), for readers to tell stale
+	// tables (ReadGeneration).
+	Generation string
 }
 
 // TableStats count what was written to one table.
@@ -258,6 +263,10 @@ func (w *Writer) Close() error {
 	if w.dir == "" {
 		w.done = true
 		return nil
+	}
+	if err := writeGeneration(w.tmp, w.opts.Generation); err != nil {
+		w.Abort()
+		return err
 	}
 	if err := publish(w.tmp, w.dir); err != nil {
 		w.Abort()

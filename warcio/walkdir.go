@@ -1,0 +1,75 @@
+package warcio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// walkDirPrefix names Walk's private directory of sorted runs.
+const walkDirPrefix = "blockwarc-walk-"
+
+// makeWalkDir creates Walk's private directory under parent (os.TempDir()
+// when empty) and holds an exclusive lock on it until release, which also
+// removes it. The lock tells a live Walk's directory from one a killed
+// process left (RemoveStaleWalkDirs): the kernel drops it when the
+// process dies.
+func makeWalkDir(parent string) (string, func(), error) {
+	dir, err := os.MkdirTemp(parent, walkDirPrefix)
+	if err != nil {
+		return "", nil, fmt.Errorf("create temp dir: %w", err)
+	}
+	f, err := os.Open(dir)
+	if err == nil {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("lock temp dir: %w", err)
+	}
+	return dir, func() {
+		os.RemoveAll(dir)
+		f.Close()
+	}, nil
+}
+
+// RemoveStaleWalkDirs removes from dir the private directories of Walks
+// that were killed before they could remove them (kill -9, a crash):
+// those no live process holds locked. A repair, whose walks keep their
+// runs in the archive, calls it at its start. It returns the directories
+// removed.
+func RemoveStaleWalkDirs(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), walkDirPrefix) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close() // a live Walk's
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			errs = append(errs, fmt.Errorf("remove leftover %s: %w", p, err))
+		} else {
+			removed = append(removed, e.Name())
+		}
+		f.Close()
+	}
+	return removed, errors.Join(errs...)
+}
