@@ -95,7 +95,7 @@ test: vet lint npm unit race test-beam
 # an archive with parity (flips, bursts of 4 KiB up to 3 % of the file,
 # truncations, deletions): no wrong bytes ever, verify names every loss
 # before repair, repair restores all that parity and the copies cover.
-# 4.5 minutes on two cores under a load average of 11 (unit runs 4
+# 4.5 to 7 minutes on two cores under a load average of 11 (unit runs 4
 # trials of it).
 FAULT_TRIALS ?= 100
 faults:
