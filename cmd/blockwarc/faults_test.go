@@ -20,12 +20,14 @@ var faultTrials = flag.Int("fault-trials", 4, "trials of TestFaults (make faults
 
 // TestFaults is the fault suite of issue 34 (make faults): one fault per
 // trial on one file of an archive with parity (a corpus site ingested
-// in several commits): random flipped bytes, a burst of garbage of 4 KiB
-// up to 3 % of the file, a truncation, or the file deleted. Each trial
+// in several commits): random flipped bytes (one or two, or up to 8), a
+// burst of garbage of 4 KiB up to 3 % of the file, a truncation, or the
+// file deleted. Each trial
 // checks that no capture ever restores wrong bytes; that verify, before
 // any repair, fails and names the damaged file or every capture lost;
-// and, for every fault parity or a copy covers (all but a deleted pack
-// and a truncation longer than the file's burst), that repair without
+// and, for every fault parity or a copy covers (all but a deleted pack,
+// a truncation longer than the file's burst, flips in more than two
+// sectors of a pack or index), that repair without
 // the originals leaves every capture restoring and an archive that
 // verifies.
 func TestFaults(t *testing.T) {
@@ -124,10 +126,11 @@ func TestFaults(t *testing.T) {
 
 // fault applies fault kind (0 flips, 1 a burst, 2 a truncation, 3 a
 // deletion) to the archive file at path. covered says whether the
-// archive's redundancy covers it: parity corrects a burst of 1/32 of a
-// pack or index (at least two sectors), a COMMIT has its copy, a
-// sidecar is written again from the intact file; a deleted pack, or a
-// pack or index truncated by more than its burst, is beyond them.
+// archive's redundancy covers it: parity corrects any two damaged
+// sectors and a burst of 1/32 of a pack or index, a COMMIT has its
+// copy, a sidecar is written again from the intact file; a deleted
+// pack, a pack or index truncated by more than its burst, or flips in
+// more than two of its sectors may be beyond them.
 func fault(t *testing.T, rng *rand.Rand, path string, kind int) (string, bool) {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -142,11 +145,20 @@ func fault(t *testing.T, rng *rand.Rand, path string, kind int) (string, bool) {
 	covered := true
 	switch kind {
 	case 0:
-		n := 1 + rng.IntN(8)
-		for range n {
-			b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+		// Bit rot: one or two bytes, or up to 8 anywhere; parity
+		// promises any two damaged 4 KiB sectors.
+		n := 1 + rng.IntN(2)
+		if rng.IntN(2) == 0 {
+			n = 1 + rng.IntN(8)
 		}
-		what = fmt.Sprintf("flip %d byte(s) of %s", n, name)
+		sectors := map[int]bool{}
+		for range n {
+			at := rng.IntN(len(b))
+			b[at] ^= byte(1 + rng.IntN(255))
+			sectors[at/4096] = true
+		}
+		what = fmt.Sprintf("flip %d byte(s) in %d sector(s) of %s", n, len(sectors), name)
+		covered = !data || len(sectors) <= 2
 	case 1:
 		l := 4096
 		if burst > 4096 {
