@@ -100,14 +100,14 @@ func runBlocks(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 	}
-	if err := blocks(ctx, fs.Args(), o, stdout); err != nil {
+	if err := blocks(ctx, fs.Args(), o, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "blockwarc blocks: %v\n", err)
 		return exitFailure
 	}
 	return exitOK
 }
 
-func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Writer) error {
+func blocks(ctx context.Context, args []string, o blocksOptions, stdout, stderr io.Writer) error {
 	name := args[0]
 	if o.htmlOut != "" {
 		// Refuse before the work, not after it.
@@ -121,12 +121,19 @@ func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Write
 		}
 	}
 	var res *partition.Result
+	shown := ""
 	if len(args) == 2 {
 		l, err := archivedPage(args[0], args[1], o)
 		if err != nil {
 			return err
 		}
-		res = l.res
+		res, shown = l.res, l.shown
+		switch shown {
+		case dedupe.ShownAfresh:
+			fmt.Fprintf(stderr, "blockwarc blocks: note: partitioned afresh, not the partition stored for the capture (its payload is stored whole, or -level differs from the archived level)\n")
+		case dedupe.ShownStoredSpans:
+			fmt.Fprintf(stderr, "blockwarc blocks: note: the stored blocks were cut by an older partition: shown at their spans, named by today's blocks holding them\n")
+		}
 	} else {
 		doc, err := readPage(name, int64(o.max))
 		if err != nil {
@@ -147,7 +154,7 @@ func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Write
 			fmt.Fprintln(w, t)
 		}
 	case o.json:
-		err = writeBlocksJSON(w, res)
+		err = writeBlocksJSON(w, res, shown)
 	default:
 		writeBlocksTree(w, res)
 	}
@@ -318,14 +325,17 @@ type jsonBlock struct {
 }
 
 type jsonPage struct {
-	Bytes  int         `json:"bytes"`
-	Kept   int         `json:"kept"`
-	Blocks []jsonBlock `json:"blocks"`
+	Bytes int `json:"bytes"`
+	Kept  int `json:"kept"`
+	// Partition (captures of an archive only): "stored", "stored-spans"
+	// or "afresh", as diff -json says it (docs/DIFF.md).
+	Partition string      `json:"partition,omitempty"`
+	Blocks    []jsonBlock `json:"blocks"`
 }
 
-func writeBlocksJSON(w io.Writer, res *partition.Result) error {
+func writeBlocksJSON(w io.Writer, res *partition.Result, shown string) error {
 	kept := keptSet(res)
-	page := jsonPage{Bytes: len(res.Doc), Kept: len(res.Leaves), Blocks: []jsonBlock{}}
+	page := jsonPage{Bytes: len(res.Doc), Kept: len(res.Leaves), Partition: shown, Blocks: []jsonBlock{}}
 	walkBlocks(res.Blocks, 1, func(b *partition.Block, depth int) {
 		f := b.Features
 		jb := jsonBlock{
