@@ -26,8 +26,11 @@ import (
 const blocksAbout = `Show the block partition of one HTML page (FILE, or - for standard input;
 plain or gzip-compressed, told apart by the gzip magic bytes), or of one
 capture of URL in ARCHIVE: the capture nearest to -at T (T as cat -at
-takes it; default the latest), read as ingest and diff read it and
-partitioned at the level it was archived at unless -level says otherwise.
+takes it; default the latest), shown as the archive stores it: the blocks
+kept for that capture, which follow the URL's earlier captures while its
+layout holds (diff and the tables show the same). A payload stored whole,
+or -level other than the archived level, is partitioned afresh, and a
+note on standard error says so.
 
 By default one line per block of the block tree, indented by block depth:
   PATH <TAG#ID.CLASS> LABEL BYTES [TOPIC]
@@ -36,6 +39,9 @@ layout replaces by placeholders).
 
 -json prints one object instead:
   {"bytes": page size, "kept": number of kept blocks,
+   "partition": (captures of an archive) "stored", "stored-spans" (the
+   stored blocks, cut by an older partition, read at their spans) or
+   "afresh",
    "blocks": [ ... every block in document order (parents before children) ... ]}
 each block with the fields
   path, depth (in the block tree, 1 for top-level blocks), dom_depth

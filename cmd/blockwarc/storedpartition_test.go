@@ -212,3 +212,28 @@ func firstDup(ss []string) string {
 	}
 	return ""
 }
+
+// TestShownAfreshSaid: a partition other than the stored one is said to
+// be one: blocks notes it on standard error and in -json, diff in a note
+// line and in -json.
+func TestShownAfreshSaid(t *testing.T) {
+	bwa := tinderArchive(t) // archived at level 2
+	code, out, stderr := runCmd(t, "blocks", "-json", "-level", "3", bwa, tinderPrivacy)
+	if code != exitOK || !strings.Contains(out, `"partition": "afresh"`) || !strings.Contains(stderr, "partitioned afresh") {
+		t.Errorf("blocks -level 3: exit %d, stderr %q, json %.200s", code, stderr, out)
+	}
+	if code, _, stderr := runCmd(t, "blocks", bwa, tinderPrivacy); code != exitOK || stderr != "" {
+		t.Errorf("blocks at the archived level: exit %d, stderr %q", code, stderr)
+	}
+	code, out, stderr = runCmd(t, "diff", "-level", "3", bwa, tinderPrivacy)
+	if code != exitOK || !strings.Contains(out, "\nnote  from: partitioned afresh") {
+		t.Errorf("diff -level 3: exit %d (%s), output %.400s", code, stderr, out)
+	}
+	code, out, _ = runCmd(t, "diff", "-json", bwa, tinderPrivacy)
+	if code != exitOK || strings.Count(out, `"partition": "stored"`) != 2 {
+		t.Errorf("diff -json: exit %d, output %.400s", code, out)
+	}
+	if code, out, _ = runCmd(t, "diff", bwa, tinderPrivacy); code != exitOK || strings.Contains(out, "\nnote  ") {
+		t.Errorf("diff at the archived level: exit %d, output %.400s", code, out)
+	}
+}
