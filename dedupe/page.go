@@ -80,14 +80,10 @@ func (p *Page) Partition(pp *partition.Partitioner, level int, prior *partition.
 // default level, any negative level the adaptive one).
 func sameLevel(a, b int) bool {
 	norm := func(l int) int {
-		switch {
-		case l == 0:
+		if l == 0 {
 			l = DefaultLevel
 		}
-		if l < 0 {
-			return partition.LevelAdaptive
-		}
-		return l
+		return max(l, partition.LevelAdaptive)
 	}
 	return norm(a) == norm(b)
 }
