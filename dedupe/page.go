@@ -33,6 +33,59 @@ type Page struct {
 	// Doc is the payload de-chunked and content-decoded (gzip, br, ...;
 	// at most warcio.DefaultMaxDecoded bytes): the bytes partitioned.
 	Doc []byte
+	// Leaves are the byte spans [start, end) in Doc of the blocks the
+	// archive stores for this capture (Parts.Leaves), nil when its payload
+	// is not kept as layout + blocks.
+	Leaves [][2]int
+}
+
+// What a partition of a Page shows (Page.Partition).
+const (
+	// ShownStored: the blocks the archive stores for the capture, with
+	// today's block tree and paths.
+	ShownStored = "stored"
+	// ShownStoredSpans: the stored blocks, read at their spans because
+	// today's partition cuts the page elsewhere (an archive written by an
+	// older partition); paths are today's blocks holding them.
+	ShownStoredSpans = "stored-spans"
+	// ShownAfresh: a partition made now, not the stored one: the payload
+	// is stored whole, or another level than the archived one was asked.
+	ShownAfresh = "afresh"
+)
+
+// Partition partitions the page at level as readers show it: the
+// partition the archive stores for the capture when it stores one at that
+// level (partition.PartitionStored over Leaves; prior is not read), else
+// a partition made afresh with prior as Options.Prior. It says which
+// (ShownStored, ShownStoredSpans, ShownAfresh). blocks, diff and the
+// tables all read pages through it, so what they show is what is stored.
+func (p *Page) Partition(pp *partition.Partitioner, level int, prior *partition.Result) (*partition.Result, string, error) {
+	opts := PageOptions(p.ContentType, level, p.Version.TargetURI)
+	if p.Leaves != nil && sameLevel(level, p.Version.Level) {
+		res, how, err := pp.PartitionStored(p.Doc, p.Leaves, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		if how == partition.StoredSpans {
+			return res, ShownStoredSpans, nil
+		}
+		return res, ShownStored, nil
+	}
+	opts.Prior = prior
+	res, err := pp.Partition(p.Doc, opts)
+	return res, ShownAfresh, err
+}
+
+// sameLevel tells whether partition levels a and b are one (0 is the
+// default level, any negative level the adaptive one).
+func sameLevel(a, b int) bool {
+	norm := func(l int) int {
+		if l == 0 {
+			l = DefaultLevel
+		}
+		return max(l, partition.LevelAdaptive)
+	}
+	return norm(a) == norm(b)
 }
 
 // ErrNoPayload says a capture has no document of its own: a request,
@@ -91,6 +144,9 @@ func (a *Archive) ReadPage(v *Version) (*Page, error) {
 		}
 	}
 	pg.Doc = doc
+	if parts.Leaves != nil && bytes.Equal(parts.Document, doc) {
+		pg.Leaves = parts.Leaves
+	}
 	if mt, _, err := mime.ParseMediaType(pg.ContentType); err == nil {
 		pg.MediaType = mt
 	} else {

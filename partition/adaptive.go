@@ -178,7 +178,11 @@ func (p *partitioner) adapt(blocks []*Block, lv, pageText int, prior map[string]
 		}
 		key := planKey(b)
 		divided := len(kids) >= 2
-		if prior != nil {
+		if p.guide != nil {
+			// Reading a stored partition: divided where the archive's
+			// blocks say it was (PartitionStored).
+			divided = divided && p.guide.divides(p, b)
+		} else if prior != nil {
 			switch {
 			case prior[key] && !divided:
 				return false // the region the plan divides is no longer divisible

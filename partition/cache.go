@@ -168,7 +168,7 @@ func (p *Partitioner) Partition(doc []byte, opts Options) (res *Result, err erro
 			p.tree = treeBuilder{}
 		}
 	}()
-	res = p.partition(doc, opts)
+	res = p.partition(doc, opts, nil)
 	if len(doc) > maxScratchDoc {
 		p.styleKeys, p.styleClasses, p.styleNone, p.index, p.topic = nil, nil, nil, nil, nil
 		p.tree = treeBuilder{}

@@ -25,6 +25,7 @@ type partitioner struct {
 	styles   *styleTable
 	maxDepth int
 	regions  []regionFacts // adaptive partition only
+	guide    *spanGuide    // PartitionStored: the stored blocks decide the adaptive division
 }
 
 // Partition splits doc into blocks and a layout. It tokenizes the
@@ -38,7 +39,7 @@ func Partition(doc []byte, opts Options) (*Result, error) {
 }
 
 // partition is Partition for a document within bounds.
-func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
+func (pp *Partitioner) partition(doc []byte, opts Options, guide *spanGuide) *Result {
 	level := opts.Level
 	if level == 0 {
 		level = DefaultLevel
@@ -52,12 +53,16 @@ func (pp *Partitioner) partition(doc []byte, opts Options) *Result {
 	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
 	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes}
 	res.Charset = resolveCharset(doc, opts.Charset, opts.ContentType)
-	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth}
+	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth, guide: guide}
 	res.facts = p.facts
 	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)
 	frontier := res.Blocks
 	if level == LevelAdaptive {
-		res.plan = p.adaptive(res.Blocks, nodes, root, opts.Prior)
+		prior := opts.Prior
+		if guide != nil {
+			prior = nil
+		}
+		res.plan = p.adaptive(res.Blocks, nodes, root, prior)
 		frontier = nil
 	}
 	for lv := 2; lv <= level && len(frontier) > 0; lv++ {

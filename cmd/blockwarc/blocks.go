@@ -26,8 +26,11 @@ import (
 const blocksAbout = `Show the block partition of one HTML page (FILE, or - for standard input;
 plain or gzip-compressed, told apart by the gzip magic bytes), or of one
 capture of URL in ARCHIVE: the capture nearest to -at T (T as cat -at
-takes it; default the latest), read as ingest and diff read it and
-partitioned at the level it was archived at unless -level says otherwise.
+takes it; default the latest), shown as the archive stores it: the blocks
+kept for that capture, which follow the URL's earlier captures while its
+layout holds (diff and the tables show the same). A payload stored whole,
+or -level other than the archived level, is partitioned afresh, and a
+note on standard error says so.
 
 By default one line per block of the block tree, indented by block depth:
   PATH <TAG#ID.CLASS> LABEL BYTES [TOPIC]
@@ -36,6 +39,9 @@ layout replaces by placeholders).
 
 -json prints one object instead:
   {"bytes": page size, "kept": number of kept blocks,
+   "partition": (captures of an archive) "stored", "stored-spans" (the
+   stored blocks, cut by an older partition, read at their spans) or
+   "afresh",
    "blocks": [ ... every block in document order (parents before children) ... ]}
 each block with the fields
   path, depth (in the block tree, 1 for top-level blocks), dom_depth
@@ -100,14 +106,14 @@ func runBlocks(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 	}
-	if err := blocks(ctx, fs.Args(), o, stdout); err != nil {
+	if err := blocks(ctx, fs.Args(), o, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "blockwarc blocks: %v\n", err)
 		return exitFailure
 	}
 	return exitOK
 }
 
-func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Writer) error {
+func blocks(ctx context.Context, args []string, o blocksOptions, stdout, stderr io.Writer) error {
 	name := args[0]
 	if o.htmlOut != "" {
 		// Refuse before the work, not after it.
@@ -121,12 +127,19 @@ func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Write
 		}
 	}
 	var res *partition.Result
+	shown := ""
 	if len(args) == 2 {
 		l, err := archivedPage(args[0], args[1], o)
 		if err != nil {
 			return err
 		}
-		res = l.res
+		res, shown = l.res, l.shown
+		switch shown {
+		case dedupe.ShownAfresh:
+			fmt.Fprintf(stderr, "blockwarc blocks: note: partitioned afresh, not the partition stored for the capture (its payload is stored whole, or -level differs from the archived level)\n")
+		case dedupe.ShownStoredSpans:
+			fmt.Fprintf(stderr, "blockwarc blocks: note: the stored blocks were cut by an older partition: shown at their spans, named by today's blocks holding them\n")
+		}
 	} else {
 		doc, err := readPage(name, int64(o.max))
 		if err != nil {
@@ -147,7 +160,7 @@ func blocks(ctx context.Context, args []string, o blocksOptions, stdout io.Write
 			fmt.Fprintln(w, t)
 		}
 	case o.json:
-		err = writeBlocksJSON(w, res)
+		err = writeBlocksJSON(w, res, shown)
 	default:
 		writeBlocksTree(w, res)
 	}
@@ -318,14 +331,17 @@ type jsonBlock struct {
 }
 
 type jsonPage struct {
-	Bytes  int         `json:"bytes"`
-	Kept   int         `json:"kept"`
-	Blocks []jsonBlock `json:"blocks"`
+	Bytes int `json:"bytes"`
+	Kept  int `json:"kept"`
+	// Partition (captures of an archive only): "stored", "stored-spans"
+	// or "afresh", as diff -json says it (docs/DIFF.md).
+	Partition string      `json:"partition,omitempty"`
+	Blocks    []jsonBlock `json:"blocks"`
 }
 
-func writeBlocksJSON(w io.Writer, res *partition.Result) error {
+func writeBlocksJSON(w io.Writer, res *partition.Result, shown string) error {
 	kept := keptSet(res)
-	page := jsonPage{Bytes: len(res.Doc), Kept: len(res.Leaves), Blocks: []jsonBlock{}}
+	page := jsonPage{Bytes: len(res.Doc), Kept: len(res.Leaves), Partition: shown, Blocks: []jsonBlock{}}
 	walkBlocks(res.Blocks, 1, func(b *partition.Block, depth int) {
 		f := b.Features
 		jb := jsonBlock{

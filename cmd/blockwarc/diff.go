@@ -170,6 +170,10 @@ type loaded struct {
 	asked, source dedupe.Version
 	page          *dedupe.Page
 	res           *partition.Result
+	// shown says whether res is the partition the archive stores for the
+	// capture (dedupe.ShownStored, ShownStoredSpans) or one made afresh
+	// (dedupe.ShownAfresh).
+	shown string
 }
 
 // payloadSource returns the index of the capture whose payload vs[i]
@@ -183,9 +187,12 @@ func payloadSource(vs []dedupe.Version, i int) (int, error) {
 	return -1, fmt.Errorf("revisit at %s: the capture it repeats is not in the archive", vs[i].Date.Format(time.RFC3339))
 }
 
-// loadPage reads and partitions capture i; prior, the partition of the
-// capture it is compared with (nil for none), keeps an adaptive partition
-// the same while the page's layout holds, as ingest does.
+// loadPage reads capture i and partitions it as the archive stores it
+// (dedupe.Page.Partition). Only a page the archive keeps whole, or asked
+// at another level than it was archived at, is partitioned afresh; then
+// prior, the partition of the capture it is compared with (nil for
+// none), keeps an adaptive partition the same while the page's layout
+// holds, as ingest does.
 func loadPage(a *dedupe.Archive, pp *partition.Partitioner, vs []dedupe.Version, i, level int, prior *partition.Result) (*loaded, error) {
 	j, err := payloadSource(vs, i)
 	if err != nil {
@@ -198,13 +205,11 @@ func loadPage(a *dedupe.Archive, pp *partition.Partitioner, vs []dedupe.Version,
 	if !pg.IsHTML() {
 		return nil, fmt.Errorf("capture at %s is %s, not HTML", vs[j].Date.Format(time.RFC3339), orUnknown(pg.MediaType))
 	}
-	opts := dedupe.PageOptions(pg.ContentType, level, vs[j].TargetURI)
-	opts.Prior = prior
-	res, err := pp.Partition(pg.Doc, opts)
+	res, shown, err := pg.Partition(pp, level, prior)
 	if err != nil {
 		return nil, fmt.Errorf("partition capture at %s: %w", vs[j].Date.Format(time.RFC3339), err)
 	}
-	return &loaded{asked: vs[i], source: vs[j], page: pg, res: res}, nil
+	return &loaded{asked: vs[i], source: vs[j], page: pg, res: res, shown: shown}, nil
 }
 
 func orUnknown(s string) string {
@@ -319,6 +324,12 @@ type captureRef struct {
 	// payload was compared; absent when the capture has its own.
 	PayloadFrom string `json:"payload_from,omitempty"`
 	Charset     string `json:"charset"`
+	// Partition says which partition the blocks are: "stored" (the
+	// archive's blocks for the capture), "stored-spans" (the archive's
+	// blocks, cut by an older partition, read at their spans) or "afresh"
+	// (made now: the payload is stored whole, or -level differs from the
+	// archived level).
+	Partition string `json:"partition"`
 }
 
 type blockChange struct {
@@ -365,7 +376,7 @@ type wordEdit struct {
 func refOf(l *loaded) captureRef {
 	r := captureRef{
 		Date: l.asked.Date.UTC().Format(time.RFC3339Nano), Type: l.asked.Type, RecordID: l.asked.RecordID,
-		File: l.asked.File, Offset: l.asked.Offset, Charset: l.res.Charset,
+		File: l.asked.File, Offset: l.asked.Offset, Charset: l.res.Charset, Partition: l.shown,
 	}
 	if l.source.RecordID != l.asked.RecordID || !l.source.Date.Equal(l.asked.Date) {
 		r.PayloadFrom = l.source.Date.UTC().Format(time.RFC3339Nano)
@@ -451,6 +462,9 @@ func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context in
 		}
 		fmt.Fprintf(w, "  %s@%d\n", side.r.File, side.r.Offset)
 	}
+	if n := shownNote(rep.From.Partition, rep.To.Partition); n != "" {
+		fmt.Fprintf(w, "note  %s\n", n)
+	}
 	s := rep.Summary
 	verdict := s.Verdict()
 	fmt.Fprintf(w, "%s: %s; %d unchanged, %d text-changed, %d markup-only, %d added, %d removed, %d moved; %d words deleted, %d inserted\n\n",
@@ -496,6 +510,21 @@ func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context in
 	return nil
 }
 
+// shownNote says, when either side of a comparison is not the partition
+// the archive stores, which one is shown; "" when both are stored.
+func shownNote(from, to string) string {
+	var out []string
+	for _, side := range []struct{ name, shown string }{{"from", from}, {"to", to}} {
+		switch side.shown {
+		case dedupe.ShownAfresh:
+			out = append(out, side.name+": partitioned afresh, not the stored partition (payload stored whole, or another -level)")
+		case dedupe.ShownStoredSpans:
+			out = append(out, side.name+": the stored blocks, cut by an older partition, read at their spans")
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -536,6 +565,9 @@ type historyEntry struct {
 	Status  string        `json:"status"`
 	Summary *diff.Summary `json:"summary,omitempty"`
 	Error   string        `json:"error,omitempty"`
+	// Partition: which partition of the capture was compared, as in
+	// diff -json's from/to (absent when unreadable).
+	Partition string `json:"partition,omitempty"`
 }
 
 type historyReport struct {
@@ -571,10 +603,10 @@ func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptio
 			e.Status, e.Error = "unreadable", err.Error()
 			cur = nil
 		case prev == nil:
-			e.Status = "first"
+			e.Status, e.Partition = "first", cur.shown
 		default:
 			_, sum := diff.Compare(prev.res, cur.res)
-			e.Summary = &sum
+			e.Summary, e.Partition = &sum, cur.shown
 			switch {
 			case sum.VisibleChange:
 				e.Status = "text-changed"

@@ -306,6 +306,7 @@ header{padding:8px 14px;border-bottom:1px solid #ccc;background:#f6f6f4}
 header h1{font-size:15px;margin:0 0 4px;word-break:break-all}
 header .meta{color:#444}
 header .verdict{font-weight:600}
+header .note{color:#8a4b00}
 header button{font:inherit;margin-left:8px;padding:2px 10px;border:1px solid #888;border-radius:3px;background:#fff;cursor:pointer}
 header button[aria-pressed=true]{background:#1b1b1b;color:#fff}
 main{flex:1;display:flex;min-height:0}
@@ -343,7 +344,12 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 		s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.Unchanged, s.WordsDeleted, s.WordsInserted)
 	b.WriteString(`
 <button id="show-new" aria-pressed="true">later capture</button><button id="show-old" aria-pressed="false">earlier capture</button></div>
-<div class="legend"><span><i class="sw" style="background:#d84315"></i>text changed</span><span><i class="sw" style="background:#757575"></i>markup only</span><span><i class="sw" style="background:#2e7d32"></i>added</span><span><i class="sw" style="background:#c62828"></i>removed (earlier capture)</span><span><i class="sw" style="background:#1565c0"></i>moved</span><span><ins>inserted</ins> <del>deleted</del> words</span></div>
+`)
+	if n := shownNote(rep.From.Partition, rep.To.Partition); n != "" {
+		b.WriteString(`<div class="note">Note: ` + html.EscapeString(n) + `</div>
+`)
+	}
+	b.WriteString(`<div class="legend"><span><i class="sw" style="background:#d84315"></i>text changed</span><span><i class="sw" style="background:#757575"></i>markup only</span><span><i class="sw" style="background:#2e7d32"></i>added</span><span><i class="sw" style="background:#c62828"></i>removed (earlier capture)</span><span><i class="sw" style="background:#1565c0"></i>moved</span><span><ins>inserted</ins> <del>deleted</del> words</span></div>
 </header>
 <main>
 <iframe id="new" title="later capture" sandbox="allow-same-origin" srcdoc="`)

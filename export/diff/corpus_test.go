@@ -63,7 +63,7 @@ func comparePairs(t testing.TB, site string) pairStats {
 			if !pg.IsHTML() || len(pg.Doc) == 0 {
 				continue
 			}
-			res, err := pps[n%2].Partition(pg.Doc, dedupe.PageOptions(pg.ContentType, v.Level, v.TargetURI))
+			res, _, err := pg.Partition(pps[n%2], v.Level, prev) // the stored partition, as diff shows it
 			if err != nil {
 				return err
 			}

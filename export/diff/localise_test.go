@@ -37,8 +37,8 @@ type localStats struct {
 // every changed consecutive pair of HTML captures of a URL, measures the
 // bytes the block comparison flags (text-changed, markup-only, added,
 // removed blocks, both captures) against a token diff of the same pair.
-// The newer capture is partitioned with the older one as its prior, as
-// ingest and diff do.
+// Each capture shows the partition the archive stores for it, as diff
+// shows it (dedupe.Page.Partition).
 func localisePairs(tb testing.TB, site string, level int) localStats {
 	tb.Helper()
 	files, _ := filepath.Glob(filepath.Join(sharedtest.Dir(tb, "corpus"), site, "*.warc.gz"))
@@ -72,9 +72,7 @@ func localisePairs(tb testing.TB, site string, level int) localStats {
 			if !pg.IsHTML() || len(pg.Doc) == 0 {
 				continue
 			}
-			opts := dedupe.PageOptions(pg.ContentType, v.Level, v.TargetURI)
-			opts.Prior = prev
-			res, err := pps[n%2].Partition(pg.Doc, opts)
+			res, _, err := pg.Partition(pps[n%2], v.Level, prev) // the stored partition, as diff shows it
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"blockwarc/dedupe"
@@ -223,13 +222,12 @@ func (w *worker) look(v *dedupe.Version) (*record, error) {
 
 // blocksPage reads a payload kept as layout + blocks: the document the
 // archive partitioned (doc) and its stored blocks' spans (leaves), both
-// from the restore. It partitions doc as ingest does (dedupe.PageOptions at
-// the Version's level); when that gives the stored blocks — the archive
-// was written by this partition — the rows get its block tree and paths.
-// When it does not (an archive written by an older partition, or at
-// options since changed), the stored blocks are read at their spans
-// (partition.PartitionSpans), each named by the path of today's block with
-// the same bytes, else of the smallest one containing it: every capture
+// from the restore. The rows show the partition the archive stores
+// (partition.PartitionStored at the Version's level): its block tree and
+// paths when today's partition cuts the stored blocks (following the
+// URL's history as ingest did, Options.Prior), else the stored blocks
+// read at their spans, each named by the path of today's block holding
+// it (unique: "~k" appended where several share one). Every capture
 // keeps its blocks rows, whichever partition wrote the archive.
 func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte, leaves [][2]int) *page {
 	pg := &page{layout: v.Layout, layoutID: v.Layout}
@@ -250,22 +248,11 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 		ct = m.ContentType()
 	}
 	opts := dedupe.PageOptions(ct, v.Level, v.TargetURI)
-	res, err := w.p.Partition(doc, opts)
+	res, how, err := w.p.PartitionStored(doc, leaves, opts)
 	if err != nil {
 		return mismatch()
 	}
-	if !sameSpans(res.Leaves, leaves) {
-		// Paths first: the Partitioner reuses its tables for the next
-		// document, res's included.
-		paths := spanPaths(res, leaves)
-		if res, err = w.p.PartitionSpans(doc, leaves, opts); err != nil {
-			return mismatch()
-		}
-		for i, b := range res.Leaves {
-			b.Path = paths[i]
-		}
-		pg.respanned = true
-	}
+	pg.respanned = how == partition.StoredSpans
 	pg.charset = res.Charset
 	pg.title = pageTitle(doc, res.Charset)
 	pg.langs = w.lang.pageLanguages(res.Leaves)
@@ -289,48 +276,6 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 		}
 	}
 	return pg
-}
-
-// sameSpans tells whether the leaves lie exactly at the spans.
-func sameSpans(leaves []*partition.Block, spans [][2]int) bool {
-	if len(leaves) != len(spans) {
-		return false
-	}
-	for i, b := range leaves {
-		if b.Start != spans[i][0] || b.End != spans[i][1] {
-			return false
-		}
-	}
-	return true
-}
-
-// spanPaths names each span by the path of res's block (at any level)
-// with exactly its bytes, else of the smallest block containing it, else
-// "~N" (N its 1-based place) for a span no block of res holds.
-func spanPaths(res *partition.Result, spans [][2]int) []string {
-	out := make([]string, len(spans))
-	var all []*partition.Block
-	var walk func(bs []*partition.Block)
-	walk = func(bs []*partition.Block) {
-		for _, b := range bs {
-			all = append(all, b)
-			walk(b.Children)
-		}
-	}
-	walk(res.Blocks)
-	for i, s := range spans {
-		out[i] = "~" + strconv.Itoa(i+1)
-		best := -1
-		for k, b := range all {
-			if b.Start <= s[0] && s[1] <= b.End && (best < 0 || b.End-b.Start < all[best].End-all[best].Start) {
-				best = k
-			}
-		}
-		if best >= 0 {
-			out[i] = all[best].Path
-		}
-	}
-	return out
 }
 
 // textPage reads title and main text of an HTML payload kept whole
