@@ -10,7 +10,10 @@ import { tableFromIPC } from 'apache-arrow';
 
 const dir = process.argv[2];
 const out = {};
-for (const table of readdirSync(dir).sort()) {
+// Each table is a directory; files beside them (GENERATION: the commit
+// the tables describe) are not tables.
+const tables = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+for (const table of tables) {
   const parts = readdirSync(join(dir, table)).filter((f) => /^part-\d{5}\.arrow$/.test(f)).sort();
   let rows = 0;
   let batches = 0;
