@@ -57,11 +57,14 @@ func newHistoryReader(s *pack.Store, r *root, held int) *historyReader {
 	return &historyReader{s: s, r: r, cur: make([]*segCursor, len(r.Runs)), max: held}
 }
 
-// versions returns the versions of key in every run, in capture order.
-func (h *historyReader) versions(key string) ([]Version, error) {
+// versions returns the versions of key in every run, in capture order,
+// and the catalog segment of the newest run that holds some (zero when
+// none does).
+func (h *historyReader) versions(key string) ([]Version, pack.ID, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var all []Version
+	var newest pack.ID
 	for i, run := range h.r.Runs {
 		j := sort.Search(len(run), func(j int) bool { return run[j].Last >= key })
 		if j == len(run) || run[j].First > key {
@@ -70,11 +73,14 @@ func (h *historyReader) versions(key string) ([]Version, error) {
 		vs, err := h.find(i, j, key)
 		if err != nil {
 			h.drop(i)
-			return nil, fmt.Errorf("read catalog segment %s: %w", run[j].ID, err)
+			return nil, pack.ID{}, fmt.Errorf("read catalog segment %s: %w", run[j].ID, err)
+		}
+		if len(vs) > 0 {
+			newest = run[j].ID
 		}
 		all = append(all, vs...)
 	}
-	return sortVersions(all), nil
+	return sortVersions(all), newest, nil
 }
 
 // find returns the versions of key in segment j of run i.

@@ -87,7 +87,7 @@ func TestHistoryReader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := h.versions(k)
+			got, _, err := h.versions(k)
 			if err != nil {
 				t.Fatalf("%s: %q: %v", tc.name, k, err)
 			}

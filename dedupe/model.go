@@ -47,6 +47,10 @@ type urlState struct {
 	// them (places). Both are the applier's.
 	learn []pack.ID
 	named map[pack.ID]pack.ID
+	// histSeg is the catalog segment of the newest run that holds
+	// versions of the URL (zero: none): the base the applier prefers
+	// for the segment its new versions go into (segmentBase).
+	histSeg pack.ID
 }
 
 // rename gives v's objects the names the writer gave them.
@@ -80,7 +84,8 @@ func (g *ingester) loadHistory(u *urlState) (unread int, err error) {
 	key := u.key
 	u.seen, u.level = map[[3]any]bool{}, g.opts.Level
 	u.warcAnch, u.httpAnch, u.prevObj = map[string]*anchor{}, map[string]*anchor{}, map[string]pack.ID{}
-	vs, err := g.hist.versions(key)
+	vs, seg, err := g.hist.versions(key)
+	u.histSeg = seg
 	if err != nil {
 		return 0, fmt.Errorf("read history of %q: %w", key, err)
 	}

@@ -31,6 +31,9 @@ type ingester struct {
 	w    *pack.Writer
 	r    *root
 	hist *historyReader // the runs of earlier ingests, read by workers
+	// segVotes counts, per earlier catalog segment, the pending URLs
+	// whose newest earlier versions it holds (segmentBase).
+	segVotes map[pack.ID]int
 	// chunkEnd is the number of chunks the archive held when this ingest
 	// began (historyAnchor).
 	chunkEnd uint64
@@ -379,6 +382,12 @@ func (g *ingester) apply(j *job) error {
 			j.u.rename(&j.u.added[i])
 		}
 		g.pending = append(g.pending, URLVersions{Key: j.key, Versions: j.u.added})
+		if j.u.histSeg != (pack.ID{}) {
+			if g.segVotes == nil {
+				g.segVotes = map[pack.ID]int{}
+			}
+			g.segVotes[j.u.histSeg]++
+		}
 		g.pendingBytes += len(j.key) + 200*len(j.u.added)
 	}
 	if g.pendingBytes >= 64<<10 {
@@ -456,12 +465,30 @@ func (g *ingester) writeSegment() error {
 	}
 	g.r.Runs[g.run] = append(g.r.Runs[g.run], segRef{First: g.pending[0].Key, Last: g.pending[len(g.pending)-1].Key, ID: id})
 	g.pending, g.pendingBytes = nil, 0
+	clear(g.segVotes)
 	return nil
 }
 
-// segmentBase is the segment the next one is a delta of: the run's last,
-// else the last of the nearest earlier run that has one.
+// segmentBase is the segment the next one is a delta of: the earlier
+// segment that holds the previous versions of most of its URLs (their
+// hosts, paths, header encodings and file names), else the run's last,
+// else the last of the nearest earlier run that has one. A collection
+// ingested a crawl at a time from many sites has its runs interleaved,
+// so the run before is usually another site's: on 351 one-crawl
+// ingests of the four corpus sites mixed, the catalog took 412 KB with
+// the run before as base.
 func (g *ingester) segmentBase() (pack.ID, bool) {
+	var best pack.ID
+	votes := 0
+	for id, n := range g.segVotes {
+		// Ties go to the smaller id: the same base whatever the map's order.
+		if n > votes || (n == votes && bytes.Compare(id[:], best[:]) < 0) {
+			best, votes = id, n
+		}
+	}
+	if votes > 0 {
+		return best, true
+	}
 	for r := g.run; r >= 0; r-- {
 		if run := g.r.Runs[r]; len(run) > 0 {
 			return run[len(run)-1].ID, true
