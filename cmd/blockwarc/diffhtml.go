@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	xhtml "golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
 
 	"blockwarc/export/diff"
 	"blockwarc/partition"
@@ -92,7 +91,7 @@ func markedPage(res *partition.Result, blocks []diff.Block, newSide bool) string
 		at = m.at
 	}
 	out.Write(doc[at:])
-	return toUTF8(out.Bytes(), res.Charset)
+	return partition.DecodeText(out.Bytes(), res.Charset)
 }
 
 // partMarks marks the changed parts of a changed block (diff.Block's
@@ -120,16 +119,6 @@ func partMarks(doc []byte, blk *partition.Block, parts []diff.Part) []mark {
 		marks = append(marks, mark{p.Start, 2, `<span data-bw-part="` + kind + `">`}, mark{p.End, 1, "</span>" + wrapEnd})
 	}
 	return marks
-}
-
-// toUTF8 decodes a page from its charset; invalid bytes become U+FFFD.
-func toUTF8(b []byte, cs string) string {
-	if enc, name := charset.Lookup(cs); enc != nil && name != "utf-8" {
-		if d, err := enc.NewDecoder().Bytes(b); err == nil {
-			return string(d)
-		}
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 // wordRun is a run of non-space bytes of a text node of the page, with
@@ -187,7 +176,7 @@ func wordRuns(res *partition.Result, b *partition.Block) []wordRun {
 					j++
 				}
 				if j > i {
-					text := html.UnescapeString(toUTF8(raw[i:j], res.Charset))
+					text := html.UnescapeString(partition.DecodeText(raw[i:j], res.Charset))
 					if w := diff.VisibleWords(text); len(w) > 0 {
 						runs = append(runs, wordRun{start + i, start + j, tok, w})
 					}
