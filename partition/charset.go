@@ -207,13 +207,49 @@ func resolveCharset(doc []byte, label, contentType string) string {
 	return name
 }
 
-// newDecoder returns the decoder for a charset name, or nil for UTF-8 (the
-// common case, which then needs no conversion) and for a name no browser
-// knows.
-func newDecoder(name string) *encoding.Decoder {
+// A Decoder reads bytes of a document in one charset as UTF-8 text. It is
+// the one place a charset name becomes a decoder: the partition's text,
+// the tables' titles and links, and the diff page all read through it, so
+// they read a page alike. The zero Decoder reads UTF-8. A Decoder is not
+// safe for concurrent use.
+type Decoder struct {
+	dec *encoding.Decoder // nil for UTF-8 and for a name no browser knows
+}
+
+// NewDecoder returns the Decoder for a charset name (any label a browser
+// knows, such as res.Charset). UTF-8, and a name no browser knows, read
+// as UTF-8.
+func NewDecoder(name string) Decoder {
 	enc, canon := charset.Lookup(name)
 	if enc == nil || canon == "utf-8" {
-		return nil
+		return Decoder{}
 	}
-	return enc.NewDecoder()
+	return Decoder{dec: enc.NewDecoder()}
 }
+
+// UTF8 tells whether d reads UTF-8 (no conversion but the replacement of
+// invalid sequences).
+func (d Decoder) UTF8() bool { return d.dec == nil }
+
+// String converts raw to valid UTF-8: through the charset, or as it stands
+// when the charset's decoder refuses it; invalid sequences become U+FFFD.
+// Character references are not resolved.
+func (d Decoder) String(raw []byte) string {
+	s := ""
+	if d.dec != nil {
+		b, err := d.dec.Bytes(raw)
+		if err != nil {
+			b = raw
+		}
+		s = string(b)
+	} else {
+		s = string(raw)
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
+}
+
+// DecodeText is NewDecoder(name).String(raw), for a single conversion.
+func DecodeText(raw []byte, name string) string { return NewDecoder(name).String(raw) }

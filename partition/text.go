@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
-	"golang.org/x/text/encoding"
 )
 
 // This file turns the offset-keeping tree into visible text. It is the only
@@ -117,26 +116,14 @@ type docIndex struct {
 	cumWords                                              []int32 // words starting before textOff[i] (textWriter counts them)
 	cumCont                                               []int32 // UTF-8 continuation bytes before textOff[i], for rune counts
 
-	dec  *encoding.Decoder // nil when the document is UTF-8
-	lang string            // page language, see detectLanguage
+	dec  Decoder // of the document's charset
+	lang string  // page language, see detectLanguage
 }
 
 // decodeString converts raw bytes of the document to valid UTF-8 and
 // resolves character references. Invalid sequences become U+FFFD.
 func (x *docIndex) decodeString(raw []byte, unescape bool) string {
-	var s string
-	if x.dec != nil {
-		b, err := x.dec.Bytes(raw)
-		if err != nil {
-			b = raw
-		}
-		s = string(b)
-	} else {
-		s = string(raw)
-	}
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
+	s := x.dec.String(raw)
 	if unescape && strings.IndexByte(s, '&') >= 0 {
 		s = html.UnescapeString(s)
 	}
@@ -150,7 +137,7 @@ func (x *docIndex) attrText(n *Node, key string) string {
 	if v == "" {
 		return ""
 	}
-	if x.dec != nil || !utf8.ValidString(v) {
+	if !x.dec.UTF8() || !utf8.ValidString(v) {
 		v = x.decodeString([]byte(v), false)
 	}
 	return joinFields(v)
@@ -388,7 +375,7 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 		spare = &docIndex{}
 	}
 	x := &docIndex{doc: res.Doc}
-	x.dec = newDecoder(res.Charset)
+	x.dec = NewDecoder(res.Charset)
 	if res.Root == nil {
 		x.textOff = []int32{0}
 		for _, c := range []*[]int32{&x.cumLinks, &x.cumImages, &x.cumForms, &x.cumInputs, &x.cumHeadings, &x.cumLinkRunes, &x.cumRunes, &x.cumParas, &x.cumWords, &x.cumCont} {
@@ -462,7 +449,7 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 			raw := x.doc[n.Start:n.End]
 			var k int32
 			ok := false
-			if x.dec == nil {
+			if x.dec.UTF8() {
 				// Common case: UTF-8 without character references, written
 				// as it stands (no copy).
 				save := *w

@@ -2,24 +2,22 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 
 	"blockwarc/dedupe"
 	"blockwarc/dedupe/ingestflags"
 	"blockwarc/export"
+	"blockwarc/export/blockview"
 	"blockwarc/partition"
 )
 
@@ -258,22 +256,6 @@ func keptSet(res *partition.Result) map[*partition.Block]bool {
 	return kept
 }
 
-func blockTag(b *partition.Block) string {
-	var sb strings.Builder
-	tag := b.Tag
-	if tag == "" {
-		tag = "#run" // a run of siblings kept as one block
-	}
-	sb.WriteString(tag)
-	if b.ID != "" {
-		sb.WriteString("#" + b.ID)
-	}
-	for _, c := range strings.Fields(b.Class) {
-		sb.WriteString("." + c)
-	}
-	return sb.String()
-}
-
 func writeBlocksTree(w io.Writer, res *partition.Result) {
 	kept := keptSet(res)
 	walkBlocks(res.Blocks, 1, func(b *partition.Block, depth int) {
@@ -285,22 +267,12 @@ func writeBlocksTree(w io.Writer, res *partition.Result) {
 		if label == "" {
 			label = "-"
 		}
-		fmt.Fprintf(w, "%s%s%s <%s> %s %dB", strings.Repeat("  ", depth-1), b.Path, mark, oneLine(blockTag(b), 80), label, b.End-b.Start)
+		fmt.Fprintf(w, "%s%s%s <%s> %s %dB", strings.Repeat("  ", depth-1), b.Path, mark, blockview.OneLine(blockview.BlockTag(b), 80), label, b.End-b.Start)
 		if len(b.Topic) > 0 {
-			fmt.Fprintf(w, " [%s]", oneLine(strings.Join(b.Topic, " "), 120))
+			fmt.Fprintf(w, " [%s]", blockview.OneLine(strings.Join(b.Topic, " "), 120))
 		}
 		fmt.Fprintln(w)
 	})
-}
-
-// oneLine keeps a field of the tree view on one line and at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > n {
-		r := []rune(s)
-		s = string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // jsonBlock is one block of -json output; the field names are documented
@@ -389,10 +361,6 @@ table[data-bw-block]::before,thead[data-bw-block]::before,tbody[data-bw-block]::
 [data-bw-label=consent]{outline-color:#5d4037!important}[data-bw-label=consent]::before{background:#5d4037!important}
 </style>`
 
-// wrapEnd marks the end tag of an inserted <span>, so that the inserted
-// bytes can be told from the page's own.
-const wrapEnd = "<!--/bw-->"
-
 type insertion struct {
 	at   int
 	text string
@@ -401,22 +369,22 @@ type insertion struct {
 func annotatedHTML(res *partition.Result) []byte {
 	doc := res.Doc
 	var ins []insertion
-	ins = append(ins, insertion{styleOffset(res), annotateCSS})
+	ins = append(ins, insertion{blockview.StyleOffset(res), annotateCSS})
 	for i, b := range res.Leaves {
 		caption := b.Path
 		if b.Label != "" {
 			caption += " " + string(b.Label)
 		}
 		if len(b.Topic) > 0 {
-			caption += ": " + oneLine(strings.Join(b.Topic, " "), 80)
+			caption += ": " + blockview.OneLine(strings.Join(b.Topic, " "), 80)
 		}
-		attrs := ` data-bw-block="` + strconv.Itoa(i+1) + `" data-bw-path="` + attrEscape(b.Path) +
-			`" data-bw-label="` + attrEscape(string(b.Label)) + `" data-bw-caption="` + attrEscape(caption) + `"`
-		if at, ok := startTagNameEnd(doc, b); ok {
+		attrs := ` data-bw-block="` + strconv.Itoa(i+1) + `" data-bw-path="` + blockview.AttrEscape(b.Path) +
+			`" data-bw-label="` + blockview.AttrEscape(string(b.Label)) + `" data-bw-caption="` + blockview.AttrEscape(caption) + `"`
+		if at, ok := blockview.StartTagNameEnd(doc, b); ok {
 			ins = append(ins, insertion{at, attrs})
 			continue
 		}
-		ins = append(ins, insertion{b.Start, "<span" + attrs + ">"}, insertion{b.End, "</span>" + wrapEnd})
+		ins = append(ins, insertion{b.Start, "<span" + attrs + ">"}, insertion{b.End, "</span>" + blockview.WrapEnd})
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].at < ins[j].at })
 	n := len(doc)
@@ -431,109 +399,6 @@ func annotatedHTML(res *partition.Result) []byte {
 		at = x.at
 	}
 	return append(out, doc[at:]...)
-}
-
-// startTagNameEnd returns the offset just after the tag name of b's own
-// start tag, when b begins with it.
-func startTagNameEnd(doc []byte, b *partition.Block) (int, bool) {
-	if b.Node == nil || b.Node.Kind != partition.ElementNode || b.Node.Start != b.Start {
-		return 0, false
-	}
-	i, ok := tagNameEnd(doc, b.Start, b.End)
-	if !ok || !strings.EqualFold(string(doc[b.Start+1:i]), b.Node.Tag) {
-		return 0, false
-	}
-	return i, true
-}
-
-// tagNameEnd returns the offset just after the tag name of the start tag
-// at doc[start] (before end), where an attribute can be inserted.
-func tagNameEnd(doc []byte, start, end int) (int, bool) {
-	if start+1 >= len(doc) || doc[start] != '<' {
-		return 0, false
-	}
-	i := start + 1
-	for i < len(doc) && i < end && !isTagNameEnd(doc[i]) {
-		i++
-	}
-	if i >= len(doc) || i == start+1 {
-		return 0, false
-	}
-	return i, true
-}
-
-func isTagNameEnd(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>'
-}
-
-// styleOffset is where the <style> element goes: after the start tag of
-// the page's own <head> or <body>, or at the end of a page without them
-// (a style element in the body still applies).
-func styleOffset(res *partition.Result) int {
-	doc := res.Doc
-	var found int = -1
-	var visit func(n *partition.Node, depth int)
-	visit = func(n *partition.Node, depth int) {
-		if found >= 0 || depth > 3 {
-			return
-		}
-		if n.Kind == partition.ElementNode && (n.Tag == "head" || n.Tag == "body") &&
-			n.Start+len(n.Tag)+1 <= len(doc) && doc[n.Start] == '<' &&
-			strings.EqualFold(string(doc[n.Start+1:n.Start+1+len(n.Tag)]), n.Tag) {
-			if end := startTagEnd(doc, n.Start); end > 0 {
-				found = end
-			}
-			return
-		}
-		for _, c := range n.Children {
-			visit(c, depth+1)
-		}
-	}
-	if res.Root != nil {
-		visit(res.Root, 0)
-	}
-	if found < 0 {
-		return len(doc)
-	}
-	return found
-}
-
-// startTagEnd returns the offset after the '>' closing the start tag at
-// start, skipping quoted attribute values, or -1.
-func startTagEnd(doc []byte, start int) int {
-	var quote byte
-	for i := start + 1; i < len(doc); i++ {
-		c := doc[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			// Quotes open values only after '='; good enough for head/body.
-			if bytes.LastIndexByte(doc[start:i], '=') >= 0 {
-				quote = c
-			}
-		case c == '>':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// attrEscape escapes s for a double-quoted attribute value, writing
-// non-ASCII as character references so the caption survives whatever
-// charset the page is in.
-func attrEscape(s string) string {
-	var sb strings.Builder
-	for _, r := range html.EscapeString(s) {
-		if r < 0x80 {
-			sb.WriteRune(r)
-		} else {
-			sb.WriteString("&#" + strconv.Itoa(int(r)) + ";")
-		}
-	}
-	return sb.String()
 }
 
 // byteSize is a flag value in the CLI's one size syntax (ingestflags.ParseSize:

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"blockwarc/dedupe"
@@ -212,20 +210,16 @@ func loadPage(a *dedupe.Archive, pp *partition.Partitioner, vs []dedupe.Version,
 	return &loaded{asked: vs[i], source: vs[j], page: pg, res: res, shown: shown}, nil
 }
 
+// side is l as one side of a diff.Report.
+func (l *loaded) side() diff.Side {
+	return diff.Side{Asked: l.asked, Source: l.source, Result: l.res, Shown: l.shown}
+}
+
 func orUnknown(s string) string {
 	if s == "" {
 		return "of unknown type"
 	}
 	return s
-}
-
-// levelName says a partition level as people read it: the adaptive
-// partition is stored as a negative level (partition.LevelAdaptive).
-func levelName(level int) string {
-	if level < 0 {
-		return "adaptive partition"
-	}
-	return "level " + strconv.Itoa(level)
 }
 
 // diffLevel is the level both captures are partitioned at.
@@ -277,22 +271,19 @@ func diffTwo(ctx context.Context, a *dedupe.Archive, url string, o diffOptions, 
 		return err
 	}
 	blocks, sum := diff.Compare(oldP.res, newP.res)
-	rep := newDiffReport(url, level, oldP, newP, blocks, sum)
+	rep := diff.NewReport(url, level, oldP.side(), newP.side(), blocks, sum)
 	if o.json {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
 	} else {
-		err = writeDiffText(w, rep, blocks, o.context)
+		err = diff.WriteText(w, rep, blocks, o.context)
 	}
 	if err != nil {
 		return err
 	}
 	if o.htmlOut != "" {
-		page, err := diffHTML(rep, oldP, newP, blocks)
-		if err != nil {
-			return err
-		}
+		page := diff.HTML(rep, oldP.res, newP.res, blocks)
 		if err := writeFileAtomic(o.htmlOut, func(w io.Writer) error {
 			_, err := w.Write(page)
 			return err
@@ -303,284 +294,12 @@ func diffTwo(ctx context.Context, a *dedupe.Archive, url string, o diffOptions, 
 	return nil
 }
 
-// diffReport is the -json form of a comparison (docs/DIFF.md). Field
-// names and meanings are stable.
-type diffReport struct {
-	URL     string        `json:"url"`
-	Level   int           `json:"level"`
-	From    captureRef    `json:"from"`
-	To      captureRef    `json:"to"`
-	Summary diff.Summary  `json:"summary"`
-	Blocks  []blockChange `json:"blocks"`
-}
-
-type captureRef struct {
-	Date     string `json:"date"`
-	Type     string `json:"type"`
-	RecordID string `json:"record_id"`
-	File     string `json:"file"`
-	Offset   int64  `json:"offset"`
-	// PayloadFrom is the date of the capture a revisit repeats, whose
-	// payload was compared; absent when the capture has its own.
-	PayloadFrom string `json:"payload_from,omitempty"`
-	Charset     string `json:"charset"`
-	// Partition says which partition the blocks are: "stored" (the
-	// archive's blocks for the capture), "stored-spans" (the archive's
-	// blocks, cut by an older partition, read at their spans) or "afresh"
-	// (made now: the payload is stored whole, or -level differs from the
-	// archived level).
-	Partition string `json:"partition"`
-}
-
-type blockChange struct {
-	Status   diff.Status `json:"status"`
-	Path     string      `json:"path"`               // in the later capture; the earlier's for removed
-	OldPath  string      `json:"old_path,omitempty"` // in the earlier capture; absent for added
-	Label    string      `json:"label"`
-	Tag      string      `json:"tag"`
-	OldBytes int         `json:"old_bytes"`
-	NewBytes int         `json:"new_bytes"`
-	Topic    []string    `json:"topic"`
-	Words    []wordEdit  `json:"words,omitempty"`
-	// Where inside a text-changed or markup-only block the change lies:
-	// the changed units (paragraphs, list items, cells) of each side,
-	// and their bytes, both sides together (diff.Block.OldParts,
-	// NewParts).
-	OldParts  []partChange `json:"old_parts,omitempty"`
-	NewParts  []partChange `json:"new_parts,omitempty"`
-	PartBytes int          `json:"part_bytes,omitempty"`
-	// For a markup-only block: the bytes around the first difference
-	// of its first changed part, in each capture — what kind of churn
-	// it is (a nonce, a cache-buster, a renamed class).
-	Markup *markupChange `json:"markup,omitempty"`
-}
-
-type markupChange struct {
-	Old string `json:"old"`
-	New string `json:"new"`
-}
-
-// partChange is a changed part: [start, end) byte offsets in its page,
-// and whether only its markup changed.
-type partChange struct {
-	Start      int  `json:"start"`
-	End        int  `json:"end"`
-	MarkupOnly bool `json:"markup_only"`
-}
-
-type wordEdit struct {
-	Op   string `json:"op"`
-	Text string `json:"text"`
-}
-
-func refOf(l *loaded) captureRef {
-	r := captureRef{
-		Date: l.asked.Date.UTC().Format(time.RFC3339Nano), Type: l.asked.Type, RecordID: l.asked.RecordID,
-		File: l.asked.File, Offset: l.asked.Offset, Charset: l.res.Charset, Partition: l.shown,
-	}
-	if l.source.RecordID != l.asked.RecordID || !l.source.Date.Equal(l.asked.Date) {
-		r.PayloadFrom = l.source.Date.UTC().Format(time.RFC3339Nano)
-	}
-	return r
-}
-
-func newDiffReport(url string, level int, oldP, newP *loaded, blocks []diff.Block, sum diff.Summary) *diffReport {
-	rep := &diffReport{URL: url, Level: level, From: refOf(oldP), To: refOf(newP), Summary: sum, Blocks: []blockChange{}}
-	for _, b := range blocks {
-		c := changeOf(b)
-		if b.Status == diff.MarkupOnly && len(b.OldParts) > 0 && len(b.NewParts) > 0 {
-			o, n := b.OldParts[0], b.NewParts[0]
-			c.Markup = markupOf(oldP.res.Doc[o.Start:o.End], newP.res.Doc[n.Start:n.End])
-		}
-		rep.Blocks = append(rep.Blocks, c)
-	}
-	return rep
-}
-
-// markupContext is how many bytes markupOf shows before and after the
-// first difference.
-const markupContext = 24
-
-// markupOf shows where two byte strings differ: the bytes from a little
-// before their common prefix ends to a little after their common suffix
-// begins, each at most 2*markupContext+40 bytes, white space folded,
-// invalid UTF-8 replaced.
-func markupOf(a, b []byte) *markupChange {
-	p, s := diff.CommonEnds(a, b)
-	cut := func(x []byte) string {
-		from, to := max(0, p-markupContext), min(len(x), len(x)-s+markupContext)
-		if to-from > 2*markupContext+40 {
-			to = from + 2*markupContext + 40
-		}
-		t := strings.Join(strings.Fields(strings.ToValidUTF8(string(x[from:to]), "\uFFFD")), " ")
-		if from > 0 {
-			t = "…" + t
-		}
-		if to < len(x) {
-			t += "…"
-		}
-		return t
-	}
-	return &markupChange{Old: cut(a), New: cut(b)}
-}
-
-func changeOf(b diff.Block) blockChange {
-	c := blockChange{Status: b.Status, Topic: []string{}}
-	main := b.New
-	if main == nil {
-		main = b.Old
-	}
-	c.Path, c.Label, c.Tag, c.Topic = main.Path, string(main.Label), blockTag(main), append(c.Topic, main.Topic...)
-	if b.Old != nil {
-		c.OldPath, c.OldBytes = b.Old.Path, b.Old.End-b.Old.Start
-	}
-	if b.New != nil {
-		c.NewBytes = b.New.End - b.New.Start
-	}
-	for _, e := range b.Words {
-		c.Words = append(c.Words, wordEdit{Op: string(e.Op), Text: strings.Join(e.Words, " ")})
-	}
-	for _, p := range b.OldParts {
-		c.OldParts = append(c.OldParts, partChange{p.Start, p.End, p.MarkupOnly})
-	}
-	for _, p := range b.NewParts {
-		c.NewParts = append(c.NewParts, partChange{p.Start, p.End, p.MarkupOnly})
-	}
-	c.PartBytes = b.PartBytes()
-	return c
-}
-
-func writeDiffText(w io.Writer, rep *diffReport, blocks []diff.Block, context int) error {
-	fmt.Fprintf(w, "url   %s\n", rep.URL)
-	for _, side := range []struct {
-		name string
-		r    captureRef
-	}{{"from", rep.From}, {"to  ", rep.To}} {
-		fmt.Fprintf(w, "%s  %s %s", side.name, side.r.Date, side.r.Type)
-		if side.r.PayloadFrom != "" {
-			fmt.Fprintf(w, " (payload of %s)", side.r.PayloadFrom)
-		}
-		fmt.Fprintf(w, "  %s@%d\n", side.r.File, side.r.Offset)
-	}
-	if n := shownNote(rep.From.Partition, rep.To.Partition); n != "" {
-		fmt.Fprintf(w, "note  %s\n", n)
-	}
-	s := rep.Summary
-	verdict := s.Verdict()
-	fmt.Fprintf(w, "%s: %s; %d unchanged, %d text-changed, %d markup-only, %d added, %d removed, %d moved; %d words deleted, %d inserted\n\n",
-		levelName(rep.Level), verdict, s.Unchanged, s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
-	for _, c := range rep.Blocks {
-		path := c.Path
-		if c.Status == diff.Moved && c.OldPath != c.Path {
-			path = c.OldPath + "→" + c.Path
-		}
-		bytes := fmt.Sprint(c.NewBytes)
-		switch c.Status {
-		case diff.Removed:
-			bytes = fmt.Sprint(c.OldBytes)
-		case diff.TextChanged, diff.MarkupOnly:
-			bytes = fmt.Sprintf("%d→%d", c.OldBytes, c.NewBytes)
-			if c.PartBytes < c.OldBytes+c.NewBytes {
-				// The change lies in some of the block's units.
-				bytes += fmt.Sprintf(" (changed %d in %d+%d parts)", c.PartBytes, len(c.OldParts), len(c.NewParts))
-			}
-		}
-		line := fmt.Sprintf("%-12s  %-10s %-14s %s %s", c.Status, path, orDash(c.Label), c.Tag, bytes)
-		if len(c.Topic) > 0 {
-			line += "  " + oneLine(strings.Join(c.Topic, " "), 60)
-		}
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
-		if c.Markup != nil {
-			fmt.Fprintf(w, "              markup: %s  →  %s\n", c.Markup.Old, c.Markup.New)
-		}
-	}
-	first := true
-	for i, b := range blocks {
-		if len(b.Words) == 0 {
-			continue
-		}
-		if first {
-			fmt.Fprintln(w)
-			first = false
-		}
-		c := rep.Blocks[i]
-		fmt.Fprintf(w, "%s %s %s %s\n", c.Status, c.Path, orDash(c.Label), c.Tag)
-		fmt.Fprintf(w, "  %s\n", wordDiffText(b.Words, context))
-	}
-	return nil
-}
-
-// shownNote says, when either side of a comparison is not the partition
-// the archive stores, which one is shown; "" when both are stored.
-func shownNote(from, to string) string {
-	var out []string
-	for _, side := range []struct{ name, shown string }{{"from", from}, {"to", to}} {
-		switch side.shown {
-		case dedupe.ShownAfresh:
-			out = append(out, side.name+": partitioned afresh, not the stored partition (payload stored whole, or another -level)")
-		case dedupe.ShownStoredSpans:
-			out = append(out, side.name+": the stored blocks, cut by an older partition, read at their spans")
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// maxShownWords bounds one inserted or deleted run in the text output
-// (the JSON has every word).
-const maxShownWords = 120
-
-// wordDiffText renders an edit script as git's --word-diff=plain does,
-// keeping context words of unchanged text around each change.
-func wordDiffText(es []diff.Edit, context int) string {
-	var parts []string
-	for i, e := range es {
-		switch e.Op {
-		case diff.Equal:
-			parts = append(parts, elide(e.Words, i > 0, i < len(es)-1, context))
-		case diff.Delete, diff.Insert:
-			open, close := "[-", "-]"
-			if e.Op == diff.Insert {
-				open, close = "{+", "+}"
-			}
-			parts = append(parts, open+shownWords(e.Words)+close)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// historyEntry is one capture of a -history listing.
-type historyEntry struct {
-	Date     string `json:"date"`
-	Type     string `json:"type"`
-	RecordID string `json:"record_id"`
-	// Status: "first", "unchanged", "markup-only", "text-changed", or
-	// "unreadable" (Error says why: not HTML, a restore failure).
-	Status  string        `json:"status"`
-	Summary *diff.Summary `json:"summary,omitempty"`
-	Error   string        `json:"error,omitempty"`
-	// Partition: which partition of the capture was compared, as in
-	// diff -json's from/to (absent when unreadable).
-	Partition string `json:"partition,omitempty"`
-}
-
-type historyReport struct {
-	URL      string         `json:"url"`
-	Captures []historyEntry `json:"captures"`
-}
-
 func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptions, w io.Writer) error {
 	vs, err := pageVersions(a, url)
 	if err != nil {
 		return err
 	}
-	rep := historyReport{URL: url, Captures: []historyEntry{}}
+	rep := diff.History{URL: url, Captures: []diff.HistoryEntry{}}
 	pps := [2]*partition.Partitioner{partition.NewPartitioner(), partition.NewPartitioner()}
 	var prev *loaded
 	for i := range vs {
@@ -588,7 +307,7 @@ func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptio
 			return err
 		}
 		v := vs[i]
-		e := historyEntry{Date: v.Date.UTC().Format(time.RFC3339Nano), Type: v.Type, RecordID: v.RecordID}
+		e := diff.HistoryEntry{Date: v.Date.UTC().Format(time.RFC3339Nano), Type: v.Type, RecordID: v.RecordID}
 		// Both sides of a comparison must be partitioned at one level;
 		// history uses the latest capture's, or -level.
 		var prior *partition.Result
@@ -606,15 +325,7 @@ func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptio
 			e.Status, e.Partition = "first", cur.shown
 		default:
 			_, sum := diff.Compare(prev.res, cur.res)
-			e.Summary, e.Partition = &sum, cur.shown
-			switch {
-			case sum.VisibleChange:
-				e.Status = "text-changed"
-			case sum.Changed():
-				e.Status = "markup-only"
-			default:
-				e.Status = "unchanged"
-			}
+			e.Summary, e.Partition, e.Status = &sum, cur.shown, diff.HistoryStatus(sum)
 		}
 		if cur != nil {
 			prev = cur
@@ -626,52 +337,5 @@ func diffHistory(ctx context.Context, a *dedupe.Archive, url string, o diffOptio
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	fmt.Fprintf(w, "url %s: %d captures\n", url, len(rep.Captures))
-	for _, e := range rep.Captures {
-		line := fmt.Sprintf("%-30s %-8s %-12s", e.Date, e.Type, e.Status)
-		if s := e.Summary; s != nil && s.Changed() {
-			// Only the counts that are not zero: a history is read down a
-			// column of dates.
-			var parts []string
-			for _, c := range []struct {
-				n    int
-				what string
-			}{{s.TextChanged, "text-changed"}, {s.MarkupOnly, "markup-only"}, {s.Added, "added"}, {s.Removed, "removed"}, {s.Moved, "moved"}} {
-				if c.n > 0 {
-					parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
-				}
-			}
-			line += " " + strings.Join(parts, ", ")
-			if s.WordsDeleted+s.WordsInserted > 0 {
-				line += fmt.Sprintf("; words -%d +%d", s.WordsDeleted, s.WordsInserted)
-			}
-		}
-		if e.Error != "" {
-			line += " " + e.Error
-		}
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
-	}
-	return nil
-}
-
-// elide shortens a run of unchanged words to the context words next to
-// the changes before it (lead) and after it (trail).
-func elide(ws []string, lead, trail bool, context int) string {
-	switch {
-	case lead && trail && len(ws) > 2*context+1:
-		return strings.Join(ws[:context], " ") + " … " + strings.Join(ws[len(ws)-context:], " ")
-	case lead && !trail && len(ws) > context:
-		return strings.Join(ws[:context], " ") + " …"
-	case !lead && trail && len(ws) > context:
-		return "… " + strings.Join(ws[len(ws)-context:], " ")
-	}
-	return strings.Join(ws, " ")
-}
-
-// shownWords joins an inserted or deleted run, at most maxShownWords of it.
-func shownWords(ws []string) string {
-	if len(ws) > maxShownWords {
-		return strings.Join(ws[:maxShownWords], " ") + fmt.Sprintf(" … (%d more words)", len(ws)-maxShownWords)
-	}
-	return strings.Join(ws, " ")
+	return diff.WriteHistoryText(w, &rep)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"blockwarc/export/diff"
 	"blockwarc/internal/sharedtest"
 )
 
@@ -70,13 +71,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func diffJSON(t *testing.T, args ...string) diffReport {
+func diffJSON(t *testing.T, args ...string) diff.Report {
 	t.Helper()
 	code, out, stderr := runCmd(t, append([]string{"diff", "-json"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("diff exit %d: %s", code, stderr)
 	}
-	var rep diffReport
+	var rep diff.Report
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -85,8 +86,8 @@ func diffJSON(t *testing.T, args ...string) diffReport {
 	return rep
 }
 
-func byStatus(rep diffReport, s string) []blockChange {
-	var out []blockChange
+func byStatus(rep diff.Report, s string) []diff.BlockChange {
+	var out []diff.BlockChange
 	for _, b := range rep.Blocks {
 		if string(b.Status) == s {
 			out = append(out, b)
@@ -127,7 +128,7 @@ func TestDiffTextEdit(t *testing.T) {
 	// renamed, in both captures' pages (the bytes cat gives).
 	for _, side := range []struct {
 		at    string
-		parts []partChange
+		parts []diff.PartChange
 		want  string
 	}{{"20220111", tc[0].OldParts, ">Vlaams</a></li>"}, {"20220120", tc[0].NewParts, ">Nederlands</a></li>"}} {
 		code, page, stderr := runCmd(t, "cat", "-at", side.at, bwa, tinderPrivacy)
@@ -236,7 +237,7 @@ func TestDiffHistory(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var h historyReport
+	var h diff.History
 	if err := json.Unmarshal([]byte(out), &h); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestDiffHistory(t *testing.T) {
 // return and the "For California Consumers" section reappears.
 func TestDiffAddedRemoved(t *testing.T) {
 	bwa := tinderArchive(t)
-	has := func(rep diffReport, status, op, words string) bool {
+	has := func(rep diff.Report, status, op, words string) bool {
 		for _, b := range rep.Blocks {
 			if string(b.Status) != status {
 				continue

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/html/charset"
-	"golang.org/x/text/encoding"
-
 	"blockwarc/partition"
 )
 
@@ -17,14 +14,11 @@ import (
 type linkPage struct {
 	res  *partition.Result
 	base *url.URL // nil when the page URL does not parse
-	dec  *encoding.Decoder
+	dec  partition.Decoder
 }
 
 func newLinkPage(res *partition.Result, pageURL string) *linkPage {
-	lp := &linkPage{res: res}
-	if enc, canon := charset.Lookup(res.Charset); enc != nil && canon != "utf-8" {
-		lp.dec = enc.NewDecoder()
-	}
+	lp := &linkPage{res: res, dec: partition.NewDecoder(res.Charset)}
 	base, err := url.Parse(pageURL)
 	if err != nil {
 		return lp
@@ -69,15 +63,10 @@ func (lp *linkPage) attr(n *partition.Node, key string) string {
 }
 
 func (lp *linkPage) decode(s string) string {
-	if lp.dec != nil {
-		if b, err := lp.dec.String(s); err == nil {
-			s = b
-		}
+	if lp.dec.UTF8() && utf8.ValidString(s) {
+		return s // no copy
 	}
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return s
+	return lp.dec.String([]byte(s))
 }
 
 // links returns the link rows of block b on the page whose URL is key:

@@ -1,12 +1,11 @@
 package tables
 
 import (
+	"blockwarc/partition"
 	"bytes"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
 )
 
 // maxTitleScan bounds how much of a page is tokenized looking for its
@@ -36,33 +35,11 @@ func pageTitle(doc []byte, cs string) *string {
 				if z.Next() == html.TextToken {
 					raw = z.Raw()
 				}
-				s := normSpace(html.UnescapeString(decodeText(raw, cs)))
+				s := normSpace(html.UnescapeString(partition.DecodeText(raw, cs)))
 				return &s
 			}
 		}
 	}
-}
-
-// decodeText converts raw bytes of a page in charset cs to UTF-8 as
-// package partition reads the page's text: with the named charset, or,
-// when cs names none, as UTF-8 if valid, else windows-1252. Invalid UTF-8
-// becomes U+FFFD.
-func decodeText(raw []byte, cs string) string {
-	enc, name := charset.Lookup(cs)
-	if enc == nil {
-		if utf8.Valid(raw) {
-			return string(raw)
-		}
-		enc, name = charset.Lookup("windows-1252")
-	}
-	if name == "utf-8" {
-		return strings.ToValidUTF8(string(raw), "\uFFFD")
-	}
-	b, err := enc.NewDecoder().Bytes(raw)
-	if err != nil {
-		return strings.ToValidUTF8(string(raw), "\uFFFD")
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"bytes"
@@ -9,9 +9,8 @@ import (
 	"strings"
 
 	xhtml "golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
 
-	"blockwarc/export/diff"
+	"blockwarc/export/blockview"
 	"blockwarc/partition"
 )
 
@@ -52,22 +51,22 @@ del.bw-del{background:#ffd0d0!important;color:#000!important;text-decoration:lin
 // capture and marks inserted and deleted words in place; side "old"
 // outlines removed, changed and moved blocks of the earlier capture and
 // marks deleted words. The result is UTF-8, for srcdoc.
-func markedPage(res *partition.Result, blocks []diff.Block, newSide bool) string {
+func markedPage(res *partition.Result, blocks []Block, newSide bool) string {
 	doc := res.Doc
-	marks := []mark{{at: styleOffset(res), prio: 3, text: diffPageCSS}}
+	marks := []mark{{at: blockview.StyleOffset(res), prio: 3, text: diffPageCSS}}
 	for i, b := range blocks {
 		blk := b.Old
 		if newSide {
 			blk = b.New
 		}
-		if blk == nil || b.Status == diff.Unchanged {
+		if blk == nil || b.Status == Unchanged {
 			continue
 		}
 		attrs := ` data-bw-status="` + string(b.Status) + `" data-bw-i="` + strconv.Itoa(i) + `"`
-		if at, ok := startTagNameEnd(doc, blk); ok {
+		if at, ok := blockview.StartTagNameEnd(doc, blk); ok {
 			marks = append(marks, mark{at, 2, attrs})
 		} else {
-			marks = append(marks, mark{blk.Start, 2, "<span" + attrs + ">"}, mark{blk.End, 1, "</span>" + wrapEnd})
+			marks = append(marks, mark{blk.Start, 2, "<span" + attrs + ">"}, mark{blk.End, 1, "</span>" + blockview.WrapEnd})
 		}
 		if len(b.Words) > 0 {
 			marks = append(marks, wordMarks(res, blk, b.Words, newSide)...)
@@ -92,16 +91,16 @@ func markedPage(res *partition.Result, blocks []diff.Block, newSide bool) string
 		at = m.at
 	}
 	out.Write(doc[at:])
-	return toUTF8(out.Bytes(), res.Charset)
+	return partition.DecodeText(out.Bytes(), res.Charset)
 }
 
-// partMarks marks the changed parts of a changed block (diff.Block's
+// partMarks marks the changed parts of a changed block (Block's
 // OldParts or NewParts) unless the part is the whole block, which the
 // block's outline already shows: an element part gets an attribute on
 // its start tag (a <span> around a table cell or list item would be
 // moved out of its table or list by the parser), a run of inline content
 // a <span>.
-func partMarks(doc []byte, blk *partition.Block, parts []diff.Part) []mark {
+func partMarks(doc []byte, blk *partition.Block, parts []Part) []mark {
 	var marks []mark
 	for _, p := range parts {
 		if p.Start <= blk.Start && p.End >= blk.End {
@@ -112,24 +111,14 @@ func partMarks(doc []byte, blk *partition.Block, parts []diff.Part) []mark {
 			kind = "markup"
 		}
 		if p.Element {
-			if at, ok := tagNameEnd(doc, p.Start, p.End); ok {
+			if at, ok := blockview.TagNameEnd(doc, p.Start, p.End); ok {
 				marks = append(marks, mark{at, 2, ` data-bw-part="` + kind + `"`})
 				continue
 			}
 		}
-		marks = append(marks, mark{p.Start, 2, `<span data-bw-part="` + kind + `">`}, mark{p.End, 1, "</span>" + wrapEnd})
+		marks = append(marks, mark{p.Start, 2, `<span data-bw-part="` + kind + `">`}, mark{p.End, 1, "</span>" + blockview.WrapEnd})
 	}
 	return marks
-}
-
-// toUTF8 decodes a page from its charset; invalid bytes become U+FFFD.
-func toUTF8(b []byte, cs string) string {
-	if enc, name := charset.Lookup(cs); enc != nil && name != "utf-8" {
-		if d, err := enc.NewDecoder().Bytes(b); err == nil {
-			return string(d)
-		}
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 // wordRun is a run of non-space bytes of a text node of the page, with
@@ -187,8 +176,8 @@ func wordRuns(res *partition.Result, b *partition.Block) []wordRun {
 					j++
 				}
 				if j > i {
-					text := html.UnescapeString(toUTF8(raw[i:j], res.Charset))
-					if w := diff.VisibleWords(text); len(w) > 0 {
+					text := html.UnescapeString(partition.DecodeText(raw[i:j], res.Charset))
+					if w := VisibleWords(text); len(w) > 0 {
 						runs = append(runs, wordRun{start + i, start + j, tok, w})
 					}
 				}
@@ -209,7 +198,7 @@ const resync = 64
 // wordMarks places <ins> around the runs holding inserted words (newSide)
 // and <del> with the deleted words where they were, by walking the edit
 // script along the block's runs.
-func wordMarks(res *partition.Result, b *partition.Block, es []diff.Edit, newSide bool) []mark {
+func wordMarks(res *partition.Result, b *partition.Block, es []Edit, newSide bool) []mark {
 	runs := wordRuns(res, b)
 	type word struct {
 		s   string
@@ -244,7 +233,7 @@ func wordMarks(res *partition.Result, b *partition.Block, es []diff.Edit, newSid
 		return b.End
 	}
 	for _, e := range es {
-		mine := e.Op == diff.Equal || (e.Op == diff.Insert) == newSide
+		mine := e.Op == Equal || (e.Op == Insert) == newSide
 		if !mine {
 			if newSide { // deleted words, shown where they were
 				lastRun = -2
@@ -258,7 +247,7 @@ func wordMarks(res *partition.Result, b *partition.Block, es []diff.Edit, newSid
 				continue // hidden or re-tokenised text: no mark rather than a wrong one
 			}
 			pos = k + 1
-			if e.Op == diff.Equal {
+			if e.Op == Equal {
 				lastRun = -2
 				continue
 			}
@@ -286,10 +275,11 @@ func wordMarks(res *partition.Result, b *partition.Block, es []diff.Edit, newSid
 
 // textEscape escapes s for HTML text, non-ASCII as character references
 // (the page may be in any charset until it is decoded).
-func textEscape(s string) string { return attrEscape(s) }
+func textEscape(s string) string { return blockview.AttrEscape(s) }
 
-// diffHTML renders the comparison as one self-contained page.
-func diffHTML(rep *diffReport, oldP, newP *loaded, blocks []diff.Block) ([]byte, error) {
+// HTML renders rep, the comparison of oldRes with newRes that found
+// blocks, as one self-contained page.
+func HTML(rep *Report, oldRes, newRes *partition.Result, blocks []Block) []byte {
 	var b strings.Builder
 	title := "blockwarc diff: " + rep.URL
 	s := rep.Summary
@@ -331,7 +321,7 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 <body data-changed="`)
 	changed := 0
 	for _, bl := range blocks {
-		if bl.Status != diff.Unchanged && bl.Status != diff.Removed {
+		if bl.Status != Unchanged && bl.Status != Removed {
 			changed++
 		}
 	}
@@ -353,32 +343,32 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 </header>
 <main>
 <iframe id="new" title="later capture" sandbox="allow-same-origin" srcdoc="`)
-	b.WriteString(html.EscapeString(markedPage(newP.res, blocks, true)))
+	b.WriteString(html.EscapeString(markedPage(newRes, blocks, true)))
 	b.WriteString(`"></iframe>
 <iframe id="old" title="earlier capture" hidden sandbox="allow-same-origin" srcdoc="`)
-	b.WriteString(html.EscapeString(markedPage(oldP.res, blocks, false)))
+	b.WriteString(html.EscapeString(markedPage(oldRes, blocks, false)))
 	b.WriteString(`"></iframe>
 <aside><h2>Changes</h2><ol>`)
 	n := 0
 	for i, bl := range blocks {
-		if bl.Status == diff.Unchanged {
+		if bl.Status == Unchanged {
 			continue
 		}
 		n++
 		c := rep.Blocks[i]
 		side := "new"
-		if bl.Status == diff.Removed {
+		if bl.Status == Removed {
 			side = "old"
 		}
 		fmt.Fprintf(&b, `<li class="%s" data-i="%d" data-side="%s"><span class="st">%s</span> <span class="path">%s</span> %s &lt;%s&gt;`,
 			c.Status, i, side, c.Status, html.EscapeString(c.Path), html.EscapeString(orDash(c.Label)), html.EscapeString(c.Tag))
 		if len(c.Topic) > 0 {
-			b.WriteString(` — ` + html.EscapeString(oneLine(strings.Join(c.Topic, " "), 60)))
+			b.WriteString(` — ` + html.EscapeString(blockview.OneLine(strings.Join(c.Topic, " "), 60)))
 		}
 		switch {
 		case len(bl.Words) > 0:
 			b.WriteString(`<div class="words">` + wordDiffHTML(bl.Words, 8) + `</div>`)
-		case bl.Status == diff.MarkupOnly:
+		case bl.Status == MarkupOnly:
 			b.WriteString(`<div class="words">markup changed; the visible text is the same</div>`)
 			if c.Markup != nil {
 				b.WriteString(`<div class="markup"><del>` + html.EscapeString(c.Markup.Old) + `</del> → <ins>` + html.EscapeString(c.Markup.New) + `</ins></div>`)
@@ -447,20 +437,20 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 </script>
 </body></html>
 `)
-	return []byte(b.String()), nil
+	return []byte(b.String())
 }
 
 // wordDiffHTML renders an edit script with <del>/<ins>, keeping context
 // words around each change.
-func wordDiffHTML(es []diff.Edit, context int) string {
+func wordDiffHTML(es []Edit, context int) string {
 	var parts []string
 	for i, e := range es {
 		switch e.Op {
-		case diff.Equal:
+		case Equal:
 			parts = append(parts, html.EscapeString(elide(e.Words, i > 0, i < len(es)-1, context)))
-		case diff.Delete, diff.Insert:
+		case Delete, Insert:
 			tag := "del"
-			if e.Op == diff.Insert {
+			if e.Op == Insert {
 				tag = "ins"
 			}
 			parts = append(parts, "<"+tag+">"+html.EscapeString(shownWords(e.Words))+"</"+tag+">")
