@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	)
+)
 
 // A distributed ingest (cmd/blockwarc-beam) reads each input once, on
 // any worker, and gives each shard the records of its key range. Presort
@@ -291,4 +291,3 @@ func (s *sorter) loadNotes(path string, keep func(string) bool) error {
 		}
 	}
 }
-
