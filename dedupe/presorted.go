@@ -1,0 +1,107 @@
+package dedupe
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"blockwarc/warcio"
+)
+
+// A distributed ingest (cmd/blockwarc-beam, through dedupe/shard) splits
+// what Ingest does with each input file so that every step runs once per
+// file, on any worker: Presort reads the file once into key-ordered
+// segments (warcio.Presort), LearnOriginal learns its gzip members, and
+// each shard's Ingest is given both (Options.Parts, Options.Originals)
+// instead of reading the file itself. The archive is the same, byte for
+// byte, as an Ingest of the files with the same Select.
+
+// Part is one input file read once by Presort: its records in capture
+// order and what the shard ingests' input-file rows say of the whole
+// file.
+type Part struct {
+	warcio.Part
+	// Malformed is the file's malformed records, counted as Ingest
+	// counts them (InputFile.Malformed).
+	Malformed int64
+}
+
+// Presort reads one input file as Ingest with opts reads it (reader
+// options, policy, malformed records counted) into a Part whose segments
+// are written in dir; onRecord, when set, sees every record read (a key
+// sample). The segments stay until the caller removes them
+// (warcio.Part.Remove).
+func Presort(ctx context.Context, file, dir string, opts Options, onRecord func(rec *warcio.Record, key string)) (Part, error) {
+	g := &ingester{malformed: map[string]int64{}}
+	budget := SplitMemory(opts.MemLimit, max(opts.Workers, 1), opts.Pack.ChunkTable)
+	p, err := warcio.Presort(ctx, file, warcio.PresortOptions{Reader: g.readerOpts(opts.Reader),
+		MemLimit: budget.Sort, TempDir: opts.TempDir, Dir: dir, OnRecord: onRecord})
+	if err != nil {
+		return Part{}, err
+	}
+	return Part{Part: p, Malformed: g.malformed[file]}, nil
+}
+
+// LearnOriginal learns which zlib settings restore the gzip input file
+// at path bit-exact (what Ingest learns of each input it reads, unless
+// Options.SkipOriginal), for Options.Originals: an opaque encoding.
+func LearnOriginal(ctx context.Context, path string) ([]byte, error) {
+	r := &learned{}
+	r.o, r.why, r.sum, r.size, r.stream, r.err = learnOriginalStream(ctx, path)
+	if r.err != nil {
+		return nil, r.err // an error stops the ingest: the caller's to report
+	}
+	b := []byte{learnedVersion, r.why}
+	b = append(b, r.sum[:]...)
+	b = binary.AppendVarint(b, r.size)
+	if r.stream == nil {
+		b = append(b, 0)
+	} else {
+		b = append(append(b, 1), r.stream[:]...)
+	}
+	if r.o == nil {
+		return append(b, 0), nil
+	}
+	b = append(b, 1)
+	b = binary.AppendVarint(b, r.o.extents.n)
+	b = binary.LittleEndian.AppendUint64(b, r.o.extents.sum)
+	return r.o.appendTo(b), nil
+}
+
+const learnedVersion = 1
+
+var errLearned = errors.New("bad learnt original")
+
+// decodeLearned reads what LearnOriginal encoded.
+func decodeLearned(b []byte) (*learned, error) {
+	r := &learned{}
+	if len(b) < 2+32 || b[0] != learnedVersion {
+		return nil, errLearned
+	}
+	r.why = b[1]
+	copy(r.sum[:], b[2:34])
+	d := &dec{b: b[34:]}
+	r.size = d.varint("size")
+	switch f := d.bytes(1, "stream"); {
+	case f == nil:
+	case f[0] == 1:
+		var s [32]byte
+		copy(s[:], d.bytes(32, "stream"))
+		r.stream = &s
+	}
+	if f := d.bytes(1, "table"); f != nil && f[0] == 1 {
+		n := d.varint("extents")
+		sum := d.bytes(8, "extents")
+		if d.err == nil {
+			r.o = decodeOriginal(d, true)
+			if r.o != nil {
+				r.o.extents = pieceSum{n: n, sum: binary.LittleEndian.Uint64(sum)}
+			}
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, fmt.Errorf("%w: %v", errLearned, d.err)
+	}
+	return r, nil
+}
