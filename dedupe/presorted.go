@@ -105,3 +105,18 @@ func decodeLearned(b []byte) (*learned, error) {
 	}
 	return r, nil
 }
+
+// LearntStream is how many decompressed bytes the member search behind
+// a LearnOriginal result read, when it read the whole file (a gzip file
+// whose members all restore).
+func LearntStream(b []byte) (int64, bool) {
+	r, err := decodeLearned(b)
+	if err != nil || r.o == nil {
+		return 0, false
+	}
+	var n int64
+	for _, l := range r.o.Lens {
+		n += l
+	}
+	return n, true
+}

@@ -77,9 +77,10 @@ func TestSharedFlags(t *testing.T) {
 	}
 }
 
-// TestShardHeapLimit: every shard's ingest holds the worker's Go heap
-// limit through ingestflags.HoldHeap, for its -shard-mem and
-// -shard-workers, while it runs, and the process's limit is restored.
+// TestShardHeapLimit: every shard's ingest, and every file's presort,
+// holds the worker's Go heap limit through ingestflags.HoldHeap, for its
+// -shard-mem and -shard-workers, while it runs, and the process's limit
+// is restored.
 func TestShardHeapLimit(t *testing.T) {
 	in := samples(t)
 	cfg := defaults(filepath.Join(t.TempDir(), "a.bwa"), 2)
@@ -105,8 +106,8 @@ func TestShardHeapLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, _, one := shard.Split(cfg.Ingest.MemLimit, cfg.Ingest.Workers, 1)
-	if len(held) != len(m.Shards) {
-		t.Fatalf("%d shard ingests held the heap limit, want %d", len(held), len(m.Shards))
+	if len(held) != len(m.Shards)+2 {
+		t.Fatalf("%d shard ingests and presorts held the heap limit, want %d", len(held), len(m.Shards)+2)
 	}
 	for _, l := range held {
 		if l < one || l%one != 0 {

@@ -127,6 +127,9 @@ func Run(ctx context.Context, cfg Config, inputs []string, run func(context.Cont
 	if err := os.RemoveAll(cfg.staging()); err != nil {
 		return err
 	}
+	if err := os.RemoveAll(cfg.partsDir()); err != nil {
+		return err
+	}
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, cfg, inputs)
 	return run(ctx, p)

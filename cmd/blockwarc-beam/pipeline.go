@@ -98,6 +98,13 @@ func (c Config) root() string {
 	return c.staging()
 }
 
+// partsDir is where the inputs' parts (their records, in key-ordered
+// segments) wait for the shard ingests, beside the archive: on the file
+// system every worker sees, removed when the archive is published.
+func (c Config) partsDir() string {
+	return filepath.Join(filepath.Dir(c.Archive), "."+filepath.Base(c.Archive)+".beam-parts")
+}
+
 // tablesStage is where shard i's table parts wait for the finalize step.
 func (c Config) tablesStage(i int) string {
 	return filepath.Join(c.staging(), fmt.Sprintf(".tables-%04d", i))
@@ -105,33 +112,58 @@ func (c Config) tablesStage(i int) string {
 
 func init() {
 	register.DoFn3x1[context.Context, string, func(string), error](&matchFn{})
-	register.DoFn2x2[context.Context, string, []byte, error](&sampleFn{})
+	register.DoFn3x1[context.Context, string, func(fileRead), error](&presortFn{})
+	register.DoFn3x1[context.Context, string, func(int, learnt), error](&learnFn{})
+	register.DoFn2x0[fileRead, func([]byte)](&sampleOfFn{})
 	register.Function2x2(mergeSamples)
 	register.DoFn2x1[[]byte, func([]string), error](&cutFn{})
-	register.DoFn4x0[context.Context, string, []string, func(int, shardInput)](&keyFn{})
-	register.DoFn4x1[context.Context, int, func(*shardInput) bool, func(shardDone), error](&ingestShardFn{})
+	register.DoFn4x0[context.Context, fileRead, []string, func(int, shardInput)](&keyFn{})
+	register.DoFn5x1[context.Context, int, func(*shardInput) bool, func(*learnt) bool, func(shardDone), error](&ingestShardFn{})
 	register.DoFn3x1[context.Context, int, func(*shardDone) bool, error](&finalizeFn{})
 	register.DoFn4x0[context.Context, int, func(*shardDone) bool, func(shardDone)](&fanOutFn{})
 	register.DoFn3x1[context.Context, shardDone, func(shardDone), error](&tablesFn{})
 	register.Emitter1[string]()
+	register.Emitter1[[]byte]()
+	register.Emitter1[fileRead]()
+	register.Emitter2[int, learnt]()
+	register.Iter1[learnt]()
 	register.Emitter1[[]string]()
 	register.Emitter1[shardDone]()
 	register.Emitter2[int, shardInput]()
 	register.Iter1[shardInput]()
 	register.Iter1[shardDone]()
+	beam.RegisterType(reflect.TypeFor[fileRead]())
+	beam.RegisterType(reflect.TypeFor[learnt]())
 	beam.RegisterType(reflect.TypeFor[shardInput]())
 	beam.RegisterType(reflect.TypeFor[shardDone]())
 }
 
-// shardInput is one input file given to a shard, with the boundaries of
-// the shards; shardDone a shard written (or its tables), with the same
-// boundaries. The steps that run as long as a shard's ingest or tables
+// fileRead is one input file read once (shard.Presort): its part
+// (dedupe.Part, JSON: the paths of its key-ordered segments and what the
+// input-file rows say of the file) and its key sample (shard.Sample,
+// JSON; none when extending). learnt is what dedupe.LearnOriginal
+// learnt of a file's gzip members.
+type fileRead struct {
+	File   string
+	Part   []byte
+	Sample []byte
+}
+
+type learnt struct {
+	File     string
+	Original []byte
+}
+
+// shardInput is one input file given to a shard (its part), with the
+// boundaries of the shards; shardDone a shard written (or its tables),
+// with the same boundaries. The steps that run as long as a shard's ingest or tables
 // take the boundaries from their elements, not from a side input: Prism
 // reschedules a step that reads a side input, without waiting, for as
 // long as its bundle runs (its scheduler then took a third of the
 // pipeline's CPU).
 type shardInput struct {
 	File       string
+	Part       []byte
 	Boundaries []string
 }
 
@@ -150,6 +182,11 @@ const metricsNamespace = "blockwarc"
 
 var shuffled = beam.NewCounter(metricsNamespace, "shuffle-bytes")
 
+// decompressed counts the input bytes the pipeline decompresses: each
+// file's stream once per read of it (the presort's, a second pass over
+// a file with gaps, the member search of a gzip file).
+var decompressed = beam.NewCounter(metricsNamespace, "decompressed-bytes")
+
 // shardInputBytes is the counter of the record bytes shard i ingested.
 func shardInputBytes(i int) beam.Counter {
 	return beam.NewCounter(metricsNamespace, fmt.Sprintf("shard-%04d-input-bytes", i))
@@ -164,34 +201,41 @@ func stringsSize(ss ...string) int64 {
 	return n
 }
 
-func (in shardInput) size() int64 { return stringsSize(in.File) + stringsSize(in.Boundaries...) }
+func (in shardInput) size() int64 {
+	return stringsSize(in.File, string(in.Part)) + stringsSize(in.Boundaries...)
+}
 func (d shardDone) size() int64   { return 8 + stringsSize(d.Boundaries...) }
 
 // Build adds the ingest of inputs into cfg.Archive to the pipeline:
 //
-//	inputs → match files → reshuffle → sample each file's keys → merge
-//	→ boundaries (side input) → key each file by shard → group by shard
-//	→ ingest each shard → once all are: each shard's table parts
-//	→ finalize: the manifest and the tables published
+//	inputs → match files → reshuffle ┬→ presort each file (read once) ┬→ samples → merge → boundaries
+//	                                 │                                 └→ key each part by shard ←(side input)┐
+//	                                 └→ learn each file's gzip members (keyed to shard 0)                      │
+//	→ co-group by shard → ingest each shard from its parts ───────────────────────────────────────────────────┘
+//	→ once all are: each shard's table parts → finalize: the manifest and the tables published
 //
-// Extending an archive (cfg.Extend), the boundaries are the stored ones
-// and nothing is sampled. Every shard is given every file: a shard's
-// catalog lists whole input files, as 'blockwarc ingest -shards' writes
-// it.
+// Each input is read (decompressed) once, by the presort, into segments
+// of consecutive keys on the shared file system; a shard's ingest merges
+// the segments of its key range, so it reads no input. Extending an
+// archive (cfg.Extend), the boundaries are the stored ones and nothing
+// is sampled. Every shard is given every file's part: a shard's catalog
+// lists whole input files, as 'blockwarc ingest -shards' writes it.
 func Build(s beam.Scope, cfg Config, inputs []string) {
 	s = s.Scope("blockwarc-ingest")
 	files := beam.ParDo(s, &matchFn{}, beam.CreateList(s, inputs))
 	files = beam.Reshuffle(s, files)
+	read := beam.ParDo(s, &presortFn{Cfg: cfg}, files)
+	learned := beam.ParDo(s, &learnFn{Cfg: cfg}, files)
 	var boundaries beam.PCollection
 	if cfg.Extend {
 		boundaries = beam.Create(s, append([]string{}, cfg.Boundaries...))
 	} else {
-		samples := beam.ParDo(s, &sampleFn{Cfg: cfg}, files)
+		samples := beam.ParDo(s, &sampleOfFn{}, read)
 		merged := beam.Combine(s, mergeSamples, samples)
 		boundaries = beam.ParDo(s, &cutFn{Shards: cfg.Shards}, merged)
 	}
-	keyed := beam.ParDo(s, &keyFn{}, files, beam.SideInput{Input: boundaries})
-	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.GroupByKey(s, keyed))
+	keyed := beam.ParDo(s, &keyFn{}, read, beam.SideInput{Input: boundaries})
+	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.CoGroupByKey(s, keyed, learned))
 	// The tables of a shard look up revisits' originals in every shard:
 	// they start once all shards are written, each on its own worker.
 	// The grouping steps take every shard under one key: as a side input
@@ -218,18 +262,58 @@ func (*matchFn) ProcessElement(ctx context.Context, input string, emit func(stri
 	return nil
 }
 
-// sampleFn reads one file's record headers into its key sample.
-type sampleFn struct{ Cfg Config }
+// presortFn reads one input file once (shard.Presort) into its part, in
+// the run's parts directory, and samples its keys (a new archive).
+type presortFn struct{ Cfg Config }
 
-func (f *sampleFn) ProcessElement(ctx context.Context, file string) ([]byte, error) {
-	s, err := shard.SampleFile(ctx, file, f.Cfg.options(ctx).Reader)
+func (f *presortFn) ProcessElement(ctx context.Context, file string, emit func(fileRead)) error {
+	_, release := holdHeap(f.Cfg.Ingest.MemLimit, f.Cfg.Ingest.Workers, 1)
+	defer release()
+	p, sample, err := shard.Presort(ctx, file, f.Cfg.partsDir(), f.Cfg.options(ctx))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	b, err := json.Marshal(s)
-	// Into the combine (at most: runners merge a bundle's samples first).
-	shuffled.Inc(ctx, stringsSize(string(b)))
-	return b, err
+	decompressed.Inc(ctx, p.Stream.Len)
+	if p.Stream.Gaps > 0 && p.Stream.Tiled {
+		decompressed.Inc(ctx, p.Stream.Len) // read again for the gaps' bytes
+	}
+	out := fileRead{File: file}
+	if out.Part, err = json.Marshal(p); err != nil {
+		return err
+	}
+	if !f.Cfg.Extend {
+		if out.Sample, err = json.Marshal(sample); err != nil {
+			return err
+		}
+	}
+	shuffled.Inc(ctx, stringsSize(file, string(out.Part), string(out.Sample))) // into the keying and the samples' combine
+	emit(out)
+	return nil
+}
+
+// learnFn learns one input file's gzip members (dedupe.LearnOriginal),
+// for shard 0, which writes them (IngestShard learns them there).
+type learnFn struct{ Cfg Config }
+
+func (f *learnFn) ProcessElement(ctx context.Context, file string, emit func(int, learnt)) error {
+	b, err := dedupe.LearnOriginal(ctx, file)
+	if err != nil {
+		return err
+	}
+	if n, ok := dedupe.LearntStream(b); ok {
+		decompressed.Inc(ctx, n)
+	}
+	l := learnt{File: file, Original: b}
+	shuffled.Inc(ctx, 8+stringsSize(l.File, string(l.Original))) // into the group by shard
+	emit(0, l)
+	return nil
+}
+
+// sampleOfFn passes a file's key sample on to the combine.
+type sampleOfFn struct{}
+
+func (*sampleOfFn) ProcessElement(r fileRead, emit func([]byte)) {
+	emit(r.Sample)
 }
 
 // mergeSamples merges two encoded samples (shard.Sample.Merge: any order
@@ -258,12 +342,13 @@ func (f *cutFn) ProcessElement(sample []byte, emit func([]string)) error {
 	return nil
 }
 
-// keyFn sends a file to every shard.
+// keyFn sends a file's part to every shard: each walks the segments of
+// its key range, and describes the whole file in its catalog.
 type keyFn struct{}
 
-func (*keyFn) ProcessElement(ctx context.Context, file string, boundaries []string, emit func(int, shardInput)) {
+func (*keyFn) ProcessElement(ctx context.Context, r fileRead, boundaries []string, emit func(int, shardInput)) {
 	for i := range len(boundaries) + 1 {
-		in := shardInput{File: file, Boundaries: boundaries}
+		in := shardInput{File: r.File, Part: r.Part, Boundaries: boundaries}
 		shuffled.Inc(ctx, 8+in.size()) // into the group by shard
 		emit(i, in)
 	}
@@ -279,11 +364,21 @@ var holdHeap = ingestflags.HoldHeap
 // shard under that name.
 type ingestShardFn struct{ Cfg Config }
 
-func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*shardInput) bool, emit func(shardDone)) error {
+func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*shardInput) bool, learned func(*learnt) bool, emit func(shardDone)) error {
 	var inputs, boundaries []string
+	parts := map[string]dedupe.Part{}
 	var in shardInput
 	for files(&in) {
-		inputs, boundaries = append(inputs, in.File), in.Boundaries
+		var p dedupe.Part
+		if err := json.Unmarshal(in.Part, &p); err != nil {
+			return fmt.Errorf("decode part of %s: %w", in.File, err)
+		}
+		inputs, boundaries, parts[in.File] = append(inputs, in.File), in.Boundaries, p
+	}
+	originals := map[string][]byte{}
+	var l learnt
+	for learned(&l) {
+		originals[l.File] = l.Original
 	}
 	m, err := f.Cfg.manifest(boundaries)
 	if err != nil {
@@ -312,7 +407,7 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 				}
 			}
 		}
-		st, err := shard.IngestShard(ctx, filepath.Join(f.Cfg.Archive, name), m, i, inputs, o)
+		st, err := shard.IngestParts(ctx, filepath.Join(f.Cfg.Archive, name), m, i, inputs, parts, originals, o)
 		if err != nil {
 			return fmt.Errorf("shard %s: %w", name, err)
 		}
@@ -326,7 +421,7 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	}
 	attempt := filepath.Join(staging, "."+name+".attempt-"+randomHex())
 	defer os.RemoveAll(attempt) // left only by a failed attempt
-	st, err := shard.IngestShard(ctx, attempt, m, i, inputs, f.Cfg.options(ctx))
+	st, err := shard.IngestParts(ctx, attempt, m, i, inputs, parts, originals, f.Cfg.options(ctx))
 	if err != nil {
 		return fmt.Errorf("shard %s: %w", name, err)
 	}
@@ -447,6 +542,10 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 		}
 	}
 	if err := parts.Close(); err != nil {
+		return err
+	}
+	// Every shard is written: the inputs' records are not read again.
+	if err := os.RemoveAll(f.Cfg.partsDir()); err != nil {
 		return err
 	}
 	if f.Cfg.Extend {
