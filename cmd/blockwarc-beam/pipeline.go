@@ -204,7 +204,7 @@ func stringsSize(ss ...string) int64 {
 func (in shardInput) size() int64 {
 	return stringsSize(in.File, string(in.Part)) + stringsSize(in.Boundaries...)
 }
-func (d shardDone) size() int64   { return 8 + stringsSize(d.Boundaries...) }
+func (d shardDone) size() int64 { return 8 + stringsSize(d.Boundaries...) }
 
 // Build adds the ingest of inputs into cfg.Archive to the pipeline:
 //
