@@ -23,6 +23,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -63,6 +64,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 	mem := fs.String("shard-mem", ingestflags.DefaultMem, "memory `SIZE` of each shard's ingest (sort and records in flight; the Go heap limit of a worker is set from it)")
 	tmp := fs.String("tmp", "", "`DIR` for the shard ingests' sort runs")
 	policy := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
+	lanes := fs.Int("lanes", runtime.GOMAXPROCS(0), "`N` lanes of each long step, run at once by runners that run a step's elements one after the other (Prism; default: this machine's cores)")
 	replace := fs.Bool("replace", false, "replace ARCHIVE if it exists (atomically, once the new one is complete)")
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -90,7 +92,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 		fmt.Fprintf(stderr, "blockwarc-beam: %v\n", err)
 		return Config{}, nil, exitUsage
 	}
-	return Config{Archive: fs.Arg(0), Shards: *shards, Ingest: v, Replace: *replace}, fs.Args()[1:], 0
+	return Config{Archive: fs.Arg(0), Shards: *shards, Ingest: v, Replace: *replace, Lanes: *lanes}, fs.Args()[1:], 0
 }
 
 // Run checks the arguments, clears what an earlier failed run staged,

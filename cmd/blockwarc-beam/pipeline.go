@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,6 +52,9 @@ type Config struct {
 	// ingest extends the shard in place, committing as 'blockwarc ingest'
 	// does.
 	Extend bool
+	// Lanes divides the files and the shards of each long step among
+	// stages that Prism runs at once (Build); 1 or less: one.
+	Lanes int
 	// Boundaries are the stored boundaries of the archive Extend extends.
 	Boundaries []string
 	// FailFinalizeOnce names a file: when it exists, the finalize step
@@ -115,6 +119,9 @@ func init() {
 	register.DoFn3x1[context.Context, string, func(fileRead), error](&presortFn{})
 	register.DoFn3x1[context.Context, string, func(int, learnt), error](&learnFn{})
 	register.DoFn2x0[fileRead, func([]byte)](&sampleOfFn{})
+	register.DoFn2x0[string, func(string)](&fileLaneFn{})
+	register.DoFn3x0[int, learnt, func(int, learnt)](&learntLaneFn{})
+	register.DoFn2x0[shardDone, func(shardDone)](&doneLaneFn{})
 	register.Function2x2(mergeSamples)
 	register.DoFn2x1[[]byte, func([]string), error](&cutFn{})
 	register.DoFn4x0[context.Context, fileRead, []string, func(int, shardInput)](&keyFn{})
@@ -208,24 +215,35 @@ func (d shardDone) size() int64 { return 8 + stringsSize(d.Boundaries...) }
 
 // Build adds the ingest of inputs into cfg.Archive to the pipeline:
 //
-//	inputs → match files → reshuffle ┬→ presort each file (read once) ┬→ samples → merge → boundaries
-//	                                 │                                 └→ key each part by shard ←(side input)┐
-//	                                 └→ learn each file's gzip members (keyed to shard 0)                      │
-//	→ co-group by shard → ingest each shard from its parts ───────────────────────────────────────────────────┘
-//	→ once all are: each shard's table parts → finalize: the manifest and the tables published
+//	inputs → match files ─(lanes)→ each file: presort (read once) and learn its gzip members
+//	presorts → samples → merge → boundaries (side input of the keying)
+//	presorts → key each file's part by shard ─(lanes)→ co-group with the members learnt → ingest each shard
+//	→ once all are ─(lanes)→ each shard's table parts → finalize: the manifest and the tables published
 //
-// Each input is read (decompressed) once, by the presort, into segments
-// of consecutive keys on the shared file system; a shard's ingest merges
-// the segments of its key range, so it reads no input. Extending an
-// archive (cfg.Extend), the boundaries are the stored ones and nothing
-// is sampled. Every shard is given every file's part: a shard's catalog
+// Each input is read (decompressed) once, by its presort, into segments
+// of consecutive keys beside the archive; a shard's ingest merges the
+// segments of its key range, so it reads no input. Extending an archive
+// (cfg.Extend), the boundaries are the stored ones and nothing is
+// sampled. Every shard is given every file's part: a shard's catalog
 // lists whole input files, as 'blockwarc ingest -shards' writes it.
+//
+// Each step that runs long runs in cfg.Lanes lanes, each its own stage
+// after a reshuffle, its elements (files, shards) divided among them:
+// Prism runs all the elements a stage has waiting as one bundle, one
+// after the other, and only separate stages at once. Runners that split
+// a stage's elements among workers (Dataflow, Flink, Spark) need no
+// lanes; they do no harm there.
 func Build(s beam.Scope, cfg Config, inputs []string) {
 	s = s.Scope("blockwarc-ingest")
+	lanes := max(cfg.Lanes, 1)
 	files := beam.ParDo(s, &matchFn{}, beam.CreateList(s, inputs))
-	files = beam.Reshuffle(s, files)
-	read := beam.ParDo(s, &presortFn{Cfg: cfg}, files)
-	learned := beam.ParDo(s, &learnFn{Cfg: cfg}, files)
+	var reads, learns []beam.PCollection
+	for j := range lanes {
+		lane := beam.Reshuffle(s, beam.ParDo(s, &fileLaneFn{Lane: j, Lanes: lanes}, files))
+		reads = append(reads, beam.ParDo(s, &presortFn{Cfg: cfg}, lane))
+		learns = append(learns, beam.ParDo(s, &learnFn{Cfg: cfg}, lane))
+	}
+	read, learned := beam.Flatten(s, reads...), beam.Flatten(s, learns...)
 	var boundaries beam.PCollection
 	if cfg.Extend {
 		boundaries = beam.Create(s, append([]string{}, cfg.Boundaries...))
@@ -234,16 +252,53 @@ func Build(s beam.Scope, cfg Config, inputs []string) {
 		merged := beam.Combine(s, mergeSamples, samples)
 		boundaries = beam.ParDo(s, &cutFn{Shards: cfg.Shards}, merged)
 	}
-	keyed := beam.ParDo(s, &keyFn{}, read, beam.SideInput{Input: boundaries})
-	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.CoGroupByKey(s, keyed, learned))
+	var dones []beam.PCollection
+	for j := range lanes {
+		keyed := beam.ParDo(s, &keyFn{Lane: j, Lanes: lanes}, read, beam.SideInput{Input: boundaries})
+		learnt := beam.ParDo(s, &learntLaneFn{Lane: j, Lanes: lanes}, learned)
+		dones = append(dones, beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.CoGroupByKey(s, keyed, learnt)))
+	}
 	// The tables of a shard look up revisits' originals in every shard:
-	// they start once all shards are written, each on its own worker.
-	// The grouping steps take every shard under one key: as a side input
-	// of an impulse instead, Prism polls the waiting step for as long as
-	// the shards take (a third more CPU).
-	written := beam.ParDo(s, &fanOutFn{}, beam.GroupByKey(s, beam.AddFixedKey(s, done)))
-	tabled := beam.ParDo(s, &tablesFn{Cfg: cfg}, beam.Reshuffle(s, written))
-	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, tabled)))
+	// they start once all shards are written. The grouping steps take
+	// every shard under one key: as a side input of an impulse instead,
+	// Prism polls the waiting step for as long as the shards take (a
+	// third more CPU).
+	written := beam.ParDo(s, &fanOutFn{}, beam.GroupByKey(s, beam.AddFixedKey(s, beam.Flatten(s, dones...))))
+	var tabled []beam.PCollection
+	for j := range lanes {
+		lane := beam.Reshuffle(s, beam.ParDo(s, &doneLaneFn{Lane: j, Lanes: lanes}, written))
+		tabled = append(tabled, beam.ParDo(s, &tablesFn{Cfg: cfg}, lane))
+	}
+	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, beam.Flatten(s, tabled...))))
+}
+
+// fileLaneFn keeps the files of one lane (by a hash of the name);
+// learntLaneFn and doneLaneFn the shards of one lane (shard i in lane i
+// mod Lanes).
+type fileLaneFn struct{ Lane, Lanes int }
+
+func (f *fileLaneFn) ProcessElement(file string, emit func(string)) {
+	h := fnv.New32a()
+	h.Write([]byte(file))
+	if int(h.Sum32()%uint32(f.Lanes)) == f.Lane {
+		emit(file)
+	}
+}
+
+type learntLaneFn struct{ Lane, Lanes int }
+
+func (f *learntLaneFn) ProcessElement(i int, l learnt, emit func(int, learnt)) {
+	if i%f.Lanes == f.Lane {
+		emit(i, l)
+	}
+}
+
+type doneLaneFn struct{ Lane, Lanes int }
+
+func (f *doneLaneFn) ProcessElement(d shardDone, emit func(shardDone)) {
+	if d.Shard%f.Lanes == f.Lane {
+		emit(d)
+	}
 }
 
 // matchFn expands an input argument into files by the rule every
@@ -342,12 +397,13 @@ func (f *cutFn) ProcessElement(sample []byte, emit func([]string)) error {
 	return nil
 }
 
-// keyFn sends a file's part to every shard: each walks the segments of
-// its key range, and describes the whole file in its catalog.
-type keyFn struct{}
+// keyFn sends a file's part to every shard of its lane: each walks the
+// segments of its key range, and describes the whole file in its
+// catalog.
+type keyFn struct{ Lane, Lanes int }
 
-func (*keyFn) ProcessElement(ctx context.Context, r fileRead, boundaries []string, emit func(int, shardInput)) {
-	for i := range len(boundaries) + 1 {
+func (f *keyFn) ProcessElement(ctx context.Context, r fileRead, boundaries []string, emit func(int, shardInput)) {
+	for i := f.Lane; i < len(boundaries)+1; i += f.Lanes {
 		in := shardInput{File: r.File, Part: r.Part, Boundaries: boundaries}
 		shuffled.Inc(ctx, 8+in.size()) // into the group by shard
 		emit(i, in)
