@@ -192,7 +192,13 @@ var shuffled = beam.NewCounter(metricsNamespace, "shuffle-bytes")
 // decompressed counts the input bytes the pipeline decompresses: each
 // file's stream once per read of it (the presort's, a second pass over
 // a file with gaps, the member search of a gzip file).
-var decompressed = beam.NewCounter(metricsNamespace, "decompressed-bytes")
+// presorted the bytes the presorts decompressed (their first read of
+// each file), stream the inputs' stream bytes.
+var (
+	decompressed = beam.NewCounter(metricsNamespace, "decompressed-bytes")
+	presorted    = beam.NewCounter(metricsNamespace, "presorted-bytes")
+	streamBytes  = beam.NewCounter(metricsNamespace, "stream-bytes")
+)
 
 // shardInputBytes is the counter of the record bytes shard i ingested.
 func shardInputBytes(i int) beam.Counter {
@@ -329,6 +335,8 @@ func (f *presortFn) ProcessElement(ctx context.Context, file string, emit func(f
 		return err
 	}
 	decompressed.Inc(ctx, p.Stream.Len)
+	presorted.Inc(ctx, p.Stream.Len)
+	streamBytes.Inc(ctx, p.Stream.Len)
 	if p.Stream.Gaps > 0 && p.Stream.Tiled {
 		decompressed.Inc(ctx, p.Stream.Len) // read again for the gaps' bytes
 	}
