@@ -267,13 +267,9 @@ func learnMembers(ctx context.Context, path string) (*Original, uint8, *hashingR
 		return nil, originalNotGzip, nil, nil, nil
 	}
 	pos := func() int64 { return raw.n - int64(br.Buffered()) }
-	o := &Original{}
-	hdrs := map[string]int{}
-	stream := sha256.New()
+	t := newMemberTable()
+	defer t.release()
 	var fr io.ReadCloser
-	var prev *zlibenc.Params
-	zs := zlibStreams.Get().(*zlibenc.Stream)
-	defer zlibStreams.Put(zs)
 	var plain bytes.Buffer
 	comp := []byte(nil)
 	for {
@@ -320,48 +316,88 @@ func learnMembers(ctx context.Context, path string) (*Original, uint8, *hashingR
 		if _, err := f.ReadAt(comp, bodyAt); err != nil {
 			return nil, 0, nil, nil, fmt.Errorf("read gzip member of %s at %d: %w", path, start, err)
 		}
-		p, ok := findParams(zs, data, comp, prev)
-		if !ok {
-			return nil, originalNoParams, nil, nil, nil
+		if why := t.add(start, end, hdr, slAt, comp, data); why != 0 {
+			return nil, why, nil, nil, nil
 		}
-		prev = &p
-		// The header: "sl" is recomputed when it says what it should
-		// (member length, decompressed length); otherwise kept literally.
-		mh := memberHeader{Bytes: hdr, slAt: -1}
-		if slAt >= 0 && binary.LittleEndian.Uint32(hdr[slAt:]) == uint32(end-start) &&
-			binary.LittleEndian.Uint32(hdr[slAt+4:]) == uint32(len(data)) {
-			mh.Bytes = bytes.Clone(hdr)
-			clear(mh.Bytes[slAt : slAt+8])
-			mh.SL, mh.slAt = true, slAt
-		}
-		key := string(mh.Bytes)
-		if mh.SL {
-			key += "\x00sl"
-		}
-		hi, seen := hdrs[key]
-		if !seen {
-			hi = len(o.Headers)
-			hdrs[key] = hi
-			o.Headers = append(o.Headers, mh)
-		}
-		if r := len(o.Runs) - 1; r >= 0 && o.Runs[r].P == p && o.Runs[r].Header == hi {
-			o.Runs[r].Count++
-		} else {
-			o.Runs = append(o.Runs, memberRun{Count: 1, P: p, Header: hi})
-		}
-		o.Lens = append(o.Lens, int64(len(data)))
-		o.extents.add(start, 0, int64(len(data)))
-		stream.Write(data)
 	}
 	if _, err := io.Copy(io.Discard, br); err != nil {
 		return nil, 0, nil, nil, err
 	}
-	got := new([32]byte)
-	stream.Sum(got[:0])
-	if len(o.appendTo(nil)) > maxMemberTable {
-		return nil, originalLarge, nil, got, nil
+	o, why, got := t.finish()
+	if why != originalExact {
+		return nil, why, nil, got, nil
 	}
 	return o, originalExact, raw, got, nil
+}
+
+// memberTable learns a gzip file's member table one member at a time,
+// in file order: from a read of its own (learnMembers) or from the
+// members an ingest's reader decompresses anyway (memberHook).
+type memberTable struct {
+	o      *Original
+	hdrs   map[string]int
+	stream hash.Hash
+	prev   *zlibenc.Params
+	zs     *zlibenc.Stream
+}
+
+func newMemberTable() *memberTable {
+	return &memberTable{o: &Original{}, hdrs: map[string]int{}, stream: sha256.New(),
+		zs: zlibStreams.Get().(*zlibenc.Stream)}
+}
+
+func (t *memberTable) release() { zlibStreams.Put(t.zs) }
+
+// add learns the member stored at start..end: its header hdr (with its
+// "sl" subfield at slAt, or -1), its deflate data comp and its
+// decompressed bytes data. It returns why the file cannot be learnt
+// (0: it can, so far).
+func (t *memberTable) add(start, end int64, hdr []byte, slAt int, comp, data []byte) uint8 {
+	p, ok := findParams(t.zs, data, comp, t.prev)
+	if !ok {
+		return originalNoParams
+	}
+	t.prev = &p
+	o := t.o
+	// The header: "sl" is recomputed when it says what it should
+	// (member length, decompressed length); otherwise kept literally.
+	mh := memberHeader{Bytes: hdr, slAt: -1}
+	if slAt >= 0 && binary.LittleEndian.Uint32(hdr[slAt:]) == uint32(end-start) &&
+		binary.LittleEndian.Uint32(hdr[slAt+4:]) == uint32(len(data)) {
+		mh.Bytes = bytes.Clone(hdr)
+		clear(mh.Bytes[slAt : slAt+8])
+		mh.SL, mh.slAt = true, slAt
+	}
+	key := string(mh.Bytes)
+	if mh.SL {
+		key += "\x00sl"
+	}
+	hi, seen := t.hdrs[key]
+	if !seen {
+		hi = len(o.Headers)
+		t.hdrs[key] = hi
+		o.Headers = append(o.Headers, mh)
+	}
+	if r := len(o.Runs) - 1; r >= 0 && o.Runs[r].P == p && o.Runs[r].Header == hi {
+		o.Runs[r].Count++
+	} else {
+		o.Runs = append(o.Runs, memberRun{Count: 1, P: p, Header: hi})
+	}
+	o.Lens = append(o.Lens, int64(len(data)))
+	o.extents.add(start, 0, int64(len(data)))
+	t.stream.Write(data)
+	return 0
+}
+
+// finish returns the table of every member added (originalExact), or
+// why there is none, and the stream the members gave.
+func (t *memberTable) finish() (*Original, uint8, *[32]byte) {
+	got := new([32]byte)
+	t.stream.Sum(got[:0])
+	if len(t.o.appendTo(nil)) > maxMemberTable {
+		return nil, originalLarge, got
+	}
+	return t.o, originalExact, got
 }
 
 // zlibStreams are deflate states (about 300 KiB of C memory each) for

@@ -42,15 +42,24 @@ func (m *Manifest) Range(i int) warcio.KeyRange {
 
 // IngestParts is IngestShard of inputs read already: parts holds every
 // input's part (by path), originals what dedupe.LearnOriginal learnt of
-// them, which only shard 0 writes (as IngestShard, it learns the
-// originals for the whole archive; one missing is learnt there). The
-// shard written is the one IngestShard writes.
+// the files whose part learnt none (dedupe.Part.Original), which only
+// shard 0 writes (as IngestShard, it learns the originals for the whole
+// archive; one missing is learnt there). The shard written is the one
+// IngestShard writes.
 func IngestParts(ctx context.Context, dir string, m *Manifest, i int, inputs []string, parts map[string]dedupe.Part, originals map[string][]byte, opts dedupe.Options) (dedupe.Stats, error) {
 	sel, skip := m.reads(i)
 	opts.Select, opts.SkipOriginal = sel, opts.SkipOriginal || skip
 	opts.Parts, opts.PartRange = parts, m.Range(i)
 	if !opts.SkipOriginal {
-		opts.Originals = originals
+		opts.Originals = map[string][]byte{}
+		for path, p := range parts {
+			if p.Original != nil {
+				opts.Originals[path] = p.Original
+			}
+		}
+		for path, b := range originals {
+			opts.Originals[path] = b
+		}
 	}
 	return dedupe.Ingest(ctx, dir, inputs, opts)
 }
