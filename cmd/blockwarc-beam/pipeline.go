@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,7 +118,7 @@ func (c Config) tablesStage(i int) string {
 func init() {
 	register.DoFn3x1[context.Context, string, func(string), error](&matchFn{})
 	register.DoFn3x1[context.Context, string, func(fileRead), error](&presortFn{})
-	register.DoFn3x1[context.Context, string, func(int, learnt), error](&learnFn{})
+	register.DoFn3x1[context.Context, fileRead, func(int, learnt), error](&learnFn{})
 	register.DoFn2x0[fileRead, func([]byte)](&sampleOfFn{})
 	register.DoFn2x0[string, func(string)](&fileLaneFn{})
 	register.DoFn3x0[int, learnt, func(int, learnt)](&learntLaneFn{})
@@ -191,7 +192,7 @@ var shuffled = beam.NewCounter(metricsNamespace, "shuffle-bytes")
 
 // decompressed counts the input bytes the pipeline decompresses: each
 // file's stream once per read of it (the presort's, a second pass over
-// a file with gaps, the member search of a gzip file).
+// a file with gaps, the member search of a damaged gzip file).
 // presorted the bytes the presorts decompressed (their first read of
 // each file), stream the inputs' stream bytes.
 var (
@@ -221,7 +222,8 @@ func (d shardDone) size() int64 { return 8 + stringsSize(d.Boundaries...) }
 
 // Build adds the ingest of inputs into cfg.Archive to the pipeline:
 //
-//	inputs → match files ─(lanes)→ each file: presort (read once) and learn its gzip members
+//	inputs → match files ─(lanes)→ each file: presort (read once, its gzip members learnt from that read)
+//	                               → learn the members of a file the presort could not (damaged), read again
 //	presorts → samples → merge → boundaries (side input of the keying)
 //	presorts → key each file's part by shard ─(lanes)→ co-group with the members learnt → ingest each shard
 //	→ once all are ─(lanes)→ each shard's table parts → finalize: the manifest and the tables published
@@ -246,8 +248,9 @@ func Build(s beam.Scope, cfg Config, inputs []string) {
 	var reads, learns []beam.PCollection
 	for j := range lanes {
 		lane := beam.Reshuffle(s, beam.ParDo(s, &fileLaneFn{Lane: j, Lanes: lanes}, files))
-		reads = append(reads, beam.ParDo(s, &presortFn{Cfg: cfg}, lane))
-		learns = append(learns, beam.ParDo(s, &learnFn{Cfg: cfg}, lane))
+		read := beam.ParDo(s, &presortFn{Cfg: cfg}, lane)
+		reads = append(reads, read)
+		learns = append(learns, beam.ParDo(s, &learnFn{Cfg: cfg}, read))
 	}
 	read, learned := beam.Flatten(s, reads...), beam.Flatten(s, learns...)
 	var boundaries beam.PCollection
@@ -354,19 +357,28 @@ func (f *presortFn) ProcessElement(ctx context.Context, file string, emit func(f
 	return nil
 }
 
-// learnFn learns one input file's gzip members (dedupe.LearnOriginal),
-// for shard 0, which writes them (IngestShard learns them there).
+// learnFn learns the gzip members of a file whose presort could not
+// (dedupe.Part.Original: a damaged file) by reading it again
+// (dedupe.LearnOriginal), for shard 0, which writes them (IngestShard
+// learns them there); the others' go to shard 0 with their parts.
 type learnFn struct{ Cfg Config }
 
-func (f *learnFn) ProcessElement(ctx context.Context, file string, emit func(int, learnt)) error {
-	b, err := dedupe.LearnOriginal(ctx, file)
+func (f *learnFn) ProcessElement(ctx context.Context, r fileRead, emit func(int, learnt)) error {
+	var p dedupe.Part
+	if err := json.Unmarshal(r.Part, &p); err != nil {
+		return fmt.Errorf("decode part of %s: %w", r.File, err)
+	}
+	if p.Original != nil {
+		return nil
+	}
+	b, err := dedupe.LearnOriginal(ctx, r.File)
 	if err != nil {
 		return err
 	}
 	if n, ok := dedupe.LearntStream(b); ok {
 		decompressed.Inc(ctx, n)
 	}
-	l := learnt{File: file, Original: b}
+	l := learnt{File: r.File, Original: b}
 	shuffled.Inc(ctx, 8+stringsSize(l.File, string(l.Original))) // into the group by shard
 	emit(0, l)
 	return nil
@@ -483,11 +495,23 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	if err := os.MkdirAll(staging, 0o755); err != nil {
 		return fmt.Errorf("stage shard: %w", err)
 	}
-	attempt := filepath.Join(staging, "."+name+".attempt-"+randomHex())
-	defer os.RemoveAll(attempt) // left only by a failed attempt
-	st, err := shard.IngestParts(ctx, attempt, m, i, inputs, parts, originals, f.Cfg.options(ctx))
+	// Written on the worker's local disk (-tmp), where its lock holds,
+	// then copied beside the archive into a directory of this attempt's
+	// own and renamed to the shard's name: no two attempts, on any host,
+	// ever write into one directory of the shared file system.
+	local, err := os.MkdirTemp(f.Cfg.Ingest.TempDir, "blockwarc-beam-"+name+"-")
+	if err != nil {
+		return fmt.Errorf("stage shard: %w", err)
+	}
+	defer os.RemoveAll(local)
+	st, err := shard.IngestParts(ctx, filepath.Join(local, name), m, i, inputs, parts, originals, f.Cfg.options(ctx))
 	if err != nil {
 		return fmt.Errorf("shard %s: %w", name, err)
+	}
+	attempt := filepath.Join(staging, "."+name+".attempt-"+randomHex())
+	defer os.RemoveAll(attempt) // left only by a failed attempt
+	if err := copyDir(filepath.Join(local, name), attempt); err != nil {
+		return fmt.Errorf("stage shard %s: %w", name, err)
 	}
 	err = os.Rename(attempt, filepath.Join(staging, name))
 	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
@@ -648,6 +672,54 @@ func publish(staged, archive string, replace bool) error {
 		return fmt.Errorf("publish %s: %w", archive, err)
 	}
 	return nil
+}
+
+// copyDir copies the directory tree src to dst (a new directory), each
+// file and directory synced.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if err := os.Mkdir(to, 0o755); err != nil {
+				return err
+			}
+			if rel != "." {
+				return syncDir(filepath.Dir(to))
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(out, in)
+		if err == nil {
+			err = out.Sync()
+		}
+		if e := out.Close(); err == nil {
+			err = e
+		}
+		if err == nil {
+			err = syncDir(filepath.Dir(to))
+		}
+		return err
+	})
 }
 
 func syncDir(dir string) error {
