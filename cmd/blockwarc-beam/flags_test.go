@@ -6,6 +6,7 @@ import (
 	"flag"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -61,6 +62,14 @@ func TestSharedFlags(t *testing.T) {
 	v, _ = ingestflags.Flags{Commit: ingestflags.DefaultCommit, Mem: ingestflags.DefaultMem, Policy: ingestflags.DefaultPolicy, Parity: true, Workers: 1}.Parse()
 	if want := v.Options(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults\n%+v\nwant\n%+v", got, want)
+	}
+
+	// -lanes: the machine's cores unless given.
+	if cfg, _, code, _ := parse("a.bwa", "in"); code != 0 || cfg.Lanes != runtime.GOMAXPROCS(0) {
+		t.Errorf("default -lanes: %d, want GOMAXPROCS %d", cfg.Lanes, runtime.GOMAXPROCS(0))
+	}
+	if cfg, _, code, _ := parse("-lanes", "3", "a.bwa", "in"); code != 0 || cfg.Lanes != 3 {
+		t.Errorf("-lanes 3: exit %d, %d lanes", code, cfg.Lanes)
 	}
 
 	for args, want := range map[string]string{

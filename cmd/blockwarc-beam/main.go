@@ -1,17 +1,22 @@
 // Command blockwarc-beam is 'blockwarc ingest -shards N' as an Apache
 // Beam pipeline: the same sharded archive and tables, byte for byte, with
-// the reading, sampling, shard ingests and shards' tables spread over a
+// each input read once (its records sorted into key-ordered segments, its
+// gzip members learnt from the same read), each shard ingesting only the
+// segments of its key range, and the shards' tables spread over a
 // runner's workers. Given an existing sharded archive it adds the inputs
-// to its shards, routed by the stored boundaries. It is a module of its own so that the blockwarc command does
-// not link the Beam SDK.
+// to its shards, routed by the stored boundaries. It is a module of its
+// own so that the blockwarc command does not link the Beam SDK.
 //
 //	blockwarc-beam [-runner prism] [-shards N] ... ARCHIVE INPUT...
 //
 // The workers must see the inputs and the archive's directory at the same
-// paths (a shared file system; the archive's on one whose locks hold
-// across hosts, or local: README.md, "blockwarc-beam"). The archive is built beside ARCHIVE and
-// published by one rename when every shard is written, so a failed or
-// killed run publishes nothing; run it again.
+// paths (a shared file system). A new archive's shards are written on
+// each worker's local disk (-tmp) and then published beside ARCHIVE;
+// extending an archive writes its shards in place, which needs a local
+// file system or one whose locks hold across hosts (README.md,
+// "blockwarc-beam"). The archive is built beside ARCHIVE and published by
+// one rename when every shard is written, so a failed or killed run
+// publishes nothing; run it again.
 package main
 
 import (
