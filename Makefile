@@ -106,7 +106,7 @@ faults:
 # the same run (custom metrics named x-<baseline>). -p 1: one package at a
 # time, so that no package's benchmarks share the cores with another's.
 bench: npm
-	$(GO) test -p 1 -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
+	$(GO) test -p 1 -run '^$$' -bench Pipeline -benchtime $(BENCHTIME) -timeout 60m ./...
 
 # An archive grown a crawl at a time against one ingest of the same
 # files (SITE, N: the first N crawls of ../shared/corpus/SITE).
@@ -134,7 +134,7 @@ test-beam:
 # The pipeline's CPU time against the CLI's ingest on the same inputs
 # (x-cli), in one run.
 bench-beam:
-	cd cmd/blockwarc-beam && $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./...
+	cd cmd/blockwarc-beam && $(GO) test -run '^$$' -bench Pipeline -benchtime $(BENCHTIME) -timeout 60m ./...
 
 # Each fuzz target briefly (FUZZTIME per target).
 fuzz:

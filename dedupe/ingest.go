@@ -111,6 +111,15 @@ type Options struct {
 	// input-file rows describe whole files; Records counts the selected
 	// records only.
 	Select func(key string) bool
+	// Parts, when set, are the inputs read already (Presort), by path:
+	// the ingest walks their segments of PartRange (which must hold
+	// every key Select accepts) instead of reading the files, and writes
+	// the same archive. Every input must have its part.
+	Parts     map[string]Part
+	PartRange warcio.KeyRange
+	// Originals are what LearnOriginal learnt of input files, by path:
+	// not learnt again (the others are, unless SkipOriginal).
+	Originals map[string][]byte
 }
 
 // Stats count what Ingest did.
@@ -310,8 +319,21 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		paths[i] = todo[i].path // not todo[i].in: being hashed
 	}
 	learner := newOriginalLearner(ctx)
+	learner.given = opts.Originals
 	defer learner.stop()
+	var parts []warcio.Part
+	if opts.Parts != nil {
+		for _, p := range paths {
+			part, ok := opts.Parts[p]
+			if !ok {
+				return st, fmt.Errorf("ingest %s: no presorted part of it", p)
+			}
+			parts = append(parts, part.Part)
+			g.malformed[p] = part.Malformed
+		}
+	}
 	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
+		Parts: parts, Range: opts.PartRange,
 		MemLimit: budget.Sort, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
 		Progress: opts.InputProgress, Select: opts.Select,
 		Gaps: true, OnFile: func(fs warcio.FileStream) {

@@ -234,41 +234,47 @@ func parseGzipHeader(br *bufio.Reader) ([]byte, int, error) {
 // do not give it changed under the ingest. It returns the SHA-256 and
 // length of the bytes it read, which the caller compares with the file's.
 func learnOriginal(ctx context.Context, path string, want [32]byte) (o *Original, why uint8, sum [32]byte, size int64, err error) {
+	r := &learned{}
+	r.o, r.why, r.sum, r.size, r.stream, r.err = learnOriginalStream(ctx, path)
+	r = r.against(want)
+	return r.o, r.why, r.sum, r.size, r.err
+}
+
+// learnOriginalStream is learnOriginal without the stream to compare:
+// it returns the stream the members give (nil when the search stopped
+// before the end), which learned.against compares.
+func learnOriginalStream(ctx context.Context, path string) (o *Original, why uint8, sum [32]byte, size int64, stream *[32]byte, err error) {
 	if !zlibenc.Available {
-		return nil, originalNoZlib, sum, 0, nil
+		return nil, originalNoZlib, sum, 0, nil, nil
 	}
-	o, why, raw, err := learnMembers(ctx, path, want)
+	o, why, raw, stream, err := learnMembers(ctx, path)
 	if raw != nil {
 		raw.h.Sum(sum[:0])
 		size = raw.n
 	}
-	return o, why, sum, size, err
+	return o, why, sum, size, stream, err
 }
 
-func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, uint8, *hashingReader, error) {
+func learnMembers(ctx context.Context, path string) (*Original, uint8, *hashingReader, *[32]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("open input again for its gzip members: %w", err)
+		return nil, 0, nil, nil, fmt.Errorf("open input again for its gzip members: %w", err)
 	}
 	defer f.Close()
 	raw := &hashingReader{r: f, h: sha256.New()}
 	br := bufio.NewReaderSize(raw, 256<<10)
 	if head, _ := br.Peek(2); len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
-		return nil, originalNotGzip, nil, nil
+		return nil, originalNotGzip, nil, nil, nil
 	}
 	pos := func() int64 { return raw.n - int64(br.Buffered()) }
-	o := &Original{}
-	hdrs := map[string]int{}
-	stream := sha256.New()
+	t := newMemberTable()
+	defer t.release()
 	var fr io.ReadCloser
-	var prev *zlibenc.Params
-	zs := zlibStreams.Get().(*zlibenc.Stream)
-	defer zlibStreams.Put(zs)
 	var plain bytes.Buffer
 	comp := []byte(nil)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, nil, err
+			return nil, 0, nil, nil, err
 		}
 		if _, err := br.Peek(1); err == io.EOF {
 			break
@@ -276,30 +282,30 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 		start := pos()
 		hdr, slAt, err := parseGzipHeader(br)
 		if err != nil {
-			return nil, originalDamaged, nil, nil
+			return nil, originalDamaged, nil, nil, nil
 		}
 		bodyAt := pos()
 		if fr == nil {
 			fr = flate.NewReader(br)
 		} else if err := fr.(flate.Resetter).Reset(br, nil); err != nil {
-			return nil, 0, nil, err
+			return nil, 0, nil, nil, err
 		}
 		plain.Reset()
 		n, err := io.Copy(&plain, io.LimitReader(fr, maxMemberPlain+1))
 		if n > maxMemberPlain {
-			return nil, originalLarge, nil, nil
+			return nil, originalLarge, nil, nil, nil
 		}
 		if err != nil {
-			return nil, originalDamaged, nil, nil
+			return nil, originalDamaged, nil, nil, nil
 		}
 		bodyEnd := pos()
 		var tr [8]byte
 		if _, err := io.ReadFull(br, tr[:]); err != nil {
-			return nil, originalDamaged, nil, nil
+			return nil, originalDamaged, nil, nil, nil
 		}
 		data := plain.Bytes()
 		if binary.LittleEndian.Uint32(tr[:]) != crc32.ChecksumIEEE(data) || binary.LittleEndian.Uint32(tr[4:]) != uint32(len(data)) {
-			return nil, originalDamaged, nil, nil
+			return nil, originalDamaged, nil, nil, nil
 		}
 		end := pos()
 		comp = comp[:0]
@@ -308,53 +314,90 @@ func learnMembers(ctx context.Context, path string, want [32]byte) (*Original, u
 		}
 		comp = comp[:bodyEnd-bodyAt]
 		if _, err := f.ReadAt(comp, bodyAt); err != nil {
-			return nil, 0, nil, fmt.Errorf("read gzip member of %s at %d: %w", path, start, err)
+			return nil, 0, nil, nil, fmt.Errorf("read gzip member of %s at %d: %w", path, start, err)
 		}
-		p, ok := findParams(zs, data, comp, prev)
-		if !ok {
-			return nil, originalNoParams, nil, nil
+		if why := t.add(start, end, hdr, slAt, comp, data); why != 0 {
+			return nil, why, nil, nil, nil
 		}
-		prev = &p
-		// The header: "sl" is recomputed when it says what it should
-		// (member length, decompressed length); otherwise kept literally.
-		mh := memberHeader{Bytes: hdr, slAt: -1}
-		if slAt >= 0 && binary.LittleEndian.Uint32(hdr[slAt:]) == uint32(end-start) &&
-			binary.LittleEndian.Uint32(hdr[slAt+4:]) == uint32(len(data)) {
-			mh.Bytes = bytes.Clone(hdr)
-			clear(mh.Bytes[slAt : slAt+8])
-			mh.SL, mh.slAt = true, slAt
-		}
-		key := string(mh.Bytes)
-		if mh.SL {
-			key += "\x00sl"
-		}
-		hi, seen := hdrs[key]
-		if !seen {
-			hi = len(o.Headers)
-			hdrs[key] = hi
-			o.Headers = append(o.Headers, mh)
-		}
-		if r := len(o.Runs) - 1; r >= 0 && o.Runs[r].P == p && o.Runs[r].Header == hi {
-			o.Runs[r].Count++
-		} else {
-			o.Runs = append(o.Runs, memberRun{Count: 1, P: p, Header: hi})
-		}
-		o.Lens = append(o.Lens, int64(len(data)))
-		o.extents.add(start, 0, int64(len(data)))
-		stream.Write(data)
 	}
 	if _, err := io.Copy(io.Discard, br); err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, nil, err
 	}
-	var got [32]byte
-	stream.Sum(got[:0])
-	if got != want {
-		return nil, originalChanged, nil, nil
+	o, why, got := t.finish()
+	if why != originalExact {
+		return nil, why, nil, got, nil
 	}
-	if len(o.appendTo(nil)) > maxMemberTable {
-		return nil, originalLarge, nil, nil
+	return o, originalExact, raw, got, nil
+}
+
+// memberTable learns a gzip file's member table one member at a time,
+// in file order: from a read of its own (learnMembers) or from the
+// members an ingest's reader decompresses anyway (memberHook).
+type memberTable struct {
+	o      *Original
+	hdrs   map[string]int
+	stream hash.Hash
+	prev   *zlibenc.Params
+	zs     *zlibenc.Stream
+}
+
+func newMemberTable() *memberTable {
+	return &memberTable{o: &Original{}, hdrs: map[string]int{}, stream: sha256.New(),
+		zs: zlibStreams.Get().(*zlibenc.Stream)}
+}
+
+func (t *memberTable) release() { zlibStreams.Put(t.zs) }
+
+// add learns the member stored at start..end: its header hdr (with its
+// "sl" subfield at slAt, or -1), its deflate data comp and its
+// decompressed bytes data. It returns why the file cannot be learnt
+// (0: it can, so far).
+func (t *memberTable) add(start, end int64, hdr []byte, slAt int, comp, data []byte) uint8 {
+	p, ok := findParams(t.zs, data, comp, t.prev)
+	if !ok {
+		return originalNoParams
 	}
-	return o, originalExact, raw, nil
+	t.prev = &p
+	o := t.o
+	// The header: "sl" is recomputed when it says what it should
+	// (member length, decompressed length); otherwise kept literally.
+	mh := memberHeader{Bytes: hdr, slAt: -1}
+	if slAt >= 0 && binary.LittleEndian.Uint32(hdr[slAt:]) == uint32(end-start) &&
+		binary.LittleEndian.Uint32(hdr[slAt+4:]) == uint32(len(data)) {
+		mh.Bytes = bytes.Clone(hdr)
+		clear(mh.Bytes[slAt : slAt+8])
+		mh.SL, mh.slAt = true, slAt
+	}
+	key := string(mh.Bytes)
+	if mh.SL {
+		key += "\x00sl"
+	}
+	hi, seen := t.hdrs[key]
+	if !seen {
+		hi = len(o.Headers)
+		t.hdrs[key] = hi
+		o.Headers = append(o.Headers, mh)
+	}
+	if r := len(o.Runs) - 1; r >= 0 && o.Runs[r].P == p && o.Runs[r].Header == hi {
+		o.Runs[r].Count++
+	} else {
+		o.Runs = append(o.Runs, memberRun{Count: 1, P: p, Header: hi})
+	}
+	o.Lens = append(o.Lens, int64(len(data)))
+	o.extents.add(start, 0, int64(len(data)))
+	t.stream.Write(data)
+	return 0
+}
+
+// finish returns the table of every member added (originalExact), or
+// why there is none, and the stream the members gave.
+func (t *memberTable) finish() (*Original, uint8, *[32]byte) {
+	got := new([32]byte)
+	t.stream.Sum(got[:0])
+	if len(t.o.appendTo(nil)) > maxMemberTable {
+		return nil, originalLarge, got
+	}
+	return t.o, originalExact, got
 }
 
 // zlibStreams are deflate states (about 300 KiB of C memory each) for
@@ -673,6 +716,7 @@ type originalLearner struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	res    map[string]*learned
+	given  map[string][]byte // Options.Originals: learnt already
 }
 
 type learned struct {
@@ -680,7 +724,19 @@ type learned struct {
 	why  uint8
 	sum  [32]byte
 	size int64
-	err  error
+	// stream is the stream the members gave, when the search read them
+	// all; against compares it with the walk's.
+	stream *[32]byte
+	err    error
+}
+
+// against is what was learnt of a file whose walk read the stream want:
+// a file whose members give another stream changed under the ingest.
+func (r *learned) against(want [32]byte) *learned {
+	if r.err == nil && r.stream != nil && *r.stream != want {
+		return &learned{why: originalChanged}
+	}
+	return r
 }
 
 func newOriginalLearner(ctx context.Context) *originalLearner {
@@ -693,6 +749,16 @@ func newOriginalLearner(ctx context.Context) *originalLearner {
 // rebuilt and it can be read again.
 func (l *originalLearner) start(fs warcio.FileStream) {
 	if !fs.Tiled || fs.File == "-" {
+		return
+	}
+	if b, ok := l.given[fs.File]; ok {
+		r, err := decodeLearned(b)
+		if err != nil {
+			r = &learned{err: fmt.Errorf("learnt original of %s: %w", fs.File, err)}
+		}
+		l.mu.Lock()
+		l.res[fs.File] = r.against(fs.SHA256)
+		l.mu.Unlock()
 		return
 	}
 	l.wg.Add(1)

@@ -66,6 +66,13 @@ type container struct {
 	sum      hash.Hash // SHA-256 of those bytes, when asked for
 	members  []member  // recent members, ordered; pruned by the reader
 
+	// Options.OnMember: the open gzip member's decompressed bytes (up to
+	// memberMax) and count.
+	onMember  func(Member)
+	memberMax int64
+	mbuf      []byte
+	mlen      int64
+
 	gz    *gzip.Reader
 	zd    *zstd.Decoder
 	dict  []byte
@@ -125,8 +132,14 @@ func (c *container) read(p []byte) (int, error) {
 		}
 		n, err := c.dec.Read(p)
 		c.u += int64(n)
+		if c.onMember != nil && c.comp == CompressionGzip {
+			c.mlen += int64(n)
+			if c.mlen <= c.memberMax {
+				c.mbuf = append(c.mbuf, p[:n]...)
+			}
+		}
 		if err == io.EOF {
-			c.endMember()
+			c.endMember(false)
 			if n > 0 {
 				return n, nil
 			}
@@ -134,7 +147,7 @@ func (c *container) read(p []byte) (int, error) {
 		}
 		if err != nil {
 			m := c.members[len(c.members)-1]
-			c.endMember()
+			c.endMember(true)
 			var fe *FormatError
 			if errors.As(err, &fe) {
 				return n, err
@@ -159,11 +172,19 @@ func (c *container) read(p []byte) (int, error) {
 	}
 }
 
-func (c *container) endMember() {
+func (c *container) endMember(damaged bool) {
 	c.dec = nil
 	m := &c.members[len(c.members)-1]
 	m.uEnd = c.u
 	m.storedEnd = c.storedPos()
+	if c.onMember != nil && c.comp == CompressionGzip {
+		mb := Member{Stored: m.stored, StoredEnd: m.storedEnd, PlainLen: c.mlen, Damaged: damaged}
+		if c.mlen <= c.memberMax {
+			mb.Plain = c.mbuf
+		}
+		c.onMember(mb)
+		c.mbuf, c.mlen = c.mbuf[:0], 0
+	}
 	if m.uEnd == m.u && len(c.members) > 1 {
 		// An empty member holds no record; dropping it keeps the list
 		// bounded on a stream of empty members.
@@ -221,6 +242,7 @@ func (c *container) startMember() error {
 				c.dropped += skipped
 				continue
 			}
+			c.damagedMember(start)
 			return c.formatErr(start, fmt.Sprintf("skip %d bytes that do not start a %s member", skipped, c.comp), ErrGarbage, nil)
 		}
 		c.resync = false
@@ -235,9 +257,18 @@ func (c *container) startMember() error {
 			if c.storedPos() <= start {
 				c.br.Discard(1)
 			}
+			c.damagedMember(start)
 			return c.formatErr(start, k.openErr, ErrCorrupt, err)
 		}
 		return nil
+	}
+}
+
+// damagedMember tells Options.OnMember of bytes at stored offset start
+// that start no good member.
+func (c *container) damagedMember(start int64) {
+	if c.onMember != nil && c.comp == CompressionGzip {
+		c.onMember(Member{Stored: start, StoredEnd: -1, Damaged: true})
 	}
 }
 

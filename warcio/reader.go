@@ -40,6 +40,24 @@ type Options struct {
 	// (see Reader.Stream), so that a file rebuilt from its records and
 	// gaps can be checked against it.
 	StreamDigest bool
+	// OnMember, when set, is called as each gzip member of the input
+	// ends, with its stored extent and its decompressed bytes (up to
+	// MaxMemberPlain of them): what learning the member's zlib settings
+	// needs, without decompressing the file a second time. A damaged
+	// member, or bytes between members that start none, come as a Member
+	// with Damaged set.
+	OnMember       func(Member)
+	MaxMemberPlain int64
+}
+
+// Member is a gzip member as Options.OnMember sees it. Plain is valid
+// only during the call; it is nil when the member's PlainLen exceeds
+// Options.MaxMemberPlain.
+type Member struct {
+	Stored, StoredEnd int64 // its stored extent
+	Plain             []byte
+	PlainLen          int64
+	Damaged           bool
 }
 
 // Stream describes a file's decompressed stream as read so far: its
@@ -116,6 +134,7 @@ func NewReaderOptions(r io.Reader, name string, o Options) *Reader {
 	if o.StreamDigest {
 		rd.c.sum = sha256.New()
 	}
+	rd.c.onMember, rd.c.memberMax = o.OnMember, o.MaxMemberPlain
 	return rd
 }
 
@@ -135,7 +154,8 @@ func (r *Reader) Reset(rd io.Reader, name string) {
 	if sum != nil {
 		sum.Reset()
 	}
-	*c = container{name: name, raw: c.raw, br: c.br, gz: gz, zd: zd, lz: lz, members: c.members[:0], sum: sum}
+	*c = container{name: name, raw: c.raw, br: c.br, gz: gz, zd: zd, lz: lz, members: c.members[:0], sum: sum,
+		onMember: c.onMember, memberMax: c.memberMax, mbuf: c.mbuf[:0]}
 	c.br.Reset(&c.raw)
 	*r = Reader{name: name, opt: r.opt, c: c, buf: r.buf, gen: r.gen + 1, dig: r.dig, noTrailerAt: -1}
 }

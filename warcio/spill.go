@@ -364,6 +364,11 @@ type run struct {
 	path     string
 	bodyOnly *item   // header of a body-only run
 	mem      []*item // in-memory batch (already sorted)
+	// keep, when set, skips the items whose key it rejects (a Part's
+	// segment walked for one key range); shared runs are not removed
+	// when closed (another walk may read them).
+	keep   func(key string) bool
+	shared bool
 
 	f    *os.File
 	zr   *zstd.Decoder
@@ -391,8 +396,18 @@ func (r *run) open() error {
 	return nil
 }
 
-// advance moves to the next item; head is nil at the end of the run.
+// advance moves to the next item (the next one keep accepts); head is
+// nil at the end of the run.
 func (r *run) advance() error {
+	for {
+		if err := r.next(); err != nil || r.head == nil || r.keep == nil || r.keep(r.head.key) {
+			return err
+		}
+	}
+}
+
+// next moves to the next item.
+func (r *run) next() error {
 	if r.left != nil && r.left.N > 0 {
 		if _, err := io.Copy(io.Discard, r.left); err != nil {
 			return fmt.Errorf("read run: %w", err)
@@ -447,7 +462,7 @@ func (r *run) close() {
 		r.f.Close()
 		r.f = nil
 	}
-	if r.path != "" {
+	if r.path != "" && !r.shared {
 		os.Remove(r.path)
 	}
 }

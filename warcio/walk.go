@@ -78,6 +78,16 @@ type WalkOptions struct {
 	// sorted. A sharded ingest walks every input once per shard, each
 	// walk keeping its shard's key range.
 	Select func(key string) bool
+	// Parts, when set, are the inputs, read already by Presort: Walk
+	// merges the parts' segments that hold keys of Range (and of
+	// Select, which must accept no key outside Range) instead of reading
+	// files, and yields what a Walk of their files with the same Select
+	// yields, in the same order. OnFile is called with each part's
+	// stream; inputs are not read.
+	Parts []Part
+	Range KeyRange
+
+	onRecord func(rec *Record, key string) // PresortOptions.OnRecord
 }
 
 // MaxGapPiece bounds the bytes of one gap Capture: a long damaged region
@@ -168,9 +178,12 @@ type WalkStats struct {
 // for what the readers skip instead) or by fn, and returns it.
 func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Capture) error) (WalkStats, error) {
 	var st WalkStats
-	files, err := ExpandInputs(inputs)
-	if err != nil {
-		return st, err
+	var files []string
+	if opts.Parts == nil {
+		var err error
+		if files, err = ExpandInputs(inputs); err != nil {
+			return st, err
+		}
 	}
 	if opts.MemLimit <= 0 {
 		opts.MemLimit = DefaultWalkMemLimit
@@ -183,7 +196,12 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 
 	s := &sorter{dir: dir, limit: opts.MemLimit, wanted: map[string]*Origin{}}
 	defer s.cleanup()
-	if err := s.readAll(ctx, files, &opts, &st); err != nil {
+	if opts.Parts != nil {
+		err = s.loadParts(ctx, &opts, &st)
+	} else {
+		err = s.readAll(ctx, files, &opts, &st)
+	}
+	if err != nil {
 		return st, err
 	}
 	if err := s.finish(ctx); err != nil {
@@ -266,6 +284,10 @@ type sorter struct {
 	side     bytes.Buffer
 	sideFile *os.File
 	wanted   map[string]*Origin
+	// notes, when set (Presort), gets the revisit notes of each record
+	// under its key instead of side and wanted: which of them a shard
+	// keeps is decided when its walk loads them.
+	notes *bytes.Buffer
 }
 
 // bigRecord is the block size beyond which a record goes to its own run.
@@ -453,6 +475,9 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			return fail(fmt.Errorf("read %s: %w", name, err))
 		}
 		it := &item{rec: rec, key: SURT(rec.TargetURI)}
+		if opts.onRecord != nil {
+			opts.onRecord(rec, it.key)
+		}
 		if opts.Select != nil && !opts.Select(it.key) {
 			continue // the reader skips the unread block
 		}
@@ -819,15 +844,14 @@ func (s *sorter) noteRevisitTarget(r *Record, key string) error {
 	switch {
 	case r.Type == "revisit":
 		if r.RefersTo != "" {
-			s.wanted["i\x00"+r.RefersTo] = nil
+			s.want(key, "i\x00"+r.RefersTo)
 		}
 		if r.RefersToTargetURI != "" {
 			if t, ok := parseRefDate(r.RefersToDate); ok {
-				s.wanted[agnosticKeys(SURT(r.RefersToTargetURI), t)] = nil
+				s.want(key, agnosticKeys(SURT(r.RefersToTargetURI), t))
 			}
 		}
 	case isOriginal(r):
-		var b [binary.MaxVarintLen64]byte
 		var e []byte
 		e = appendStr(e, key)
 		e = binary.AppendVarint(e, r.Date.Unix())
@@ -837,21 +861,42 @@ func (s *sorter) noteRevisitTarget(r *Record, key string) error {
 		e = binary.AppendVarint(e, r.Offset)
 		e = binary.AppendVarint(e, r.SkipInMember)
 		e = appendStr(e, r.TargetURI)
-		s.side.Write(b[:binary.PutUvarint(b[:], uint64(len(e)))])
-		s.side.Write(e)
-		if s.side.Len() > 1<<20 {
-			if s.sideFile == nil {
-				f, err := os.CreateTemp(s.dir, "originals-*")
-				if err != nil {
-					return fmt.Errorf("create temp file: %w", err)
-				}
-				s.sideFile = f
-			}
-			if _, err := s.sideFile.Write(s.side.Bytes()); err != nil {
-				return fmt.Errorf("write temp file: %w", err)
-			}
-			s.side.Reset()
+		if s.notes != nil {
+			appendNote(s.notes, noteOriginal, key, e)
+			return nil
 		}
+		return s.addCandidate(e)
+	}
+	return nil
+}
+
+// want notes a target a revisit of key asks for.
+func (s *sorter) want(key, target string) {
+	if s.notes != nil {
+		appendNote(s.notes, noteWanted, key, []byte(target))
+		return
+	}
+	s.wanted[target] = nil
+}
+
+// addCandidate keeps the compact line of a possible original, spilling
+// the lines to a temporary file beyond 1 MiB.
+func (s *sorter) addCandidate(e []byte) error {
+	var b [binary.MaxVarintLen64]byte
+	s.side.Write(b[:binary.PutUvarint(b[:], uint64(len(e)))])
+	s.side.Write(e)
+	if s.side.Len() > 1<<20 {
+		if s.sideFile == nil {
+			f, err := os.CreateTemp(s.dir, "originals-*")
+			if err != nil {
+				return fmt.Errorf("create temp file: %w", err)
+			}
+			s.sideFile = f
+		}
+		if _, err := s.sideFile.Write(s.side.Bytes()); err != nil {
+			return fmt.Errorf("write temp file: %w", err)
+		}
+		s.side.Reset()
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -63,6 +64,14 @@ func TestSharedFlags(t *testing.T) {
 		t.Fatalf("defaults\n%+v\nwant\n%+v", got, want)
 	}
 
+	// -lanes: the machine's cores unless given.
+	if cfg, _, code, _ := parse("a.bwa", "in"); code != 0 || cfg.Lanes != runtime.GOMAXPROCS(0) {
+		t.Errorf("default -lanes: %d, want GOMAXPROCS %d", cfg.Lanes, runtime.GOMAXPROCS(0))
+	}
+	if cfg, _, code, _ := parse("-lanes", "3", "a.bwa", "in"); code != 0 || cfg.Lanes != 3 {
+		t.Errorf("-lanes 3: exit %d, %d lanes", code, cfg.Lanes)
+	}
+
 	for args, want := range map[string]string{
 		"-commit lots":     "bad -commit",
 		"-shard-mem 0":     "bad -shard-mem",
@@ -77,9 +86,10 @@ func TestSharedFlags(t *testing.T) {
 	}
 }
 
-// TestShardHeapLimit: every shard's ingest holds the worker's Go heap
-// limit through ingestflags.HoldHeap, for its -shard-mem and
-// -shard-workers, while it runs, and the process's limit is restored.
+// TestShardHeapLimit: every shard's ingest, and every file's presort,
+// holds the worker's Go heap limit through ingestflags.HoldHeap, for its
+// -shard-mem and -shard-workers, while it runs, and the process's limit
+// is restored.
 func TestShardHeapLimit(t *testing.T) {
 	in := samples(t)
 	cfg := defaults(filepath.Join(t.TempDir(), "a.bwa"), 2)
@@ -105,8 +115,8 @@ func TestShardHeapLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, _, one := shard.Split(cfg.Ingest.MemLimit, cfg.Ingest.Workers, 1)
-	if len(held) != len(m.Shards) {
-		t.Fatalf("%d shard ingests held the heap limit, want %d", len(held), len(m.Shards))
+	if len(held) != len(m.Shards)+2 {
+		t.Fatalf("%d shard ingests and presorts held the heap limit, want %d", len(held), len(m.Shards)+2)
 	}
 	for _, l := range held {
 		if l < one || l%one != 0 {

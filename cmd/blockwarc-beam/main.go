@@ -1,17 +1,22 @@
 // Command blockwarc-beam is 'blockwarc ingest -shards N' as an Apache
 // Beam pipeline: the same sharded archive and tables, byte for byte, with
-// the reading, sampling, shard ingests and shards' tables spread over a
+// each input read once (its records sorted into key-ordered segments, its
+// gzip members learnt from the same read), each shard ingesting only the
+// segments of its key range, and the shards' tables spread over a
 // runner's workers. Given an existing sharded archive it adds the inputs
-// to its shards, routed by the stored boundaries. It is a module of its own so that the blockwarc command does
-// not link the Beam SDK.
+// to its shards, routed by the stored boundaries. It is a module of its
+// own so that the blockwarc command does not link the Beam SDK.
 //
 //	blockwarc-beam [-runner prism] [-shards N] ... ARCHIVE INPUT...
 //
 // The workers must see the inputs and the archive's directory at the same
-// paths (a shared file system; the archive's on one whose locks hold
-// across hosts, or local: README.md, "blockwarc-beam"). The archive is built beside ARCHIVE and
-// published by one rename when every shard is written, so a failed or
-// killed run publishes nothing; run it again.
+// paths (a shared file system). A new archive's shards are written on
+// each worker's local disk (-tmp) and then published beside ARCHIVE;
+// extending an archive writes its shards in place, which needs a local
+// file system or one whose locks hold across hosts (README.md,
+// "blockwarc-beam"). The archive is built beside ARCHIVE and published by
+// one rename when every shard is written, so a failed or killed run
+// publishes nothing; run it again.
 package main
 
 import (
@@ -23,6 +28,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -63,6 +69,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 	mem := fs.String("shard-mem", ingestflags.DefaultMem, "memory `SIZE` of each shard's ingest (sort and records in flight; the Go heap limit of a worker is set from it)")
 	tmp := fs.String("tmp", "", "`DIR` for the shard ingests' sort runs")
 	policy := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
+	lanes := fs.Int("lanes", runtime.GOMAXPROCS(0), "`N` lanes of each long step, run at once by runners that run a step's elements one after the other (Prism; default: this machine's cores)")
 	replace := fs.Bool("replace", false, "replace ARCHIVE if it exists (atomically, once the new one is complete)")
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -90,7 +97,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 		fmt.Fprintf(stderr, "blockwarc-beam: %v\n", err)
 		return Config{}, nil, exitUsage
 	}
-	return Config{Archive: fs.Arg(0), Shards: *shards, Ingest: v, Replace: *replace}, fs.Args()[1:], 0
+	return Config{Archive: fs.Arg(0), Shards: *shards, Ingest: v, Replace: *replace, Lanes: *lanes}, fs.Args()[1:], 0
 }
 
 // Run checks the arguments, clears what an earlier failed run staged,
@@ -125,6 +132,9 @@ func Run(ctx context.Context, cfg Config, inputs []string, run func(context.Cont
 	}
 	// Staged by a run that failed: never published, started over.
 	if err := os.RemoveAll(cfg.staging()); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(cfg.partsDir()); err != nil {
 		return err
 	}
 	p, s := beam.NewPipelineWithRoot()

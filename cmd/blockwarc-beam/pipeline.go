@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,6 +53,9 @@ type Config struct {
 	// ingest extends the shard in place, committing as 'blockwarc ingest'
 	// does.
 	Extend bool
+	// Lanes divides the files and the shards of each long step among
+	// stages that Prism runs at once (Build); 1 or less: one.
+	Lanes int
 	// Boundaries are the stored boundaries of the archive Extend extends.
 	Boundaries []string
 	// FailFinalizeOnce names a file: when it exists, the finalize step
@@ -98,6 +103,13 @@ func (c Config) root() string {
 	return c.staging()
 }
 
+// partsDir is where the inputs' parts (their records, in key-ordered
+// segments) wait for the shard ingests, beside the archive: on the file
+// system every worker sees, removed when the archive is published.
+func (c Config) partsDir() string {
+	return filepath.Join(filepath.Dir(c.Archive), "."+filepath.Base(c.Archive)+".beam-parts")
+}
+
 // tablesStage is where shard i's table parts wait for the finalize step.
 func (c Config) tablesStage(i int) string {
 	return filepath.Join(c.staging(), fmt.Sprintf(".tables-%04d", i))
@@ -105,33 +117,61 @@ func (c Config) tablesStage(i int) string {
 
 func init() {
 	register.DoFn3x1[context.Context, string, func(string), error](&matchFn{})
-	register.DoFn2x2[context.Context, string, []byte, error](&sampleFn{})
+	register.DoFn3x1[context.Context, string, func(fileRead), error](&presortFn{})
+	register.DoFn3x1[context.Context, fileRead, func(int, learnt), error](&learnFn{})
+	register.DoFn2x0[fileRead, func([]byte)](&sampleOfFn{})
+	register.DoFn2x0[string, func(string)](&fileLaneFn{})
+	register.DoFn3x0[int, learnt, func(int, learnt)](&learntLaneFn{})
+	register.DoFn2x0[shardDone, func(shardDone)](&doneLaneFn{})
 	register.Function2x2(mergeSamples)
 	register.DoFn2x1[[]byte, func([]string), error](&cutFn{})
-	register.DoFn4x0[context.Context, string, []string, func(int, shardInput)](&keyFn{})
-	register.DoFn4x1[context.Context, int, func(*shardInput) bool, func(shardDone), error](&ingestShardFn{})
+	register.DoFn4x0[context.Context, fileRead, []string, func(int, shardInput)](&keyFn{})
+	register.DoFn5x1[context.Context, int, func(*shardInput) bool, func(*learnt) bool, func(shardDone), error](&ingestShardFn{})
 	register.DoFn3x1[context.Context, int, func(*shardDone) bool, error](&finalizeFn{})
 	register.DoFn4x0[context.Context, int, func(*shardDone) bool, func(shardDone)](&fanOutFn{})
 	register.DoFn3x1[context.Context, shardDone, func(shardDone), error](&tablesFn{})
 	register.Emitter1[string]()
+	register.Emitter1[[]byte]()
+	register.Emitter1[fileRead]()
+	register.Emitter2[int, learnt]()
+	register.Iter1[learnt]()
 	register.Emitter1[[]string]()
 	register.Emitter1[shardDone]()
 	register.Emitter2[int, shardInput]()
 	register.Iter1[shardInput]()
 	register.Iter1[shardDone]()
+	beam.RegisterType(reflect.TypeFor[fileRead]())
+	beam.RegisterType(reflect.TypeFor[learnt]())
 	beam.RegisterType(reflect.TypeFor[shardInput]())
 	beam.RegisterType(reflect.TypeFor[shardDone]())
 }
 
-// shardInput is one input file given to a shard, with the boundaries of
-// the shards; shardDone a shard written (or its tables), with the same
-// boundaries. The steps that run as long as a shard's ingest or tables
+// fileRead is one input file read once (shard.Presort): its part
+// (dedupe.Part, JSON: the paths of its key-ordered segments and what the
+// input-file rows say of the file) and its key sample (shard.Sample,
+// JSON; none when extending). learnt is what dedupe.LearnOriginal
+// learnt of a file's gzip members.
+type fileRead struct {
+	File   string
+	Part   []byte
+	Sample []byte
+}
+
+type learnt struct {
+	File     string
+	Original []byte
+}
+
+// shardInput is one input file given to a shard (its part), with the
+// boundaries of the shards; shardDone a shard written (or its tables),
+// with the same boundaries. The steps that run as long as a shard's ingest or tables
 // take the boundaries from their elements, not from a side input: Prism
 // reschedules a step that reads a side input, without waiting, for as
 // long as its bundle runs (its scheduler then took a third of the
 // pipeline's CPU).
 type shardInput struct {
 	File       string
+	Part       []byte
 	Boundaries []string
 }
 
@@ -150,6 +190,17 @@ const metricsNamespace = "blockwarc"
 
 var shuffled = beam.NewCounter(metricsNamespace, "shuffle-bytes")
 
+// decompressed counts the input bytes the pipeline decompresses: each
+// file's stream once per read of it (the presort's, a second pass over
+// a file with gaps, the member search of a damaged gzip file).
+// presorted the bytes the presorts decompressed (their first read of
+// each file), stream the inputs' stream bytes.
+var (
+	decompressed = beam.NewCounter(metricsNamespace, "decompressed-bytes")
+	presorted    = beam.NewCounter(metricsNamespace, "presorted-bytes")
+	streamBytes  = beam.NewCounter(metricsNamespace, "stream-bytes")
+)
+
 // shardInputBytes is the counter of the record bytes shard i ingested.
 func shardInputBytes(i int) beam.Counter {
 	return beam.NewCounter(metricsNamespace, fmt.Sprintf("shard-%04d-input-bytes", i))
@@ -164,42 +215,99 @@ func stringsSize(ss ...string) int64 {
 	return n
 }
 
-func (in shardInput) size() int64 { return stringsSize(in.File) + stringsSize(in.Boundaries...) }
-func (d shardDone) size() int64   { return 8 + stringsSize(d.Boundaries...) }
+func (in shardInput) size() int64 {
+	return stringsSize(in.File, string(in.Part)) + stringsSize(in.Boundaries...)
+}
+func (d shardDone) size() int64 { return 8 + stringsSize(d.Boundaries...) }
 
 // Build adds the ingest of inputs into cfg.Archive to the pipeline:
 //
-//	inputs → match files → reshuffle → sample each file's keys → merge
-//	→ boundaries (side input) → key each file by shard → group by shard
-//	→ ingest each shard → once all are: each shard's table parts
-//	→ finalize: the manifest and the tables published
+//	inputs → match files ─(lanes)→ each file: presort (read once, its gzip members learnt from that read)
+//	                               → learn the members of a file the presort could not (damaged), read again
+//	presorts → samples → merge → boundaries (side input of the keying)
+//	presorts → key each file's part by shard ─(lanes)→ co-group with the members learnt → ingest each shard
+//	→ once all are ─(lanes)→ each shard's table parts → finalize: the manifest and the tables published
 //
-// Extending an archive (cfg.Extend), the boundaries are the stored ones
-// and nothing is sampled. Every shard is given every file: a shard's
-// catalog lists whole input files, as 'blockwarc ingest -shards' writes
-// it.
+// Each input is read (decompressed) once, by its presort, into segments
+// of consecutive keys beside the archive; a shard's ingest merges the
+// segments of its key range, so it reads no input. Extending an archive
+// (cfg.Extend), the boundaries are the stored ones and nothing is
+// sampled. Every shard is given every file's part: a shard's catalog
+// lists whole input files, as 'blockwarc ingest -shards' writes it.
+//
+// Each step that runs long runs in cfg.Lanes lanes, each its own stage
+// after a reshuffle, its elements (files, shards) divided among them:
+// Prism runs all the elements a stage has waiting as one bundle, one
+// after the other, and only separate stages at once. Runners that split
+// a stage's elements among workers (Dataflow, Flink, Spark) need no
+// lanes; they do no harm there.
 func Build(s beam.Scope, cfg Config, inputs []string) {
 	s = s.Scope("blockwarc-ingest")
+	lanes := max(cfg.Lanes, 1)
 	files := beam.ParDo(s, &matchFn{}, beam.CreateList(s, inputs))
-	files = beam.Reshuffle(s, files)
+	var reads, learns []beam.PCollection
+	for j := range lanes {
+		lane := beam.Reshuffle(s, beam.ParDo(s, &fileLaneFn{Lane: j, Lanes: lanes}, files))
+		read := beam.ParDo(s, &presortFn{Cfg: cfg}, lane)
+		reads = append(reads, read)
+		learns = append(learns, beam.ParDo(s, &learnFn{Cfg: cfg}, read))
+	}
+	read, learned := beam.Flatten(s, reads...), beam.Flatten(s, learns...)
 	var boundaries beam.PCollection
 	if cfg.Extend {
 		boundaries = beam.Create(s, append([]string{}, cfg.Boundaries...))
 	} else {
-		samples := beam.ParDo(s, &sampleFn{Cfg: cfg}, files)
+		samples := beam.ParDo(s, &sampleOfFn{}, read)
 		merged := beam.Combine(s, mergeSamples, samples)
 		boundaries = beam.ParDo(s, &cutFn{Shards: cfg.Shards}, merged)
 	}
-	keyed := beam.ParDo(s, &keyFn{}, files, beam.SideInput{Input: boundaries})
-	done := beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.GroupByKey(s, keyed))
+	var dones []beam.PCollection
+	for j := range lanes {
+		keyed := beam.ParDo(s, &keyFn{Lane: j, Lanes: lanes}, read, beam.SideInput{Input: boundaries})
+		learnt := beam.ParDo(s, &learntLaneFn{Lane: j, Lanes: lanes}, learned)
+		dones = append(dones, beam.ParDo(s, &ingestShardFn{Cfg: cfg}, beam.CoGroupByKey(s, keyed, learnt)))
+	}
 	// The tables of a shard look up revisits' originals in every shard:
-	// they start once all shards are written, each on its own worker.
-	// The grouping steps take every shard under one key: as a side input
-	// of an impulse instead, Prism polls the waiting step for as long as
-	// the shards take (a third more CPU).
-	written := beam.ParDo(s, &fanOutFn{}, beam.GroupByKey(s, beam.AddFixedKey(s, done)))
-	tabled := beam.ParDo(s, &tablesFn{Cfg: cfg}, beam.Reshuffle(s, written))
-	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, tabled)))
+	// they start once all shards are written. The grouping steps take
+	// every shard under one key: as a side input of an impulse instead,
+	// Prism polls the waiting step for as long as the shards take (a
+	// third more CPU).
+	written := beam.ParDo(s, &fanOutFn{}, beam.GroupByKey(s, beam.AddFixedKey(s, beam.Flatten(s, dones...))))
+	var tabled []beam.PCollection
+	for j := range lanes {
+		lane := beam.Reshuffle(s, beam.ParDo(s, &doneLaneFn{Lane: j, Lanes: lanes}, written))
+		tabled = append(tabled, beam.ParDo(s, &tablesFn{Cfg: cfg}, lane))
+	}
+	beam.ParDo0(s, &finalizeFn{Cfg: cfg}, beam.GroupByKey(s, beam.AddFixedKey(s, beam.Flatten(s, tabled...))))
+}
+
+// fileLaneFn keeps the files of one lane (by a hash of the name);
+// learntLaneFn and doneLaneFn the shards of one lane (shard i in lane i
+// mod Lanes).
+type fileLaneFn struct{ Lane, Lanes int }
+
+func (f *fileLaneFn) ProcessElement(file string, emit func(string)) {
+	h := fnv.New32a()
+	h.Write([]byte(file))
+	if int(h.Sum32()%uint32(f.Lanes)) == f.Lane {
+		emit(file)
+	}
+}
+
+type learntLaneFn struct{ Lane, Lanes int }
+
+func (f *learntLaneFn) ProcessElement(i int, l learnt, emit func(int, learnt)) {
+	if i%f.Lanes == f.Lane {
+		emit(i, l)
+	}
+}
+
+type doneLaneFn struct{ Lane, Lanes int }
+
+func (f *doneLaneFn) ProcessElement(d shardDone, emit func(shardDone)) {
+	if d.Shard%f.Lanes == f.Lane {
+		emit(d)
+	}
 }
 
 // matchFn expands an input argument into files by the rule every
@@ -218,18 +326,69 @@ func (*matchFn) ProcessElement(ctx context.Context, input string, emit func(stri
 	return nil
 }
 
-// sampleFn reads one file's record headers into its key sample.
-type sampleFn struct{ Cfg Config }
+// presortFn reads one input file once (shard.Presort) into its part, in
+// the run's parts directory, and samples its keys (a new archive).
+type presortFn struct{ Cfg Config }
 
-func (f *sampleFn) ProcessElement(ctx context.Context, file string) ([]byte, error) {
-	s, err := shard.SampleFile(ctx, file, f.Cfg.options(ctx).Reader)
+func (f *presortFn) ProcessElement(ctx context.Context, file string, emit func(fileRead)) error {
+	_, release := holdHeap(f.Cfg.Ingest.MemLimit, f.Cfg.Ingest.Workers, 1)
+	defer release()
+	p, sample, err := shard.Presort(ctx, file, f.Cfg.partsDir(), f.Cfg.options(ctx))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	b, err := json.Marshal(s)
-	// Into the combine (at most: runners merge a bundle's samples first).
-	shuffled.Inc(ctx, stringsSize(string(b)))
-	return b, err
+	decompressed.Inc(ctx, p.Stream.Len)
+	presorted.Inc(ctx, p.Stream.Len)
+	streamBytes.Inc(ctx, p.Stream.Len)
+	if p.Stream.Gaps > 0 && p.Stream.Tiled {
+		decompressed.Inc(ctx, p.Stream.Len) // read again for the gaps' bytes
+	}
+	out := fileRead{File: file}
+	if out.Part, err = json.Marshal(p); err != nil {
+		return err
+	}
+	if !f.Cfg.Extend {
+		if out.Sample, err = json.Marshal(sample); err != nil {
+			return err
+		}
+	}
+	shuffled.Inc(ctx, stringsSize(file, string(out.Part), string(out.Sample))) // into the keying and the samples' combine
+	emit(out)
+	return nil
+}
+
+// learnFn learns the gzip members of a file whose presort could not
+// (dedupe.Part.Original: a damaged file) by reading it again
+// (dedupe.LearnOriginal), for shard 0, which writes them (IngestShard
+// learns them there); the others' go to shard 0 with their parts.
+type learnFn struct{ Cfg Config }
+
+func (f *learnFn) ProcessElement(ctx context.Context, r fileRead, emit func(int, learnt)) error {
+	var p dedupe.Part
+	if err := json.Unmarshal(r.Part, &p); err != nil {
+		return fmt.Errorf("decode part of %s: %w", r.File, err)
+	}
+	if p.Original != nil {
+		return nil
+	}
+	b, err := dedupe.LearnOriginal(ctx, r.File)
+	if err != nil {
+		return err
+	}
+	if n, ok := dedupe.LearntStream(b); ok {
+		decompressed.Inc(ctx, n)
+	}
+	l := learnt{File: r.File, Original: b}
+	shuffled.Inc(ctx, 8+stringsSize(l.File, string(l.Original))) // into the group by shard
+	emit(0, l)
+	return nil
+}
+
+// sampleOfFn passes a file's key sample on to the combine.
+type sampleOfFn struct{}
+
+func (*sampleOfFn) ProcessElement(r fileRead, emit func([]byte)) {
+	emit(r.Sample)
 }
 
 // mergeSamples merges two encoded samples (shard.Sample.Merge: any order
@@ -258,12 +417,14 @@ func (f *cutFn) ProcessElement(sample []byte, emit func([]string)) error {
 	return nil
 }
 
-// keyFn sends a file to every shard.
-type keyFn struct{}
+// keyFn sends a file's part to every shard of its lane: each walks the
+// segments of its key range, and describes the whole file in its
+// catalog.
+type keyFn struct{ Lane, Lanes int }
 
-func (*keyFn) ProcessElement(ctx context.Context, file string, boundaries []string, emit func(int, shardInput)) {
-	for i := range len(boundaries) + 1 {
-		in := shardInput{File: file, Boundaries: boundaries}
+func (f *keyFn) ProcessElement(ctx context.Context, r fileRead, boundaries []string, emit func(int, shardInput)) {
+	for i := f.Lane; i < len(boundaries)+1; i += f.Lanes {
+		in := shardInput{File: r.File, Part: r.Part, Boundaries: boundaries}
 		shuffled.Inc(ctx, 8+in.size()) // into the group by shard
 		emit(i, in)
 	}
@@ -279,11 +440,21 @@ var holdHeap = ingestflags.HoldHeap
 // shard under that name.
 type ingestShardFn struct{ Cfg Config }
 
-func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*shardInput) bool, emit func(shardDone)) error {
+func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*shardInput) bool, learned func(*learnt) bool, emit func(shardDone)) error {
 	var inputs, boundaries []string
+	parts := map[string]dedupe.Part{}
 	var in shardInput
 	for files(&in) {
-		inputs, boundaries = append(inputs, in.File), in.Boundaries
+		var p dedupe.Part
+		if err := json.Unmarshal(in.Part, &p); err != nil {
+			return fmt.Errorf("decode part of %s: %w", in.File, err)
+		}
+		inputs, boundaries, parts[in.File] = append(inputs, in.File), in.Boundaries, p
+	}
+	originals := map[string][]byte{}
+	var l learnt
+	for learned(&l) {
+		originals[l.File] = l.Original
 	}
 	m, err := f.Cfg.manifest(boundaries)
 	if err != nil {
@@ -312,7 +483,7 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 				}
 			}
 		}
-		st, err := shard.IngestShard(ctx, filepath.Join(f.Cfg.Archive, name), m, i, inputs, o)
+		st, err := shard.IngestParts(ctx, filepath.Join(f.Cfg.Archive, name), m, i, inputs, parts, originals, o)
 		if err != nil {
 			return fmt.Errorf("shard %s: %w", name, err)
 		}
@@ -324,11 +495,23 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	if err := os.MkdirAll(staging, 0o755); err != nil {
 		return fmt.Errorf("stage shard: %w", err)
 	}
-	attempt := filepath.Join(staging, "."+name+".attempt-"+randomHex())
-	defer os.RemoveAll(attempt) // left only by a failed attempt
-	st, err := shard.IngestShard(ctx, attempt, m, i, inputs, f.Cfg.options(ctx))
+	// Written on the worker's local disk (-tmp), where its lock holds,
+	// then copied beside the archive into a directory of this attempt's
+	// own and renamed to the shard's name: no two attempts, on any host,
+	// ever write into one directory of the shared file system.
+	local, err := os.MkdirTemp(f.Cfg.Ingest.TempDir, "blockwarc-beam-"+name+"-")
+	if err != nil {
+		return fmt.Errorf("stage shard: %w", err)
+	}
+	defer os.RemoveAll(local)
+	st, err := shard.IngestParts(ctx, filepath.Join(local, name), m, i, inputs, parts, originals, f.Cfg.options(ctx))
 	if err != nil {
 		return fmt.Errorf("shard %s: %w", name, err)
+	}
+	attempt := filepath.Join(staging, "."+name+".attempt-"+randomHex())
+	defer os.RemoveAll(attempt) // left only by a failed attempt
+	if err := copyDir(filepath.Join(local, name), attempt); err != nil {
+		return fmt.Errorf("stage shard %s: %w", name, err)
 	}
 	err = os.Rename(attempt, filepath.Join(staging, name))
 	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
@@ -454,6 +637,10 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 	if err := parts.Close(); err != nil {
 		return err
 	}
+	// Every shard is written: the inputs' records are not read again.
+	if err := os.RemoveAll(f.Cfg.partsDir()); err != nil {
+		return err
+	}
 	if f.Cfg.Extend {
 		if err := os.RemoveAll(staging); err != nil {
 			return err
@@ -501,6 +688,54 @@ func publish(staged, archive string, replace bool) error {
 		return fmt.Errorf("publish %s: %w", archive, err)
 	}
 	return nil
+}
+
+// copyDir copies the directory tree src to dst (a new directory), each
+// file and directory synced.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if err := os.Mkdir(to, 0o755); err != nil {
+				return err
+			}
+			if rel != "." {
+				return syncDir(filepath.Dir(to))
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(out, in)
+		if err == nil {
+			err = out.Sync()
+		}
+		if e := out.Close(); err == nil {
+			err = e
+		}
+		if err == nil {
+			err = syncDir(filepath.Dir(to))
+		}
+		return err
+	})
 }
 
 func syncDir(dir string) error {
