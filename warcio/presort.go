@@ -48,6 +48,7 @@ type PresortOptions struct {
 type Part struct {
 	Stream      FileStream
 	Skipped     int64 // malformed records the reader skipped
+	Dropped     int64 // stored bytes of damaged members that do not decompress (Reader.Dropped)
 	StoredBytes int64 // stored (compressed) bytes read
 	Segments    []Segment
 	// Notes is the file of what resolves URL-agnostic revisits (the
@@ -97,7 +98,7 @@ func Presort(ctx context.Context, file string, o PresortOptions) (Part, error) {
 		OnFile: func(fs FileStream) { p.Stream = fs }}
 	wo.Reader.StreamDigest = true
 	var rd *Reader
-	p.StoredBytes, p.Skipped, err = s.readInput(ctx, file, wo, func(int64) {}, &rd)
+	p.StoredBytes, p.Skipped, p.Dropped, err = s.readInput(ctx, file, wo, func(int64) {}, &rd)
 	if err != nil {
 		return p, err
 	}
@@ -224,6 +225,7 @@ func (s *sorter) loadParts(ctx context.Context, opts *WalkOptions, st *WalkStats
 		}
 		st.Files++
 		st.Skipped += p.Skipped
+		st.Dropped += p.Dropped
 		st.StoredBytes += p.StoredBytes
 		if opts.OnFile != nil {
 			opts.OnFile(p.Stream)
