@@ -83,15 +83,8 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		archiveError(stderr, "compact", src, err)
 		return exitFailure
 	}
-	if *withTables {
-		sum, err := writeTables(ctx, dst, tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "blockwarc compact: %s committed, but: %v\n", dst, err)
-			return exitFailure
-		}
-		if sum.Build.BlockMismatches > 0 {
-			printTablesSummary(stderr, "blockwarc compact", sum)
-		}
+	if *withTables && !tablesAfterCommit(ctx, "compact", dst, tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}, stderr) {
+		return exitFailure
 	}
 	if *asJSON {
 		b, _ := json.Marshal(st)

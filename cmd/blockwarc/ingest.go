@@ -258,13 +258,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				return err
 			}
 		}
-		sum, err := writeTables(ctx, fs.Arg(0), topts, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "blockwarc ingest: archive committed, but: %v\n", err)
+		if !tablesAfterCommit(ctx, "ingest", fs.Arg(0), topts, stderr) {
 			return exitFailure
-		}
-		if sum.Build.BlockMismatches > 0 {
-			printTablesSummary(stderr, "blockwarc ingest", sum)
 		}
 	}
 	if *asJSON {
@@ -373,4 +368,19 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// tablesAfterCommit writes the tables of the archive at dir once cmd has
+// committed it, and says whether they were written: a failure leaves the
+// archive complete and the previous tables in place.
+func tablesAfterCommit(ctx context.Context, cmd, dir string, topts tablesOptions, stderr io.Writer) bool {
+	sum, err := writeTables(ctx, dir, topts, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "blockwarc %s: %s committed, but: %v\n", cmd, dir, err)
+		return false
+	}
+	if sum.Build.BlockMismatches > 0 {
+		printTablesSummary(stderr, "blockwarc "+cmd, sum)
+	}
+	return true
 }
