@@ -1,4 +1,4 @@
-module blockwarc
+module github.com/blockwarc/blockwarc
 
 go 1.26.8
 

@@ -12,11 +12,11 @@ import (
 	"syscall"
 	"time"
 
-	"blockwarc/dedupe/hdrcodec"
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/reencode"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/hdrcodec"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/reencode"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // ErrNoCapture is returned by Archive.Find when the archive holds no

@@ -1,8 +1,8 @@
 package dedupe
 
 import (
-	"blockwarc/dedupe/pack"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Budget is one memory budget divided among ingest's consumers: the one

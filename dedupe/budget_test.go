@@ -3,7 +3,7 @@ package dedupe
 import (
 	"testing"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TestSplitMemory checks the one division of the memory budget: the

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // Record modes of a Version (docs/FORMAT.md "Catalog segment").

@@ -14,8 +14,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
 )
 
 func TestRecordIDRoundTrip(t *testing.T) {

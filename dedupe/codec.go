@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 var errCatalog = errors.New("catalog corrupt")

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // BenchmarkCommitCost ingests the four corpus sites (120 MB of records)

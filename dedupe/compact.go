@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // Compact writes to dst a dense copy of the archive src: one ingest of

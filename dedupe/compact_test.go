@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TestCompactDense: an archive ingested a crawl at a time, compacted, is

@@ -15,11 +15,11 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/reencode"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/reencode"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // storedGzip wraps doc in a gzip member whose deflate stream is one

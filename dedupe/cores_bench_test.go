@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // coresChildEnv, when set, makes the test binary an ingest run by

@@ -12,7 +12,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // processCPU is the CPU time of the whole process, user and system, cgo

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestCrashChild is the ingest that TestCrashResume kills; it does

@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // An archive round trip: ingest three crawls of a site, find the capture

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestFilePartDamaged: the input-file table lives in objects (catalog

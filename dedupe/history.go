@@ -5,7 +5,7 @@ import (
 	"sort"
 	"sync"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // historyReader reads the earlier versions of the keys an ingest meets,

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TestHistoryReader: the versions the ingest's history reader returns

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/reencode"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/reencode"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // DefaultCommitBytes is Options.CommitBytes' default: 256 MiB of input

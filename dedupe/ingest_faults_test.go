@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // checkAtCommit opens the archive in dir and wants it to verify clean.

@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // expandInputs is warcio.ExpandInputs (the rule index uses too), sorted:

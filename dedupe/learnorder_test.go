@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestLearnOrderDeterministic: a URL whose history holds two places with

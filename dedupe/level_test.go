@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // partitionedLevels returns the stored level of every version partitioned

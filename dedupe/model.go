@@ -8,12 +8,12 @@ import (
 	"maps"
 	"slices"
 
-	"blockwarc/dedupe/chunk"
-	"blockwarc/dedupe/hdrcodec"
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/reencode"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/hdrcodec"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/reencode"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // anchor is the raw header that later headers of a URL and type are

@@ -16,8 +16,8 @@ import (
 	"runtime"
 	"sync"
 
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // An input file's original bytes (docs/FORMAT.md "Restoring an input

@@ -13,8 +13,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 var updateDecisions = flag.Bool("update-decisions", false, "rewrite testdata/original-decisions.txt")

@@ -14,9 +14,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // zlibMember is one gzip member as wget writes it: FEXTRA with an "sl"

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // PageOptions are the partition options of an HTML payload, the one

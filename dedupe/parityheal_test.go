@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TestIngestOverHealedIndex: bytes flipped in an index that its parity

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // ingester is the state of one Ingest. The walk callback cuts the

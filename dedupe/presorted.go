@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"os"
 
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // A distributed ingest (cmd/blockwarc-beam, through dedupe/shard) splits

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // TestPresortLearnsOriginal: what Presort learns of a gzip file's

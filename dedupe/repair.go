@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // ReingestResult says what Reingest did.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestRepairReingestModel: after damage beyond parity, re-ingest puts back

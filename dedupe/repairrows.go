@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // recoverFileRows puts back the rows of the input-file table whose part

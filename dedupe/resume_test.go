@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // sameArchive reports how the files of got differ from want's.

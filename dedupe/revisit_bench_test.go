@@ -12,8 +12,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // identicalPayloadProfile is the WARC 1.1 revisit profile URI.

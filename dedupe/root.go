@@ -7,7 +7,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // segRef locates one catalog segment.

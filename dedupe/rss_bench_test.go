@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // BenchmarkIngestRSS builds the blockwarc command and runs `ingest -mem

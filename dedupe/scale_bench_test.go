@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // BenchmarkScale (make bench-scale) scales the bounds down instead of

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/gencrawl"
+	"github.com/blockwarc/blockwarc/internal/gencrawl"
 )
 
 // archiveFiles reads every file of an archive directory.

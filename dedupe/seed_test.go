@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TestCommitSeed: a commit finds the chunks the commit before it stored

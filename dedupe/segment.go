@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // Column parts of a version 3 segment: the header encodings and inline

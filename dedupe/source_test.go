@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // plainStream decompresses a file with the standard library alone, as an

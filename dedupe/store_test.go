@@ -17,8 +17,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // warcRecord returns one WARC/1.0 record with the usual fields; block is

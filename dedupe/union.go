@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // A union archive (Join) reads several archives holding disjoint,

@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // VerifyStats count what Verify checked.

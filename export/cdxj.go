@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // The CDXJ index, one job a file: this file holds the line (its

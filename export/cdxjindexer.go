@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // maxRequestBody bounds the request body kept to build a POST query

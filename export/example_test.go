@@ -6,8 +6,8 @@ import (
 	"log"
 	"path/filepath"
 
-	"blockwarc/export"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // A CDXJ index of a WARC file, as blockwarc index writes it: Walk yields

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/internal/countio"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/internal/countio"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // WACZ (Web Archive Collection Zipped, specification 1.1.1) is the ZIP

@@ -12,9 +12,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/dedupe"
-	"blockwarc/internal/countio"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/internal/countio"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // WARCOptions select and shape the records WriteWARC writes. The zero

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // --- the benchmark metric, on hand-computed cases ---

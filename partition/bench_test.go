@@ -19,7 +19,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/net/html"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // Test-only access to ../shared: the corpus of wget crawls and the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // Partition splits a page into blocks, each a byte span of the page, and

@@ -14,7 +14,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // The article-extraction benchmark metric (scrapinghub's

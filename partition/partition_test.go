@@ -14,7 +14,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // testPage reads a page of testdata/pages (gunzipping .gz files).

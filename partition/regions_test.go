@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // The hand-labelled region set (testdata/regions/*.regions): pages of

@@ -11,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // cpuNow returns the CPU time (user + system) this process has used. The

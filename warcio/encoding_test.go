@@ -17,7 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/net/html/charset"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // httpEntity is a response entity of a sample: de-chunked when it was

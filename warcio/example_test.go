@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Reading the records of one file in stored order. The format and the

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // rebuildStreams walks inputs with Gaps and rebuilds each file's

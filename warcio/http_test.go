@@ -15,8 +15,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // httpSample is one record block of an interop sample, split out by the

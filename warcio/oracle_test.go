@@ -10,7 +10,7 @@ import (
 
 	slyrz "github.com/slyrz/warc"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestOracleSlyrz compares our records with github.com/slyrz/warc, an

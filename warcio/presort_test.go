@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestPresortWalkEqualsWalk: every input presorted into small segments,

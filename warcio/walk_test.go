@@ -18,7 +18,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // samples are the repository's own sample crawls (24 snapshots of one site).

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
 )
 
 // TestSharedFlags: blockwarc-beam parses the flags it shares with

@@ -1,11 +1,8 @@
-module blockwarc/cmd/blockwarc-beam
+module github.com/blockwarc/blockwarc/cmd/blockwarc-beam
 
 go 1.26.8
 
-replace blockwarc => ../..
-
 require (
-	blockwarc v0.0.0-00010101000000-000000000000
 	github.com/apache/beam/sdks/v2 v2.77.0
 	golang.org/x/sys v0.49.0
 )
@@ -31,6 +28,7 @@ require (
 	github.com/apache/arrow-go/v18 v18.8.0 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/avast/retry-go/v4 v4.7.0 // indirect
+	github.com/blockwarc/blockwarc v0.0.0-00010101000000-000000000000
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cncf/xds/go v0.0.0-20260202195803-dba9d589def2 // indirect
 	github.com/containerd/errdefs v1.0.0 // indirect
@@ -90,3 +88,5 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/blockwarc/blockwarc => ../..

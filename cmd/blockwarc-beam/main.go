@@ -33,9 +33,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/dedupe/shard"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Exit statuses, as blockwarc's.

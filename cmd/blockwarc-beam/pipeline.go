@@ -22,13 +22,13 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"golang.org/x/sys/unix"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/shard"
-	"blockwarc/export/columnar"
-	"blockwarc/export/tables"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Config is what every step of the pipeline needs; its fields travel to

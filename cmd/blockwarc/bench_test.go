@@ -18,8 +18,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // The benchmarks below run on a shared machine where other processes may

@@ -14,11 +14,11 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/export"
-	"blockwarc/export/blockview"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/export/blockview"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 const blocksAbout = `Show the block partition of one HTML page (FILE, or - for standard input;

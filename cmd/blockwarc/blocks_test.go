@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/partition"
 
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/net/html"

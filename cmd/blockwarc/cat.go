@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/export"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 const catAbout = `Write one capture of URL from ARCHIVE on standard output, byte for byte

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // runMainEnv set to 1 makes the test binary run main (TestMain).

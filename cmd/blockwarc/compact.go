@@ -10,10 +10,10 @@ import (
 	"runtime"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/dedupe/shard"
-	"blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/export/columnar"
 )
 
 const compactAbout = `Write to NEWARCHIVE a dense copy of ARCHIVE: one ingest of every input

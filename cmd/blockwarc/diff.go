@@ -10,11 +10,11 @@ import (
 	"os"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/export"
-	"blockwarc/export/diff"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/export/diff"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 const diffAbout = `Show what changed on a page between two of its captures in ARCHIVE, block

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"blockwarc/export/diff"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/export/diff"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 const tinderPrivacy = "http://127.0.0.1:8102/Tinder/Privacy%20Policy.html"

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // interopArchive ingests every interop file into a new archive.

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/export"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/export"
 )
 
 const exportWACZAbout = `Write the records of ARCHIVE as a WACZ package (Web Archive Collection

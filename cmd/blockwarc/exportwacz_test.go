@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/export"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // waczCheck is what testdata/npm/wacz-check.mjs says of a WACZ.

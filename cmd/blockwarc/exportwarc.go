@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"blockwarc/dedupe"
-	"blockwarc/export"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export"
 )
 
 const exportWARCAbout = `Write the records of ARCHIVE as a WARC file, one gzip member per record,

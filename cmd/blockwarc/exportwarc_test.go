@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // exportArchive ingests inputs (names in ../shared/testdata/interop) into

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // captureKey names a capture the way a user finds it again.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // faultTrials is how many faults TestFaults applies; make faults asks

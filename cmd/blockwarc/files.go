@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/shard"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // atomicFile is an output file written under a temporary name next to its

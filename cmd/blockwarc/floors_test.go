@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // The packages of module blockwarc stand on floors, and an import goes
@@ -44,7 +44,7 @@ import (
 // floor names, which the test reports so that a new top-level directory
 // is given its floor.
 func floorOf(pkg string) (floor int, tree string, ok bool) {
-	rel, found := strings.CutPrefix(pkg, "blockwarc/")
+	rel, found := strings.CutPrefix(pkg, "github.com/blockwarc/blockwarc/")
 	if !found {
 		return 0, "", false
 	}
@@ -78,7 +78,7 @@ func floorViolation(from, to string, test bool) string {
 		return to + " is on no floor: give its directory one in floorOf"
 	case tf == 4:
 		return "imports " + to + ": nothing imports a package under cmd/"
-	case to == "blockwarc/internal/sharedtest" && !test:
+	case to == "github.com/blockwarc/blockwarc/internal/sharedtest" && !test:
 		return "imports " + to + " outside its tests: it is a test helper"
 	case ft == tt:
 		return ""
@@ -123,7 +123,7 @@ func TestFloors(t *testing.T) {
 		}
 		for i, imports := range f[1:] {
 			for to := range strings.FieldsSeq(imports) {
-				if to != "blockwarc" && !strings.HasPrefix(to, "blockwarc/") {
+				if to != "github.com/blockwarc/blockwarc" && !strings.HasPrefix(to, "github.com/blockwarc/blockwarc/") {
 					continue
 				}
 				if v := floorViolation(from, to, i == 1); v != "" {
@@ -149,23 +149,23 @@ func TestFloorViolation(t *testing.T) {
 		test     bool
 		want     string // a word of the violation, "" for none
 	}{
-		{"blockwarc/dedupe", "blockwarc/warcio", false, ""},
-		{"blockwarc/dedupe/shard", "blockwarc/dedupe", false, ""},
-		{"blockwarc/export/tables", "blockwarc/export/diff", false, ""},
-		{"blockwarc/warcio", "blockwarc/internal/countio", false, ""},
-		{"blockwarc/warcio", "blockwarc/internal/sharedtest", true, ""},
-		{"blockwarc/warcio", "blockwarc/partition", true, ""},
-		{"blockwarc/warcio", "blockwarc/partition", false, "across"},
-		{"blockwarc/partition", "blockwarc/warcio", false, "across"},
-		{"blockwarc/internal/countio", "blockwarc/internal/zstdlib", false, "across"},
-		{"blockwarc/internal/countio", "blockwarc/warcio", false, "higher"},
-		{"blockwarc/dedupe/pack", "blockwarc/export/tables", false, "higher"},
-		{"blockwarc/dedupe", "blockwarc/export", true, "higher"},
-		{"blockwarc/export", "blockwarc/cmd/blockwarc", true, "cmd/"},
-		{"blockwarc/cmd/blockwarc", "blockwarc/cmd/other", false, "cmd/"},
-		{"blockwarc/warcio", "blockwarc/internal/sharedtest", false, "test helper"},
-		{"blockwarc/newdir", "blockwarc/warcio", false, "no floor"},
-		{"blockwarc/warcio", "blockwarc/newdir", false, "no floor"},
+		{"github.com/blockwarc/blockwarc/dedupe", "github.com/blockwarc/blockwarc/warcio", false, ""},
+		{"github.com/blockwarc/blockwarc/dedupe/shard", "github.com/blockwarc/blockwarc/dedupe", false, ""},
+		{"github.com/blockwarc/blockwarc/export/tables", "github.com/blockwarc/blockwarc/export/diff", false, ""},
+		{"github.com/blockwarc/blockwarc/warcio", "github.com/blockwarc/blockwarc/internal/countio", false, ""},
+		{"github.com/blockwarc/blockwarc/warcio", "github.com/blockwarc/blockwarc/internal/sharedtest", true, ""},
+		{"github.com/blockwarc/blockwarc/warcio", "github.com/blockwarc/blockwarc/partition", true, ""},
+		{"github.com/blockwarc/blockwarc/warcio", "github.com/blockwarc/blockwarc/partition", false, "across"},
+		{"github.com/blockwarc/blockwarc/partition", "github.com/blockwarc/blockwarc/warcio", false, "across"},
+		{"github.com/blockwarc/blockwarc/internal/countio", "github.com/blockwarc/blockwarc/internal/zstdlib", false, "across"},
+		{"github.com/blockwarc/blockwarc/internal/countio", "github.com/blockwarc/blockwarc/warcio", false, "higher"},
+		{"github.com/blockwarc/blockwarc/dedupe/pack", "github.com/blockwarc/blockwarc/export/tables", false, "higher"},
+		{"github.com/blockwarc/blockwarc/dedupe", "github.com/blockwarc/blockwarc/export", true, "higher"},
+		{"github.com/blockwarc/blockwarc/export", "github.com/blockwarc/blockwarc/cmd/blockwarc", true, "cmd/"},
+		{"github.com/blockwarc/blockwarc/cmd/blockwarc", "github.com/blockwarc/blockwarc/cmd/other", false, "cmd/"},
+		{"github.com/blockwarc/blockwarc/warcio", "github.com/blockwarc/blockwarc/internal/sharedtest", false, "test helper"},
+		{"github.com/blockwarc/blockwarc/newdir", "github.com/blockwarc/blockwarc/warcio", false, "no floor"},
+		{"github.com/blockwarc/blockwarc/warcio", "github.com/blockwarc/blockwarc/newdir", false, "no floor"},
 	} {
 		got := floorViolation(c.from, c.to, c.test)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestGoModTidy fails when go mod tidy would change go.mod or go.sum of

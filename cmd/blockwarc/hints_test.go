@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // sampleArchive ingests the sample dumps into a new archive (no tables).

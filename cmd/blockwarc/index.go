@@ -10,9 +10,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/export"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 const indexAbout = `Write a CDXJ index (pywb / Common Crawl style) of WARC and ARC inputs,

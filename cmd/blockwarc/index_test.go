@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/export"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/index")

@@ -12,12 +12,12 @@ import (
 	"sync"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/dedupe/shard"
-	"blockwarc/export/columnar"
-	"blockwarc/export/report"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/export/report"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 const ingestAbout = `Create or extend the block-level delta archive ARCHIVE (a directory

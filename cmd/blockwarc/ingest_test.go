@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/zlibenc"
-	"blockwarc/export/report"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
+	"github.com/blockwarc/blockwarc/export/report"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // TestIngestCatVerify runs the archive commands on a corpus site and

@@ -9,9 +9,9 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/ingestflags"
-	"blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
 )
 
 // TestIngestSharedFlags: 'blockwarc ingest' makes its options from the

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // warcioJS returns the warcio.js command installed by `make npm`; it fails

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe"
 )
 
 const lsAbout = `List the URLs an archive holds, in SURT order, one line each:

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
 )
 
 const repairAbout = `Salvage the archive ARCHIVE, under its writer lock: restore a damaged

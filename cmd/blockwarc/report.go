@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"time"
 
-	"blockwarc/export/report"
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/export/report"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 const reportAbout = `Print the storage report of the archive ARCHIVE: input bytes against

@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/net/html"
 
-	"blockwarc/export/report"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/export/report"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // reportArchive ingests the bundled samples into a fresh archive.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // buildBinary builds blockwarc into a temporary directory of t.

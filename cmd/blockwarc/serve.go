@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"blockwarc/export/replay"
+	"github.com/blockwarc/blockwarc/export/replay"
 )
 
 const serveAbout = `Serve ARCHIVEs to a replay front end (pywb, a Wayback machine) over HTTP

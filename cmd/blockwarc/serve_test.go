@@ -18,7 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	"blockwarc/export/replay"
+	"github.com/blockwarc/blockwarc/export/replay"
 )
 
 // serveFixture ingests the first half of the samples and serves the

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/shard"
-	"blockwarc/export/columnar"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // samplesDir is the repository's small sample crawl (one host).

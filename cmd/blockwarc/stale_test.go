@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/export/columnar"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestStaleTables: an extending ingest stopped while it rewrites the

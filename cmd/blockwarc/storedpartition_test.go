@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/export/tables"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // rowSink keeps the capture_blocks and changes rows of a tables build.

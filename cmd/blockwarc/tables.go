@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/shard"
-	"blockwarc/export/columnar"
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 const tablesAbout = `Write the tables of ARCHIVE (captures, blocks, capture_blocks, changes,

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // joinRecord is one record of the WARC file TestTablesJoinCDXJ writes.

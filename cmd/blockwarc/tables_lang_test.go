@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestTablesLanguages: on ota-lovescout24 (LoveScout24's German legal

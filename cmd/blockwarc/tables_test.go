@@ -18,8 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
-	"blockwarc/export/columnar"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // runCLI runs the blockwarc command line in-process and returns its exit

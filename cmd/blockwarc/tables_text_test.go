@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // docQuery returns the sql block of docs/TABLES.md's example queries that

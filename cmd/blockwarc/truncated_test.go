@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // truncatedDump writes the first sample dump decompressed as whole.warc,

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/parity"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/parity"
 )
 
 const verifyAbout = `Check the whole archive ARCHIVE: every object named by its SHA-256 against

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 
 	"github.com/klauspost/compress/zstd"
 )

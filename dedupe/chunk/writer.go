@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"slices"
 
-	"blockwarc/internal/zstdlib"
+	"github.com/blockwarc/blockwarc/internal/zstdlib"
 
 	"github.com/klauspost/compress/zstd"
 )

@@ -1,6 +1,6 @@
 package chunk
 
-import "blockwarc/internal/zstdlib"
+import "github.com/blockwarc/blockwarc/internal/zstdlib"
 
 // haveLibzstd: frames are compressed by the reference zstd library, as in
 // package pack (its level 19 is about 12 % smaller than klauspost's best

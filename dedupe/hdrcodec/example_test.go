@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"blockwarc/dedupe/hdrcodec"
+	"github.com/blockwarc/blockwarc/dedupe/hdrcodec"
 )
 
 func Example() {

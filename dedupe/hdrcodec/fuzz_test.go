@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // fuzzSeeds returns header blocks from the odd-header table and, when the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // ctxFor is what a caller restoring s knows: the block, the capture time

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // TestRoundTripWarcio round-trips every header block warcio's reader finds

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"sync"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/shard"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // The defaults both commands give their flags.

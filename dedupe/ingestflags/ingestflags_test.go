@@ -6,10 +6,10 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/shard"
-	"blockwarc/partition"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/partition"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // TestParseSize: every size either command took before they shared this

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"sync"
 
-	"blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
 
 	"github.com/klauspost/compress/zstd"
 )

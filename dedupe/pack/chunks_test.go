@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // Archives of formats 2 and 3 extended by this writer: the old objects

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
-	"blockwarc/dedupe/chunk"
-	"blockwarc/internal/zstdlib"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/internal/zstdlib"
 
 	"github.com/klauspost/compress/zstd"
 )

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 const crashChildEnv = "BLOCKWARC_PACK_CRASH_CHILD"

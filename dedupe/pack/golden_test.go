@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite this build's golden archive in testdata")

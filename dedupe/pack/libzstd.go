@@ -1,6 +1,6 @@
 package pack
 
-import "blockwarc/internal/zstdlib"
+import "github.com/blockwarc/blockwarc/internal/zstdlib"
 
 // haveLibzstd says frames are compressed by the reference zstd library
 // (package zstdlib, cgo) at the default level; else by klauspost alone.

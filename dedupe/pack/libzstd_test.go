@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blockwarc/internal/zstdlib"
+	"github.com/blockwarc/blockwarc/internal/zstdlib"
 
 	"github.com/klauspost/compress/zstd"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"blockwarc/dedupe/parity"
+	"github.com/blockwarc/blockwarc/dedupe/parity"
 )
 
 // Parity (docs/FORMAT.md "Parity"): each commit protects what it made

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/parity"
+	"github.com/blockwarc/blockwarc/dedupe/parity"
 )
 
 // packSidecars lists the sidecars of the packs in dir.

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
 )
 
 // Objects named by place (docs/FORMAT.md "Objects named by place"): a

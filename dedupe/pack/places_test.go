@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
 )
 
 // TestPlaces stores objects named by place and reads them back: no index

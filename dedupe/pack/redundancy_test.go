@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe/parity"
+	"github.com/blockwarc/blockwarc/dedupe/parity"
 )
 
 // verifyProblems verifies dir and returns its problems, one a line.

@@ -12,8 +12,8 @@ import (
 	"runtime"
 	"slices"
 
-	"blockwarc/dedupe/chunk"
-	"blockwarc/dedupe/parity"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/parity"
 
 	"github.com/klauspost/compress/zstd"
 )

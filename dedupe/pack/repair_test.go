@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // repairArchive writes three commits of small frames, without parity

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
 )
 
 // Settings are what decides, besides the objects added, which bytes a

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
 
 	"github.com/klauspost/compress/zstd"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // maxSampleKeys bounds the distinct keys the boundary sample holds (about

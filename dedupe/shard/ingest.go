@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Result is what Ingest did.

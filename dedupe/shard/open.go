@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // Open opens the archive in dir for reading, sharded or not: with a

@@ -3,8 +3,8 @@ package shard
 import (
 	"context"
 
-	"blockwarc/dedupe"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Read once, route by key. A distributed ingest (cmd/blockwarc-beam)

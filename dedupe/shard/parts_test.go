@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/gencrawl"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/gencrawl"
 )
 
 // archiveFiles reads every file of an archive directory, by relative

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/internal/gencrawl"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/internal/gencrawl"
 )
 
 // TestWorkersSameShards: a sharded ingest writes the same shards at 1

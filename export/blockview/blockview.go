@@ -8,8 +8,8 @@
 package blockview
 
 import (
-	"blockwarc/partition"
 	"bytes"
+	"github.com/blockwarc/blockwarc/partition"
 	"html"
 	"strconv"
 	"strings"

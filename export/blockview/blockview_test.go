@@ -3,7 +3,7 @@ package blockview
 import (
 	"testing"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 func TestBlockTag(t *testing.T) {

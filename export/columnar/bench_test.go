@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/export/tables"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // memSink keeps every row: the writer benchmark replays them.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 // TestParts writes the tables of two shards, one by a Writer of the

@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 // Table names, in the order the files are described in docs/TABLES.md.

@@ -18,8 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"blockwarc/export/tables"
-	"blockwarc/internal/countio"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/internal/countio"
 )
 
 // Format is the file format of the tables.

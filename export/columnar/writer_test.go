@@ -16,7 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 // synthRows are rows of every table with every nullable column both null

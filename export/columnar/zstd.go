@@ -6,7 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/klauspost/compress/zstd"
 
-	"blockwarc/internal/zstdlib"
+	"github.com/blockwarc/blockwarc/internal/zstdlib"
 )
 
 // Arrow v17's Parquet zstd codec builds a new zstd.Encoder for every page

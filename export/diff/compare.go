@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // Status says how a block of the newer capture relates to the older one.

@@ -12,10 +12,10 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // pairStats is what comparing every changed consecutive pair of captures

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // apply rebuilds both texts from an edit script.

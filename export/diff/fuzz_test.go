@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // FuzzCompare: two pages from one input (cut at its first 0xff byte)

@@ -10,8 +10,8 @@ import (
 
 	xhtml "golang.org/x/net/html"
 
-	"blockwarc/export/blockview"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/export/blockview"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // The -html page of diff: two captures, each as an <iframe srcdoc>

@@ -12,10 +12,10 @@ import (
 
 	"golang.org/x/net/html"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // localStats is what localising every changed consecutive pair of

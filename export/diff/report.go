@@ -4,9 +4,9 @@ package diff
 // here, its text form in text.go, its -html page in html.go.
 
 import (
-	"blockwarc/dedupe"
-	"blockwarc/export/blockview"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export/blockview"
+	"github.com/blockwarc/blockwarc/partition"
 	"strings"
 	"time"
 )

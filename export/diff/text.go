@@ -1,9 +1,9 @@
 package diff
 
 import (
-	"blockwarc/dedupe"
-	"blockwarc/export/blockview"
 	"fmt"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export/blockview"
 	"io"
 	"strconv"
 	"strings"

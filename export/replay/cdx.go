@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
-	"blockwarc/dedupe"
-	"blockwarc/export"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // MatchType is how a CDX query's url selects keys (the CDX Server API's

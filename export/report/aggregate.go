@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"blockwarc/export/changerate"
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/export/changerate"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 // Options bound what the report keeps and set the back-test. The zero

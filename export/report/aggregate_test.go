@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 // history is one synthetic URL: its capture intervals in days and whether

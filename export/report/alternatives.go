@@ -16,9 +16,9 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"blockwarc/dedupe"
-	"blockwarc/internal/countio"
-	"blockwarc/internal/zstdlib"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/internal/countio"
+	"github.com/blockwarc/blockwarc/internal/zstdlib"
 )
 
 // Names of the alternatives, in the order the report lists them.

@@ -12,12 +12,12 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/export/tables"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/internal/zstdlib"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/zstdlib"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // testRecord is a record as the tests read it back.

@@ -7,8 +7,8 @@ import (
 	"math"
 	"path/filepath"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TablesDir is the archive subdirectory of the derived tables, left out of

@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TestCategories works one store account by hand.

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/export/tables"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // countSink is the baseline: it receives the rows and does nothing.

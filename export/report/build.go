@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"blockwarc/dedupe"
-	"blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export/tables"
 )
 
 // Build computes the report of the archive a, opened from dir: it walks

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/export/changerate"
-	"blockwarc/export/tables"
-	"blockwarc/internal/sharedtest"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/export/changerate"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // siteRecord is what the test reads from the WARCs itself.

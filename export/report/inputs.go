@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"html"
 
-	"blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe"
 )
 
 // InputRestore says how one input file comes back out of the archive

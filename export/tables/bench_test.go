@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // countSink discards rows, counting them; it takes no links, so Build

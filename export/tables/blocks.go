@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 
 	"github.com/klauspost/compress/zstd"
 )

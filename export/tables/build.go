@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"sync"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // Options configure Build. The zero value is usable.

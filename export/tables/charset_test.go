@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // TestBuildLateMetaCharset: a page declaring <meta charset="utf-8"> past

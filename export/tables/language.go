@@ -8,7 +8,7 @@ import (
 
 	"github.com/abadojack/whatlanggo"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // A page's languages (captures.languages) are detected by whatlanggo, a

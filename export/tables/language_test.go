@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // linkPage reads the links of one page: the document's base URL and the

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // TestBuildOldPartition: an archive written by an older partition (see

@@ -3,8 +3,8 @@ package tables
 import (
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/warcio"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // pageCacheSize is how many recent captures' records a worker keeps for

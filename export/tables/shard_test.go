@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"testing"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/dedupe/shard"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestBuildShard builds the tables of a sharded archive shard by shard

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"blockwarc/export/columnar"
-	"blockwarc/export/tables"
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/export/columnar"
+	"github.com/blockwarc/blockwarc/export/tables"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // treeSize sums the sizes of the regular files under dir.

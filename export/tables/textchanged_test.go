@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestBuildTextChanged: on three real crawls of a privacy policy, the

@@ -1,8 +1,8 @@
 package tables
 
 import (
-	"blockwarc/partition"
 	"bytes"
+	"github.com/blockwarc/blockwarc/partition"
 	"strings"
 
 	"golang.org/x/net/html"

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"time"
 
-	"blockwarc/dedupe"
-	"blockwarc/dedupe/pack"
-	"blockwarc/export/changerate"
-	"blockwarc/export/diff"
-	"blockwarc/partition"
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/export/changerate"
+	"github.com/blockwarc/blockwarc/export/diff"
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // capOut is one capture's rows and what the builder charges to it.

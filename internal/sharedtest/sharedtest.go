@@ -30,7 +30,7 @@ func RepoRoot(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module blockwarc\n") {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module github.com/blockwarc/blockwarc\n") {
 			return dir
 		}
 		up := filepath.Dir(dir)
