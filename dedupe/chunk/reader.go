@@ -143,6 +143,10 @@ func (r *Reader) evict() {
 	r.cache = r.cache[1:]
 }
 
+// spareSlack: a spare buffer up to this much larger than twice the
+// frame is still reused (small frames vary a little in size).
+const spareSlack = 64 << 10
+
 // dropCache empties the cache (benchmarks of cold restores).
 func (r *Reader) dropCache() {
 	r.mu.Lock()
@@ -206,9 +210,16 @@ func (r *Reader) decode(i int, dict []byte) (*frameData, error) {
 		return nil, bad("zstd (chunk table): %v", err)
 	}
 	r.table = table
-	dst := r.spare[:0]
-	r.spare = nil
-	if cap(dst) < int(f.Plain) {
+	// The spare buffer is taken only when it fits the frame closely: the
+	// cache counts a frame by its buffer's capacity, so a 4 MiB spare
+	// under a 40 KB frame made the cache hold one frame, and a version
+	// whose chunks alternate between two chains decoded each chain again
+	// at every switch (warm restores decoding 50 MB where cold ones
+	// decoded 4).
+	var dst []byte
+	if cap(r.spare) >= int(f.Plain) && cap(r.spare) <= 2*int(f.Plain)+spareSlack {
+		dst, r.spare = r.spare[:0], nil
+	} else {
 		dst = make([]byte, 0, f.Plain)
 	}
 	plain, err := dec.DecodeAll(r.raw[f.Table:], dst)

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -379,5 +380,62 @@ func TestSeed(t *testing.T) {
 				t.Fatalf("the edited page does not restore: %v", err)
 			}
 		})
+	}
+}
+
+// TestWarmCacheDecodesOnce: a Reader whose cache can hold every frame
+// decodes each at most once however reads interleave, after a large frame
+// was evicted. (The large frame's buffer, kept for reuse, once went under
+// a small frame and counted as its size, so the cache held a few frames
+// where it could hold all, and a capture read block by block from two
+// chains decoded them again at every switch: restores of a warm archive
+// decoded ten times what cold ones did.)
+func TestWarmCacheDecodesOnce(t *testing.T) {
+	vs := pages(11, 6, 24, 20_000)
+	// A URL whose last capture is large: its own frame, written last.
+	big := make([][]byte, 24)
+	for c := range big {
+		big[c] = fmt.Appendf(nil, "small capture %d", c)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	big[23] = make([]byte, 1<<20)
+	for i := range big[23] {
+		big[23][i] = byte(rng.Uint32())
+	}
+	vs = append(vs, big)
+	f, dir, all := storeAll(t, vs, Options{ChainBytes: 256 << 10}, 24)
+	var plain, largest int64
+	chains := 0
+	for i := range dir {
+		plain += int64(dir[i].Plain)
+		largest = max(largest, int64(dir[i].Plain))
+		if dir[i].Prefix == 0 {
+			chains++
+		}
+	}
+	if largest < 1<<20 || chains < 3 {
+		t.Fatalf("largest frame %d B, %d chains: the case needs both", largest, chains)
+	}
+	r, err := NewReader(f, dir, plain+plain/8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunkwise := func() {
+		for _, s := range all {
+			for _, c := range s.refs {
+				if _, err := r.Chunk(c); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	chunkwise()
+	r.dropCache() // the large frame's buffer is kept for reuse
+	d0 := r.DecodedBytes()
+	for range 3 {
+		chunkwise()
+	}
+	if got := r.DecodedBytes() - d0; got > plain {
+		t.Fatalf("%d frames in %d chains: three warm passes decoded %d bytes; the file holds %d: frames decoded again", len(dir), chains, got, plain)
 	}
 }
