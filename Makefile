@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test vet lint unit race faults bench bench-crawls bench-ingest bench-scale fuzz npm clean test-beam bench-beam
+.PHONY: all build run test vet lint unit race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale fuzz npm clean test-beam bench-beam
 
 all: build
 
@@ -121,6 +121,14 @@ bench-crawls: build
 # test binary and run them alternately on the same machine.
 bench-ingest:
 	$(GO) test -run '^$$' -bench 'IngestCPU$$' -benchtime $(BENCHTIME) ./dedupe/
+
+# Ingest CPU against `zstd -19 --long=27 -T1` CPU of the same records on
+# every corpus site (x-zstd-cpu-SITE), without the zlib proof that each
+# .warc.gz restores as given (x-zstd-cpu-noproof-SITE: ingest -prove=false)
+# and the archive's bytes against zstd's (x-zstd-bytes-SITE). Needs the
+# zstd command; about two minutes.
+bench-zstd-cpu:
+	$(GO) test -run '^$$' -bench 'IngestVsZstd$$' -benchtime 1x -v ./dedupe/
 
 # cmd/blockwarc-beam, the ingest as an Apache Beam pipeline, is a module
 # of its own (the Beam SDK and its ~340 modules stay out of blockwarc's).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"syscall"
@@ -96,4 +97,85 @@ func BenchmarkIngestCPU(b *testing.B) {
 	b.SetBytes(input * rounds)
 	b.ReportMetric(float64(input)/ingest.Seconds()/1e6, "MB/s-cpu")
 	b.ReportMetric(gunzip.Seconds()/ingest.Seconds(), "x-gunzip")
+}
+
+// BenchmarkIngestVsZstd (make bench-zstd-cpu) is issue 33's figure: on
+// every corpus site, the CPU of a default ingest with one worker (the
+// whole process: walk, partition, chunking, level-19 frames, the zlib
+// proof that each .warc.gz restores bit for bit) against the CPU of
+// `zstd -19 --long=27 -T1` of the same records (decompressed, in file
+// order: what a user would otherwise run), x-zstd-cpu-SITE, and the
+// archive's bytes against zstd's, x-zstd-bytes-SITE. An ingest that skips
+// the proof (Options.SkipOriginal) says what the proof costs:
+// x-zstd-cpu-noproof-SITE. Each figure is the least of two rounds.
+func BenchmarkIngestVsZstd(b *testing.B) {
+	zstdPath, err := exec.LookPath("zstd")
+	if err != nil {
+		b.Skipf("zstd command not found (Debian package zstd): %v", err)
+	}
+	for _, site := range corpusSites {
+		files := sharedtest.CorpusFiles(b, site)
+		raw := filepath.Join(b.TempDir(), "records.warc")
+		out, err := os.Create(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range files {
+			in, err := os.Open(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			zr, err := gzip.NewReader(in)
+			if err == nil {
+				_, err = io.Copy(out, zr)
+			}
+			in.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := out.Close(); err != nil {
+			b.Fatal(err)
+		}
+		var zcpu, icpu, ncpu time.Duration
+		var zbytes, abytes int64
+		least := func(d *time.Duration, c time.Duration) {
+			if *d == 0 || c < *d {
+				*d = c
+			}
+		}
+		for range b.N {
+			for range 2 {
+				var cw countWriter
+				cmd := exec.Command(zstdPath, "-19", "--long=27", "-T1", "-q", "-c", raw)
+				cmd.Stdout = &cw
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("zstd: %v", err)
+				}
+				least(&zcpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+				zbytes = cw.n
+				for _, skip := range []bool{false, true} {
+					arch := filepath.Join(b.TempDir(), "a.bwa")
+					runtime.GC()
+					c0 := processCPU(b)
+					if _, err := Ingest(context.Background(), arch, files, Options{Workers: 1, SkipOriginal: skip}); err != nil {
+						b.Fatal(err)
+					}
+					c := processCPU(b) - c0
+					if skip {
+						least(&ncpu, c)
+					} else {
+						least(&icpu, c)
+						abytes = dirSize(b, arch)
+					}
+					os.RemoveAll(arch)
+				}
+			}
+		}
+		b.Logf("%s: zstd -19 --long=27 -T1 %.2f CPU-s → %d B; ingest %.2f CPU-s → %d B; without the zlib proof %.2f CPU-s",
+			site, zcpu.Seconds(), zbytes, icpu.Seconds(), abytes, ncpu.Seconds())
+		b.ReportMetric(icpu.Seconds()/zcpu.Seconds(), "x-zstd-cpu-"+site)
+		b.ReportMetric(ncpu.Seconds()/zcpu.Seconds(), "x-zstd-cpu-noproof-"+site)
+		b.ReportMetric(float64(abytes)/float64(zbytes), "x-zstd-bytes-"+site)
+	}
 }

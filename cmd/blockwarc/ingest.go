@@ -27,7 +27,10 @@ Each input is recorded under its path below the directory given
 (2024-01/crawl.warc.gz), or its base name when given as a file, with
 as many folders of its path as tell it apart from the other inputs
 (blockwarc ls -files lists the names). A file already ingested (same
-base name, size and SHA-256) is skipped. The
+base name, size and SHA-256) is skipped. A .warc.gz input is also proven
+to restore as given, compressed, bit for bit (its gzip members' zlib
+settings found by deflating them again); -prove=false skips that, the
+costliest step, and 'blockwarc prove' does it later from the originals. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same
@@ -85,6 +88,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
+	prove := fs.Bool("prove", true, "learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (40-60 % of ingest's CPU); -prove=false leaves that to 'blockwarc prove ARCHIVE ORIGINALS...', run before the originals are deleted")
 	var ropts reportOptions
 	fs.StringVar(&ropts.text, "report", "", "also write the storage report (as 'blockwarc report' prints it) to `FILE` after the ingest; - for standard output, after the summary")
 	fs.StringVar(&ropts.html, "report-html", "", "also write the storage report as a self-contained HTML page to `FILE` after the ingest")
@@ -117,6 +121,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	opts.Pack.ChunkTable = *chunkTable
+	opts.SkipOriginal = !*prove
 	switch *digestMin {
 	case "":
 	case "off":
@@ -134,6 +139,10 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	nShards := max(*shards, 1)
 	if m, err := shard.ReadManifest(fs.Arg(0)); err == nil {
 		nShards = len(m.Shards) // an existing archive keeps its shards
+	}
+	if !*prove && nShards > 1 {
+		fmt.Fprintln(stderr, "blockwarc ingest: -prove=false is not supported for sharded archives yet ('blockwarc prove' reads one archive)")
+		return exitUsage
 	}
 	_, releaseHeap := ingestflags.HoldHeap(shared.MemLimit, *workers, nShards)
 	defer releaseHeap()
