@@ -248,7 +248,7 @@ func zstdAlone(b *testing.B, zstdPath, file string) (int64, int64) {
 }
 
 // dirSize is the bytes of an archive's files.
-func dirSize(b *testing.B, dir string) int64 {
+func dirSize(b testing.TB, dir string) int64 {
 	return dirBytes(archiveFiles(b, dir))
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestCompactCLI: an archive ingested a crawl at a time through the CLI,
@@ -116,5 +118,57 @@ func TestCompactSameNames(t *testing.T) {
 		if code != exitOK || !bytes.Equal([]byte(got), want) {
 			t.Errorf("copy's -source %s/crawl.warc.gz: exit %d, %d bytes (want %d): %s", month, code, len(got), len(want), stderr)
 		}
+	}
+}
+
+// TestFastTier: ingest -fast -prove=false (the fast tier) writes an
+// archive that verifies and restores, larger than the default's (its
+// frames really are at another level), and prove then compact turn it
+// into the default ingest's archive, byte for byte.
+func TestFastTier(t *testing.T) {
+	files := sharedtest.CorpusFiles(t, "ota-mektoube")[:12]
+	dir := t.TempDir()
+	fast, dense, copied := filepath.Join(dir, "fast.bwa"), filepath.Join(dir, "dense.bwa"), filepath.Join(dir, "copy.bwa")
+	for _, f := range files { // a crawl at a time, as crawls arrive
+		if code, _, errOut := runCmd(t, "ingest", "-tables=false", "-fast", "-prove=false", fast, f); code != exitOK {
+			t.Fatalf("ingest -fast %s: exit %d: %s", f, code, errOut)
+		}
+	}
+	if code, _, errOut := runCmd(t, append([]string{"ingest", "-tables=false", dense}, files...)...); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "verify", fast); code != exitOK {
+		t.Fatalf("verify of the fast tier: exit %d: %s", code, errOut)
+	}
+	// A crawl at a time costs bytes anyway; the fast level must cost more
+	// than that alone: the default frames of the same crawl-at-a-time
+	// ingests.
+	crawls := filepath.Join(dir, "crawls.bwa")
+	for _, f := range files {
+		if code, _, errOut := runCmd(t, "ingest", "-tables=false", "-prove=false", crawls, f); code != exitOK {
+			t.Fatalf("ingest %s: exit %d: %s", f, code, errOut)
+		}
+	}
+	if f, c := sumBytes(archiveBytes(t, fast)), sumBytes(archiveBytes(t, crawls)); f <= c {
+		t.Errorf("fast tier %d B, default level %d B: -fast changed no frame", f, c)
+	}
+	if code, _, errOut := runCmd(t, "compact", "-tables=false", "-tmp", t.TempDir(), fast, copied); code == exitOK || !strings.Contains(errOut, "not examined") {
+		t.Fatalf("compact of unproven files: exit %d: %s", code, errOut)
+	}
+	os.RemoveAll(copied)
+	if code, _, errOut := runCmd(t, append([]string{"prove", fast}, files...)...); code != exitOK {
+		t.Fatalf("prove: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "compact", "-tables=false", "-tmp", t.TempDir(), fast, copied); code != exitOK {
+		t.Fatalf("compact: exit %d: %s", code, errOut)
+	}
+	want, got := archiveBytes(t, dense), archiveBytes(t, copied)
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs from the default ingest's (%d vs %d B)", name, len(got[name]), len(b))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the copy has %d files, the default ingest %d", len(got), len(want))
 	}
 }
