@@ -31,6 +31,10 @@ type ProveResult struct {
 	Unmatched []string
 	// Left counts the input files still not examined (no original given).
 	Left int
+	// From and To are the archive's commit sequence numbers before and
+	// after (equal when nothing was committed): the tables, which say
+	// nothing of originals, describe To as well as they did From.
+	From, To uint64
 }
 
 // Prove learns, from the original files given (files, directories or
@@ -56,6 +60,7 @@ func Prove(ctx context.Context, dir string, originals []string, opts pack.Option
 		return res, err
 	}
 	defer w.Close()
+	res.From, res.To = s.Seq(), s.Seq()
 	r, err := decodeRoot(s.Payload())
 	if err != nil {
 		return res, fmt.Errorf("open catalog of %s: %w", dir, err)
@@ -150,5 +155,6 @@ func Prove(ctx context.Context, dir string, originals []string, opts pack.Option
 	if err != nil {
 		return ProveResult{}, fmt.Errorf("commit proven input files: %w", err)
 	}
+	res.To = res.From + 1
 	return res, nil
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
 
 	"github.com/blockwarc/blockwarc/dedupe"
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/dedupe/shard"
+	"github.com/blockwarc/blockwarc/export/columnar"
 )
 
 const proveAbout = `Prove, from the original files ORIGINAL... (files, directories or
@@ -45,6 +48,15 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		archiveError(stderr, "prove", arch, err)
 		return exitFailure
+	}
+	if res.To != res.From {
+		// The tables say nothing of how files restore compressed: tables
+		// that described the archive before still describe it.
+		tdir := filepath.Join(arch, "tables")
+		if _, err := columnar.AdvanceGeneration(tdir, strconv.FormatUint(res.From, 10), strconv.FormatUint(res.To, 10)); err != nil {
+			fmt.Fprintf(stderr, "blockwarc prove: %s committed, but: %v\n", arch, err)
+			return exitFailure
+		}
 	}
 	for _, n := range res.NotExact {
 		fmt.Fprintf(stderr, "blockwarc prove: %s: does not restore as given compressed (it restores decompressed)\n", n)

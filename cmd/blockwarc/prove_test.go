@@ -10,7 +10,8 @@ import (
 // TestProveCLI: files ingested with -prove=false are not safe to delete
 // and do not export as given; 'blockwarc prove' with the originals makes
 // both true, names an original it has no use for, and a second run has
-// nothing left to prove.
+// nothing left to prove. The tables, which say nothing of originals,
+// are not made stale.
 func TestProveCLI(t *testing.T) {
 	root := t.TempDir()
 	coll := filepath.Join(root, "crawls")
@@ -23,7 +24,7 @@ func TestProveCLI(t *testing.T) {
 	}
 	os.RemoveAll(filepath.Dir(files["2024-03"]))
 	bwa := filepath.Join(root, "a.bwa")
-	if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-prove=false", bwa, coll); code != exitOK {
+	if code, _, stderr := runCmd(t, "ingest", "-prove=false", bwa, coll); code != exitOK {
 		t.Fatalf("ingest -prove=false: exit %d: %s", code, stderr)
 	}
 	if code, out, _ := runCmd(t, "verify", "-originals", coll, bwa); code == exitOK || strings.Contains(out, "SAFE TO DELETE") {
@@ -39,6 +40,10 @@ func TestProveCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, ": 2 file(s) proven to restore as given, 0 not restorable compressed, 1 original(s) unmatched; 0 file(s) still unproven") ||
 		!strings.Contains(stderr, extra+": the content of no input file left to prove") {
 		t.Fatalf("prove: exit %d:\n%s%s", code, out, stderr)
+	}
+	// The tables describe the archive after prove as before it.
+	if code, _, stderr := runCmd(t, "report", bwa); code != exitOK || strings.Contains(stderr, "stale") {
+		t.Fatalf("report after prove: exit %d: %s", code, stderr)
 	}
 	code, out, _ = runCmd(t, "verify", "-originals", coll, bwa)
 	if code != exitOK || strings.Count(out, "SAFE TO DELETE") != 2 {

@@ -234,7 +234,14 @@ func writeGeneration(tmp, gen string) error {
 	if gen == "" {
 		return nil
 	}
-	p := filepath.Join(tmp, GenerationFile)
+	if err := writeGenerationFile(filepath.Join(tmp, GenerationFile), gen); err != nil {
+		return err
+	}
+	return syncDir(tmp)
+}
+
+// writeGenerationFile writes gen, one line, to the file p, synced.
+func writeGenerationFile(p, gen string) error {
 	f, err := os.Create(p)
 	if err != nil {
 		return fmt.Errorf("write tables generation: %w", err)
@@ -250,7 +257,28 @@ func writeGeneration(tmp, gen string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write tables generation: %w", err)
 	}
-	return syncDir(tmp)
+	return nil
+}
+
+// AdvanceGeneration records in the tables at dir that they describe the
+// archive's generation to, when they recorded from: for a commit that
+// changes nothing the tables show (blockwarc prove records how input
+// files restore compressed, which no table holds). It says whether it
+// did; tables recording another generation, or none, are left alone.
+func AdvanceGeneration(dir, from, to string) (bool, error) {
+	had, ok, err := ReadGeneration(dir)
+	if err != nil || !ok || had != from {
+		return false, err
+	}
+	tmp := filepath.Join(dir, GenerationFile+".tmp")
+	if err := writeGenerationFile(tmp, to); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, GenerationFile)); err != nil {
+		os.Remove(tmp)
+		return false, fmt.Errorf("write tables generation: %w", err)
+	}
+	return true, syncDir(dir)
 }
 
 // ReadGeneration returns the generation recorded in the tables at dir;
