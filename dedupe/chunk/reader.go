@@ -370,6 +370,45 @@ func (r *Reader) chunk(c uint64) ([]byte, error) {
 func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.restore(dst, refs, nil)
+}
+
+// RestoreMany restores the versions whose ref lists are lists (the
+// objects of one capture), each frame they name decoded at most once for
+// all of them: restored one by one, versions whose chunks alternate
+// between frames decoded a frame again at each switch once the cache
+// held fewer frames than they name (a capture's objects of a one-ingest
+// archive through a 4 MiB cache: 58 MB decoded at p99). The results are
+// slices of one buffer.
+func (r *Reader) RestoreMany(lists [][]uint64) ([][]byte, error) {
+	var all []uint64
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	lens := make([]int, len(all))
+	r.mu.Lock()
+	buf, err := r.restore(nil, all, lens)
+	r.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(lists))
+	pos, k := 0, 0
+	for i, l := range lists {
+		n := 0
+		for range l {
+			n += lens[k]
+			k++
+		}
+		out[i] = buf[pos : pos+n : pos+n]
+		pos += n
+	}
+	return out, nil
+}
+
+// restore is Restore with r.mu held; lens, when not nil, gets the length
+// of each ref's chunk.
+func (r *Reader) restore(dst []byte, refs []uint64, lens []int) ([]byte, error) {
 	// Versions mostly name one or two frames, in runs: the common case
 	// copies straight to dst while the frame stays the same.
 	type span struct{ off, n int }
@@ -391,9 +430,13 @@ func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 			return dst, err
 		}
 		first := r.dir[order[0]].FirstChunk
-		for _, c := range refs {
+		for k, c := range refs {
 			o := c - first
-			dst = append(dst, fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]...)
+			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
+			if lens != nil {
+				lens[k] = len(b)
+			}
+			dst = append(dst, b...)
 		}
 		return dst, nil
 	}
@@ -409,6 +452,9 @@ func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 			o := refs[k] - first
 			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
 			spans[k] = span{len(arena), len(b)}
+			if lens != nil {
+				lens[k] = len(b)
+			}
 			arena = append(arena, b...)
 		}
 	}

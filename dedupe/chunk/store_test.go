@@ -439,3 +439,47 @@ func TestWarmCacheDecodesOnce(t *testing.T) {
 		t.Fatalf("%d frames in %d chains: three warm passes decoded %d bytes; the file holds %d: frames decoded again", len(dir), chains, got, plain)
 	}
 }
+
+// TestRestoreManyDecodesOnce: the versions of several URLs restored
+// together (a capture's objects) come back whole and in order, and decode
+// each frame they name at most once, through a cache that holds one
+// frame; restored one by one they decode frames again.
+func TestRestoreManyDecodesOnce(t *testing.T) {
+	vs := pages(13, 8, 12, 30_000)
+	f, dir, all := storeAll(t, vs, Options{FrameSize: 64 << 10, ChainBytes: -1}, 3)
+	var lists [][]uint64
+	for i := 0; i < len(all); i += 5 {
+		lists = append(lists, all[i].refs)
+	}
+	var flat []uint64
+	for _, l := range lists {
+		flat = append(flat, l...)
+	}
+	_, cost := dir.Cost(flat)
+	r, err := NewReader(f, dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.RestoreMany(lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, i := 0, 0; i < len(all); k, i = k+1, i+5 {
+		if !bytes.Equal(got[k], all[i].data) {
+			t.Fatalf("version %d: %d bytes restored, %d stored", i, len(got[k]), len(all[i].data))
+		}
+	}
+	if d := r.DecodedBytes(); d > cost {
+		t.Errorf("RestoreMany decoded %d bytes, the frames it names hold %d", d, cost)
+	}
+	r.dropCache()
+	d0 := r.DecodedBytes()
+	for _, l := range lists {
+		if _, err := r.Restore(nil, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := r.DecodedBytes() - d0; d <= cost {
+		t.Errorf("one by one decoded %d bytes, no more than the %d of the frames: the case tests nothing", d, cost)
+	}
+}

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -102,6 +103,55 @@ func (s *Store) placeObject(id ID, n uint64) ([]byte, Kind, []uint64, error) {
 		return nil, 0, nil, corrupt(file, off, "object %s restores to %d bytes, its place record says %d", id, len(b), size)
 	}
 	return b, k, refs, nil
+}
+
+// placeObjects restores the committed objects ids[i], i in idx, all
+// named by place, into out[i]: their place records in chunk order, then
+// their chunks in one chunk.Reader.RestoreMany, so that a capture's
+// objects decode each frame once whatever the cache holds. On any error
+// it restores them one by one, for the error that names the object.
+func (s *Store) placeObjects(ids []ID, idx []int, out [][]byte) error {
+	type rec struct {
+		i    int
+		n    uint64
+		size int
+	}
+	recs := make([]rec, len(idx))
+	for k, i := range idx {
+		n, _ := ids[i].Place()
+		recs[k] = rec{i: i, n: n}
+	}
+	slices.SortStableFunc(recs, func(a, b rec) int { return cmp.Compare(a.n, b.n) })
+	lists := make([][]uint64, len(recs))
+	var cr *chunk.Reader
+	oneByOne := func() error {
+		for _, i := range idx {
+			b, _, err := s.get(s, ids[i])
+			if err != nil {
+				return err
+			}
+			out[i] = b
+		}
+		return nil
+	}
+	for k := range recs {
+		c, _, size, refs, err := s.placeRecord(ids[recs[k].i], recs[k].n)
+		if err != nil {
+			return oneByOne()
+		}
+		cr, recs[k].size, lists[k] = c, size, refs
+	}
+	bs, err := cr.RestoreMany(lists)
+	if err != nil {
+		return oneByOne()
+	}
+	for k, r := range recs {
+		if len(bs[k]) != r.size {
+			return oneByOne()
+		}
+		out[r.i] = bs[k]
+	}
+	return nil
 }
 
 // NamePlaces puts the writer in place mode: from now on an object other

@@ -639,12 +639,11 @@ func (s *Store) GetMany(ids []ID) ([][]byte, error) {
 		i   int
 		pos [2]int64 // pack number, frame offset
 	}
-	items := make([]item, len(ids))
+	items := make([]item, 0, len(ids))
+	var places []int
 	for i, id := range ids {
 		if _, ok := id.Place(); ok {
-			// Restored from its chunks, which the chunk reader caches
-			// by frame.
-			items[i] = item{i, [2]int64{-1, int64(i)}}
+			places = append(places, i)
 			continue
 		}
 		l, ok, err := s.locate(id)
@@ -657,13 +656,19 @@ func (s *Store) GetMany(ids []ID) ([][]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("get %s: %w", id, ErrNotFound)
 		}
-		items[i] = item{i, [2]int64{int64(l.pack), l.off}}
+		items = append(items, item{i, [2]int64{int64(l.pack), l.off}})
 	}
 	sort.SliceStable(items, func(a, b int) bool {
 		pa, pb := items[a].pos, items[b].pos
 		return pa[0] < pb[0] || pa[0] == pb[0] && pa[1] < pb[1]
 	})
 	out := make([][]byte, len(ids))
+	if len(places) > 0 {
+		// Restored from their chunks, all at once.
+		if err := s.placeObjects(ids, places, out); err != nil {
+			return nil, err
+		}
+	}
 	for _, it := range items {
 		b, _, err := s.get(s, ids[it.i])
 		if err != nil {
