@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -106,7 +107,17 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			repaired = true
 		}
 		var res pack.RepairResult
-		if res, err = pack.Repair(d, pack.Options{}); err != nil {
+		res, err = pack.Repair(d, pack.Options{})
+		if errors.Is(err, pack.ErrCommitLost) {
+			// Both commit files lost: the list of files and the catalog
+			// root are made again from the packs, then repaired as any.
+			if res, err = dedupe.RebuildCommit(d, pack.Options{}); err != nil {
+				break
+			}
+			report(res)
+			res, err = pack.Repair(d, pack.Options{})
+		}
+		if err != nil {
 			break
 		}
 		report(res)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,10 +73,10 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	m := c1
 	switch {
 	case e1 != nil && e2 != nil:
-		if errors.Is(e1, ErrNotArchive) && errors.Is(e2, ErrNotArchive) {
-			return res, fmt.Errorf("repair %s: %w", dir, ErrNotArchive)
+		if commitLost(dir, e1, e2) {
+			return res, fmt.Errorf("repair %s: %w (%v; %v): the archive's list of files is lost", dir, ErrCommitLost, e1, e2)
 		}
-		return res, fmt.Errorf("repair %s: both commit files are damaged (%v; %v): the archive's list of files is lost", dir, e1, e2)
+		return res, fmt.Errorf("repair %s: %w", dir, ErrNotArchive)
 	case e1 != nil:
 		m = c2
 	case e2 == nil && c2.seq > c1.seq && filesPresent(dir, c2) == nil:
@@ -394,7 +395,14 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 		path := filepath.Join(s.dir, packName(p.num))
 		f, err := os.Open(path)
 		if err != nil {
+			// A deleted pack loses every frame: rewritten (empty) to a
+			// new number, so that the commit no longer names a file
+			// that is not there and re-ingest can put its objects back.
+			// Whether it held frames of chunks is not known: the
+			// numbers of every later one are then unknown too.
 			res.Lost = append(res.Lost, fmt.Sprintf("%s: %v", packName(p.num), err))
+			damaged[p.num] = true
+			numbering = false
 			continue
 		}
 		err = scanFrames(f, p.size, func(off int64, length uint32) {
@@ -494,7 +502,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 		return s.dropDamage(m, res, locs, frames, chunkRows, badFrame, damaged, cr)
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
-	num := uint32(1)
+	num := max(uint32(1), s.nextIndex)
 	if n := len(m.indexes); n > 0 {
 		num = m.indexes[n-1].num + 1
 	}
@@ -511,8 +519,14 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 		}
 	}
 	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, settings: m.settings, payload: m.payload}
-	// Compare and swap, as a writer's commit does (the lock is held).
-	if cur, _, err := readManifest(s.dir); err != nil {
+	if s.beforePublish != nil {
+		// A commit made again (RebuildCommit): there is none to compare
+		// with, and it is published only once its payload checks.
+		if err := s.beforePublish(nm); err != nil {
+			return fmt.Errorf("rebuild the commit: %w", err)
+		}
+	} else if cur, _, err := readManifest(s.dir); err != nil {
+		// Compare and swap, as a writer's commit does (the lock is held).
 		return fmt.Errorf("repair: reread the commit: %w", err)
 	} else if cur.seq != m.seq {
 		return &ConflictError{Dir: s.dir, Began: m.seq, Found: cur.seq}
@@ -796,10 +810,13 @@ func (s *Store) frameBases(row frameRow) []baseRef {
 // is: it goes once a commit names num instead.
 func (s *Store) movePack(p fileRef, num uint32, keep []frameRow, extra [][]byte) (int64, error) {
 	old, err := os.Open(filepath.Join(s.dir, packName(p.num)))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) && len(keep) == 0 {
+		old = nil // a deleted pack: a header (and extra) alone
+	} else if err != nil {
 		return 0, err
+	} else {
+		defer old.Close()
 	}
-	defer old.Close()
 	name := packName(num)
 	path := filepath.Join(s.dir, name)
 	if err := s.opts.fault("write", path); err != nil {
@@ -811,7 +828,9 @@ func (s *Store) movePack(p fileRef, num uint32, keep []frameRow, extra [][]byte)
 	}
 	size, err := func() (int64, error) {
 		head := make([]byte, packHeaderSize)
-		if _, err := old.ReadAt(head, 0); err == nil && checkFileHeader(head, packMagic, p.num, old.Name()) == nil {
+		if old == nil {
+			head = appendFileHeader(nil, packMagic, num)
+		} else if _, err := old.ReadAt(head, 0); err == nil && checkFileHeader(head, packMagic, p.num, old.Name()) == nil {
 			// The pack's format version is kept: it tells a writer
 			// whether to append to the pack.
 			le.PutUint32(head[8:], num)
