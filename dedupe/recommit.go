@@ -3,6 +3,7 @@ package dedupe
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
@@ -14,8 +15,7 @@ import (
 // root from the catalog objects the packs hold, which is all a root
 // names (docs/FORMAT.md "Losses and what repair restores"): every part
 // of the input-file table (magic BWIF), in the order written, and every
-// catalog segment (BWSG), a run being a segment without a delta base
-// followed by the segments each a delta of the one before. The root is
+// catalog segment (BWSG), in runs (rebuildRoot). The root is
 // published only when it checks: every segment reads, every version
 // names a file of the table, and every file's records and gaps are
 // exactly those the segments name (a segment missing or one too many
@@ -23,10 +23,18 @@ import (
 // committed. The open ingest a root may hold is not made again: an
 // ingest that was stopped starts over from the last commit's files.
 func RebuildCommit(dir string, opts pack.Options) (pack.RepairResult, error) {
-	return pack.RebuildCommit(dir, opts, rebuildRoot, checkRoot)
+	return pack.RebuildCommit(dir, opts, rebuildRoot, checkPayload)
 }
 
-// rebuildRoot is the root of the catalog objects s holds.
+// rebuildRoot is the root of the catalog objects s holds. Runs are told
+// apart by the input-file parts: an ingest writes its part at its final
+// commit, after its run's last segment, so the segments written between
+// two parts are one run (in key order; a segment whose keys do not
+// follow the one before starts another). Segments after the last part
+// are a run whose ingest had not finished, or one repair re-ingested:
+// kept when the root then checks (checkRoot), else left out (an
+// unfinished ingest's files have no rows; running it again ingests them
+// anew).
 func rebuildRoot(s *pack.Store) ([]byte, error) {
 	objs, err := s.CatalogObjects()
 	if err != nil {
@@ -36,7 +44,13 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 		return nil, nil // an empty payload is an empty archive
 	}
 	r := &root{}
-	runOf := map[pack.ID]int{} // a segment → its run
+	var run []segRef
+	endRun := func() {
+		if len(run) > 0 {
+			r.Runs = append(r.Runs, run)
+			run = nil
+		}
+	}
 	for _, o := range objs {
 		b, _, err := s.Get(o.ID)
 		if err != nil {
@@ -52,6 +66,7 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 				return nil, fmt.Errorf("catalog object %s: %w", o.ID, err)
 			}
 			r.Parts = append(r.Parts, filePart{Rows: int(n), ID: o.ID})
+			endRun()
 		case strings.HasPrefix(string(b), segmentMagic):
 			urls, err := decodeSegment(b, readResolver(s))
 			if err != nil {
@@ -61,31 +76,25 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 				return nil, fmt.Errorf("catalog segment %s: no URL", o.ID)
 			}
 			ref := segRef{First: urls[0].Key, Last: urls[len(urls)-1].Key, ID: o.ID}
-			run := -1
-			for _, base := range o.Bases {
-				if i, ok := runOf[base]; ok {
-					if last := r.Runs[i][len(r.Runs[i])-1]; last.ID == base && last.Last < ref.First {
-						run = i
-					}
-				}
+			if len(run) > 0 && run[len(run)-1].Last >= ref.First {
+				endRun()
 			}
-			if run < 0 {
-				run = len(r.Runs)
-				r.Runs = append(r.Runs, nil)
-			}
-			r.Runs[run] = append(r.Runs[run], ref)
-			runOf[o.ID] = run
+			run = append(run, ref)
 		default:
 			return nil, fmt.Errorf("catalog object %s: neither a catalog segment nor an input-file part", o.ID)
+		}
+	}
+	if len(run) > 0 {
+		with := &root{Parts: r.Parts, Runs: append(slices.Clone(r.Runs), run)}
+		if checkRoot(s, with) == nil {
+			r = with
 		}
 	}
 	return r.encode()
 }
 
-// checkRoot checks the root of s against its catalog: every segment
-// reads, every version names a row of the input-file table, and each
-// row's records and gaps are exactly the versions naming it.
-func checkRoot(s *pack.Store) error {
+// checkPayload checks the root s holds against its catalog (checkRoot).
+func checkPayload(s *pack.Store) error {
 	if len(s.Payload()) == 0 {
 		return nil
 	}
@@ -93,9 +102,17 @@ func checkRoot(s *pack.Store) error {
 	if err != nil {
 		return err
 	}
+	return checkRoot(s, r)
+}
+
+// checkRoot checks root r against the catalog of s: every segment reads,
+// every version names a row of the input-file table, and each row's
+// records and gaps are exactly the versions naming it.
+func checkRoot(s *pack.Store, r *root) error {
 	if err := r.load(s); err != nil {
 		return err
 	}
+	defer func() { r.Files, r.loaded = nil, false }()
 	nameOf := fileNames(r.Files)
 	rows := map[string]bool{}
 	for _, f := range r.Files {
