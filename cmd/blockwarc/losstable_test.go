@@ -87,7 +87,7 @@ func TestLossTable(t *testing.T) {
 		{"pack flipped within parity", flip(3000, pk), true},
 		{"pack damaged beyond parity", flip(20000, pk), false},
 		{"pack deleted", remove(pk), false},
-		{"index damaged beyond parity", flip(1 << 20, ix), true},
+		{"index damaged beyond parity", flip(1<<20, ix), true},
 		{"index deleted", remove(ix), true},
 		{"pack sidecar deleted", remove(pk + ".par"), true},
 		{"index sidecar deleted", remove(ix + ".par"), true},
