@@ -45,7 +45,7 @@ const (
 	// minUnit is the smallest sector a version 3 sidecar cuts a range
 	// into (units of SectorSize/2, /4, /8): a burst then costs its length
 	// rounded up to a unit rather than to 4 KiB.
-	minUnit = SectorSize / 8
+	minUnit    = SectorSize / 8
 	headSize   = 48
 	suffix     = ".par"
 	maxName    = 255
