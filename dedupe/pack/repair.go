@@ -219,10 +219,13 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	}
 	s.idx = good
 	if len(bad) > 0 || rebuild {
-		if err := s.rebuildIndexes(m, &res, rebuild); err != nil {
+		err := s.rebuildIndexes(m, &res, rebuild)
+		if err != nil && !errors.Is(err, errIndexesCurrent) {
 			return res, err
 		}
-		if len(bad) > 0 {
+		if errors.Is(err, errIndexesCurrent) {
+			// Nothing done: the indexes name what the frames hold.
+		} else if len(bad) > 0 {
 			done("indexes rebuilt from the packs' frames, replacing damaged %v", bad)
 		} else {
 			done("indexes rebuilt from the packs' frames")
@@ -346,6 +349,52 @@ func (s *Store) reprotect(m *manifest, name string, off int64) error {
 		return err
 	}
 	return errors.New("not a committed file")
+}
+
+// errIndexesCurrent says rebuildIndexes found nothing to rebuild.
+var errIndexesCurrent = errors.New("the indexes name what the frames hold")
+
+// indexesCurrent reports whether the indexes in force (s.idx) name the
+// objects of locs and no other, each in a frame that reads (frames),
+// with the frames of chunks chunkRows, in order.
+func (s *Store) indexesCurrent(locs mapLocator, frames []frameRow, chunkRows []chunkRow) bool {
+	read := make(map[frameRow]bool, len(frames))
+	for _, f := range frames {
+		read[f] = true
+	}
+	seen := make(map[ID]bool, len(locs))
+	var chunks []chunkRow
+	for _, ix := range s.idx {
+		rows := map[uint32]frameRow{}
+		ok := true
+		err := ix.scan(nil, func(i uint32, r frameRow) error { rows[i] = r; return nil })
+		if err == nil {
+			err = ix.scan(func(_ int64, e entry) error {
+				if _, in := locs[e.id]; !in || !read[rows[e.frame]] {
+					ok = false
+				}
+				seen[e.id] = true
+				return nil
+			}, nil)
+		}
+		if err != nil || !ok {
+			return false
+		}
+		cr, err := ix.chunkRows()
+		if err != nil {
+			return false
+		}
+		chunks = append(chunks, cr...)
+	}
+	if len(seen) != len(locs) || len(chunks) != len(chunkRows) {
+		return false
+	}
+	for i := range chunks {
+		if chunks[i] != chunkRows[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // mapLocator resolves ids through a map (the index being rebuilt).
@@ -500,6 +549,13 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 	}
 	if rewrite && len(damaged) > 0 {
 		return s.dropDamage(m, res, locs, frames, chunkRows, badFrame, damaged, cr)
+	}
+	if rewrite && len(s.idx) == len(m.indexes) && s.indexesCurrent(locs, frames, chunkRows) {
+		// Nothing to drop, and the indexes in force name exactly the
+		// objects of the frames that read: a rebuild would only take a
+		// new number and generation, so that a repair run again after
+		// a kill would not leave the files one run leaves.
+		return errIndexesCurrent
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
 	num := max(uint32(1), s.nextIndex)
