@@ -99,8 +99,12 @@ test: vet lint npm unit race test-beam
 # 4.5 to 7 minutes on two cores under a load average of 11 (unit runs 4
 # trials of it).
 FAULT_TRIALS ?= 100
+# TestKillFaults: SIGKILL at random moments of ingest, extend and repair;
+# the seed is printed, and a failure replays with KILL_SEED=N.
+KILL_TRIALS ?= 20
+KILL_SEED ?= 34
 faults:
-	$(GO) test -count=1 -v -timeout 60m -run '^TestFaults$$' ./cmd/blockwarc -args -fault-trials $(FAULT_TRIALS)
+	$(GO) test -count=1 -v -timeout 60m -run '^(TestFaults|TestKillFaults)$$' ./cmd/blockwarc -args -fault-trials $(FAULT_TRIALS) -kill-trials $(KILL_TRIALS) -kill-seed $(KILL_SEED)
 
 # Benchmarks print their figures as ratios against a baseline measured in
 # the same run (custom metrics named x-<baseline>). -p 1: one package at a

@@ -90,12 +90,13 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	if len(bases) == 0 {
 		// No readable segment names a file without a row: the segments
 		// that did are lost too (a run's part is written beside its last
-		// segment, and segments are deltas of the one before). The
-		// originals given that no row names are candidates when they are
-		// exactly as many as the rows of the one lost part; they are
-		// taken only if their rows, computed again, make that part byte
-		// for byte (its id is the hash of its bytes), and recoverSegments
-		// then re-ingests the lost segments' records from them.
+		// segment, and segments are deltas of the one before; a deleted
+		// pack loses them all). The originals given that no row names
+		// are candidates; a set of them is taken for a lost part only
+		// if their rows, computed again, make that part byte for byte
+		// (its id is the hash of its bytes: matchParts), and
+		// recoverSegments then re-ingests the lost segments' records
+		// from them.
 		unnamed = true
 		lostRows := 0
 		for _, l := range lostParts {
@@ -107,7 +108,7 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 				candidates[b] = true
 			}
 		}
-		if !lostSegments || len(lostParts) != 1 || len(candidates) != lostRows {
+		if !lostSegments || len(candidates) < lostRows {
 			say(fmt.Sprintf("no file the catalog names lacks a row, and %d original(s) given without a row for %d lost row(s) in %d part(s): its rows cannot be told", len(candidates), lostRows, len(lostParts)))
 			return nil
 		}
@@ -153,9 +154,13 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 		say("not rebuilt: " + strings.Join(missing, ", ") + " refused")
 		return nil
 	}
-	if unnamed && s.Sum(encodeFilePart(rows)) != lostParts[0].ID {
-		say("the original(s) given without a row (" + strings.Join(files, ", ") + ") do not make the lost part again: its rows cannot be told")
-		return nil
+	var partFiles [][]string // the files of each lost part, when told apart
+	if unnamed {
+		var ok bool
+		if rows, partFiles, ok = matchParts(s, lostParts, rows, files); !ok {
+			say("the original(s) given without a row (" + strings.Join(files, ", ") + ") do not make the lost parts again: their rows cannot be told")
+			return nil
+		}
 	}
 	r.Files = append(r.Files, rows...)
 	if err := r.storeFiles(w); err != nil {
@@ -168,10 +173,65 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	if err != nil {
 		return fmt.Errorf("commit rebuilt input-file rows: %w", err)
 	}
-	for _, l := range lostParts {
-		res.Recovered = append(res.Recovered, fmt.Sprintf("input-file table part %s (%d files): rows rebuilt from %s", l.ID, l.Rows, strings.Join(files, ", ")))
+	for i, l := range lostParts {
+		from := files
+		if partFiles != nil {
+			from = partFiles[i]
+		}
+		res.Recovered = append(res.Recovered, fmt.Sprintf("input-file table part %s (%d files): rows rebuilt from %s", l.ID, l.Rows, strings.Join(from, ", ")))
 	}
 	return nil
+}
+
+// matchParts finds, for each lost part, the rows (in the order of
+// files, which is the order ingest gave them: sorted by name) that
+// encode to it byte for byte; it returns the rows of all parts and
+// each part's files, or false when a part is made by no set of them. Sets are
+// tried in order, at most maxPartTries of them a part: a collection
+// whose runs are the crawls of one site in time order finds each run's
+// set among the first.
+func matchParts(s *pack.Store, parts []lostPart, rows []InputFile, files []string) ([]InputFile, [][]string, bool) {
+	const maxPartTries = 1 << 16
+	used := make([]bool, len(rows))
+	var outRows []InputFile
+	var outFiles [][]string
+	for _, l := range parts {
+		pick := make([]int, 0, l.Rows)
+		tries := 0
+		var try func(from int) bool
+		try = func(from int) bool {
+			if len(pick) == l.Rows {
+				tries++
+				sel := make([]InputFile, len(pick))
+				for i, j := range pick {
+					sel[i] = rows[j]
+				}
+				return s.Sum(encodeFilePart(sel)) == l.ID
+			}
+			for j := from; j < len(rows) && tries < maxPartTries; j++ {
+				if used[j] {
+					continue
+				}
+				pick = append(pick, j)
+				if try(j + 1) {
+					return true
+				}
+				pick = pick[:len(pick)-1]
+			}
+			return false
+		}
+		if !try(0) {
+			return nil, nil, false
+		}
+		var fs []string
+		for _, j := range pick {
+			used[j] = true
+			outRows = append(outRows, rows[j])
+			fs = append(fs, files[j])
+		}
+		outFiles = append(outFiles, fs)
+	}
+	return outRows, outFiles, true
 }
 
 // LostFileRows names the parts of the input-file table of the archive in

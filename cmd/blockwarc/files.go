@@ -118,6 +118,10 @@ func archiveError(w io.Writer, cmd, dir string, err error) {
 		repairHint(w, cmd, dir, true)
 		return
 	}
+	if errors.Is(err, pack.ErrCommitLost) {
+		fmt.Fprintf(w, "blockwarc %s: the archive's list of files is lost: 'blockwarc repair %s' makes it again from the packs (the original input files are not needed)\n", cmd, dir)
+		return
+	}
 	if !errors.Is(err, pack.ErrCorrupt) {
 		return
 	}

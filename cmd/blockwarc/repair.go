@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +22,11 @@ is missing); rewrite the sectors of packs and indexes that parity corrects
 packs' frames when one is damaged beyond parity (frames carry their object
 tables). A sharded archive (docs/FORMAT.md "Shards") gets its manifest
 SHARDS rewritten from its copy when one of the two is damaged, and each
-shard repaired so. Then verify the whole archive (as 'blockwarc verify').
+shard repaired so. When COMMIT and COMMIT.copy are both lost, make the
+commit again from the packs on disk: the list of files, one index from
+the frames, and the catalog root from the catalog objects the packs hold,
+checked against the input-file table before it is published. Then verify
+the whole archive (as 'blockwarc verify').
 
 When captures are lost (their objects were in pack bytes no frame could be
 read from) and ORIGINAL-INPUTS are given (files or directories, as to
@@ -36,7 +41,8 @@ it, and puts back the objects the catalog names and the archive lacks
 does not read, or that names an object named by place that does not
 read (such an object cannot be put back at its place), is re-ingested
 from the originals of the input files that held its records; a part of the input-file table that does not read is
-rebuilt from the originals of the files whose rows it held. Nothing is
+rebuilt from the originals of the files whose rows it held; a deleted
+pack is written again empty and all it held re-ingested. Nothing is
 written outside ARCHIVE; a crash or an I/O
 error leaves the archive at its last commit, and repair can run again.
 
@@ -106,7 +112,17 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			repaired = true
 		}
 		var res pack.RepairResult
-		if res, err = pack.Repair(d, pack.Options{}); err != nil {
+		res, err = pack.Repair(d, pack.Options{})
+		if errors.Is(err, pack.ErrCommitLost) {
+			// Both commit files lost: the list of files and the catalog
+			// root are made again from the packs, then repaired as any.
+			if res, err = dedupe.RebuildCommit(d, pack.Options{}); err != nil {
+				break
+			}
+			report(res)
+			res, err = pack.Repair(d, pack.Options{})
+		}
+		if err != nil {
 			break
 		}
 		report(res)

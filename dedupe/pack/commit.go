@@ -156,7 +156,7 @@ func readManifest(dir string) (m *manifest, recovered string, err error) {
 	}
 	if errors.Is(err, ErrNotArchive) {
 		if _, cerr := os.Stat(filepath.Join(dir, commitCopy)); cerr != nil {
-			return nil, "", fmt.Errorf("open archive %s: %w", dir, ErrNotArchive)
+			return nil, "", notArchive(dir)
 		}
 	}
 	cm, cerr := readManifestFile(filepath.Join(dir, commitCopy))
@@ -165,11 +165,22 @@ func readManifest(dir string) (m *manifest, recovered string, err error) {
 	}
 	if cerr != nil {
 		if errors.Is(err, ErrNotArchive) {
-			return nil, "", fmt.Errorf("open archive %s: %w", dir, ErrNotArchive)
+			return nil, "", notArchive(dir)
 		}
 		return nil, "", err // COMMIT's error: the copy did not help
 	}
 	return cm, fmt.Sprintf("%s is unreadable (%v); read its copy %s (generation %d) instead", path, err, commitCopy, cm.seq), nil
+}
+
+// notArchive is the error of a directory without a commit file that
+// reads: ErrNotArchive, or ErrCommitLost when pack files are there (an
+// archive whose commit files were deleted: a writer must not take it
+// for a new one, whose first commit would delete every pack).
+func notArchive(dir string) error {
+	if packs, _ := packsOnDisk(dir); len(packs) > 0 {
+		return fmt.Errorf("open archive %s: %w: COMMIT and %s are missing while %d pack file(s) are there", dir, ErrCommitLost, commitCopy, len(packs))
+	}
+	return fmt.Errorf("open archive %s: %w", dir, ErrNotArchive)
 }
 
 // readManifestFile reads and decodes one commit file.

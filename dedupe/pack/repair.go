@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,10 +73,10 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	m := c1
 	switch {
 	case e1 != nil && e2 != nil:
-		if errors.Is(e1, ErrNotArchive) && errors.Is(e2, ErrNotArchive) {
-			return res, fmt.Errorf("repair %s: %w", dir, ErrNotArchive)
+		if commitLost(dir, e1, e2) {
+			return res, fmt.Errorf("repair %s: %w (%v; %v): the archive's list of files is lost", dir, ErrCommitLost, e1, e2)
 		}
-		return res, fmt.Errorf("repair %s: both commit files are damaged (%v; %v): the archive's list of files is lost", dir, e1, e2)
+		return res, fmt.Errorf("repair %s: %w", dir, ErrNotArchive)
 	case e1 != nil:
 		m = c2
 	case e2 == nil && c2.seq > c1.seq && filesPresent(dir, c2) == nil:
@@ -218,10 +219,13 @@ func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	}
 	s.idx = good
 	if len(bad) > 0 || rebuild {
-		if err := s.rebuildIndexes(m, &res, rebuild); err != nil {
+		err := s.rebuildIndexes(m, &res, rebuild)
+		if err != nil && !errors.Is(err, errIndexesCurrent) {
 			return res, err
 		}
-		if len(bad) > 0 {
+		if errors.Is(err, errIndexesCurrent) {
+			// Nothing done: the indexes name what the frames hold.
+		} else if len(bad) > 0 {
 			done("indexes rebuilt from the packs' frames, replacing damaged %v", bad)
 		} else {
 			done("indexes rebuilt from the packs' frames")
@@ -347,6 +351,52 @@ func (s *Store) reprotect(m *manifest, name string, off int64) error {
 	return errors.New("not a committed file")
 }
 
+// errIndexesCurrent says rebuildIndexes found nothing to rebuild.
+var errIndexesCurrent = errors.New("the indexes name what the frames hold")
+
+// indexesCurrent reports whether the indexes in force (s.idx) name the
+// objects of locs and no other, each in a frame that reads (frames),
+// with the frames of chunks chunkRows, in order.
+func (s *Store) indexesCurrent(locs mapLocator, frames []frameRow, chunkRows []chunkRow) bool {
+	read := make(map[frameRow]bool, len(frames))
+	for _, f := range frames {
+		read[f] = true
+	}
+	seen := make(map[ID]bool, len(locs))
+	var chunks []chunkRow
+	for _, ix := range s.idx {
+		rows := map[uint32]frameRow{}
+		ok := true
+		err := ix.scan(nil, func(i uint32, r frameRow) error { rows[i] = r; return nil })
+		if err == nil {
+			err = ix.scan(func(_ int64, e entry) error {
+				if _, in := locs[e.id]; !in || !read[rows[e.frame]] {
+					ok = false
+				}
+				seen[e.id] = true
+				return nil
+			}, nil)
+		}
+		if err != nil || !ok {
+			return false
+		}
+		cr, err := ix.chunkRows()
+		if err != nil {
+			return false
+		}
+		chunks = append(chunks, cr...)
+	}
+	if len(seen) != len(locs) || len(chunks) != len(chunkRows) {
+		return false
+	}
+	for i := range chunks {
+		if chunks[i] != chunkRows[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // mapLocator resolves ids through a map (the index being rebuilt).
 type mapLocator map[ID]loc
 
@@ -394,7 +444,14 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 		path := filepath.Join(s.dir, packName(p.num))
 		f, err := os.Open(path)
 		if err != nil {
+			// A deleted pack loses every frame: rewritten (empty) to a
+			// new number, so that the commit no longer names a file
+			// that is not there and re-ingest can put its objects back.
+			// Whether it held frames of chunks is not known: the
+			// numbers of every later one are then unknown too.
 			res.Lost = append(res.Lost, fmt.Sprintf("%s: %v", packName(p.num), err))
+			damaged[p.num] = true
+			numbering = false
 			continue
 		}
 		err = scanFrames(f, p.size, func(off int64, length uint32) {
@@ -493,8 +550,15 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 	if rewrite && len(damaged) > 0 {
 		return s.dropDamage(m, res, locs, frames, chunkRows, badFrame, damaged, cr)
 	}
+	if rewrite && len(s.idx) == len(m.indexes) && s.indexesCurrent(locs, frames, chunkRows) {
+		// Nothing to drop, and the indexes in force name exactly the
+		// objects of the frames that read: a rebuild would only take a
+		// new number and generation, so that a repair run again after
+		// a kill would not leave the files one run leaves.
+		return errIndexesCurrent
+	}
 	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
-	num := uint32(1)
+	num := max(uint32(1), s.nextIndex)
 	if n := len(m.indexes); n > 0 {
 		num = m.indexes[n-1].num + 1
 	}
@@ -511,8 +575,14 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 		}
 	}
 	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, settings: m.settings, payload: m.payload}
-	// Compare and swap, as a writer's commit does (the lock is held).
-	if cur, _, err := readManifest(s.dir); err != nil {
+	if s.beforePublish != nil {
+		// A commit made again (RebuildCommit): there is none to compare
+		// with, and it is published only once its payload checks.
+		if err := s.beforePublish(nm); err != nil {
+			return fmt.Errorf("rebuild the commit: %w", err)
+		}
+	} else if cur, _, err := readManifest(s.dir); err != nil {
+		// Compare and swap, as a writer's commit does (the lock is held).
 		return fmt.Errorf("repair: reread the commit: %w", err)
 	} else if cur.seq != m.seq {
 		return &ConflictError{Dir: s.dir, Began: m.seq, Found: cur.seq}
@@ -796,10 +866,13 @@ func (s *Store) frameBases(row frameRow) []baseRef {
 // is: it goes once a commit names num instead.
 func (s *Store) movePack(p fileRef, num uint32, keep []frameRow, extra [][]byte) (int64, error) {
 	old, err := os.Open(filepath.Join(s.dir, packName(p.num)))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) && len(keep) == 0 {
+		old = nil // a deleted pack: a header (and extra) alone
+	} else if err != nil {
 		return 0, err
+	} else {
+		defer old.Close()
 	}
-	defer old.Close()
 	name := packName(num)
 	path := filepath.Join(s.dir, name)
 	if err := s.opts.fault("write", path); err != nil {
@@ -811,7 +884,9 @@ func (s *Store) movePack(p fileRef, num uint32, keep []frameRow, extra [][]byte)
 	}
 	size, err := func() (int64, error) {
 		head := make([]byte, packHeaderSize)
-		if _, err := old.ReadAt(head, 0); err == nil && checkFileHeader(head, packMagic, p.num, old.Name()) == nil {
+		if old == nil {
+			head = appendFileHeader(nil, packMagic, num)
+		} else if _, err := old.ReadAt(head, 0); err == nil && checkFileHeader(head, packMagic, p.num, old.Name()) == nil {
 			// The pack's format version is kept: it tells a writer
 			// whether to append to the pack.
 			le.PutUint32(head[8:], num)

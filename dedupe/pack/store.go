@@ -209,6 +209,12 @@ type Store struct {
 
 	cv  *chunkView  // the chunks of the current view, read on first use
 	par parityState // corrections through parity (parity.go)
+
+	// Set by RebuildCommit on the store that rebuilds the indexes: the
+	// number the new index gets at least, and the step that gives the
+	// commit its payload and checks it before it is published.
+	nextIndex     uint32
+	beforePublish func(*manifest) error
 }
 
 // Create makes a new, empty archive in dir (created if missing; it must

@@ -40,8 +40,12 @@ const (
 	// maxShards is what GF(2^8) allows a stripe: data plus parity.
 	maxShards = 256
 
-	magic      = "BWPR"
-	version    = 2 // version 1: one parity shard per stripe of up to 48 (FORMAT.md "Changes")
+	magic   = "BWPR"
+	version = 3 // version 1: one parity shard per stripe of up to 48; 2: 4 KiB sectors only (FORMAT.md "Changes")
+	// minUnit is the smallest sector a version 3 sidecar cuts a range
+	// into (units of SectorSize/2, /4, /8): a burst then costs its length
+	// rounded up to a unit rather than to 4 KiB.
+	minUnit    = SectorSize / 8
 	headSize   = 48
 	suffix     = ".par"
 	maxName    = 255
@@ -113,14 +117,15 @@ type Sidecar struct {
 // one sector of its own length.
 type geom struct {
 	off, l int64
-	sector int // shard size
-	n      int // sectors
+	unit   int64 // where sectors are cut: SectorSize, or (version 3) a divisor of it
+	sector int   // shard size
+	n      int   // sectors
 }
 
-func newGeom(off, l int64) geom {
-	base := off - off%SectorSize
-	n := int((off + l - base + SectorSize - 1) / SectorSize)
-	g := geom{off: off, l: l, sector: SectorSize, n: n}
+func newGeom(off, l, unit int64) geom {
+	base := off - off%unit
+	n := int((off + l - base + unit - 1) / unit)
+	g := geom{off: off, l: l, unit: unit, sector: int(unit), n: n}
 	if n == 1 {
 		g.sector = int(l)
 	}
@@ -132,8 +137,8 @@ func (g geom) span(i int) (int64, int64) {
 	if g.n == 1 {
 		return g.off, g.off + g.l
 	}
-	base := g.off - g.off%SectorSize
-	return max(g.off, base+int64(i)*SectorSize), min(g.off+g.l, base+int64(i+1)*SectorSize)
+	base := g.off - g.off%g.unit
+	return max(g.off, base+int64(i)*g.unit), min(g.off+g.l, base+int64(i+1)*g.unit)
 }
 
 // sectorOf is the sector holding file offset x.
@@ -141,7 +146,7 @@ func (g geom) sectorOf(x int64) int {
 	if g.n == 1 {
 		return 0
 	}
-	return int((x - (g.off - g.off%SectorSize)) / SectorSize)
+	return int((x - (g.off - g.off%g.unit)) / g.unit)
 }
 
 // shapeV1 returns the stripe count and data shards per stripe of a
@@ -161,24 +166,27 @@ func Burst(end int64) int64 {
 	return min((end+BurstDivisor-1)/BurstDivisor, MaxBurst)
 }
 
-// plan chooses the stripes of a range of n sectors ending at file offset
-// end: s stripes of k = ceil(n/s) data shards and m parity shards each,
-// sector i being data shard i div s of stripe i mod s (interleaved: a
-// run of r adjacent sectors puts at most ceil(r/s) in one stripe). It
-// needs m ≥ 2 (any two damaged sectors, even of one stripe) and s·m ≥ b,
-// the sectors an unaligned run of Burst(end) bytes can touch, so that
-// such a run leaves at most m damaged sectors in every stripe; among
-// those shapes it takes the fewest parity sectors s·m, then the fewest
-// parity shards m.
-func plan(n int, end int64) (s, k, m int) {
+// plan chooses the stripes of a range of n sectors of unit bytes ending
+// at file offset end: s stripes of k = ceil(n/s) data shards and m
+// parity shards each, sector i being data shard i div s of stripe i mod
+// s (interleaved: a run of r adjacent sectors puts at most ceil(r/s) in
+// one stripe). It needs m ≥ 2 and s·m ≥ b, the sectors an unaligned run
+// of Burst(end) bytes can touch, so that such a run leaves at most m
+// damaged sectors in every stripe; and two damaged 4 KiB disk sectors,
+// q = SectorSize/unit adjacent sectors each, at most m in a stripe:
+// 2·ceil(q/s) ≤ m. Among those shapes it takes the fewest parity
+// sectors s·m, then the fewest parity shards m; when the fewest is n or
+// more, a copy (s = n, k = 1, m = 1) costs less and survives anything.
+func plan(n int, end, unit int64) (s, k, m int) {
 	if n <= 1 {
 		return 1, 1, 1 // a copy: one sector is all a fault can take
 	}
-	b := int((Burst(end)+SectorSize-1)/SectorSize) + 1
+	q := int(SectorSize / unit)
+	b := int((Burst(end)+unit-1)/unit) + 1
 	b = min(max(b, minParity), n)
 	best := -1
 	for mm := minParity; mm <= maxShards/2; mm++ {
-		ss := max((b+mm-1)/mm, (n+maxShards-mm-1)/(maxShards-mm))
+		ss := max((b+mm-1)/mm, (n+maxShards-mm-1)/(maxShards-mm), (q+mm/2-1)/(mm/2))
 		if ss > n {
 			break
 		}
@@ -186,7 +194,37 @@ func plan(n int, end int64) (s, k, m int) {
 			best, s, m = p, ss, mm
 		}
 	}
+	if q > 1 && (best < 0 || best >= n) {
+		return n, 1, 1
+	}
 	return s, (n + s - 1) / s, m
+}
+
+// sidecarSize is the size of the sidecar of a range cut as g, shaped by
+// plan, for a file name of nl bytes.
+func sidecarSize(g geom, end int64, nl int) int64 {
+	s, _, m := plan(g.n, end, g.unit)
+	meta := int64(headSize + nl + 4*(g.n+s*m) + 4)
+	return 2*meta + int64(s*m*g.sector)
+}
+
+// chooseUnit picks the sector unit of a new sidecar of [off, off+l) of a
+// file named name: the one of SectorSize, /2, /4, /8 whose sidecar is
+// smallest (the larger on a tie). Smaller units round a burst up to
+// less, but cost a checksum each: they pay on ranges of a few hundred
+// KiB, whose burst is a few sectors.
+func chooseUnit(off, l int64, nl int) int64 {
+	best, bestSize := int64(SectorSize), sidecarSize(newGeom(off, l, SectorSize), off+l, nl)
+	for u := int64(SectorSize / 2); u >= minUnit; u /= 2 {
+		g := newGeom(off, l, u)
+		if g.n > maxSectors {
+			break
+		}
+		if sz := sidecarSize(g, off+l, nl); sz < bestSize {
+			best, bestSize = u, sz
+		}
+	}
+	return best
 }
 
 // Protect writes the sidecar for bytes [off, end) of dir/name, which must
@@ -212,12 +250,12 @@ func ProtectAs(dir, name string, off, end int64, scName string, nosync bool) (st
 	}
 	defer f.Close()
 	l := end - off
-	g := newGeom(off, l)
+	g := newGeom(off, l, chooseUnit(off, l, len(name)))
 	sector, n := g.sector, g.n
 	if n > maxSectors {
 		return "", 0, fmt.Errorf("parity: range of %d bytes too large", l)
 	}
-	s, kk, m := plan(n, end)
+	s, kk, m := plan(n, end, g.unit)
 	enc, err := reedsolomon.New(kk, m)
 	if err != nil {
 		return "", 0, fmt.Errorf("parity: %w", err)
@@ -250,7 +288,7 @@ func ProtectAs(dir, name string, off, end int64, scName string, nosync bool) (st
 			crcs[n+st*m+p] = crc(shards[kk+p])
 		}
 	}
-	meta := encodeMeta(name, off, l, sector, s, kk, m, crcs)
+	meta := encodeMeta(name, off, l, g.unit, sector, s, kk, m, crcs)
 	out := make([]byte, 0, 2*len(meta)+len(par))
 	out = append(out, meta...)
 	out = append(out, par...)
@@ -279,10 +317,16 @@ func readSector(f io.ReaderAt, g geom, i int, dst []byte) ([]byte, error) {
 // encodeMeta lays out the header and the sector checksums; the sidecar
 // holds it twice (first and last), so one damaged sector of the sidecar
 // leaves one copy.
-func encodeMeta(name string, off, l int64, sector, s, k, m int, crcs []uint32) []byte {
+func encodeMeta(name string, off, l, unit int64, sector, s, k, m int, crcs []uint32) []byte {
 	b := make([]byte, 0, headSize+len(name)+4*len(crcs)+4)
 	b = append(b, magic...)
-	b = le.AppendUint16(b, version)
+	// Ranges cut in 4 KiB sectors stay version 2 (an older reader
+	// corrects them); only smaller units need version 3.
+	v, u := uint16(2), uint32(0)
+	if unit != SectorSize {
+		v, u = version, uint32(unit)
+	}
+	b = le.AppendUint16(b, v)
 	b = le.AppendUint16(b, 0)
 	b = le.AppendUint32(b, uint32(sector))
 	b = le.AppendUint16(b, uint16(k))
@@ -292,7 +336,7 @@ func encodeMeta(name string, off, l int64, sector, s, k, m int, crcs []uint32) [
 	b = le.AppendUint32(b, uint32(len(crcs)))
 	b = le.AppendUint32(b, uint32(len(name)))
 	b = le.AppendUint32(b, uint32(s))
-	b = le.AppendUint32(b, 0) // reserved
+	b = le.AppendUint32(b, u) // version 3: the unit; else reserved
 	b = append(b, name...)
 	for _, c := range crcs {
 		b = le.AppendUint32(b, c)
@@ -407,7 +451,14 @@ func decodeMetaIn(b []byte, size int64) (*Sidecar, error) {
 	if sc.Off < 0 || sc.Len <= 0 || sc.Len > maxSectors*SectorSize {
 		return nil, errors.New("bad range")
 	}
-	sc.g = newGeom(sc.Off, sc.Len)
+	unit := int64(SectorSize)
+	if v >= 3 {
+		unit = int64(le.Uint32(b[44:]))
+		if unit < minUnit || unit >= SectorSize || SectorSize%unit != 0 {
+			return nil, errors.New("bad sector unit")
+		}
+	}
+	sc.g = newGeom(sc.Off, sc.Len, unit)
 	n := sc.g.n
 	var s, kk int
 	if v == 1 {

@@ -219,16 +219,25 @@ func TestBurst(t *testing.T) {
 	}
 }
 
-// TestTwoSectors: any two damaged sectors of a range are corrected, two
-// of one stripe included. One parity shard a stripe fails here.
+// TestTwoSectors: any two damaged 4 KiB disk sectors of a range are
+// corrected, two of one stripe included. One parity shard a stripe
+// fails here, and so do too few stripes for a smaller unit (a disk
+// sector then puts more than one of its sectors in a stripe).
 func TestTwoSectors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	dir := t.TempDir()
+	units := map[int64]int{}
+	defer func() {
+		if len(units) < 2 {
+			t.Errorf("sector units met: %v; want 4 KiB and a smaller one", units)
+		}
+	}()
 	for _, c := range damageCases {
 		data, sc := protectCase(t, dir, rng, c)
 		if sc.n < 2 {
 			continue
 		}
+		units[sc.g.unit]++
 		for trial := 0; trial < 12; trial++ {
 			i := rng.IntN(sc.n)
 			j := rng.IntN(sc.n)
@@ -240,10 +249,14 @@ func TestTwoSectors(t *testing.T) {
 			if i == j {
 				j = (i + 1) % sc.n
 			}
-			readBack(t, dir, sc, data, fmt.Sprintf("sectors %d and %d", i, j), func(f *os.File) {
+			// The 4 KiB disk sectors holding them: several sectors of a
+			// sidecar with a smaller unit (version 3).
+			readBack(t, dir, sc, data, fmt.Sprintf("the disk sectors of sectors %d and %d (unit %d)", i, j, sc.g.unit), func(f *os.File) {
 				for _, x := range []int{i, j} {
-					s, e := sc.g.span(x)
-					garbage(f, rng, s, e-s)
+					s, _ := sc.g.span(x)
+					d := s - s%SectorSize
+					from, to := max(d, sc.Off), min(d+SectorSize, sc.Off+sc.Len)
+					garbage(f, rng, from, to-from)
 				}
 			})
 		}
@@ -258,13 +271,20 @@ func TestPlan(t *testing.T) {
 			if end < int64(n)*SectorSize {
 				continue
 			}
-			s, k, m := plan(n, end)
-			b := min(max(int((Burst(end)+SectorSize-1)/SectorSize)+1, 2), n)
-			if k != (n+s-1)/s || k+m > maxShards || s*m < b || n > 1 && m < 2 || s > n {
-				t.Errorf("n %d end %d: %d stripes of %d+%d, burst %d sectors", n, end, s, k, m, b)
-			}
-			if n >= 1024 && end == int64(n)*SectorSize && float64(s*m) > float64(n)/BurstDivisor+3 {
-				t.Errorf("n %d: %d parity sectors, more than 1/%d", n, s*m, BurstDivisor)
+			for unit := int64(SectorSize); unit >= minUnit; unit /= 2 {
+				s, k, m := plan(n, end, unit)
+				b := min(max(int((Burst(end)+unit-1)/unit)+1, 2), n)
+				q := int(SectorSize / unit)
+				if s == n && k == 1 && m == 1 {
+					continue // a copy: corrects anything
+				}
+				// Two damaged disk sectors: q adjacent sectors each.
+				if k != (n+s-1)/s || k+m > maxShards || s*m < b || n > 1 && m < 2 || s > n || 2*((q+s-1)/s) > m {
+					t.Errorf("unit %d n %d end %d: %d stripes of %d+%d, burst %d sectors", unit, n, end, s, k, m, b)
+				}
+				if unit == SectorSize && n >= 1024 && end == int64(n)*SectorSize && float64(s*m) > float64(n)/BurstDivisor+3 {
+					t.Errorf("n %d: %d parity sectors, more than 1/%d", n, s*m, BurstDivisor)
+				}
 			}
 		}
 	}
