@@ -97,6 +97,10 @@ type Summary struct {
 	// (Block.Visible); a comparison with changed blocks and no visible
 	// change is markup churn only.
 	VisibleChange bool `json:"visible_change"`
+	// LayoutChanged is true when the bytes outside every block differ
+	// (a script or style added or changed, a wrapper's attributes): the
+	// partition leaves nothing visible there, so it is markup.
+	LayoutChanged bool `json:"layout_changed"`
 }
 
 // Verdict says in words what kind of change the comparison found.
@@ -104,16 +108,18 @@ func (s Summary) Verdict() string {
 	switch {
 	case s.VisibleChange:
 		return "visible change"
-	case s.Changed():
+	case s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0:
 		return "markup change only"
+	case s.LayoutChanged:
+		return "layout change only"
 	}
 	return "no change"
 }
 
-// Changed tells whether the two captures differ at all (any block not
-// unchanged).
+// Changed tells whether the two captures differ at all: a block not
+// unchanged, or the layout around the blocks.
 func (s Summary) Changed() bool {
-	return s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0
+	return s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0 || s.LayoutChanged
 }
 
 // Compare aligns the kept blocks (leaves) of old and new, either of which
@@ -275,7 +281,38 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 		sum.add(&b)
 		out = append(out, b)
 	}
+	sum.LayoutChanged = old != nil && new != nil && LayoutChange(old.Layout, new.Layout) != nil
 	return out, sum
+}
+
+// LayoutChange shows where two layouts differ, as markup-only blocks
+// are shown (the bytes around the first difference of the first gap that
+// differs; all gaps, joined, when their number differs), or nil when
+// their bytes are equal.
+func LayoutChange(a, b partition.Layout) *MarkupChange {
+	if len(a.Gaps) != len(b.Gaps) {
+		x, y := bytesJoin(a.Gaps), bytesJoin(b.Gaps)
+		if bytesEqual(x, y) {
+			// The same bytes cut otherwise: nothing outside the blocks
+			// changed that a layout can say.
+			return nil
+		}
+		return markupOf(x, y)
+	}
+	for i := range a.Gaps {
+		if !bytesEqual(a.Gaps[i], b.Gaps[i]) {
+			return markupOf(a.Gaps[i], b.Gaps[i])
+		}
+	}
+	return nil
+}
+
+func bytesJoin(gaps [][]byte) []byte {
+	var out []byte
+	for _, g := range gaps {
+		out = append(out, g...)
+	}
+	return out
 }
 
 func (s *Summary) add(b *Block) {

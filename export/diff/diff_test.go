@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -157,10 +158,23 @@ func TestCompare(t *testing.T) {
 			t.Errorf("identical pages: %+v over %d blocks", sum, len(bs))
 		}
 	})
-	t.Run("nonce in script is markup only", func(t *testing.T) {
-		bs, sum := Compare(base, page(t, sprintf(pageTmpl, "two years", "zz9999", "2024")))
-		if sum.MarkupOnly != 1 || sum.TextChanged != 0 || sum.VisibleChange {
-			t.Errorf("nonce: %+v (%v)", sum, statuses(bs))
+	t.Run("nonce in script is a layout change", func(t *testing.T) {
+		// The script is in the layout (docs/PARTITION.md "Islands"): no
+		// block changed, yet the captures differ, and say where.
+		newer := page(t, sprintf(pageTmpl, "two years", "zz9999", "2024"))
+		bs, sum := Compare(base, newer)
+		if sum.Unchanged != len(bs) || !sum.LayoutChanged || !sum.Changed() || sum.VisibleChange || sum.Verdict() != "layout change only" {
+			t.Errorf("nonce: %+v (%v) %q", sum, statuses(bs), sum.Verdict())
+		}
+		if HistoryStatus(sum) != "markup-only" {
+			t.Errorf("history status %q, want markup-only", HistoryStatus(sum))
+		}
+		lc := LayoutChange(base.Layout, newer.Layout)
+		if lc == nil || !strings.Contains(lc.Old, "abc123") || !strings.Contains(lc.New, "zz9999") {
+			t.Errorf("layout change %+v does not show the nonce", lc)
+		}
+		if LayoutChange(base.Layout, base.Layout) != nil {
+			t.Error("a layout differs from itself")
 		}
 	})
 	t.Run("nbsp and br are markup only", func(t *testing.T) {
@@ -365,5 +379,37 @@ func TestCommonEnds(t *testing.T) {
 		if p, s := CommonEnds([]byte(c.a), []byte(c.b)); p != c.p || s != c.s {
 			t.Errorf("CommonEnds(%q, %q) = %d, %d, want %d, %d", c.a, c.b, p, s, c.p, c.s)
 		}
+	}
+}
+
+// A change outside every block (a nonce in a script, which is layout) is
+// named with its snippet in the text and on the -html page, never "No
+// block changed" alone.
+func TestReportLayoutChange(t *testing.T) {
+	oldR := page(t, sprintf(pageTmpl, "two years", "abc123", "2024"))
+	newR := page(t, sprintf(pageTmpl, "two years", "zz9999", "2024"))
+	blocks, sum := Compare(oldR, newR)
+	rep := NewReport("https://example.org/policy", 2, Side{Result: oldR}, Side{Result: newR}, blocks, sum)
+	if rep.Layout == nil {
+		t.Fatal("report has no layout change")
+	}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, rep, blocks, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"layout change only", "outside every block", "abc123", "zz9999"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	page := string(HTML(rep, oldR, newR, blocks))
+	if strings.Contains(page, "<li>No block changed.</li>") || !strings.Contains(page, "No block changed; the page's layout did") || !strings.Contains(page, "&#34;zz9999&#34;") {
+		t.Errorf("the -html page does not name the layout change")
+	}
+	// The same page twice: no layout line.
+	blocks, sum = Compare(oldR, oldR)
+	rep = NewReport("https://example.org/policy", 2, Side{Result: oldR}, Side{Result: oldR}, blocks, sum)
+	if page := string(HTML(rep, oldR, oldR, blocks)); rep.Layout != nil || !strings.Contains(page, "<li>No block changed.</li>") {
+		t.Errorf("identical captures: layout %+v", rep.Layout)
 	}
 }

@@ -384,7 +384,16 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 		}
 		b.WriteString("</li>\n")
 	}
-	if n == 0 {
+	if rep.Layout != nil {
+		// Outside every block: no block to outline, so the snippet is the
+		// whole account of it.
+		lead := "The page's layout changed outside every block"
+		if n == 0 {
+			lead = "No block changed; the page's layout did, outside every block"
+		}
+		b.WriteString(`<li class="markup-only"><span class="st">layout</span> ` + lead + `:<div class="markup"><del>` +
+			html.EscapeString(rep.Layout.Old) + `</del> → <ins>` + html.EscapeString(rep.Layout.New) + `</ins></div></li>`)
+	} else if n == 0 {
 		b.WriteString("<li>No block changed.</li>")
 	}
 	b.WriteString(`</ol></aside></main>

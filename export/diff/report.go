@@ -15,12 +15,16 @@ import (
 // its -json form (docs/DIFF.md). Field
 // names and meanings are stable.
 type Report struct {
-	URL     string        `json:"url"`
-	Level   int           `json:"level"`
-	From    CaptureRef    `json:"from"`
-	To      CaptureRef    `json:"to"`
-	Summary Summary       `json:"summary"`
-	Blocks  []BlockChange `json:"blocks"`
+	URL     string     `json:"url"`
+	Level   int        `json:"level"`
+	From    CaptureRef `json:"from"`
+	To      CaptureRef `json:"to"`
+	Summary Summary    `json:"summary"`
+	// Layout shows where the bytes outside every block differ (the
+	// layout: scripts, styles, tags between blocks), as Markup does for a
+	// block; absent when the layout is the same.
+	Layout *MarkupChange `json:"layout,omitempty"`
+	Blocks []BlockChange `json:"blocks"`
 }
 
 // CaptureRef is one side of a Report.
@@ -112,6 +116,9 @@ func refOf(l Side) CaptureRef {
 // blocks and sum as Compare gave them.
 func NewReport(url string, level int, oldP, newP Side, blocks []Block, sum Summary) *Report {
 	rep := &Report{URL: url, Level: level, From: refOf(oldP), To: refOf(newP), Summary: sum, Blocks: []BlockChange{}}
+	if sum.LayoutChanged && oldP.Result != nil && newP.Result != nil {
+		rep.Layout = LayoutChange(oldP.Result.Layout, newP.Result.Layout)
+	}
 	for _, b := range blocks {
 		c := changeOf(b)
 		if b.Status == MarkupOnly && len(b.OldParts) > 0 && len(b.NewParts) > 0 {
