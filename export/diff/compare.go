@@ -48,6 +48,10 @@ type Block struct {
 	// the change is in its own tags or between its units. Nil for the
 	// other statuses.
 	OldParts, NewParts []Part
+	// Changed is set on a Moved block whose bytes changed too (its words
+	// did not: it was paired by them): an overlay whose <button> became an
+	// <a> as it moved is "moved and changed", not just moved.
+	Changed bool
 }
 
 // PartBytes is the bytes of the block's changed parts, both captures
@@ -71,11 +75,17 @@ type Part struct {
 }
 
 // Visible tells whether a reader sees this block change: its words
-// changed, it appeared or vanished with words of its own, or it moved.
+// changed, it appeared or vanished with words of its own, or it moved
+// (an overlay excepted).
 func (b *Block) Visible() bool {
 	switch b.Status {
-	case TextChanged, Moved:
+	case TextChanged:
 		return true
+	case Moved:
+		// An overlay (a dialog, a cookie banner: labelled from its markup)
+		// is drawn over the page wherever it sits in the DOM: moving it
+		// changes nothing a reader sees.
+		return b.New.Label != partition.LabelDialog && b.New.Label != partition.LabelConsent
 	case Added, Removed:
 		return len(b.Words) > 0
 	}
@@ -254,8 +264,13 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 			}
 			if j, ok := from[i]; ok {
 				b.Status, b.Old = Moved, pairs[j].Old
-				if run[i] == run[j] && !bytesEqual(old.BlockBytes(b.Old), new.BlockBytes(b.New)) {
-					b.Status = MarkupOnly
+				if !bytesEqual(old.BlockBytes(b.Old), new.BlockBytes(b.New)) {
+					if run[i] == run[j] {
+						b.Status = MarkupOnly
+					} else {
+						b.Changed = true
+						b.OldParts, b.NewParts = changedParts(old, new, b.Old, b.New)
+					}
 				}
 				break
 			}

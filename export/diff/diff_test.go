@@ -413,3 +413,46 @@ func TestReportLayoutChange(t *testing.T) {
 		t.Errorf("identical captures: layout %+v", rep.Layout)
 	}
 }
+
+// A cookie banner that moved in the DOM and whose button became a link
+// is "moved and changed", and, being an overlay, no visible change.
+func TestMovedAndChanged(t *testing.T) {
+	banner := func(button string) string {
+		return `<div role="dialog" id="consent"><p>We use cookies to make the site work and to count visits.</p>` + button + `</div>`
+	}
+	article := `<main><h1>Harbour</h1><p>The pier reopened on Monday after a year of repairs, and the town came to see it.</p><p>The quay follows in spring, when the money from the council arrives.</p></main>`
+	level1 := func(doc string) *partition.Result {
+		res, err := partition.Partition([]byte(doc), partition.Options{Level: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// Level 1: the banner is one block.
+	oldR := level1(`<html><body>` + banner(`<button>Accept all</button>`) + article + `</body></html>`)
+	newR := level1(`<html><body>` + article + banner(`<a href="#ok">Accept all</a>`) + `</body></html>`)
+	blocks, sum := Compare(oldR, newR)
+	var moved *Block
+	for i := range blocks {
+		if blocks[i].Status == Moved {
+			moved = &blocks[i]
+		}
+	}
+	if moved == nil || !moved.Changed || sum.Moved != 1 {
+		t.Fatalf("banner not moved and changed: %v %+v", statuses(blocks), sum)
+	}
+	if sum.VisibleChange || sum.Verdict() == "visible change" {
+		t.Errorf("an overlay that moved is a visible change: %+v", sum)
+	}
+	rep := NewReport("https://example.org/", 1, Side{Result: oldR}, Side{Result: newR}, blocks, sum)
+	var txt bytes.Buffer
+	if err := WriteText(&txt, rep, blocks, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "moved+changed") || !strings.Contains(txt.String(), "button") {
+		t.Errorf("text does not say moved and changed, with the markup:\n%s", txt.String())
+	}
+	if !strings.Contains(string(HTML(rep, oldR, newR, blocks)), `<span class="st">moved and changed</span>`) {
+		t.Error("-html does not say moved and changed")
+	}
+}

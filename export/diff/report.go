@@ -68,6 +68,9 @@ type BlockChange struct {
 	// of its first changed part, in each capture — what kind of churn
 	// it is (a nonce, a cache-buster, a renamed class).
 	Markup *MarkupChange `json:"markup,omitempty"`
+	// Changed (moved blocks): its bytes changed as it moved, its words
+	// did not; Markup shows where.
+	Changed bool `json:"changed,omitempty"`
 }
 
 // MarkupChange shows the bytes around the first difference of a
@@ -121,7 +124,7 @@ func NewReport(url string, level int, oldP, newP Side, blocks []Block, sum Summa
 	}
 	for _, b := range blocks {
 		c := changeOf(b)
-		if b.Status == MarkupOnly && len(b.OldParts) > 0 && len(b.NewParts) > 0 {
+		if (b.Status == MarkupOnly || b.Changed) && len(b.OldParts) > 0 && len(b.NewParts) > 0 {
 			o, n := b.OldParts[0], b.NewParts[0]
 			c.Markup = markupOf(oldP.Result.Doc[o.Start:o.End], newP.Result.Doc[n.Start:n.End])
 		}
@@ -158,7 +161,7 @@ func markupOf(a, b []byte) *MarkupChange {
 }
 
 func changeOf(b Block) BlockChange {
-	c := BlockChange{Status: b.Status, Topic: []string{}}
+	c := BlockChange{Status: b.Status, Topic: []string{}, Changed: b.Changed}
 	main := b.New
 	if main == nil {
 		main = b.Old

@@ -60,7 +60,12 @@ func WriteText(w io.Writer, rep *Report, blocks []Block, context int) error {
 				bytes += fmt.Sprintf(" (changed %d in %d+%d parts)", c.PartBytes, len(c.OldParts), len(c.NewParts))
 			}
 		}
-		line := fmt.Sprintf("%-12s  %-10s %-14s %s %s", c.Status, path, orDash(c.Label), c.Tag, bytes)
+		status := string(c.Status)
+		if c.Changed {
+			status = "moved+changed"
+			bytes = fmt.Sprintf("%d→%d", c.OldBytes, c.NewBytes)
+		}
+		line := fmt.Sprintf("%-12s  %-10s %-14s %s %s", status, path, orDash(c.Label), c.Tag, bytes)
 		if len(c.Topic) > 0 {
 			line += "  " + blockview.OneLine(strings.Join(c.Topic, " "), 60)
 		}
