@@ -399,7 +399,7 @@ const (
 // section, a block is inserted before similar ones) layout pairs the wrong
 // ones. Within a run the order is kept: an alignment maximising the summed
 // word overlap (Jaccard of the blocks' word sets), found by dynamic
-// programming.
+// programming. Overlap is over word pairs (wordSet).
 func realign(pairs []partition.Pair) []partition.Pair {
 	out := make([]partition.Pair, 0, len(pairs))
 	for i := 0; i < len(pairs); {
@@ -516,11 +516,21 @@ func realignRun(run []partition.Pair) []partition.Pair {
 }
 
 // wordSet is the set of a block's visible words.
+// wordSet is the set of b's word pairs (consecutive visible words; its
+// one word when it has one) that realign compares. Pairs, not words:
+// two unrelated sections of a page share most of their common words
+// ("the", "of", the project's name) and scored over 0.2 as words, so one
+// was drawn as a rewrite of the other, hundreds of interleaved fragments;
+// they share few word pairs, while a section edited in places keeps most
+// of its pairs.
 func wordSet(b *partition.Block) map[string]bool {
 	ws := VisibleWords(b.Text)
 	set := make(map[string]bool, len(ws))
-	for _, w := range ws {
-		set[w] = true
+	if len(ws) == 1 {
+		set[ws[0]] = true
+	}
+	for i := 1; i < len(ws); i++ {
+		set[ws[i-1]+" "+ws[i]] = true
 	}
 	return set
 }

@@ -456,3 +456,40 @@ func TestMovedAndChanged(t *testing.T) {
 		t.Error("-html does not say moved and changed")
 	}
 }
+
+// Two unrelated sections that share their common words (over 0.2 as
+// word sets) are one removed and one added, not one rewritten into the
+// other.
+func TestRealignUnrelated(t *testing.T) {
+	a := "The core of the package is the data model of the project, and the tools of the package are built on the core of it."
+	b := "If you use the package in a paper, cite the project: the paper of the project and the version of the package you used are in the tools of it."
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range VisibleWords(s) {
+			m[w] = true
+		}
+		return m
+	}
+	wa, wb := words(a), words(b)
+	inter := 0
+	for w := range wa {
+		if wb[w] {
+			inter++
+		}
+	}
+	if j := float64(inter) / float64(len(wa)+len(wb)-inter); j < minOverlap {
+		t.Fatalf("premise: word Jaccard %.2f under %.2f", j, minOverlap)
+	}
+	nav := `<nav><a href="/">Home</a> <a href="/docs">Docs</a> <a href="/about">About</a></nav>`
+	old := page(t, "<html><body>"+nav+`<main><section id="core"><h2>Core package</h2><p>`+a+"</p></section><footer>Example project</footer></main></body></html>")
+	upd := page(t, "<html><body>"+nav+`<main><section id="citing"><h2>Citing</h2><p>`+b+"</p></section><footer>Example project</footer></main></body></html>")
+	bs, sum := Compare(old, upd)
+	for _, bl := range bs {
+		if bl.Status == TextChanged && bl.Old != nil && bl.New != nil && strings.Contains(bl.Old.Text, "core of the package") && strings.Contains(bl.New.Text, "cite the paper") {
+			t.Errorf("unrelated sections paired as one text change: %v", statuses(bs))
+		}
+	}
+	if sum.Added == 0 || sum.Removed == 0 {
+		t.Errorf("want the sections removed and added: %+v (%v)", sum, statuses(bs))
+	}
+}
