@@ -111,11 +111,23 @@ type Summary struct {
 	// (a script or style added or changed, a wrapper's attributes): the
 	// partition leaves nothing visible there, so it is markup.
 	LayoutChanged bool `json:"layout_changed"`
+	// OtherPage is true when the captures share under otherPageOverlap
+	// of their text (Jaccard of their sets of word pairs): another page
+	// altogether (a redirect's target or an error page recorded under
+	// the URL), which block-by-block lists only as removed and added.
+	OtherPage bool `json:"other_page"`
 }
+
+// otherPageOverlap: two captures of one page, however edited, keep their
+// menus, footers and most sentences; under this share of word pairs in
+// common they are not one page.
+const otherPageOverlap = 0.1
 
 // Verdict says in words what kind of change the comparison found.
 func (s Summary) Verdict() string {
 	switch {
+	case s.OtherPage:
+		return "another page altogether"
 	case s.VisibleChange:
 		return "visible change"
 	case s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0:
@@ -297,6 +309,10 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 		out = append(out, b)
 	}
 	sum.LayoutChanged = old != nil && new != nil && LayoutChange(old.Layout, new.Layout) != nil
+	if old != nil && new != nil {
+		a, b := pairSet(pageWords(old)), pairSet(pageWords(new))
+		sum.OtherPage = len(a) > 0 && len(b) > 0 && jaccard(a, b) < otherPageOverlap
+	}
 	return out, sum
 }
 
@@ -449,13 +465,7 @@ func realignRun(run []partition.Pair) []partition.Pair {
 			}
 			return 0
 		}
-		inter := 0
-		for w := range a {
-			if b[w] {
-				inter++
-			}
-		}
-		s := float64(inter) / float64(len(a)+len(b)-inter)
+		s := jaccard(a, b)
 		if s < minOverlap {
 			return 0
 		}
@@ -523,8 +533,11 @@ func realignRun(run []partition.Pair) []partition.Pair {
 // was drawn as a rewrite of the other, hundreds of interleaved fragments;
 // they share few word pairs, while a section edited in places keeps most
 // of its pairs.
-func wordSet(b *partition.Block) map[string]bool {
-	ws := VisibleWords(b.Text)
+func wordSet(b *partition.Block) map[string]bool { return pairSet(VisibleWords(b.Text)) }
+
+// pairSet is the set of consecutive pairs of ws (its one word when it has
+// one).
+func pairSet(ws []string) map[string]bool {
 	set := make(map[string]bool, len(ws))
 	if len(ws) == 1 {
 		set[ws[0]] = true
@@ -533,6 +546,23 @@ func wordSet(b *partition.Block) map[string]bool {
 		set[ws[i-1]+" "+ws[i]] = true
 	}
 	return set
+}
+
+// jaccard is |a ∩ b| / |a ∪ b|, 0 for two empty sets.
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	if u := len(a) + len(b) - inter; u > 0 {
+		return float64(inter) / float64(u)
+	}
+	return 0
 }
 
 // changedParts returns the units (partition.Result.Units) of ob in old

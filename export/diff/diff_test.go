@@ -493,3 +493,28 @@ func TestRealignUnrelated(t *testing.T) {
 		t.Errorf("want the sections removed and added: %+v (%v)", sum, statuses(bs))
 	}
 }
+
+// A capture that is another page altogether (a redirect's target
+// recorded under the URL) is said so in one line; an edited page is not.
+func TestOtherPage(t *testing.T) {
+	policy := page(t, sprintf(pageTmpl, "two years", "abc123", "2024"))
+	login := page(t, `<html><head><title>Sign in</title></head><body><div class="x1a"><h1>Sign in to your account</h1>`+
+		`<form><label>Email address</label><input name="e"><label>Password</label><input type="password" name="p"><button>Continue</button></form>`+
+		`<p>New here? Create an account in two minutes and start trading today.</p></div></body></html>`)
+	blocks, sum := Compare(policy, login)
+	if !sum.OtherPage || sum.Verdict() != "another page altogether" {
+		t.Errorf("login page after the policy: %+v %q", sum, sum.Verdict())
+	}
+	rep := NewReport("https://example.org/policy", 2, Side{Result: policy}, Side{Result: login}, blocks, sum)
+	var txt bytes.Buffer
+	if err := WriteText(&txt, rep, blocks, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), ": another page altogether;") {
+		t.Errorf("text has no one-line summary:\n%s", txt.String())
+	}
+	edited := page(t, strings.Replace(sprintf(pageTmpl, "five years", "zz9", "2025"), "Read our cookie statement", "Read the cookie statement we rewrote", 1))
+	if _, sum := Compare(policy, edited); sum.OtherPage || !sum.VisibleChange {
+		t.Errorf("an edited page is another page: %+v", sum)
+	}
+}
