@@ -85,7 +85,7 @@ func TestBlankText(t *testing.T) {
 // partition), the kept blocks with no visible text (the issue's measure:
 // pictures count) and those a reader sees nothing in (blankBlock), the
 // <head> block counted in both. Before issue 35's change: 786 of 2,630
-// (29.9 %) and 610 (23.2 %); after it 226 of 2,070 (10.9 %) and 98 (4.7 %,
+// (29.9 %) and 610 (23.2 %); after it 226 of 2,067 (10.9 %) and 98 (4.7 %,
 // 91 of them <head>). The target is at most 15 % with no visible text.
 func TestBlankBlockShare(t *testing.T) {
 	pages := loadArticles(t)

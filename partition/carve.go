@@ -64,13 +64,20 @@ const (
 // Dialogs and consent banners are not the region they sit in: they are
 // drawn over the page, and consent banners change with the consent
 // provider's versions, not with the page. The document's html, head,
-// body and main elements are never islands.
-func islandOf(n *Node, hidden bool, text int32) uint8 {
+// body and main elements are never islands, nor is an inline element
+// (shown, not block-level): a link named cookie-settings inside a
+// sentence ("change them in the cookie settings at any time") is part of
+// the sentence, not a banner, and cut out it split the paragraph in
+// three blocks.
+func islandOf(n *Node, hidden, inline bool, text int32) uint8 {
 	if isIsland(n) {
 		return islandScript
 	}
 	switch n.Tag {
 	case "html", "head", "body", "main":
+		return notIsland
+	}
+	if inline && !hidden {
 		return notIsland
 	}
 	// One pass over the attributes: this runs on every element.

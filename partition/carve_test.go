@@ -244,3 +244,31 @@ func TestCarveScriptRuns(t *testing.T) {
 		t.Fatal("reassembly differs")
 	}
 }
+
+// A consent link inside a sentence is part of the sentence, not a banner:
+// the paragraph is not cut around it. A consent banner (a block-level
+// element) still is an island.
+func TestCarveInlineConsentLink(t *testing.T) {
+	para := `<p>We use cookies; you can change them in the <a href="#" class="cookie-settings">cookie settings</a> at any time, as the law asks of every site in the town.</p>`
+	doc := `<html><body><div class="story"><p>` + longText + `</p>` + para + `<p>` + longText + ` Second.</p>` +
+		`<div class="cookie-banner"><p>We use cookies.</p><button>Accept</button></div></div><footer>Harbour News</footer></body></html>`
+	res := mustPartition(t, []byte(doc), Options{Level: 1})
+	consent := 0
+	for _, l := range res.Leaves {
+		if l.Label == LabelConsent {
+			consent++
+			if l.Tag != "div" {
+				t.Errorf("block %s <%s> is a consent island: %q", l.Path, l.Tag, res.BlockBytes(l))
+			}
+		}
+		if strings.Contains(string(res.BlockBytes(l)), "cookie settings") && !strings.Contains(l.Text, "change them in the cookie settings at any time") {
+			t.Errorf("the sentence is cut at its link: block %s %q", l.Path, l.Text)
+		}
+	}
+	if consent != 1 {
+		t.Errorf("%d consent blocks, want the banner", consent)
+	}
+	if !bytes.Equal(reassembleLeaves(t, res), []byte(doc)) {
+		t.Fatal("reassembly differs")
+	}
+}

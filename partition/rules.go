@@ -103,7 +103,7 @@ func computeFacts(doc []byte, nodes []*Node, styles *styleTable) []facts {
 		}
 		// f.text is final here (the children came first); a hidden
 		// node's is 0.
-		if n.Kind == ElementNode && islandOf(n, hidden, f.text) != notIsland {
+		if n.Kind == ElementNode && islandOf(n, hidden, !f.block, f.text) != notIsland {
 			f.island = true
 			f.islands = true
 		}
