@@ -8,19 +8,20 @@ import (
 
 // Scripts, styles and data islands (<script type=application/json>,
 // <template>) are not content: a browser renders none of them; nor are
-// dialogs and consent banners the region they sit in (islandOf). Between blocks the rules already leave them to the
-// layout; inside a kept block they used to stay in the block, so a nonce,
-// a counter or a build hash in an inline script marked a content block
-// modified with no visible change, and a block of a few hundred visible
-// characters could weigh hundreds of kilobytes. carveLeaves cuts them out
-// of every leaf as blocks of their own (label script): the leaf is
+// dialogs and consent banners the region they sit in (islandOf). Between
+// blocks the rules leave them to the layout; inside a kept block they
+// used to stay in the block, so a nonce, a counter or a build hash in an
+// inline script marked a content block modified with no visible change,
+// and a block of a few hundred visible characters could weigh hundreds of
+// kilobytes. carveLeaves cuts them out of every leaf: the leaf is
 // replaced, at its level, by the runs of its content between them and by
-// the islands themselves.
+// its dialogs and consent banners.
 //
-// Own blocks rather than layout: the layout is stored per capture, and a
-// page whose inline scripts change at every capture would then change its
-// layout at every capture (the reason the <head> is a block); an island
-// block changes alone, and its unchanged neighbours stay shared.
+// Scripts, styles and templates go to the layout, not to blocks of their
+// own: such blocks were a reader's blocks with nothing in them (issue 35:
+// most of the blocks of some news pages). The layout is stored as a delta
+// of the URL's previous one, so a script that changes at every capture
+// costs a delta either way, and the content around it stays unchanged.
 
 // isIsland reports whether element n is never rendered content that pages
 // change on their own schedule: script (any type, JSON and JSON-LD data
@@ -63,13 +64,20 @@ const (
 // Dialogs and consent banners are not the region they sit in: they are
 // drawn over the page, and consent banners change with the consent
 // provider's versions, not with the page. The document's html, head,
-// body and main elements are never islands.
-func islandOf(n *Node, hidden bool, text int32) uint8 {
+// body and main elements are never islands, nor is an inline element
+// (shown, not block-level): a link named cookie-settings inside a
+// sentence ("change them in the cookie settings at any time") is part of
+// the sentence, not a banner, and cut out it split the paragraph in
+// three blocks.
+func islandOf(n *Node, hidden, inline bool, text int32) uint8 {
 	if isIsland(n) {
 		return islandScript
 	}
 	switch n.Tag {
 	case "html", "head", "body", "main":
+		return notIsland
+	}
+	if inline && !hidden {
 		return notIsland
 	}
 	// One pass over the attributes: this runs on every element.
@@ -291,70 +299,35 @@ func (p *partitioner) carve(n *Node, out []*Node) []*Node {
 		}
 		run = nil
 	}
-	// scripts: consecutive script-like islands (and the blank nodes
-	// between them), kept as one piece: a page ending in forty tracking
-	// snippets is one script block, not forty objects and table rows.
-	var scripts []*Node
-	flushScripts := func() {
-		switch len(scripts) {
-		case 0:
-		case 1:
-			out = append(out, scripts[0])
-		default:
-			out = append(out, &Node{Kind: FragmentNode, Parent: parent, Children: scripts,
-				Start: scripts[0].Start, End: scripts[len(scripts)-1].End, id: -1, depth: childDepth(n), scripts: true})
-		}
-		scripts = nil
-	}
 	for _, c := range n.Children {
 		switch {
 		case c.Kind == ElementNode && p.facts[c.id].island && isIsland(c):
-			if len(scripts) > 0 && p.allBlank(run) {
-				scripts = append(append(scripts, run...), c)
-				run = nil
-				break
-			}
-			flushScripts()
+			// A script, style or template goes to the layout, as between
+			// blocks: a block of its own would be a block with nothing to
+			// see (on the article pages a third of the blocks with no
+			// visible text were such islands).
 			flush()
-			scripts = []*Node{c}
 		case c.Kind == ElementNode && p.facts[c.id].island:
-			flushScripts()
 			flush()
 			out = append(out, c)
 		case p.facts[c.id].islands:
-			flushScripts()
 			flush()
 			out = p.carve(c, out)
 		default:
 			run = append(run, c)
 		}
 	}
-	flushScripts()
 	flush()
 	return out
 }
 
-// allBlank reports whether every node of run may go to the layout
-// (blankEdge).
-func (p *partitioner) allBlank(run []*Node) bool {
-	for _, c := range run {
-		if !p.blankEdge(c) {
-			return false
-		}
-	}
-	return true
-}
-
-// isScriptRun reports a piece carve made of consecutive script-like
-// islands.
-func isScriptRun(n *Node) bool {
-	return n.Kind == FragmentNode && n.scripts
-}
-
 // blankEdge reports a node that may go to the layout at the edge of a
-// run: a comment, or text without visible characters.
+// run: a comment, or any node without visible extent (blank text, an
+// empty or hidden element, a <link>), as rule 1 leaves such nodes in the
+// layout between blocks. A run of them alone is no block: it would be a
+// block with nothing to see.
 func (p *partitioner) blankEdge(n *Node) bool {
-	return n.Kind == CommentNode || n.Kind == TextNode && !p.facts[n.id].valid
+	return n.Kind == CommentNode || !p.facts[n.id].valid
 }
 
 // carveLeaves replaces, in the block forest, every leaf that holds an

@@ -3,7 +3,6 @@ package partition
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -22,9 +21,10 @@ func reassembleLeaves(t *testing.T, res *Result) []byte {
 	return out
 }
 
-// A nonce in an inline script inside the article marks the script block
-// modified, not the article's text. A noscript (a lazy-loaded picture's
-// real image) stays in the content.
+// A nonce in an inline script inside the article changes the layout,
+// not the article's text: the script is cut out of the block it sits in
+// and, like scripts between blocks, left to the layout. A noscript (a
+// lazy-loaded picture's real image) stays in the content.
 func TestCarveInlineScriptChurn(t *testing.T) {
 	page := func(nonce string) []byte {
 		return []byte(`<html><head><title>T</title></head><body>
@@ -42,48 +42,29 @@ func TestCarveInlineScriptChurn(t *testing.T) {
 			if out := reassembleLeaves(t, r); !bytes.Equal(out, r.Doc) {
 				t.Fatalf("level %d: reassembly differs", lv)
 			}
-			scripts := 0
 			for _, l := range r.Leaves {
 				bb := r.BlockBytes(l)
 				if l.Label == LabelScript {
-					scripts++
-					if l.Text != "" {
-						t.Fatalf("level %d: script block %s has text %q", lv, l.Path, l.Text)
-					}
-					continue
+					t.Fatalf("level %d: script block %s: %q", lv, l.Path, bb)
 				}
 				if l.Tag != "head" && bytes.Contains(bytes.ReplaceAll(bb, []byte("<noscript"), nil), []byte("<script")) {
 					t.Fatalf("level %d: block %s (%s) holds a script: %q", lv, l.Path, l.Label, bb)
 				}
 			}
-			// At level 1 the article is one block and its two
-			// adjacent scripts are cut out of it as one script block;
-			// below, they lie between its paragraphs, in the layout.
-			if lv == 1 && scripts != 1 || lv > 1 && scripts != 0 {
-				t.Fatalf("level %d: %d script blocks", lv, scripts)
+			if !bytes.Contains(r.Layout.Encode(), []byte(`"counter"`)) {
+				t.Fatalf("level %d: the script is not in the layout", lv)
 			}
 		}
-		modified := 0
 		for _, p := range Match(a, b, SimOptions{}) {
-			switch p.Kind {
-			case Identical:
-			case Modified:
-				if p.Old.Label != LabelScript || p.New.Label != LabelScript {
-					t.Fatalf("level %d: a %s block is modified: %q", lv, p.New.Label, b.BlockBytes(p.New))
-				}
-				modified++
-			default:
+			if p.Kind != Identical {
 				t.Fatalf("level %d: %v pair: %v %v", lv, p.Kind, p.Old, p.New)
 			}
-		}
-		if lv == 1 && modified != 1 {
-			t.Fatalf("level %d: %d modified pairs, want the scripts' block", lv, modified)
 		}
 	}
 }
 
-// A style element and a template inside a text block are cut out too,
-// adjacent ones as one block; a text block with none is left as it was.
+// A style element and a template inside a text block are cut out to the
+// layout too; a text block with none is left as it was.
 func TestCarveStyleTemplate(t *testing.T) {
 	doc := []byte(`<html><body><div id=main><p>` + longText + `</p><style>.x{color:red}</style>` +
 		`<template><p>row</p></template><p>` + longText + `</p></div><div id=side><p>` + longText + `</p></div></body></html>`)
@@ -92,7 +73,7 @@ func TestCarveStyleTemplate(t *testing.T) {
 	for _, l := range res.Leaves {
 		got = append(got, string(l.Label)+":"+l.Tag)
 	}
-	want := "content:p script: content:p other:div"
+	want := "content:p content:p other:div"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
 	}
@@ -241,31 +222,53 @@ func TestLabelsReaderCues(t *testing.T) {
 	}
 }
 
-// Adjacent scripts (white space and comments between them) are one
-// block; a script after visible content starts a new one.
+// Scripts, a style, and the white space, comments and empty or hidden
+// elements beside them, are no block: the text block around them is cut
+// into its paragraphs and the rest goes to the layout.
 func TestCarveScriptRuns(t *testing.T) {
 	doc := []byte(`<html><body><div id=main><p>` + longText + `</p>
 <script>a()</script>
 <!-- tag manager -->
-<script>b()</script> <style>.y{}</style>
-<p>` + longText + `</p><script>c()</script></div><div id=side><p>` + longText + `</p></div></body></html>`)
+<script>b()</script> <style>.y{}</style><div id=ad-slot></div><p>&nbsp;</p>
+<p>` + longText + `</p><script>c()</script><div style="display:none">Thanks!</div></div><div id=side><p>` + longText + `</p></div></body></html>`)
 	res := mustPartition(t, doc, Options{Level: 1})
 	var got []string
 	for _, l := range res.Leaves {
-		s := string(l.Label) + ":" + l.Tag
-		if l.Label == LabelScript {
-			s += strconv.Itoa(len(l.Node.Children))
-		}
-		got = append(got, s)
+		got = append(got, string(l.Label)+":"+l.Tag)
 	}
-	// The first run holds three scripts and the blank text and comment
-	// between them (7 nodes); the last script stands alone (0 children:
-	// an element's own children are its text).
-	want := "content:p script:7 content:p script:script1 other:div"
+	want := "content:p content:p other:div"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("leaves %q, want %q", strings.Join(got, " "), want)
 	}
 	if !bytes.Equal(reassembleLeaves(t, res), doc) {
+		t.Fatal("reassembly differs")
+	}
+}
+
+// A consent link inside a sentence is part of the sentence, not a banner:
+// the paragraph is not cut around it. A consent banner (a block-level
+// element) still is an island.
+func TestCarveInlineConsentLink(t *testing.T) {
+	para := `<p>We use cookies; you can change them in the <a href="#" class="cookie-settings">cookie settings</a> at any time, as the law asks of every site in the town.</p>`
+	doc := `<html><body><div class="story"><p>` + longText + `</p>` + para + `<p>` + longText + ` Second.</p>` +
+		`<div class="cookie-banner"><p>We use cookies.</p><button>Accept</button></div></div><footer>Harbour News</footer></body></html>`
+	res := mustPartition(t, []byte(doc), Options{Level: 1})
+	consent := 0
+	for _, l := range res.Leaves {
+		if l.Label == LabelConsent {
+			consent++
+			if l.Tag != "div" {
+				t.Errorf("block %s <%s> is a consent island: %q", l.Path, l.Tag, res.BlockBytes(l))
+			}
+		}
+		if strings.Contains(string(res.BlockBytes(l)), "cookie settings") && !strings.Contains(l.Text, "change them in the cookie settings at any time") {
+			t.Errorf("the sentence is cut at its link: block %s %q", l.Path, l.Text)
+		}
+	}
+	if consent != 1 {
+		t.Errorf("%d consent blocks, want the banner", consent)
+	}
+	if !bytes.Equal(reassembleLeaves(t, res), []byte(doc)) {
 		t.Fatal("reassembly differs")
 	}
 }

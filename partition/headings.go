@@ -25,7 +25,7 @@ const maxBoldHeading = 120
 // headingRank returns the heading rank of element n (1 = h1) or 0: an
 // h1-h6 element; an element with role=heading (rank aria-level, 2 when
 // absent or not 1-9 as ARIA says; ranks over 6 count as 6); a bold-only
-// paragraph (boldRank).
+// paragraph or a list of one bold-only item (boldRank).
 func headingRank(doc []byte, n *Node) int {
 	if n.Kind != ElementNode {
 		return 0
@@ -43,7 +43,28 @@ func headingRank(doc []byte, n *Node) int {
 	if n.Tag == "p" && boldParagraph(doc, n) {
 		return boldRank
 	}
+	if (n.Tag == "ol" || n.Tag == "ul") && boldItem(doc, n) {
+		return boldRank
+	}
 	return 0
+}
+
+// boldItem reports a list of one item that is a bold-only paragraph
+// (<ol start=3><li><strong><u>Your rights</u></strong></li></ol>): editors
+// number a page's section titles so, one list per title; seen as lists,
+// the sections were not grouped.
+func boldItem(doc []byte, n *Node) bool {
+	var item *Node
+	for _, c := range n.Children {
+		switch {
+		case c.Kind == CommentNode || c.Kind == TextNode && visibleRunes(doc[c.Start:c.End]) == 0:
+		case c.Kind == ElementNode && c.Tag == "li" && item == nil:
+			item = c
+		default:
+			return false
+		}
+	}
+	return item != nil && boldParagraph(doc, item)
 }
 
 // boldParagraph reports a paragraph whose whole visible text is one

@@ -66,9 +66,12 @@ func policyPage(n int, title func(i int) string) []byte {
 // alone.
 func TestBoldHeadingSections(t *testing.T) {
 	for name, title := range map[string]func(int) string{
-		"bold":           func(i int) string { return fmt.Sprintf("<p><strong>%d. Section title</strong></p>", i) },
-		"b":              func(i int) string { return fmt.Sprintf("<p><b>Section title %d</b></p>", i) },
-		"aria":           func(i int) string { return fmt.Sprintf("<div role=heading aria-level=2>Section title %d</div>", i) },
+		"bold": func(i int) string { return fmt.Sprintf("<p><strong>%d. Section title</strong></p>", i) },
+		"b":    func(i int) string { return fmt.Sprintf("<p><b>Section title %d</b></p>", i) },
+		"aria": func(i int) string { return fmt.Sprintf("<div role=heading aria-level=2>Section title %d</div>", i) },
+		"one-item list": func(i int) string {
+			return fmt.Sprintf("<ol start=%d>\n<li><strong><u>Section title</u></strong></li>\n</ol>", i)
+		},
 		"h2 (as before)": func(i int) string { return fmt.Sprintf("<h2>Section title %d</h2>", i) },
 	} {
 		doc := policyPage(12, title)

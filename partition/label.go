@@ -174,7 +174,7 @@ func ruleLabel(b *Block, x *docIndex, foot func() bool) Label {
 		pop = popupAncestor(x, b.Node)
 	}
 	switch {
-	case b.Node != nil && (b.Node.Kind == ElementNode && isIsland(b.Node) || isScriptRun(b.Node)):
+	case b.Node != nil && (b.Node.Kind == ElementNode && isIsland(b.Node)):
 		return LabelScript
 	case b.Tag != "body" && b.Tag != "html" && b.Tag != "main" &&
 		(f.TextLen <= maxConsentText && consentName(b.ID, b.Class) && !inForm(b.Node) || isConsentText(b.Text, f)):

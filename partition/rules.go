@@ -1,5 +1,7 @@
 package partition
 
+import "bytes"
+
 // The IsBlock rules decide, for one DOM node, whether it is a block that
 // cannot be divided further (keep), a node to divide (its children are
 // examined), or no block at all (skip: its bytes stay in the layout).
@@ -86,19 +88,22 @@ func computeFacts(doc []byte, nodes []*Node, styles *styleTable) []facts {
 		case TextNode:
 			if !hidden {
 				f.text = int32(visibleRunes(doc[n.Start:n.End]))
+				if f.text <= maxBlankRunes && blankText(doc[n.Start:n.End]) {
+					f.text = 0
+				}
 			}
 		case ElementNode:
 			if hidden {
 				f.text, f.media = 0, 0
 				break
 			}
-			if n.info.media {
+			if n.info.media && !spacer(styles.elemStyle(n)) {
 				f.media++
 			}
 		}
 		// f.text is final here (the children came first); a hidden
 		// node's is 0.
-		if n.Kind == ElementNode && islandOf(n, hidden, f.text) != notIsland {
+		if n.Kind == ElementNode && islandOf(n, hidden, !f.block, f.text) != notIsland {
 			f.island = true
 			f.islands = true
 		}
@@ -141,6 +146,54 @@ func visibleRunes(p []byte) int {
 		k += int(visibleByte[c]) // a table: branches mispredict on mixed text
 	}
 	return k
+}
+
+// maxBlankRunes bounds the text nodes blankText reads: visibleRunes
+// counts "&nbsp;" as 6 and U+00A0 as 1, so a text of more visible
+// characters than this has something else in it.
+const maxBlankRunes = 64
+
+// blankText reports whether p, raw text of the document, renders as white
+// space only: no-break spaces (U+00A0, &nbsp; &#160; &#xa0;) and zero-width
+// spaces (U+200B, &#8203; &#x200b;) besides ASCII white space. Editors
+// write "<p>&nbsp;</p>" to make vertical space; it holds nothing to read.
+func blankText(p []byte) bool {
+	for len(p) > 0 {
+		c := p[0]
+		switch {
+		case c <= ' ' || c == 0x7f:
+			p = p[1:]
+			continue
+		}
+		n := blankPrefix(p)
+		if n == 0 {
+			return false
+		}
+		p = p[n:]
+	}
+	return true
+}
+
+// blankPrefix is the length of the white-space character or reference
+// p starts with (blankText), or 0.
+func blankPrefix(p []byte) int {
+	for _, w := range blankForms {
+		if len(p) >= len(w) && bytes.EqualFold(p[:len(w)], []byte(w)) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// blankForms are the spellings blankText skips; references without their
+// semicolon too, as browsers read "&nbsp" alone.
+var blankForms = []string{"\u00a0", "\u200b", "&nbsp;", "&nbsp", "&#160;", "&#xa0;", "&#8203;", "&#x200b;"}
+
+// spacer reports an image or other medium declared at most 2 px wide or
+// high: a spacer GIF, a tracking pixel or a rule drawn as an image, seen
+// as nothing by a reader, so it gives a node no visible extent.
+func spacer(st *Style) bool {
+	return st.Width > 0 && st.Width <= 2 || st.Height > 0 && st.Height <= 2
 }
 
 // visibleByte is 1 for the bytes visibleRunes counts.

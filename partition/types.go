@@ -42,7 +42,6 @@ type Node struct {
 	Kind     NodeKind
 
 	section bool    // FragmentNode: a heading and the siblings up to the next heading of its rank
-	scripts bool    // FragmentNode: consecutive script-like islands (carve)
 	info    tagInfo // the tag's entry in tagTable, looked up once
 	depth   int16   // DOM depth: the document node is 0; at most maxTreeDepth+2
 	id      int32   // pre-order index into the partition's per-node tables; -1 for fragments

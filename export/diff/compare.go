@@ -48,6 +48,10 @@ type Block struct {
 	// the change is in its own tags or between its units. Nil for the
 	// other statuses.
 	OldParts, NewParts []Part
+	// Changed is set on a Moved block whose bytes changed too (its words
+	// did not: it was paired by them): an overlay whose <button> became an
+	// <a> as it moved is "moved and changed", not just moved.
+	Changed bool
 }
 
 // PartBytes is the bytes of the block's changed parts, both captures
@@ -71,11 +75,17 @@ type Part struct {
 }
 
 // Visible tells whether a reader sees this block change: its words
-// changed, it appeared or vanished with words of its own, or it moved.
+// changed, it appeared or vanished with words of its own, or it moved
+// (an overlay excepted).
 func (b *Block) Visible() bool {
 	switch b.Status {
-	case TextChanged, Moved:
+	case TextChanged:
 		return true
+	case Moved:
+		// An overlay (a dialog, a cookie banner: labelled from its markup)
+		// is drawn over the page wherever it sits in the DOM: moving it
+		// changes nothing a reader sees.
+		return b.New.Label != partition.LabelDialog && b.New.Label != partition.LabelConsent
 	case Added, Removed:
 		return len(b.Words) > 0
 	}
@@ -97,23 +107,41 @@ type Summary struct {
 	// (Block.Visible); a comparison with changed blocks and no visible
 	// change is markup churn only.
 	VisibleChange bool `json:"visible_change"`
+	// LayoutChanged is true when the bytes outside every block differ
+	// (a script or style added or changed, a wrapper's attributes): the
+	// partition leaves nothing visible there, so it is markup.
+	LayoutChanged bool `json:"layout_changed"`
+	// OtherPage is true when the captures share under otherPageOverlap
+	// of their text (Jaccard of their sets of word pairs): another page
+	// altogether (a redirect's target or an error page recorded under
+	// the URL), which block-by-block lists only as removed and added.
+	OtherPage bool `json:"other_page"`
 }
+
+// otherPageOverlap: two captures of one page, however edited, keep their
+// menus, footers and most sentences; under this share of word pairs in
+// common they are not one page.
+const otherPageOverlap = 0.1
 
 // Verdict says in words what kind of change the comparison found.
 func (s Summary) Verdict() string {
 	switch {
+	case s.OtherPage:
+		return "another page altogether"
 	case s.VisibleChange:
 		return "visible change"
-	case s.Changed():
+	case s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0:
 		return "markup change only"
+	case s.LayoutChanged:
+		return "layout change only"
 	}
 	return "no change"
 }
 
-// Changed tells whether the two captures differ at all (any block not
-// unchanged).
+// Changed tells whether the two captures differ at all: a block not
+// unchanged, or the layout around the blocks.
 func (s Summary) Changed() bool {
-	return s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0
+	return s.TextChanged+s.MarkupOnly+s.Added+s.Removed+s.Moved > 0 || s.LayoutChanged
 }
 
 // Compare aligns the kept blocks (leaves) of old and new, either of which
@@ -248,8 +276,13 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 			}
 			if j, ok := from[i]; ok {
 				b.Status, b.Old = Moved, pairs[j].Old
-				if run[i] == run[j] && !bytesEqual(old.BlockBytes(b.Old), new.BlockBytes(b.New)) {
-					b.Status = MarkupOnly
+				if !bytesEqual(old.BlockBytes(b.Old), new.BlockBytes(b.New)) {
+					if run[i] == run[j] {
+						b.Status = MarkupOnly
+					} else {
+						b.Changed = true
+						b.OldParts, b.NewParts = changedParts(old, new, b.Old, b.New)
+					}
 				}
 				break
 			}
@@ -275,7 +308,42 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 		sum.add(&b)
 		out = append(out, b)
 	}
+	sum.LayoutChanged = old != nil && new != nil && LayoutChange(old.Layout, new.Layout) != nil
+	if old != nil && new != nil {
+		a, b := pairSet(pageWords(old)), pairSet(pageWords(new))
+		sum.OtherPage = len(a) > 0 && len(b) > 0 && jaccard(a, b) < otherPageOverlap
+	}
 	return out, sum
+}
+
+// LayoutChange shows where two layouts differ, as markup-only blocks
+// are shown (the bytes around the first difference of the first gap that
+// differs; all gaps, joined, when their number differs), or nil when
+// their bytes are equal.
+func LayoutChange(a, b partition.Layout) *MarkupChange {
+	if len(a.Gaps) != len(b.Gaps) {
+		x, y := bytesJoin(a.Gaps), bytesJoin(b.Gaps)
+		if bytesEqual(x, y) {
+			// The same bytes cut otherwise: nothing outside the blocks
+			// changed that a layout can say.
+			return nil
+		}
+		return markupOf(x, y)
+	}
+	for i := range a.Gaps {
+		if !bytesEqual(a.Gaps[i], b.Gaps[i]) {
+			return markupOf(a.Gaps[i], b.Gaps[i])
+		}
+	}
+	return nil
+}
+
+func bytesJoin(gaps [][]byte) []byte {
+	var out []byte
+	for _, g := range gaps {
+		out = append(out, g...)
+	}
+	return out
 }
 
 func (s *Summary) add(b *Block) {
@@ -347,7 +415,7 @@ const (
 // section, a block is inserted before similar ones) layout pairs the wrong
 // ones. Within a run the order is kept: an alignment maximising the summed
 // word overlap (Jaccard of the blocks' word sets), found by dynamic
-// programming.
+// programming. Overlap is over word pairs (wordSet).
 func realign(pairs []partition.Pair) []partition.Pair {
 	out := make([]partition.Pair, 0, len(pairs))
 	for i := 0; i < len(pairs); {
@@ -397,13 +465,7 @@ func realignRun(run []partition.Pair) []partition.Pair {
 			}
 			return 0
 		}
-		inter := 0
-		for w := range a {
-			if b[w] {
-				inter++
-			}
-		}
-		s := float64(inter) / float64(len(a)+len(b)-inter)
+		s := jaccard(a, b)
 		if s < minOverlap {
 			return 0
 		}
@@ -464,13 +526,43 @@ func realignRun(run []partition.Pair) []partition.Pair {
 }
 
 // wordSet is the set of a block's visible words.
-func wordSet(b *partition.Block) map[string]bool {
-	ws := VisibleWords(b.Text)
+// wordSet is the set of b's word pairs (consecutive visible words; its
+// one word when it has one) that realign compares. Pairs, not words:
+// two unrelated sections of a page share most of their common words
+// ("the", "of", the project's name) and scored over 0.2 as words, so one
+// was drawn as a rewrite of the other, hundreds of interleaved fragments;
+// they share few word pairs, while a section edited in places keeps most
+// of its pairs.
+func wordSet(b *partition.Block) map[string]bool { return pairSet(VisibleWords(b.Text)) }
+
+// pairSet is the set of consecutive pairs of ws (its one word when it has
+// one).
+func pairSet(ws []string) map[string]bool {
 	set := make(map[string]bool, len(ws))
-	for _, w := range ws {
-		set[w] = true
+	if len(ws) == 1 {
+		set[ws[0]] = true
+	}
+	for i := 1; i < len(ws); i++ {
+		set[ws[i-1]+" "+ws[i]] = true
 	}
 	return set
+}
+
+// jaccard is |a ∩ b| / |a ∪ b|, 0 for two empty sets.
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	if u := len(a) + len(b) - inter; u > 0 {
+		return float64(inter) / float64(u)
+	}
+	return 0
 }
 
 // changedParts returns the units (partition.Result.Units) of ob in old

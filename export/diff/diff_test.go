@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -157,10 +158,23 @@ func TestCompare(t *testing.T) {
 			t.Errorf("identical pages: %+v over %d blocks", sum, len(bs))
 		}
 	})
-	t.Run("nonce in script is markup only", func(t *testing.T) {
-		bs, sum := Compare(base, page(t, sprintf(pageTmpl, "two years", "zz9999", "2024")))
-		if sum.MarkupOnly != 1 || sum.TextChanged != 0 || sum.VisibleChange {
-			t.Errorf("nonce: %+v (%v)", sum, statuses(bs))
+	t.Run("nonce in script is a layout change", func(t *testing.T) {
+		// The script is in the layout (docs/PARTITION.md "Islands"): no
+		// block changed, yet the captures differ, and say where.
+		newer := page(t, sprintf(pageTmpl, "two years", "zz9999", "2024"))
+		bs, sum := Compare(base, newer)
+		if sum.Unchanged != len(bs) || !sum.LayoutChanged || !sum.Changed() || sum.VisibleChange || sum.Verdict() != "layout change only" {
+			t.Errorf("nonce: %+v (%v) %q", sum, statuses(bs), sum.Verdict())
+		}
+		if HistoryStatus(sum) != "markup-only" {
+			t.Errorf("history status %q, want markup-only", HistoryStatus(sum))
+		}
+		lc := LayoutChange(base.Layout, newer.Layout)
+		if lc == nil || !strings.Contains(lc.Old, "abc123") || !strings.Contains(lc.New, "zz9999") {
+			t.Errorf("layout change %+v does not show the nonce", lc)
+		}
+		if LayoutChange(base.Layout, base.Layout) != nil {
+			t.Error("a layout differs from itself")
 		}
 	})
 	t.Run("nbsp and br are markup only", func(t *testing.T) {
@@ -365,5 +379,142 @@ func TestCommonEnds(t *testing.T) {
 		if p, s := CommonEnds([]byte(c.a), []byte(c.b)); p != c.p || s != c.s {
 			t.Errorf("CommonEnds(%q, %q) = %d, %d, want %d, %d", c.a, c.b, p, s, c.p, c.s)
 		}
+	}
+}
+
+// A change outside every block (a nonce in a script, which is layout) is
+// named with its snippet in the text and on the -html page, never "No
+// block changed" alone.
+func TestReportLayoutChange(t *testing.T) {
+	oldR := page(t, sprintf(pageTmpl, "two years", "abc123", "2024"))
+	newR := page(t, sprintf(pageTmpl, "two years", "zz9999", "2024"))
+	blocks, sum := Compare(oldR, newR)
+	rep := NewReport("https://example.org/policy", 2, Side{Result: oldR}, Side{Result: newR}, blocks, sum)
+	if rep.Layout == nil {
+		t.Fatal("report has no layout change")
+	}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, rep, blocks, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"layout change only", "outside every block", "abc123", "zz9999"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	page := string(HTML(rep, oldR, newR, blocks))
+	if strings.Contains(page, "<li>No block changed.</li>") || !strings.Contains(page, "No block changed; the page's layout did") || !strings.Contains(page, "&#34;zz9999&#34;") {
+		t.Errorf("the -html page does not name the layout change")
+	}
+	// The same page twice: no layout line.
+	blocks, sum = Compare(oldR, oldR)
+	rep = NewReport("https://example.org/policy", 2, Side{Result: oldR}, Side{Result: oldR}, blocks, sum)
+	if page := string(HTML(rep, oldR, oldR, blocks)); rep.Layout != nil || !strings.Contains(page, "<li>No block changed.</li>") {
+		t.Errorf("identical captures: layout %+v", rep.Layout)
+	}
+}
+
+// A cookie banner that moved in the DOM and whose button became a link
+// is "moved and changed", and, being an overlay, no visible change.
+func TestMovedAndChanged(t *testing.T) {
+	banner := func(button string) string {
+		return `<div role="dialog" id="consent"><p>We use cookies to make the site work and to count visits.</p>` + button + `</div>`
+	}
+	article := `<main><h1>Harbour</h1><p>The pier reopened on Monday after a year of repairs, and the town came to see it.</p><p>The quay follows in spring, when the money from the council arrives.</p></main>`
+	level1 := func(doc string) *partition.Result {
+		res, err := partition.Partition([]byte(doc), partition.Options{Level: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// Level 1: the banner is one block.
+	oldR := level1(`<html><body>` + banner(`<button>Accept all</button>`) + article + `</body></html>`)
+	newR := level1(`<html><body>` + article + banner(`<a href="#ok">Accept all</a>`) + `</body></html>`)
+	blocks, sum := Compare(oldR, newR)
+	var moved *Block
+	for i := range blocks {
+		if blocks[i].Status == Moved {
+			moved = &blocks[i]
+		}
+	}
+	if moved == nil || !moved.Changed || sum.Moved != 1 {
+		t.Fatalf("banner not moved and changed: %v %+v", statuses(blocks), sum)
+	}
+	if sum.VisibleChange || sum.Verdict() == "visible change" {
+		t.Errorf("an overlay that moved is a visible change: %+v", sum)
+	}
+	rep := NewReport("https://example.org/", 1, Side{Result: oldR}, Side{Result: newR}, blocks, sum)
+	var txt bytes.Buffer
+	if err := WriteText(&txt, rep, blocks, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "moved+changed") || !strings.Contains(txt.String(), "button") {
+		t.Errorf("text does not say moved and changed, with the markup:\n%s", txt.String())
+	}
+	if !strings.Contains(string(HTML(rep, oldR, newR, blocks)), `<span class="st">moved and changed</span>`) {
+		t.Error("-html does not say moved and changed")
+	}
+}
+
+// Two unrelated sections that share their common words (over 0.2 as
+// word sets) are one removed and one added, not one rewritten into the
+// other.
+func TestRealignUnrelated(t *testing.T) {
+	a := "The core of the package is the data model of the project, and the tools of the package are built on the core of it."
+	b := "If you use the package in a paper, cite the project: the paper of the project and the version of the package you used are in the tools of it."
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range VisibleWords(s) {
+			m[w] = true
+		}
+		return m
+	}
+	wa, wb := words(a), words(b)
+	inter := 0
+	for w := range wa {
+		if wb[w] {
+			inter++
+		}
+	}
+	if j := float64(inter) / float64(len(wa)+len(wb)-inter); j < minOverlap {
+		t.Fatalf("premise: word Jaccard %.2f under %.2f", j, minOverlap)
+	}
+	nav := `<nav><a href="/">Home</a> <a href="/docs">Docs</a> <a href="/about">About</a></nav>`
+	old := page(t, "<html><body>"+nav+`<main><section id="core"><h2>Core package</h2><p>`+a+"</p></section><footer>Example project</footer></main></body></html>")
+	upd := page(t, "<html><body>"+nav+`<main><section id="citing"><h2>Citing</h2><p>`+b+"</p></section><footer>Example project</footer></main></body></html>")
+	bs, sum := Compare(old, upd)
+	for _, bl := range bs {
+		if bl.Status == TextChanged && bl.Old != nil && bl.New != nil && strings.Contains(bl.Old.Text, "core of the package") && strings.Contains(bl.New.Text, "cite the paper") {
+			t.Errorf("unrelated sections paired as one text change: %v", statuses(bs))
+		}
+	}
+	if sum.Added == 0 || sum.Removed == 0 {
+		t.Errorf("want the sections removed and added: %+v (%v)", sum, statuses(bs))
+	}
+}
+
+// A capture that is another page altogether (a redirect's target
+// recorded under the URL) is said so in one line; an edited page is not.
+func TestOtherPage(t *testing.T) {
+	policy := page(t, sprintf(pageTmpl, "two years", "abc123", "2024"))
+	login := page(t, `<html><head><title>Sign in</title></head><body><div class="x1a"><h1>Sign in to your account</h1>`+
+		`<form><label>Email address</label><input name="e"><label>Password</label><input type="password" name="p"><button>Continue</button></form>`+
+		`<p>New here? Create an account in two minutes and start trading today.</p></div></body></html>`)
+	blocks, sum := Compare(policy, login)
+	if !sum.OtherPage || sum.Verdict() != "another page altogether" {
+		t.Errorf("login page after the policy: %+v %q", sum, sum.Verdict())
+	}
+	rep := NewReport("https://example.org/policy", 2, Side{Result: policy}, Side{Result: login}, blocks, sum)
+	var txt bytes.Buffer
+	if err := WriteText(&txt, rep, blocks, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), ": another page altogether;") {
+		t.Errorf("text has no one-line summary:\n%s", txt.String())
+	}
+	edited := page(t, strings.Replace(sprintf(pageTmpl, "five years", "zz9", "2025"), "Read our cookie statement", "Read the cookie statement we rewrote", 1))
+	if _, sum := Compare(policy, edited); sum.OtherPage || !sum.VisibleChange {
+		t.Errorf("an edited page is another page: %+v", sum)
 	}
 }

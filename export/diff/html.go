@@ -360,15 +360,19 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 		if bl.Status == Removed {
 			side = "old"
 		}
+		st := string(c.Status)
+		if c.Changed {
+			st = "moved and changed"
+		}
 		fmt.Fprintf(&b, `<li class="%s" data-i="%d" data-side="%s"><span class="st">%s</span> <span class="path">%s</span> %s &lt;%s&gt;`,
-			c.Status, i, side, c.Status, html.EscapeString(c.Path), html.EscapeString(orDash(c.Label)), html.EscapeString(c.Tag))
+			c.Status, i, side, st, html.EscapeString(c.Path), html.EscapeString(orDash(c.Label)), html.EscapeString(c.Tag))
 		if len(c.Topic) > 0 {
 			b.WriteString(` — ` + html.EscapeString(blockview.OneLine(strings.Join(c.Topic, " "), 60)))
 		}
 		switch {
 		case len(bl.Words) > 0:
 			b.WriteString(`<div class="words">` + wordDiffHTML(bl.Words, 8) + `</div>`)
-		case bl.Status == MarkupOnly:
+		case bl.Status == MarkupOnly || c.Changed:
 			b.WriteString(`<div class="words">markup changed; the visible text is the same</div>`)
 			if c.Markup != nil {
 				b.WriteString(`<div class="markup"><del>` + html.EscapeString(c.Markup.Old) + `</del> → <ins>` + html.EscapeString(c.Markup.New) + `</ins></div>`)
@@ -384,7 +388,16 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 		}
 		b.WriteString("</li>\n")
 	}
-	if n == 0 {
+	if rep.Layout != nil {
+		// Outside every block: no block to outline, so the snippet is the
+		// whole account of it.
+		lead := "The page's layout changed outside every block"
+		if n == 0 {
+			lead = "No block changed; the page's layout did, outside every block"
+		}
+		b.WriteString(`<li class="markup-only"><span class="st">layout</span> ` + lead + `:<div class="markup"><del>` +
+			html.EscapeString(rep.Layout.Old) + `</del> → <ins>` + html.EscapeString(rep.Layout.New) + `</ins></div></li>`)
+	} else if n == 0 {
 		b.WriteString("<li>No block changed.</li>")
 	}
 	b.WriteString(`</ol></aside></main>

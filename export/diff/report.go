@@ -15,12 +15,16 @@ import (
 // its -json form (docs/DIFF.md). Field
 // names and meanings are stable.
 type Report struct {
-	URL     string        `json:"url"`
-	Level   int           `json:"level"`
-	From    CaptureRef    `json:"from"`
-	To      CaptureRef    `json:"to"`
-	Summary Summary       `json:"summary"`
-	Blocks  []BlockChange `json:"blocks"`
+	URL     string     `json:"url"`
+	Level   int        `json:"level"`
+	From    CaptureRef `json:"from"`
+	To      CaptureRef `json:"to"`
+	Summary Summary    `json:"summary"`
+	// Layout shows where the bytes outside every block differ (the
+	// layout: scripts, styles, tags between blocks), as Markup does for a
+	// block; absent when the layout is the same.
+	Layout *MarkupChange `json:"layout,omitempty"`
+	Blocks []BlockChange `json:"blocks"`
 }
 
 // CaptureRef is one side of a Report.
@@ -64,6 +68,9 @@ type BlockChange struct {
 	// of its first changed part, in each capture — what kind of churn
 	// it is (a nonce, a cache-buster, a renamed class).
 	Markup *MarkupChange `json:"markup,omitempty"`
+	// Changed (moved blocks): its bytes changed as it moved, its words
+	// did not; Markup shows where.
+	Changed bool `json:"changed,omitempty"`
 }
 
 // MarkupChange shows the bytes around the first difference of a
@@ -112,9 +119,12 @@ func refOf(l Side) CaptureRef {
 // blocks and sum as Compare gave them.
 func NewReport(url string, level int, oldP, newP Side, blocks []Block, sum Summary) *Report {
 	rep := &Report{URL: url, Level: level, From: refOf(oldP), To: refOf(newP), Summary: sum, Blocks: []BlockChange{}}
+	if sum.LayoutChanged && oldP.Result != nil && newP.Result != nil {
+		rep.Layout = LayoutChange(oldP.Result.Layout, newP.Result.Layout)
+	}
 	for _, b := range blocks {
 		c := changeOf(b)
-		if b.Status == MarkupOnly && len(b.OldParts) > 0 && len(b.NewParts) > 0 {
+		if (b.Status == MarkupOnly || b.Changed) && len(b.OldParts) > 0 && len(b.NewParts) > 0 {
 			o, n := b.OldParts[0], b.NewParts[0]
 			c.Markup = markupOf(oldP.Result.Doc[o.Start:o.End], newP.Result.Doc[n.Start:n.End])
 		}
@@ -151,7 +161,7 @@ func markupOf(a, b []byte) *MarkupChange {
 }
 
 func changeOf(b Block) BlockChange {
-	c := BlockChange{Status: b.Status, Topic: []string{}}
+	c := BlockChange{Status: b.Status, Topic: []string{}, Changed: b.Changed}
 	main := b.New
 	if main == nil {
 		main = b.Old

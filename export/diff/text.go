@@ -40,6 +40,10 @@ func WriteText(w io.Writer, rep *Report, blocks []Block, context int) error {
 	verdict := s.Verdict()
 	fmt.Fprintf(w, "%s: %s; %d unchanged, %d text-changed, %d markup-only, %d added, %d removed, %d moved; %d words deleted, %d inserted\n\n",
 		levelName(rep.Level), verdict, s.Unchanged, s.TextChanged, s.MarkupOnly, s.Added, s.Removed, s.Moved, s.WordsDeleted, s.WordsInserted)
+	if rep.Layout != nil {
+		// Said before the blocks: when no block changed it is the change.
+		fmt.Fprintf(w, "layout        outside every block: %s  →  %s\n\n", rep.Layout.Old, rep.Layout.New)
+	}
 	for _, c := range rep.Blocks {
 		path := c.Path
 		if c.Status == Moved && c.OldPath != c.Path {
@@ -56,7 +60,12 @@ func WriteText(w io.Writer, rep *Report, blocks []Block, context int) error {
 				bytes += fmt.Sprintf(" (changed %d in %d+%d parts)", c.PartBytes, len(c.OldParts), len(c.NewParts))
 			}
 		}
-		line := fmt.Sprintf("%-12s  %-10s %-14s %s %s", c.Status, path, orDash(c.Label), c.Tag, bytes)
+		status := string(c.Status)
+		if c.Changed {
+			status = "moved+changed"
+			bytes = fmt.Sprintf("%d→%d", c.OldBytes, c.NewBytes)
+		}
+		line := fmt.Sprintf("%-12s  %-10s %-14s %s %s", status, path, orDash(c.Label), c.Tag, bytes)
 		if len(c.Topic) > 0 {
 			line += "  " + blockview.OneLine(strings.Join(c.Topic, " "), 60)
 		}
