@@ -304,11 +304,13 @@ func isHTML(mediaType string) bool {
 // captureRow fills the captures row of v from what look found; blocks_*,
 // changed, layout_changed and added_bytes are filled later.
 func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, pg *page) *Capture {
-	host := hostName(v.TargetURI)
+	proto := urlScheme(v.TargetURI)
+	host := webHost(v.TargetURI, proto)
 	path, query := urlParts(v.TargetURI)
 	row := &Capture{
 		URL: v.TargetURI, URLSURTKey: key, URLHostName: host, URLHostTLD: hostTLD(host),
-		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query, URLScheme: urlScheme(v.TargetURI),
+		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query,
+		URLProtocol: proto, URLPort: urlPort(v.TargetURI),
 		FetchTime: microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
 		FetchStatus: r.status, FetchRedirect: r.redirect, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
 		// The base name, as CDXJ and Common Crawl write filename: the path
@@ -327,8 +329,7 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 	if pg != nil {
 		cs := pg.charset
 		row.ContentCharset, row.Title = &cs, pg.title
-		// A copy: a sink may keep the row, and pages are shared.
-		row.Languages = slices.Clone(pg.langs)
+		row.ContentLanguages = contentLanguages(pg.langs)
 		if pg.text {
 			// Kept whole: no blocks to join, so the main text is here.
 			mt := pg.mainText
