@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
 	"github.com/blockwarc/blockwarc/export"
@@ -82,9 +78,11 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 			fmt.Fprintf(stderr, "blockwarc index: warning: %v\n", err)
 		}
 	}
-	if bar := newProgress(inputs, stderr); bar != nil {
+	if w := progressTo(stderr, false); w != nil {
+		bar := newStepBar(w, 1, "indexing")
 		defer bar.Finish()
-		wopts.Progress = func(n int64) { bar.Set64(n) }
+		total := inputSize(inputs)
+		wopts.Progress = func(n int64) { bar.Set(0, n, total) }
 		if wopts.Reader.OnError != nil {
 			warn := wopts.Reader.OnError
 			wopts.Reader.OnError = func(err error) { bar.Clear(); warn(err) }
@@ -112,34 +110,4 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		}
 	}
 	return st, nil
-}
-
-// newProgress returns a progress bar over the inputs' stored size when
-// stderr is a terminal, else nil.
-func newProgress(inputs []string, stderr io.Writer) *progressbar.ProgressBar {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	var total int64
-	for _, in := range inputs {
-		_ = filepath.WalkDir(in, func(_ string, d os.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				if fi, err := d.Info(); err == nil {
-					total += fi.Size()
-				}
-			}
-			return nil
-		})
-	}
-	if total == 0 {
-		total = -1
-	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(f),
-		progressbar.OptionSetDescription("indexing"),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionThrottle(100_000_000),
-		progressbar.OptionClearOnFinish(),
-	)
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+)
+
+// drawnPercents lists the percentages a progress bar drew, in order, with
+// the words before each.
+func drawnPercents(t *testing.T, stderr string) (pct []int, words []string) {
+	t.Helper()
+	re := regexp.MustCompile(`([a-z][a-z0-9 :,]*?)\s+(\d+)%`)
+	for _, frame := range strings.Split(stderr, "\r") {
+		if m := re.FindStringSubmatch(frame); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			pct, words = append(pct, n), append(words, m[1])
+		}
+	}
+	return pct, words
+}
+
+// TestIngestProgress: with -progress, ingest draws its bar on stderr (a
+// pipe otherwise gets none); the bar never runs backwards — it once
+// restarted at 0 % for storing, 58 % to 26 % — reading fills its half and
+// storing the other, and it reaches its end (it once stopped at 79 %,
+// its total counting files ingest does not read: the corpus directory's
+// .cdx files, README and manifest).
+func TestIngestProgress(t *testing.T) {
+	site := sharedtest.Dir(t, "corpus", "ota-mektoube")
+	code, _, quiet := runCmd(t, "ingest", filepath.Join(t.TempDir(), "q.bwa"), site)
+	if code != exitOK || strings.Contains(quiet, "%") {
+		t.Fatalf("ingest without -progress: exit %d, stderr %q: want no bar in a pipe", code, quiet)
+	}
+	code, _, errOut := runCmd(t, "ingest", "-progress", filepath.Join(t.TempDir(), "p.bwa"), site)
+	if code != exitOK {
+		t.Fatalf("ingest -progress: exit %d: %s", code, errOut)
+	}
+	pct, words := drawnPercents(t, errOut)
+	if len(pct) < 3 {
+		t.Fatalf("ingest -progress drew %v: want a bar", pct)
+	}
+	var readMax, storeMin = -1, 101
+	for i, p := range pct {
+		if i > 0 && p < pct[i-1] {
+			t.Errorf("bar ran backwards: %d %% (%s) after %d %% (%s); all: %v", p, words[i], pct[i-1], words[i-1], pct)
+		}
+		switch {
+		case strings.HasPrefix(words[i], "reading"):
+			readMax = max(readMax, p)
+		case strings.HasPrefix(words[i], "storing"):
+			storeMin = min(storeMin, p)
+		}
+	}
+	if readMax > 50 || storeMin < 50 || storeMin == 101 {
+		t.Errorf("reading up to %d %%, storing from %d %%: want reading in the first half, storing in the second; all: %v %q", readMax, storeMin, pct, words)
+	}
+	if last := pct[len(pct)-1]; last < 99 {
+		t.Errorf("bar stopped at %d %%: want its end; all: %v", last, pct)
+	}
+}
