@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
 	"github.com/blockwarc/blockwarc/export"
@@ -30,7 +31,7 @@ type indexOptions struct {
 func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("index", "INPUT...", indexAbout, stderr)
 	var opts indexOptions
-	fs.StringVar(&opts.out, "o", "", "write the index to `FILE` (default: standard output)")
+	fs.StringVar(&opts.out, "o", "", "write the index to `FILE` (default: standard output), then a line on stderr saying what it holds")
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records, e.g. 512MiB or 4GiB")
 	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip (count it), warn (also print each error with file and offset) or fail")
 	fs.StringVar(&opts.tempDir, "tmp", "", "`DIR` for temporary sort runs (default: the system temp dir)")
@@ -100,7 +101,9 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		outFile, w = f, f
 	}
 
-	st, err := export.IndexCDXJ(ctx, inputs, wopts, w, nil)
+	var lines int64
+	began := time.Now()
+	st, err := export.IndexCDXJ(ctx, inputs, wopts, w, func(*export.CDXJEntry) error { lines++; return nil })
 	if err != nil {
 		return st, err
 	}
@@ -108,6 +111,10 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		if err := outFile.Commit(); err != nil {
 			return st, fmt.Errorf("write index: %w", err)
 		}
+		// Written to a file, the index has a word to end on (on stdout
+		// the lines are the output).
+		fmt.Fprintf(stderr, "blockwarc index: %s: %d line(s) from %d file(s), %d record(s) read, in %s\n",
+			opts.out, lines, st.Files, st.Records, time.Since(began).Round(100*time.Millisecond))
 	}
 	return st, nil
 }

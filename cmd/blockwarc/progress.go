@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -45,6 +46,10 @@ func inputSize(inputs []string) int64 {
 	return total
 }
 
+// progressThrottle is how often at most a bar is drawn (tests draw
+// every move, to see each).
+var progressThrottle = 100 * time.Millisecond
+
 // stepUnits is the share of the bar one step has.
 const stepUnits = 1000
 
@@ -64,7 +69,7 @@ func newStepBar(w io.Writer, steps int, what string) *stepBar {
 	return &stepBar{steps: steps, bar: progressbar.NewOptions64(int64(steps*stepUnits),
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription(what),
-		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionThrottle(progressThrottle),
 		progressbar.OptionClearOnFinish(),
 	)}
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
@@ -61,5 +65,61 @@ func TestIngestProgress(t *testing.T) {
 	}
 	if last := pct[len(pct)-1]; last < 99 {
 		t.Errorf("bar stopped at %d %%: want its end; all: %v", last, pct)
+	}
+}
+
+// TestExportWARCProgressSummary: export-warc -o -progress draws a bar
+// over the archive's records that only moves forward and reaches its
+// end, then ends on a line naming the file and its records, as many as
+// the file holds; without -o (the WARC on stdout) stderr stays quiet.
+func TestExportWARCProgressSummary(t *testing.T) {
+	defer func(d time.Duration) { progressThrottle = d }(progressThrottle)
+	progressThrottle = 0
+	arch := exportArchive(t, "pywb--example-url-agnostic-revisit.warc.gz", "nodewarc--books.toscrape.warc", "pywb--iana.warc.gz")
+	out := filepath.Join(t.TempDir(), "all.warc.gz")
+	code, _, errOut := runExport(t, "-o", out, "-progress", arch)
+	if code != exitOK {
+		t.Fatalf("export-warc: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := countRecords(t, b)
+	pct, _ := drawnPercents(t, errOut)
+	// At its end the bar clears rather than draw 100 %.
+	if len(pct) < 3 || !slices.IsSorted(pct) || pct[len(pct)-1] < 99 {
+		t.Errorf("bar drew %v: want it moving forward to its end", pct)
+	}
+	want := fmt.Sprintf("blockwarc export-warc: %s: %d record(s), ", out, n)
+	if !strings.Contains(errOut, want) || n == 0 {
+		t.Errorf("stderr %q: want the summary %q…", errOut, want)
+	}
+	code, _, quiet := runExport(t, arch)
+	if code != exitOK || quiet != "" {
+		t.Errorf("export-warc to stdout: exit %d, stderr %q: want nothing on stderr", code, quiet)
+	}
+}
+
+// TestIndexSummary: index -o ends on a line naming the file, its lines
+// (as many as it holds) and the files read; on stdout, no line.
+func TestIndexSummary(t *testing.T) {
+	in := filepath.Join(sharedtest.Interop(t), "pywb--iana.warc.gz")
+	out := filepath.Join(t.TempDir(), "x.cdxj")
+	code, stdout, errOut := runCmd(t, "index", "-o", out, in)
+	if code != exitOK || stdout != "" {
+		t.Fatalf("index -o: exit %d, stdout %q: %s", code, stdout, errOut)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(b), "\n")
+	want := fmt.Sprintf("blockwarc index: %s: %d line(s) from 1 file(s), ", out, lines)
+	if lines == 0 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("stderr %q: want %q…", errOut, want)
+	}
+	if code, _, quiet := runCmd(t, "index", in); code != exitOK || quiet != "" {
+		t.Errorf("index to stdout: exit %d, stderr %q: want nothing", code, quiet)
 	}
 }
