@@ -123,3 +123,24 @@ func TestIndexSummary(t *testing.T) {
 		t.Errorf("index to stdout: exit %d, stderr %q: want nothing", code, quiet)
 	}
 }
+
+// TestVerifyProgress: verify -progress draws a bar over the archive's
+// records and gaps that only moves forward and reaches its end; its
+// report on stdout is unchanged, and without -progress stderr is quiet.
+func TestVerifyProgress(t *testing.T) {
+	defer func(d time.Duration) { progressThrottle = d }(progressThrottle)
+	progressThrottle = 0
+	arch := exportArchive(t, "pywb--example-url-agnostic-revisit.warc.gz", "nodewarc--books.toscrape.warc", "pywb--iana.warc.gz")
+	code, quietOut, quiet := runCmd(t, "verify", arch)
+	if code != exitOK || quiet != "" {
+		t.Fatalf("verify: exit %d, stderr %q", code, quiet)
+	}
+	code, out, errOut := runCmd(t, "verify", "-progress", arch)
+	if code != exitOK || out != quietOut {
+		t.Fatalf("verify -progress: exit %d, stdout %q, want %q", code, out, quietOut)
+	}
+	pct, words := drawnPercents(t, errOut)
+	if len(pct) < 3 || !slices.IsSorted(pct) || pct[len(pct)-1] < 99 || words[0] != "verifying" {
+		t.Errorf("bar drew %v %q: want verifying, moving forward to its end", pct, words)
+	}
+}
