@@ -315,6 +315,7 @@ var captureCols = []column[tables.Capture]{
 	optStr("title", func(r *tables.Capture) *string { return r.Title }),
 	optStr("main_text", func(r *tables.Capture) *string { return r.MainText }),
 	optStr("content_languages", func(r *tables.Capture) *string { return r.ContentLanguages }),
+	optStr("visible_text", func(r *tables.Capture) *string { return r.VisibleText }),
 }
 
 var blockCols = []column[tables.Block]{
@@ -424,7 +425,7 @@ var urlCols = []column[tables.URL]{
 func captureBytes(r *tables.Capture) int {
 	n := len(r.URL) + len(r.URLSURTKey) + len(r.URLHostName) + len(r.WARCRecordID) +
 		len(r.ContentDigest) + len(r.WARCFilename) + 160
-	for _, s := range []*string{r.URLHostTLD, r.URLHostRegisteredDomain, r.URLPath, r.URLQuery, r.FetchRedirect, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText, r.ContentLanguages} {
+	for _, s := range []*string{r.URLHostTLD, r.URLHostRegisteredDomain, r.URLPath, r.URLQuery, r.FetchRedirect, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText, r.ContentLanguages, r.VisibleText} {
 		if s != nil {
 			n += len(*s)
 		}

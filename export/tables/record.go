@@ -69,6 +69,7 @@ type page struct {
 	charset   string
 	title     *string
 	mainText  string   // text-only pages: a blocks page's text is a join
+	visible   string   // partition.VisibleText: blocks and the text outside them
 	langs     []string // pageLanguages of its blocks
 	text      bool     // an HTML payload kept whole: title and main text only
 	mismatch  bool     // the stored blocks could not be read (no rows)
@@ -256,6 +257,7 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 	pg.charset = res.Charset
 	pg.title = pageTitle(doc, res.Charset)
 	pg.langs = w.lang.pageLanguages(res.Leaves)
+	pg.visible = partition.VisibleText(res)
 	// No main text: the page's text is its blocks' (blocks.text), joined
 	// through capture_blocks (docs/TABLES.md), so each text is kept once.
 	// Same spans of the archive's own document: the stored blocks.
@@ -294,7 +296,7 @@ func (w *worker) textPage(v *dedupe.Version, m *warcio.HTTPMessage, contentType 
 	if err != nil {
 		return nil
 	}
-	return &page{charset: res.Charset, title: pageTitle(doc, res.Charset), mainText: partition.MainText(res), langs: w.lang.pageLanguages(res.Leaves), text: true}
+	return &page{charset: res.Charset, title: pageTitle(doc, res.Charset), mainText: partition.MainText(res), visible: partition.VisibleText(res), langs: w.lang.pageLanguages(res.Leaves), text: true}
 }
 
 func isHTML(mediaType string) bool {

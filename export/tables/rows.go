@@ -106,6 +106,7 @@ type Capture struct {
 	Title                   *string
 	MainText                *string
 	ContentLanguages        *string
+	VisibleText             *string
 }
 
 // Block is a row of the blocks table.

@@ -66,6 +66,10 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		seenHere = map[pack.ID]bool{} // blocks seen in this URL
 		h        = history{digests: map[string]bool{}, volatile: map[string]int{}}
 		web      bool // a capture of the web: the URL has a urls row
+		// The visible text of the URL's last capture with a page: a
+		// capture's visible_text is written when it differs, so each
+		// text of a URL is kept once (docs/TABLES.md).
+		prevText *string
 	)
 	for i := range uv.Versions {
 		v := &uv.Versions[i]
@@ -114,6 +118,10 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 			}
 		}
 		row := w.captureRow(uv.Key, v, int32(h.n), rec, pg)
+		if pg != nil && (prevText == nil || *prevText != pg.visible) {
+			t := pg.visible
+			row.VisibleText, prevText = &t, &t
+		}
 		rec.payload = nil
 		c := &capOut{row: row, part: v.Part()}
 		c.refs, c.sizes = contentRefs(v, rec)
