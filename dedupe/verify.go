@@ -101,6 +101,19 @@ var ErrDigest = errors.New("digest mismatch")
 // with every failure; the error return is for failures that stop the
 // walk (an unreadable catalog root).
 func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
+	return a.VerifyWith(VerifyOptions{}, report)
+}
+
+// VerifyOptions are what a caller may add to Verify.
+type VerifyOptions struct {
+	// Progress, when set, is called after each record or gap is checked
+	// with how many have been (their total is the sum of Records and Gaps
+	// of the archive's Files). The objects are checked before the first.
+	Progress func(checked int64)
+}
+
+// VerifyWith is Verify with options.
+func (a *Archive) VerifyWith(opts VerifyOptions, report func(Problem)) (VerifyStats, error) {
 	var st VerifyStats
 	fail := func(p Problem) {
 		st.Problems++
@@ -117,6 +130,9 @@ func (a *Archive) Verify(report func(Problem)) (VerifyStats, error) {
 			st.Gaps++
 		} else {
 			st.Records++
+		}
+		if opts.Progress != nil {
+			opts.Progress(st.Gaps + st.Records)
 		}
 		if err == nil {
 			var n int64

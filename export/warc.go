@@ -43,6 +43,10 @@ type WARCOptions struct {
 	// Content-Length…): ingest keeps them byte for byte, but most WARC
 	// readers stop at the first one. They are counted in Malformed.
 	Clean bool
+	// Progress, when set, is called after each record of the archive is
+	// looked at, selected or not, with the number looked at so far (the
+	// archive's records in all: the sum of its Files' Records).
+	Progress func(seen int64)
 }
 
 // WARCStats count what WriteWARC did.
@@ -77,9 +81,14 @@ func WriteWARC(ctx context.Context, w io.Writer, a *dedupe.Archive, opts WARCOpt
 		return st, fmt.Errorf("start gzip: %w", err)
 	}
 	sel := newURLSelector(opts.URLPrefix)
+	var seen int64
 	err = a.WalkOrdered(func(u dedupe.URLVersions) error {
 		for i := range u.Versions {
 			v := &u.Versions[i]
+			if opts.Progress != nil {
+				seen++
+				opts.Progress(seen)
+			}
 			if !sel.match(u.Key, v.TargetURI) || !inRange(v.Date, opts.From, opts.To) {
 				continue
 			}

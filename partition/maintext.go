@@ -1032,3 +1032,16 @@ func collapseBreaks(s string) string {
 	}
 	return b.String()
 }
+
+// VisibleText returns the whole visible text of the page, rendered as
+// Block.Text renders a block's (no script, style or template; whitespace
+// normalised, block elements on lines of their own): its blocks' texts
+// and the text outside every block (a cookie banner or heading in the
+// layout), in document order. It returns "" for a page without text.
+func VisibleText(res *Result) string {
+	if res == nil || res.Root == nil {
+		return ""
+	}
+	x := buildIndex(res, Options{})
+	return x.spanText(span{0, int32(len(x.textOff) - 1)})
+}

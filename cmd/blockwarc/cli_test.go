@@ -120,8 +120,9 @@ func TestIndexHTTPXStatusLine(t *testing.T) {
 }
 
 // TestURLsNonHTTP: wget's metadata:// records (its log and arguments)
-// are rows of urls marked url_scheme 'metadata', so the documented
-// filter url_scheme IN ('http', 'https') keeps exactly the site's pages.
+// stay in captures, marked url_protocol 'metadata' and without a host
+// (the log's URL names gnu.org, which was not crawled), but have no urls
+// row and no changes: urls and the change rates are the site's pages.
 func TestURLsNonHTTP(t *testing.T) {
 	in := filepath.Join(sharedtest.Interop(t), "pywb--example-wget-1-14.warc.gz")
 	arch := filepath.Join(t.TempDir(), "w.bwa")
@@ -129,22 +130,28 @@ func TestURLsNonHTTP(t *testing.T) {
 		t.Fatalf("ingest: exit %d: %s", code, errOut)
 	}
 	tables := filepath.ToSlash(filepath.Join(arch, "tables"))
-	rows := duckQuery(t, []string{}, map[string]string{
-		"urls": "SELECT url, url_scheme FROM read_parquet('" + tables + "/urls/*.parquet') ORDER BY url",
-	})["urls"]
-	var meta, http int
-	for _, r := range rows {
-		url, scheme := fmt.Sprint(r["url"]), fmt.Sprint(r["url_scheme"])
-		switch {
-		case strings.HasPrefix(url, "metadata://") && scheme == "metadata":
-			meta++
-		case strings.HasPrefix(url, "http://") && scheme == "http":
+	out := duckQuery(t, []string{}, map[string]string{
+		"urls": "SELECT url, url_protocol FROM read_parquet('" + tables + "/urls/*.parquet') ORDER BY url",
+		"meta": `SELECT count(*) AS n, count(*) FILTER (WHERE url_host_name = '' AND url_host_registered_domain IS NULL) AS hostless
+			FROM read_parquet('` + tables + `/captures/*.parquet') WHERE url_protocol = 'metadata' AND url LIKE 'metadata://%'`,
+		"changes": "SELECT count(*) AS n FROM read_parquet('" + tables + "/changes/*.parquet') WHERE url NOT LIKE 'http%'",
+	})
+	var http int
+	for _, r := range out["urls"] {
+		url, proto := fmt.Sprint(r["url"]), fmt.Sprint(r["url_protocol"])
+		if strings.HasPrefix(url, "http://") && proto == "http" {
 			http++
-		default:
-			t.Errorf("urls row %s: url_scheme %q", url, scheme)
+		} else {
+			t.Errorf("urls row %s: url_protocol %q, want only http(s) pages", url, proto)
 		}
 	}
-	if meta == 0 || http == 0 {
-		t.Errorf("urls: %d metadata and %d http rows, want both: %v", meta, http, rows)
+	if http == 0 {
+		t.Errorf("urls: no http rows: %v", out["urls"])
+	}
+	if m := out["meta"]; len(m) != 1 || fmt.Sprint(m[0]["n"]) == "0" || fmt.Sprint(m[0]["n"]) != fmt.Sprint(m[0]["hostless"]) {
+		t.Errorf("captures of metadata:// records, and those without a host: %v, want some, all hostless", m)
+	}
+	if c := out["changes"]; len(c) != 1 || fmt.Sprint(c[0]["n"]) != "0" {
+		t.Errorf("changes rows of records about the crawl: %v, want 0", c)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe"
 	"github.com/blockwarc/blockwarc/export"
@@ -52,11 +53,12 @@ or its end after a "/" when no other name ends so; -sources writes
 
 func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export-warc", "ARCHIVE", exportWARCAbout, stderr)
-	out := fs.String("o", "", "write the WARC to `FILE` (default: standard output); written to a temporary file and renamed on success")
+	out := fs.String("o", "", "write the WARC to `FILE` (default: standard output); written to a temporary file and renamed on success, then summed up in a line on stderr")
 	prefix := fs.String("url", "", "keep records whose URL starts with `PREFIX`")
 	fromFlag := fs.String("from", "", "keep records dated at or after `T` (YYYYMMDDhhmmss, a prefix such as 2022 or 202203, or RFC 3339)")
 	toFlag := fs.String("to", "", "keep records dated up to the end of `T` (same forms as -from)")
 	clean := fs.Bool("clean", false, "leave out records that are not well-formed (and, with -source, the bytes between records)")
+	showProgress := fs.Bool("progress", false, "draw a progress bar on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	source := fs.String("source", "", "write input file `NAME` back, in its original order")
 	sources := fs.String("sources", "", "write every input file back into directory `DIR`")
 	gz := fs.Bool("gzip", false, "with -source/-sources: one gzip member per record instead of the plain stream")
@@ -95,10 +97,17 @@ func runExportWARC(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return code
 	}
 	opts.Clean = *clean
-	st, err := exportWARC(ctx, fs.Arg(0), *out, opts, stdout)
+	began := time.Now()
+	st, err := exportWARC(ctx, fs.Arg(0), *out, opts, stdout, progressTo(stderr, *showProgress))
 	if err != nil {
 		archiveError(stderr, "export-warc", fs.Arg(0), err)
 		return exitFailure
+	}
+	if *out != "" {
+		// Written to a file, the export has a word to end on; on stdout
+		// the WARC is the output, and stderr stays quiet.
+		fmt.Fprintf(stderr, "blockwarc export-warc: %s: %d record(s), %s of records, %s gzip, in %s\n",
+			*out, st.Records, humanBytes(st.Bytes), humanBytes(st.Written), time.Since(began).Round(100*time.Millisecond))
 	}
 	if st.Malformed > 0 {
 		fmt.Fprintf(stderr, "blockwarc export-warc: -clean left out %d malformed record(s)\n", st.Malformed)
@@ -139,12 +148,22 @@ func warcSelection(stderr io.Writer, cmd, prefix, from, to string) (export.WARCO
 
 // exportWARC writes the export to out (a file, published by rename only
 // when complete) or, when out is "", to stdout.
-func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, stdout io.Writer) (export.WARCStats, error) {
+// A bar is drawn on progress when it is not nil.
+func exportWARC(ctx context.Context, dir, out string, opts export.WARCOptions, stdout, progress io.Writer) (export.WARCStats, error) {
 	a, err := openArchive(dir, os.Stderr)
 	if err != nil {
 		return export.WARCStats{}, err
 	}
 	defer a.Close()
+	if progress != nil {
+		var total int64
+		for _, f := range a.Files() {
+			total += max(f.Records, 0)
+		}
+		bar := newStepBar(progress, 1, "exporting")
+		defer bar.Finish()
+		opts.Progress = func(n int64) { bar.Set(0, n, total) }
+	}
 	if out == "" {
 		bw := bufio.NewWriterSize(stdout, 256<<10)
 		st, err := export.WriteWARC(ctx, bw, a, opts)

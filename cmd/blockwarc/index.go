@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
+	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
 	"github.com/blockwarc/blockwarc/export"
@@ -34,7 +31,7 @@ type indexOptions struct {
 func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("index", "INPUT...", indexAbout, stderr)
 	var opts indexOptions
-	fs.StringVar(&opts.out, "o", "", "write the index to `FILE` (default: standard output)")
+	fs.StringVar(&opts.out, "o", "", "write the index to `FILE` (default: standard output), then a line on stderr saying what it holds")
 	memFlag := fs.String("mem", "1GiB", "`SIZE` of memory for sorting records, e.g. 512MiB or 4GiB")
 	policyFlag := fs.String("policy", "warn", "`POLICY` for malformed input: skip (count it), warn (also print each error with file and offset) or fail")
 	fs.StringVar(&opts.tempDir, "tmp", "", "`DIR` for temporary sort runs (default: the system temp dir)")
@@ -82,9 +79,11 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 			fmt.Fprintf(stderr, "blockwarc index: warning: %v\n", err)
 		}
 	}
-	if bar := newProgress(inputs, stderr); bar != nil {
+	if w := progressTo(stderr, false); w != nil {
+		bar := newStepBar(w, 1, "indexing")
 		defer bar.Finish()
-		wopts.Progress = func(n int64) { bar.Set64(n) }
+		total := inputSize(inputs)
+		wopts.Progress = func(n int64) { bar.Set(0, n, total) }
 		if wopts.Reader.OnError != nil {
 			warn := wopts.Reader.OnError
 			wopts.Reader.OnError = func(err error) { bar.Clear(); warn(err) }
@@ -102,7 +101,9 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		outFile, w = f, f
 	}
 
-	st, err := export.IndexCDXJ(ctx, inputs, wopts, w, nil)
+	var lines int64
+	began := time.Now()
+	st, err := export.IndexCDXJ(ctx, inputs, wopts, w, func(*export.CDXJEntry) error { lines++; return nil })
 	if err != nil {
 		return st, err
 	}
@@ -110,36 +111,10 @@ func index(ctx context.Context, inputs []string, opts indexOptions, stdout, stde
 		if err := outFile.Commit(); err != nil {
 			return st, fmt.Errorf("write index: %w", err)
 		}
+		// Written to a file, the index has a word to end on (on stdout
+		// the lines are the output).
+		fmt.Fprintf(stderr, "blockwarc index: %s: %d line(s) from %d file(s), %d record(s) read, in %s\n",
+			opts.out, lines, st.Files, st.Records, time.Since(began).Round(100*time.Millisecond))
 	}
 	return st, nil
-}
-
-// newProgress returns a progress bar over the inputs' stored size when
-// stderr is a terminal, else nil.
-func newProgress(inputs []string, stderr io.Writer) *progressbar.ProgressBar {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	var total int64
-	for _, in := range inputs {
-		_ = filepath.WalkDir(in, func(_ string, d os.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				if fi, err := d.Info(); err == nil {
-					total += fi.Size()
-				}
-			}
-			return nil
-		})
-	}
-	if total == 0 {
-		total = -1
-	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(f),
-		progressbar.OptionSetDescription("indexing"),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionThrottle(100_000_000),
-		progressbar.OptionClearOnFinish(),
-	)
 }

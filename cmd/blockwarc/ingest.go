@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe"
@@ -91,6 +92,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	policyFlag := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
 	tempDir := fs.String("tmp", "", "`DIR` for temporary sort runs")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
+	showProgress := fs.Bool("progress", false, "draw the progress bar on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
 	fast := fs.Bool("fast", false, "write frames at a fast zstd level (about zstd 7, pure Go) rather than 19: ingest about half as much CPU, the archive 6-14 % larger on the corpus; 'blockwarc compact' writes the dense copy later")
@@ -156,7 +158,10 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	_, releaseHeap := ingestflags.HoldHeap(shared.MemLimit, *workers, nShards)
 	defer releaseHeap()
 	inputs := fs.Args()[1:]
-	bar := newProgress(inputs, stderr)
+	var bar *stepBar
+	if w := progressTo(stderr, *showProgress); w != nil {
+		bar = newStepBar(w, 2, "reading")
+	}
 	var fin struct {
 		mu   sync.Mutex
 		step string
@@ -171,19 +176,21 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	if bar != nil {
-		bar.Describe("reading")
-		opts.InputProgress = func(n int64) { bar.Set64(n) }
-		// Reading and sorting is the first pass; storing (modelling,
-		// compressing) the second, and the longer: the bar starts over
-		// for it, counting the decompressed bytes stored, so it ends
-		// when ingest does.
+		// Two steps, half the bar each: reading and sorting the inputs
+		// (their stored bytes), then storing them (the decompressed bytes
+		// ReadDone gives). The bar never moves back: it once restarted at
+		// 0 for storing (58 % to 26 %) and sat at 79 % while ingest
+		// finished, its total counting files ingest does not read.
+		readTotal := inputSize(inputs)
+		var storeTotal atomic.Int64
+		opts.InputProgress = func(n int64) { bar.Set(0, n, readTotal) }
 		opts.ReadDone = func(n int64) {
-			bar.ChangeMax64(max(n, 1))
-			bar.Set64(0)
+			storeTotal.Store(max(n, 1))
+			bar.Set(1, 0, 1)
 			bar.Describe("storing")
 		}
 		opts.Progress = func(st dedupe.Stats) {
-			bar.Set64(st.InputBytes)
+			bar.Set(1, st.InputBytes, storeTotal.Load())
 			bar.Describe(fmt.Sprintf("storing: %d records, %d new objects", st.Records, st.NewObjects))
 		}
 		// After the last record: what ingest still does, said, rather
@@ -191,6 +198,10 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// 100 ms and nothing else moves it now, so a step is said again
 		// once that has passed.
 		opts.Finishing = func(step string) {
+			// Every record is stored: the bar waits one unit short of its
+			// end (at its end it would clear, taking the step's words with
+			// it) while the step is said; Finish fills it.
+			bar.Set(1, stepUnits-1, stepUnits)
 			fin.mu.Lock()
 			fin.step = step
 			fin.mu.Unlock()

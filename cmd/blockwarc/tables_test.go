@@ -329,7 +329,7 @@ func TestTablesDuckDB(t *testing.T) {
 		"first_captures_changed_not_null":    0,
 		"urls_captures_mismatch":             0,
 		"changes_rows":                       c["captures_after_first"],
-		"captures_rows":                      c["captures_after_first"] + c["urls_rows"],
+		"web_captures_rows":                  c["captures_after_first"] + c["urls_rows"],
 	} {
 		if got, ok := c[name]; !ok || got != want {
 			t.Errorf("%s = %d, want %d", name, got, want)

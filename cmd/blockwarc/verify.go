@@ -46,6 +46,7 @@ cover it.`
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "ARCHIVE", verifyAbout, stderr)
+	showProgress := fs.Bool("progress", false, "draw a progress bar (records restored and checked) on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	originals := fs.String("originals", "", "say whether the original input files under `PATH` may be deleted (each rebuilt and compared, SHA-256)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -61,9 +62,25 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	defer a.Close()
-	st, err := a.Verify(func(p dedupe.Problem) {
+	var vopts dedupe.VerifyOptions
+	var bar *stepBar
+	if w := progressTo(stderr, *showProgress); w != nil {
+		var total int64
+		for _, f := range a.Files() {
+			total += max(f.Records, 0) + max(f.Gaps, 0)
+		}
+		bar = newStepBar(w, 1, "verifying")
+		vopts.Progress = func(n int64) { bar.Set(0, n, total) }
+	}
+	st, err := a.VerifyWith(vopts, func(p dedupe.Problem) {
+		if bar != nil {
+			bar.Clear()
+		}
 		fmt.Fprintf(stderr, "blockwarc verify: %v\n", p)
 	})
+	if bar != nil {
+		bar.Finish()
+	}
 	if err != nil {
 		archiveError(stderr, "verify", fs.Arg(0), err)
 		return exitFailure

@@ -227,7 +227,7 @@ func publishManifest(dir string, m *manifest, o *Options) error {
 
 func publishFile(dir, name string, b []byte, o *Options) error {
 	tmp := filepath.Join(dir, commitTemp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return fmt.Errorf("write commit: %w", err)
 	}

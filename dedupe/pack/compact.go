@@ -58,7 +58,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 	if err := o.fault("write", path); err != nil {
 		return 0, fmt.Errorf("merge indexes: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return 0, fmt.Errorf("merge indexes: %w", err)
 	}

@@ -608,7 +608,7 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 	if err := o.fault("write", path); err != nil {
 		return 0, fmt.Errorf("write index: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return 0, fmt.Errorf("write index: %w", err)
 	}

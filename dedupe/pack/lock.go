@@ -36,7 +36,7 @@ func lockDir(dir string) (*archiveLock, error) {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		unflock(d)
 		return nil, fmt.Errorf("open lock: %w", err)

@@ -878,7 +878,7 @@ func (s *Store) movePack(p fileRef, num uint32, keep []frameRow, extra [][]byte)
 	if err := s.opts.fault("write", path); err != nil {
 		return 0, fmt.Errorf("write pack: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return 0, fmt.Errorf("write pack: %w", err)
 	}

@@ -220,7 +220,7 @@ type Store struct {
 // Create makes a new, empty archive in dir (created if missing; it must
 // not already hold an archive), with short ids, and opens it.
 func Create(dir string, opts Options) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("create archive: %w", err)
 	}
 	lock, err := lockDir(dir)

@@ -475,7 +475,7 @@ func (w *Writer) syncPack() error {
 
 func (w *Writer) newPack(num uint32) error {
 	path := filepath.Join(w.s.dir, packName(num))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return fmt.Errorf("create pack: %w", err)
 	}

@@ -657,7 +657,7 @@ func (sc *Sidecar) Fix(dir string, nosync bool) (int, error) {
 // rewrite replaces dir/name by a copy of f with good written at off.
 func rewrite(dir, name string, f *os.File, off int64, good []byte, nosync bool) error {
 	tmp := filepath.Join(dir, name+".tmp")
-	t, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	t, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return fmt.Errorf("parity: %w", err)
 	}
@@ -690,7 +690,7 @@ func rewrite(dir, name string, f *os.File, off int64, good []byte, nosync bool) 
 
 func writeAtomic(dir, name string, b []byte, nosync bool) error {
 	tmp := filepath.Join(dir, name+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return fmt.Errorf("parity: %w", err)
 	}

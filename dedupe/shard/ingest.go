@@ -177,7 +177,7 @@ func create(ctx context.Context, dir string, inputs []string, n int, opts dedupe
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("create archive: %w", err)
 	}
 	for _, s := range m.Shards {

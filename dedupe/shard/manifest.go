@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -237,7 +238,10 @@ func WriteManifest(dir string, m *Manifest) error {
 }
 
 func writeManifestFile(dir, name string, m *Manifest) error {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	// Not os.CreateTemp (always 0600, then a chmod to 0644 that ignored
+	// the umask): 0666 and the umask decide, as for every archive file, so
+	// a group-writable umask gives a group-writable archive.
+	tmp, err := os.OpenFile(filepath.Join(dir, "."+name+".tmp-"+strconv.FormatUint(rand.Uint64(), 36)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("write shard manifest: %w", err)
 	}
@@ -248,9 +252,6 @@ func writeManifestFile(dir, name string, m *Manifest) error {
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), filepath.Join(dir, name))

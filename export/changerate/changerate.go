@@ -100,6 +100,98 @@ func MLE(intervals []float64, changed []bool) (rate float64, ok bool) {
 	return lo + (hi-lo)/2, true
 }
 
+// MinIntervals is the fewest informative intervals (three captures) a
+// rate is given from: from one interval the estimate is only "changed"
+// or "not" over one span (two captures a second apart that differ read
+// as 94,920 changes a day), and says nothing a reader should act on.
+const MinIntervals = 2
+
+// Chi2For95 is the 95 % quantile of χ² with one degree of freedom: the
+// likelihood-ratio interval of a rate is where the log-likelihood is
+// within Chi2For95/2 of its maximum.
+const Chi2For95 = 3.841458820694124
+
+// logLik is the log-likelihood of rate l given the intervals: each
+// interval t is a trial that shows a change with probability 1 − e^{−lt}.
+func logLik(l float64, intervals []float64, changed []bool) float64 {
+	s := 0.0
+	for i, t := range intervals {
+		if !(t > 0) || i >= len(changed) {
+			continue
+		}
+		if changed[i] {
+			s += math.Log(-math.Expm1(-l * t))
+		} else {
+			s -= l * t
+		}
+	}
+	return s
+}
+
+// Interval returns the likelihood-ratio confidence interval of the rate
+// (Chi2For95: 95 %): the rates whose log-likelihood is within chi2/2 of
+// the maximum's, the MLE's. It holds for regular and irregular intervals
+// alike, so it is the interval of whichever estimate Estimate picks (the
+// regular one is the MLE of equal intervals, up to its 0.5 corrections).
+// low is 0 when no interval changed; high is +Inf when every interval
+// changed (then the likelihood grows without bound: nothing limits how
+// often a page that always changed changes). ok is false when no
+// interval has positive length.
+func Interval(intervals []float64, changed []bool, chi2 float64) (low, high float64, ok bool) {
+	mle, finite := MLE(intervals, changed)
+	if math.IsNaN(mle) {
+		return math.NaN(), math.NaN(), false
+	}
+	peak := 0.0 // the supremum when every interval changed: each term → 0
+	if finite {
+		peak = logLik(mle, intervals, changed)
+	} else {
+		mle = math.Inf(1)
+	}
+	cut := peak - chi2/2
+	below := func(l float64) bool { return logLik(l, intervals, changed) < cut }
+	// Bisection between a rate inside the interval and one outside it:
+	// the log-likelihood is concave, so each side crosses the cut once.
+	edge := func(in, out float64) float64 {
+		for range 200 {
+			mid := in + (out-in)/2
+			if mid == in || mid == out {
+				break
+			}
+			if below(mid) {
+				out = mid
+			} else {
+				in = mid
+			}
+		}
+		return in + (out-in)/2
+	}
+	inside := mle
+	if !finite {
+		// Every interval changed: find some rate above the cut to start.
+		inside = 1
+		for below(inside) && inside < 1e300 {
+			inside *= 2
+		}
+	}
+	if mle == 0 || !below(0) {
+		low = 0
+	} else {
+		low = edge(inside, 0)
+	}
+	if !finite {
+		return low, math.Inf(1), true
+	}
+	out := max(inside*2, 1)
+	for !below(out) {
+		if out > 1e300 {
+			return low, math.Inf(1), true
+		}
+		out *= 2
+	}
+	return low, edge(inside, out), true
+}
+
 // Method names the estimator Estimate chose.
 const (
 	MethodRegular = "regular"

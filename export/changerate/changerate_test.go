@@ -139,3 +139,34 @@ func FuzzMLE(f *testing.F) {
 		}
 	})
 }
+
+// TestInterval: the likelihood-ratio interval's ends lie where the
+// log-likelihood is chi2/2 below the MLE's, around the MLE, for regular
+// and irregular histories; its open high end when every interval
+// changed, and its 0 low end when none did (docs/TABLES.md's examples).
+func TestInterval(t *testing.T) {
+	approx := func(a, b float64) bool { return math.Abs(a-b) < 1e-6*math.Max(1, math.Abs(b)) }
+	for _, h := range []struct {
+		t []float64
+		c []bool
+	}{
+		{[]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, []bool{true, false, false, true, false, false, true, false, false, false}},
+		{[]float64{0.01, 30, 2, 90, 0.5, 7}, []bool{true, true, false, true, false, true}},
+	} {
+		mle, _ := MLE(h.t, h.c)
+		lo, hi, ok := Interval(h.t, h.c, Chi2For95)
+		cut := logLik(mle, h.t, h.c) - Chi2For95/2
+		if !ok || !(lo < mle && mle < hi) || !approx(logLik(lo, h.t, h.c), cut) || !approx(logLik(hi, h.t, h.c), cut) {
+			t.Errorf("%v %v: [%v, %v] around MLE %v, want ends at log-likelihood %v", h.t, h.c, lo, hi, mle, cut)
+		}
+	}
+	if lo, hi, ok := Interval([]float64{1, 1}, []bool{true, true}, Chi2For95); !ok || !approx(lo, -math.Log1p(-math.Exp(-Chi2For95/4))) || !math.IsInf(hi, 1) {
+		t.Errorf("2 of 2 daily intervals changed: [%v, %v], want [0.48, +Inf)", lo, hi)
+	}
+	if lo, hi, ok := Interval([]float64{7, 7, 7}, []bool{false, false, false}, Chi2For95); !ok || lo != 0 || !approx(hi, Chi2For95/2/21) {
+		t.Errorf("0 of 3 weekly intervals changed: [%v, %v], want [0, %v]", lo, hi, Chi2For95/2/21)
+	}
+	if _, _, ok := Interval(nil, nil, Chi2For95); ok {
+		t.Error("no interval: ok")
+	}
+}

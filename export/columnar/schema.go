@@ -162,6 +162,19 @@ func i32[R any](name string, get func(*R) int32) column[R] {
 	}
 }
 
+func i32opt[R any](name string, get func(*R) *int32) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		put: func(b array.Builder, r *R) {
+			if v := get(r); v != nil {
+				b.(*array.Int32Builder).Append(*v)
+			} else {
+				b.AppendNull()
+			}
+		},
+	}
+}
+
 func i64[R any](name string, get func(*R) int64) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64},
@@ -271,7 +284,8 @@ var captureCols = []column[tables.Capture]{
 	optStr("url_host_registered_domain", func(r *tables.Capture) *string { return r.URLHostRegisteredDomain }),
 	optStr("url_path", func(r *tables.Capture) *string { return r.URLPath }),
 	optStr("url_query", func(r *tables.Capture) *string { return r.URLQuery }),
-	str("url_scheme", func(r *tables.Capture) string { return r.URLScheme }),
+	str("url_protocol", func(r *tables.Capture) string { return r.URLProtocol }),
+	i32opt("url_port", func(r *tables.Capture) *int32 { return r.URLPort }),
 	ts("fetch_time", func(r *tables.Capture) time.Time { return r.FetchTime }),
 	i32("version", func(r *tables.Capture) int32 { return r.Version }),
 	str("warc_type", func(r *tables.Capture) string { return r.WARCType }),
@@ -300,7 +314,8 @@ var captureCols = []column[tables.Capture]{
 	i64("added_bytes", func(r *tables.Capture) int64 { return r.AddedBytes }),
 	optStr("title", func(r *tables.Capture) *string { return r.Title }),
 	optStr("main_text", func(r *tables.Capture) *string { return r.MainText }),
-	strList("languages", func(r *tables.Capture) []string { return r.Languages }),
+	optStr("content_languages", func(r *tables.Capture) *string { return r.ContentLanguages }),
+	optStr("visible_text", func(r *tables.Capture) *string { return r.VisibleText }),
 }
 
 var blockCols = []column[tables.Block]{
@@ -384,7 +399,8 @@ var urlCols = []column[tables.URL]{
 	optStr("url_host_registered_domain", func(r *tables.URL) *string { return r.URLHostRegisteredDomain }),
 	optStr("url_path", func(r *tables.URL) *string { return r.URLPath }),
 	optStr("url_query", func(r *tables.URL) *string { return r.URLQuery }),
-	str("url_scheme", func(r *tables.URL) string { return r.URLScheme }),
+	str("url_protocol", func(r *tables.URL) string { return r.URLProtocol }),
+	i32opt("url_port", func(r *tables.URL) *int32 { return r.URLPort }),
 	i64("captures", func(r *tables.URL) int64 { return r.Captures }),
 	i64("versions", func(r *tables.URL) int64 { return r.Versions }),
 	ts("first_capture", func(r *tables.URL) time.Time { return r.FirstCapture }),
@@ -392,6 +408,8 @@ var urlCols = []column[tables.URL]{
 	i64("observed_changes", func(r *tables.URL) int64 { return r.ObservedChanges }),
 	f64opt("mean_interval_days", func(r *tables.URL) *float64 { return r.MeanIntervalDays }),
 	f64opt("change_rate_per_day", func(r *tables.URL) *float64 { return r.ChangeRatePerDay }),
+	f64opt("change_rate_low_per_day", func(r *tables.URL) *float64 { return r.ChangeRateLowPerDay }),
+	f64opt("change_rate_high_per_day", func(r *tables.URL) *float64 { return r.ChangeRateHighPerDay }),
 	optStr("change_rate_method", func(r *tables.URL) *string { return r.ChangeRateMethod }),
 	f64opt("change_rate_regular_per_day", func(r *tables.URL) *float64 { return r.ChangeRateRegularPerDay }),
 	f64opt("change_rate_mle_per_day", func(r *tables.URL) *float64 { return r.ChangeRateMLEPerDay }),
@@ -407,13 +425,10 @@ var urlCols = []column[tables.URL]{
 func captureBytes(r *tables.Capture) int {
 	n := len(r.URL) + len(r.URLSURTKey) + len(r.URLHostName) + len(r.WARCRecordID) +
 		len(r.ContentDigest) + len(r.WARCFilename) + 160
-	for _, s := range []*string{r.URLHostTLD, r.URLHostRegisteredDomain, r.URLPath, r.URLQuery, r.FetchRedirect, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText} {
+	for _, s := range []*string{r.URLHostTLD, r.URLHostRegisteredDomain, r.URLPath, r.URLQuery, r.FetchRedirect, r.ContentMIMEType, r.ContentCharset, r.LayoutID, r.StoredWhy, r.Title, r.MainText, r.ContentLanguages, r.VisibleText} {
 		if s != nil {
 			n += len(*s)
 		}
-	}
-	for _, s := range r.Languages {
-		n += len(s) + 4
 	}
 	return n
 }

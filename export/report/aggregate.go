@@ -99,7 +99,7 @@ type urlState struct {
 	nonWeb         bool              // the URL's scheme is not http or https
 }
 
-// isWeb says whether a url_scheme is the web's: the others (metadata,
+// isWeb says whether a url_protocol is the web's: the others (metadata,
 // dns, urn…) are a crawler's own records, not the site's URLs.
 func isWeb(scheme string) bool { return scheme == "http" || scheme == "https" }
 
@@ -155,7 +155,7 @@ func (g *Aggregator) capture(c *tables.Capture) error {
 	k.PayloadBytes += c.PayloadLength
 	k.AddedBytes += c.AddedBytes
 	k.RecordBytes += c.WARCRecordLength
-	if !isWeb(c.URLScheme) {
+	if !isWeb(c.URLProtocol) {
 		// A crawler's own record: counted apart, in no URL, host or
 		// change figure.
 		g.cur.nonWeb = true
@@ -163,7 +163,7 @@ func (g *Aggregator) capture(c *tables.Capture) error {
 		n.Captures++
 		n.RecordBytes += c.WARCRecordLength
 		n.AddedBytes += c.AddedBytes
-		g.schemes[c.URLScheme]++
+		g.schemes[c.URLProtocol]++
 		return nil
 	}
 	host := hostKey(c.URL, c.URLHostName)
@@ -296,7 +296,7 @@ func (g *Aggregator) url(u *tables.URL) error {
 	if g.cur.url == "" {
 		g.cur.url = u.URL
 	}
-	if !isWeb(u.URLScheme) {
+	if !isWeb(u.URLProtocol) {
 		g.cur.nonWeb = true
 	}
 	if g.cur.host == "" && !g.cur.nonWeb {

@@ -40,7 +40,7 @@ func feed(t *testing.T, g *Aggregator, hs []history) {
 			}
 			c := &tables.Capture{
 				URL: h.url, URLSURTKey: key, URLHostName: strings.Split(host, ":")[0],
-				URLScheme: h.url[:strings.Index(h.url, ":")], FetchTime: at, Version: int32(i + 1), WARCType: "response",
+				URLProtocol: h.url[:strings.Index(h.url, ":")], FetchTime: at, Version: int32(i + 1), WARCType: "response",
 				PayloadLength: 1000, AddedBytes: 100, WARCRecordLength: 400,
 				StoredAs: "blocks",
 			}
@@ -77,7 +77,7 @@ func feed(t *testing.T, g *Aggregator, hs []history) {
 				t.Fatal(err)
 			}
 		}
-		if err := g.Add(&tables.URL{URL: h.url, URLSURTKey: key, URLHostName: host, URLScheme: h.url[:strings.Index(h.url, ":")], Captures: int64(len(h.intervals) + 1)}); err != nil {
+		if err := g.Add(&tables.URL{URL: h.url, URLSURTKey: key, URLHostName: host, URLProtocol: h.url[:strings.Index(h.url, ":")], Captures: int64(len(h.intervals) + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -109,7 +109,7 @@ type Count struct {
 type Captures struct {
 	// Total counts all captures (response, revisit, resource records);
 	// the figures below it down to Revisits count the web captures only
-	// (url_scheme http or https): the others are in Report.NonHTTP.
+	// (url_protocol http or https): the others are in Report.NonHTTP.
 	Total     int64 `json:"total"`
 	URLs      int64 `json:"urls"`      // distinct url_surtkey
 	Hosts     int64 `json:"hosts"`     // distinct hosts
@@ -186,7 +186,7 @@ type NonHTTP struct {
 	AddedBytes  int64   `json:"added_bytes"`
 	InputBytes  int64   `json:"input_bytes"`  // share of input_bytes, as for a host
 	StoredBytes int64   `json:"stored_bytes"` // share of archive_bytes, as for a host
-	Schemes     []Count `json:"schemes"`      // captures by url_scheme, most first
+	Schemes     []Count `json:"schemes"`      // captures by url_protocol, most first
 }
 
 // Backtest is the change-rate model tested on the archive's own history;

@@ -150,18 +150,19 @@ func buildPart(ctx context.Context, a *dedupe.Archive, part int, opts Options, s
 // builder applies the URLs' results in table order: it owns everything
 // that depends on earlier URLs (added_bytes, block counts, first sight).
 type builder struct {
-	a       *dedupe.Archive
-	part    int             // the part walked (BuildShard), or -1: all of a
-	objects *dedupe.Archive // where the captures' objects are: a, or its part
-	opts    Options
-	sink    Sink
-	spill   *blockSpill
-	st      Stats
-	seen    map[objKey]struct{} // objects referenced by an earlier capture
-	blocks  map[pack.ID]blockCount
-	nURL    int64
-	nCap    int64
-	links   bool // the sink takes links: extract them
+	a            *dedupe.Archive
+	part         int             // the part walked (BuildShard), or -1: all of a
+	objects      *dedupe.Archive // where the captures' objects are: a, or its part
+	opts         Options
+	sink         Sink
+	spill        *blockSpill
+	st           Stats
+	seen         map[objKey]struct{} // objects referenced by an earlier capture
+	blocks       map[pack.ID]blockCount
+	nURL         int64
+	nCap         int64
+	links        bool  // the sink takes links: extract them
+	lastProgress int64 // Captures at the last Progress call
 }
 
 // job is one URL on its way through a worker: its captures' rows stream
@@ -370,16 +371,21 @@ func (b *builder) blockNo(hexID string) (int64, error) {
 	return 0, fmt.Errorf("block %s not seen before", hexID)
 }
 
-// endURL emits a URL's urls row (nil: the key had no capture).
+// endURL emits a URL's urls row (nil: the key had no capture of the web)
+// and reports progress after every key that had captures, web or not.
 func (b *builder) endURL(u *URL, st *Stats) error {
 	b.st.add(st)
-	if u == nil {
+	captures := b.st.Captures
+	if u != nil {
+		if err := b.sink.Add(u); err != nil {
+			return fmt.Errorf("write urls row: %w", err)
+		}
+		b.st.URLs++
+	}
+	if captures == b.lastProgress {
 		return nil
 	}
-	if err := b.sink.Add(u); err != nil {
-		return fmt.Errorf("write urls row: %w", err)
-	}
-	b.st.URLs++
+	b.lastProgress = captures
 	b.st.Objects = int64(len(b.seen))
 	if b.opts.Progress != nil {
 		b.opts.Progress(b.st)

@@ -2,6 +2,7 @@ package tables
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -103,6 +104,49 @@ func urlParts(uri string) (path, query *string) {
 		query = &q
 	}
 	return &p, query
+}
+
+// isWeb says whether a url_protocol is the web's. The others (wget's
+// metadata:// log, dns:, urn:…) are records about the crawl, not pages
+// of a site: they have captures rows but no host, no urls row and no
+// changes (docs/TABLES.md, "Records about the crawl").
+func isWeb(protocol string) bool { return protocol == "http" || protocol == "https" }
+
+// webHost is the host of uri when its protocol is the web's, else "":
+// wget's metadata://gnu.org/... names the tool's site, not a host crawled.
+func webHost(uri, protocol string) string {
+	if !isWeb(protocol) {
+		return ""
+	}
+	return hostName(uri)
+}
+
+// urlPort is the port written in uri's authority, as Common Crawl's
+// url_port: nil when none is written (the protocol's default) or it is
+// not a number in 0–65535.
+func urlPort(uri string) *int32 {
+	i := strings.Index(uri, "://")
+	if i <= 0 || strings.ContainsAny(uri[:i], "/?#") {
+		return nil
+	}
+	rest := uri[i+3:]
+	if j := strings.IndexAny(rest, "/?#\\"); j >= 0 {
+		rest = rest[:j]
+	}
+	if j := strings.LastIndexByte(rest, '@'); j >= 0 {
+		rest = rest[j+1:]
+	}
+	// The last colon: an IPv6 literal's end with "]", never a number.
+	j := strings.LastIndexByte(rest, ':')
+	if j < 0 {
+		return nil
+	}
+	p, err := strconv.ParseUint(rest[j+1:], 10, 16)
+	if err != nil {
+		return nil
+	}
+	v := int32(p)
+	return &v
 }
 
 // urlScheme is the scheme of a URI, lower-case ("http", "https",

@@ -57,6 +57,33 @@ var iso6391 = sync.OnceValue(func() map[whatlanggo.Lang]string {
 	return m
 })
 
+// iso6393 maps the ISO 639-1 codes of iso6391 to ISO 639-3, the codes
+// Common Crawl's content_languages uses.
+var iso6393 = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for l, c := range iso6391() {
+		if c != "" {
+			m[c] = l.Iso6393()
+		}
+	}
+	return m
+})
+
+// contentLanguages is captures.content_languages of a page's languages
+// (ISO 639-1, most text first): Common Crawl's form, ISO 639-3 codes
+// joined by commas ("deu,eng"), nil when none was told.
+func contentLanguages(langs []string) *string {
+	if len(langs) == 0 {
+		return nil
+	}
+	codes := make([]string, len(langs))
+	for i, c := range langs {
+		codes[i] = iso6393()[c]
+	}
+	s := strings.Join(codes, ",")
+	return &s
+}
+
 // langCounts is what the detection of one text found: runes per
 // language code.
 type langCounts []struct {

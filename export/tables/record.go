@@ -69,6 +69,7 @@ type page struct {
 	charset   string
 	title     *string
 	mainText  string   // text-only pages: a blocks page's text is a join
+	visible   string   // partition.VisibleText: blocks and the text outside them
 	langs     []string // pageLanguages of its blocks
 	text      bool     // an HTML payload kept whole: title and main text only
 	mismatch  bool     // the stored blocks could not be read (no rows)
@@ -256,6 +257,7 @@ func (w *worker) blocksPage(v *dedupe.Version, m *warcio.HTTPMessage, doc []byte
 	pg.charset = res.Charset
 	pg.title = pageTitle(doc, res.Charset)
 	pg.langs = w.lang.pageLanguages(res.Leaves)
+	pg.visible = partition.VisibleText(res)
 	// No main text: the page's text is its blocks' (blocks.text), joined
 	// through capture_blocks (docs/TABLES.md), so each text is kept once.
 	// Same spans of the archive's own document: the stored blocks.
@@ -294,7 +296,7 @@ func (w *worker) textPage(v *dedupe.Version, m *warcio.HTTPMessage, contentType 
 	if err != nil {
 		return nil
 	}
-	return &page{charset: res.Charset, title: pageTitle(doc, res.Charset), mainText: partition.MainText(res), langs: w.lang.pageLanguages(res.Leaves), text: true}
+	return &page{charset: res.Charset, title: pageTitle(doc, res.Charset), mainText: partition.MainText(res), visible: partition.VisibleText(res), langs: w.lang.pageLanguages(res.Leaves), text: true}
 }
 
 func isHTML(mediaType string) bool {
@@ -304,11 +306,13 @@ func isHTML(mediaType string) bool {
 // captureRow fills the captures row of v from what look found; blocks_*,
 // changed, layout_changed and added_bytes are filled later.
 func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, pg *page) *Capture {
-	host := hostName(v.TargetURI)
+	proto := urlScheme(v.TargetURI)
+	host := webHost(v.TargetURI, proto)
 	path, query := urlParts(v.TargetURI)
 	row := &Capture{
 		URL: v.TargetURI, URLSURTKey: key, URLHostName: host, URLHostTLD: hostTLD(host),
-		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query, URLScheme: urlScheme(v.TargetURI),
+		URLHostRegisteredDomain: registeredDomain(host), URLPath: path, URLQuery: query,
+		URLProtocol: proto, URLPort: urlPort(v.TargetURI),
 		FetchTime: microUTC(v.Date), Version: n, WARCType: v.Type, WARCRecordID: v.RecordID,
 		FetchStatus: r.status, FetchRedirect: r.redirect, ContentDigest: r.digest, PayloadLength: int64(len(r.payload)),
 		// The base name, as CDXJ and Common Crawl write filename: the path
@@ -327,8 +331,7 @@ func (w *worker) captureRow(key string, v *dedupe.Version, n int32, r *record, p
 	if pg != nil {
 		cs := pg.charset
 		row.ContentCharset, row.Title = &cs, pg.title
-		// A copy: a sink may keep the row, and pages are shared.
-		row.Languages = slices.Clone(pg.langs)
+		row.ContentLanguages = contentLanguages(pg.langs)
 		if pg.text {
 			// Kept whole: no blocks to join, so the main text is here.
 			mt := pg.mainText

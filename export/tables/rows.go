@@ -75,7 +75,8 @@ type Capture struct {
 	URLHostRegisteredDomain *string
 	URLPath                 *string
 	URLQuery                *string
-	URLScheme               string
+	URLProtocol             string
+	URLPort                 *int32
 	FetchTime               time.Time
 	Version                 int32
 	WARCType                string
@@ -104,7 +105,8 @@ type Capture struct {
 	AddedBytes              int64
 	Title                   *string
 	MainText                *string
-	Languages               []string
+	ContentLanguages        *string
+	VisibleText             *string
 }
 
 // Block is a row of the blocks table.
@@ -184,7 +186,8 @@ type URL struct {
 	URLHostRegisteredDomain *string
 	URLPath                 *string
 	URLQuery                *string
-	URLScheme               string
+	URLProtocol             string
+	URLPort                 *int32
 	Captures                int64
 	Versions                int64
 	FirstCapture            time.Time
@@ -192,6 +195,8 @@ type URL struct {
 	ObservedChanges         int64
 	MeanIntervalDays        *float64
 	ChangeRatePerDay        *float64
+	ChangeRateLowPerDay     *float64
+	ChangeRateHighPerDay    *float64
 	ChangeRateMethod        *string
 	ChangeRateRegularPerDay *float64
 	ChangeRateMLEPerDay     *float64

@@ -3,6 +3,7 @@ package tables
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -64,6 +65,11 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		cache    pageCache            // recent records, for revisits
 		seenHere = map[pack.ID]bool{} // blocks seen in this URL
 		h        = history{digests: map[string]bool{}, volatile: map[string]int{}}
+		web      bool // a capture of the web: the URL has a urls row
+		// The visible text of the URL's last capture with a page: a
+		// capture's visible_text is written when it differs, so each
+		// text of a URL is kept once (docs/TABLES.md).
+		prevText *string
 	)
 	for i := range uv.Versions {
 		v := &uv.Versions[i]
@@ -112,6 +118,10 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 			}
 		}
 		row := w.captureRow(uv.Key, v, int32(h.n), rec, pg)
+		if pg != nil && (prevText == nil || *prevText != pg.visible) {
+			t := pg.visible
+			row.VisibleText, prevText = &t, &t
+		}
 		rec.payload = nil
 		c := &capOut{row: row, part: v.Part()}
 		c.refs, c.sizes = contentRefs(v, rec)
@@ -137,13 +147,21 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		if prev != nil {
 			c.change = changeRow(prev, row, pg.hasBlocks(), changedBytes, partBytes, paths)
 		}
-		h.add(row, c.change)
+		if isWeb(row.URLProtocol) {
+			h.add(row, c.change)
+			web = true
+		} else {
+			// A record about the crawl (wget's log, dns:): a captures row,
+			// but no change and no urls row, so that rates, hosts and URL
+			// counts are the site's pages only.
+			c.change = nil
+		}
 		prev = &prevCap{version: row.Version, time: row.FetchTime, digest: row.ContentDigest, layoutID: row.LayoutID}
 		if err := emit(c); err != nil {
 			return nil, st, err
 		}
 	}
-	if h.n == 0 {
+	if !web {
 		return nil, st, nil
 	}
 	return h.urlRow(), st, nil
@@ -151,7 +169,7 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 
 // add notes a capture's row, and its change row, before they are handed on.
 func (h *history) add(row *Capture, ch *Change) {
-	if h.n == 1 {
+	if h.first.IsZero() {
 		h.first = row.FetchTime
 	}
 	h.last = row.FetchTime
@@ -347,12 +365,19 @@ func (h *history) urlRow() *URL {
 		FirstCapture: h.first, LastCapture: h.last, ObservedChanges: h.observed,
 	}
 	u.URLPath, u.URLQuery = urlParts(h.url)
-	u.URLScheme = urlScheme(h.url)
+	u.URLProtocol = urlScheme(h.url)
+	u.URLPort = urlPort(h.url)
 	if len(h.intervals) > 0 {
 		mean := days(h.last.Sub(h.first)) / float64(len(h.intervals))
 		u.MeanIntervalDays = &mean
-		if est, ok := changerate.Estimate(h.intervals, h.changed); ok {
+		if est, ok := changerate.Estimate(h.intervals, h.changed); ok && est.Intervals >= changerate.MinIntervals {
 			rate, method, reg := est.Rate, est.Method, est.Regular
+			if low, high, ok := changerate.Interval(h.intervals, h.changed, changerate.Chi2For95); ok {
+				u.ChangeRateLowPerDay = &low
+				if !math.IsInf(high, 1) {
+					u.ChangeRateHighPerDay = &high
+				}
+			}
 			u.ChangeRatePerDay, u.ChangeRateMethod, u.ChangeRateRegularPerDay = &rate, &method, &reg
 			if est.MLEOK {
 				mle := est.MLE

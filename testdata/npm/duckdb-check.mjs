@@ -76,7 +76,11 @@ checks.duplicate_block_ids = Number(await one(`
 checks.block_no_not_row_number = Number(await one(`
   SELECT count(*) FROM (SELECT block_no, row_number() OVER () AS n FROM blocks) WHERE block_no <> n`));
 // changes against captures: one row per successive pair, changed equal.
-checks.captures_after_first = Number(await one(`SELECT count(*) FROM captures WHERE version > 1`));
+// Records about the crawl (url_protocol not http(s)) have captures rows
+// only: no changes, no urls row.
+checks.web_captures_rows = Number(await one(`SELECT count(*) FROM captures WHERE url_protocol IN ('http', 'https')`));
+checks.captures_after_first = Number(await one(`
+  SELECT count(*) FROM captures WHERE version > 1 AND url_protocol IN ('http', 'https')`));
 checks.changes_changed_mismatch = Number(await one(`
   SELECT count(*) FROM changes ch JOIN captures c
     ON c.url_surtkey = ch.url_surtkey AND c.version = ch.to_version
