@@ -103,3 +103,50 @@ func TestProveLater(t *testing.T) {
 		t.Error("prove committed nothing")
 	}
 }
+
+// TestProveThenCommitLost: after prove has written the input-file table
+// anew, an archive whose COMMIT and COMMIT.copy are both lost is rebuilt
+// with one row per file, the proven ones (the parts prove replaced are
+// still in the packs).
+func TestProveThenCommitLost(t *testing.T) {
+	if !zlibenc.Available {
+		t.Skip("built without cgo: no zlib, no bit-exact gzip")
+	}
+	files := sharedtest.CorpusFiles(t, "ota-lovescout24")[:3]
+	arch := filepath.Join(t.TempDir(), "a.bwa")
+	opts := testOpts()
+	opts.SkipOriginal = true
+	for _, f := range files { // three ingests: three parts
+		if _, err := Ingest(context.Background(), arch, []string{f}, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, err := Prove(context.Background(), arch, files, pack.Options{}); err != nil || len(res.Proven) != 3 {
+		t.Fatalf("prove: %+v, %v", res, err)
+	}
+	for _, name := range []string{"COMMIT", "COMMIT.copy"} {
+		if err := os.Remove(filepath.Join(arch, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := RebuildCommit(arch, pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rows := a.Files()
+	if len(rows) != 3 {
+		t.Fatalf("%d input-file rows after the rebuild, want 3", len(rows))
+	}
+	for _, f := range rows {
+		if !f.OriginalCompressed() {
+			t.Errorf("%s: %q after the rebuild", f.Name, f.OriginalReason())
+		}
+	}
+	if _, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil {
+		t.Fatal(err)
+	}
+}

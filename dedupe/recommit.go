@@ -44,6 +44,7 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 		return nil, nil // an empty payload is an empty archive
 	}
 	r := &root{}
+	var partRows [][]InputFile // the rows of each of r.Parts
 	var run []segRef
 	endRun := func() {
 		if len(run) > 0 {
@@ -62,10 +63,24 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 			if k <= 0 || n == 0 || n > maxFileRows {
 				return nil, fmt.Errorf("catalog object %s: input-file part without a row count", o.ID)
 			}
-			if _, err := decodeFilePart(b, int(n)); err != nil {
+			rows, err := decodeFilePart(b, int(n))
+			if err != nil {
 				return nil, fmt.Errorf("catalog object %s: %w", o.ID, err)
 			}
+			// A part that holds every row of earlier parts again replaced
+			// them (blockwarc prove writes the whole table anew, its rows
+			// now with member tables): those are left out, or each file
+			// would have two rows.
+			for k := 0; k < len(r.Parts); {
+				if supersedes(rows, partRows[k]) {
+					r.Parts = slices.Delete(r.Parts, k, k+1)
+					partRows = slices.Delete(partRows, k, k+1)
+					continue
+				}
+				k++
+			}
 			r.Parts = append(r.Parts, filePart{Rows: int(n), ID: o.ID})
+			partRows = append(partRows, rows)
 			endRun()
 		case strings.HasPrefix(string(b), segmentMagic):
 			urls, err := decodeSegment(b, readResolver(s))
@@ -93,6 +108,26 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 	return r.encode()
 }
 
+// supersedes says that rows hold again every file of old (same name,
+// size and SHA-256).
+func supersedes(rows, old []InputFile) bool {
+	type file struct {
+		name string
+		size int64
+		sum  [32]byte
+	}
+	have := make(map[file]bool, len(rows))
+	for _, f := range rows {
+		have[file{f.Name, f.Size, f.SHA256}] = true
+	}
+	for _, f := range old {
+		if !have[file{f.Name, f.Size, f.SHA256}] {
+			return false
+		}
+	}
+	return true
+}
+
 // checkPayload checks the root s holds against its catalog (checkRoot).
 func checkPayload(s *pack.Store) error {
 	if len(s.Payload()) == 0 {
@@ -116,6 +151,9 @@ func checkRoot(s *pack.Store, r *root) error {
 	nameOf := fileNames(r.Files)
 	rows := map[string]bool{}
 	for _, f := range r.Files {
+		if rows[f.Name] {
+			return fmt.Errorf("two rows of the input-file table name %s", f.Name)
+		}
 		rows[f.Name] = true
 	}
 	records, gaps := map[string]int64{}, map[string]int64{}
