@@ -57,7 +57,7 @@ var originalWhyText = [originalReasons]string{
 	originalStream:   "decompressed stream not rebuildable",
 	originalLarge:    "gzip member or member table too large",
 	originalNoZlib:   "ingested without zlib (cgo)",
-	originalSkipped:  "not examined",
+	originalSkipped:  "not examined; 'blockwarc prove' examines it from the original",
 	originalChanged:  "file changed while ingested",
 	originalPlain:    "not compressed: the stream is the file",
 }
