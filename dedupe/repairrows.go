@@ -86,6 +86,10 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 	if err != nil {
 		return err
 	}
+	lostRows := 0
+	for _, l := range lostParts {
+		lostRows += l.Rows
+	}
 	unnamed := false
 	if len(bases) == 0 {
 		// No readable segment names a file without a row: the segments
@@ -98,10 +102,6 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 		// recoverSegments then re-ingests the lost segments' records
 		// from them.
 		unnamed = true
-		lostRows := 0
-		for _, l := range lostParts {
-			lostRows += l.Rows
-		}
 		candidates := map[string]bool{}
 		for _, p := range paths {
 			if b := filepath.Base(p); !known[b] {
@@ -117,6 +117,25 @@ func recoverFileRows(ctx context.Context, dir string, originals []string, opts p
 			counts[b] = 0
 		}
 		slices.Sort(bases)
+	}
+	if !unnamed && len(bases) < lostRows {
+		// Readable segments name some of the lost rows' files, not all:
+		// the others' segments are lost too (damage across two runs).
+		// The originals no row names are candidates for those, told
+		// apart as above (matchParts); committing the named files'
+		// rows alone would forget the others' files, and their
+		// originals would then be refused as unknown.
+		for _, p := range paths {
+			if b := filepath.Base(p); !known[b] && !slices.Contains(bases, b) {
+				bases = append(bases, b)
+			}
+		}
+		slices.Sort(bases)
+		unnamed = true
+		if len(bases) < lostRows {
+			say(fmt.Sprintf("%d file(s) the catalog names and original(s) given without a row, for %d lost row(s) in %d part(s): the rows cannot all be told", len(bases), lostRows, len(lostParts)))
+			return nil
+		}
 	}
 	byBase := map[string]string{}
 	for _, p := range paths {
