@@ -37,8 +37,9 @@ func serveFixture(t *testing.T) (srv *httptest.Server, arch string, lines []stri
 	}
 	lines = strings.SplitAfter(out, "\n")
 	lines = lines[:len(lines)-1]
-	srv = httptest.NewServer(&replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }})
-	t.Cleanup(srv.Close)
+	h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }}
+	srv = httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Close() })
 	return srv, arch, lines, files[half:]
 }
 

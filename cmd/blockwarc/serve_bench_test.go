@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/blockwarc/blockwarc/export/replay"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+)
+
+// BenchmarkServeDuringIngest measures issue 36's figure: the latency of
+// 1,000 random /web/TSid_/URL fetches by 8 concurrent clients from the
+// replay server while `blockwarc ingest` (the built binary, a process of
+// its own as in use) extends the same archive, committing every 1 MiB of
+// input. The archive holds two corpus sites (ota-mektoube,
+// ota-lovescout24); the ingest adds a third (ota-tinder). The captures are
+// picked with a fixed seed from the server's own CDX listing, and every
+// answer must be 200 with the bytes `blockwarc cat -part http -at TS` writes
+// of that capture. Baselines of the same run: the same 1,000 fetches with
+// no ingest running (x-idle: p99 during the ingest ÷ idle p99), and `cat`
+// of the same captures in-process, one at a time (x-cat: p99 during the
+// ingest ÷ cat's p99). It fails when the ingest ends before the last fetch.
+func BenchmarkServeDuringIngest(b *testing.B) {
+	base := sharedtest.CorpusFiles(b, "ota-mektoube", "ota-lovescout24")
+	more := sharedtest.CorpusFiles(b, "ota-tinder")
+	hosts := []string{"127.0.0.1:8104", "127.0.0.1:8103"} // mektoube, lovescout24
+	const fetches, clients = 1000, 8
+	bin := filepath.Join(b.TempDir(), "blockwarc")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var idle, busy, cat []time.Duration
+	var ingestTime time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		arch := filepath.Join(b.TempDir(), "s.bwa")
+		var errb bytes.Buffer
+		if code := run(context.Background(), append([]string{"ingest", "-tables=false", arch}, base...), io.Discard, &errb); code != exitOK {
+			b.Fatalf("ingest: exit %d: %s", code, errb.String())
+		}
+		h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { b.Errorf("server: %v", err) }}
+		srv := httptest.NewServer(h)
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+
+		// The captures, from the server's CDX listing.
+		type capture struct{ ts, url string }
+		var all []capture
+		for _, h := range hosts {
+			resp, err := client.Get(srv.URL + "/cdx?output=json&matchType=host&url=" + h + "/")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rows [][]string
+			err = json.NewDecoder(resp.Body).Decode(&rows)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK || len(rows) < 2 {
+				b.Fatalf("cdx %s: status %d, %d rows, %v", h, resp.StatusCode, len(rows), err)
+			}
+			col := map[string]int{}
+			for j, f := range rows[0] {
+				col[f] = j
+			}
+			for _, r := range rows[1:] {
+				if r[col["mime"]] != "warc/revisit" {
+					all = append(all, capture{r[col["timestamp"]], r[col["url"]]})
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(36, 1000))
+		picks := make([]capture, fetches)
+		for j := range picks {
+			picks[j] = all[rng.IntN(len(all))]
+		}
+
+		// The bytes each must be, from cat (in-process, one at a time: its
+		// latency is the cat baseline).
+		want := map[capture][]byte{}
+		cat = cat[:0]
+		for _, c := range picks {
+			var out, errb bytes.Buffer
+			start := time.Now()
+			code := run(context.Background(), []string{"cat", "-part", "http", "-at", c.ts, arch, c.url}, &out, &errb)
+			cat = append(cat, time.Since(start))
+			if code != exitOK || out.Len() == 0 {
+				b.Fatalf("cat %s %s: exit %d, %d bytes: %s", c.ts, c.url, code, out.Len(), errb.String())
+			}
+			want[c] = out.Bytes()
+		}
+
+		// fetchAll fetches every pick with 8 clients and returns each
+		// fetch's latency (request to last byte).
+		fetchAll := func() []time.Duration {
+			lat := make([]time.Duration, len(picks))
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						j := int(next.Add(1)) - 1
+						if j >= len(picks) {
+							return
+						}
+						c := picks[j]
+						start := time.Now()
+						resp, err := client.Get(srv.URL + "/web/" + c.ts + "id_/" + c.url)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						body, err := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						lat[j] = time.Since(start)
+						if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(body, want[c]) {
+							b.Errorf("%s %s: status %d, %d bytes, want 200 and %d bytes (%v)", c.ts, c.url, resp.StatusCode, len(body), len(want[c]), err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			return lat
+		}
+		idle = fetchAll()
+
+		cmd := exec.Command(bin, append([]string{"ingest", "-tables=false", "-commit", "1MiB", arch}, more...)...)
+		var ingestErr bytes.Buffer
+		cmd.Stderr = &ingestErr
+		b.StartTimer()
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		// Let the ingest get going (past its first commit) before fetching.
+		time.Sleep(2 * time.Second)
+		busy = fetchAll()
+		select {
+		case err := <-done:
+			b.Fatalf("the ingest ended (%v) before the last fetch: add input to it\n%s", err, ingestErr.String())
+		default:
+		}
+		// Readers see the last commit: the ingest's captures appear in
+		// the listing while it runs.
+		resp, err := client.Get(srv.URL + "/cdx?matchType=host&limit=1&url=127.0.0.1:8102/")
+		if err != nil {
+			b.Fatal(err)
+		}
+		seen, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err := <-done; err != nil {
+			b.Fatalf("ingest: %v\n%s", err, ingestErr.String())
+		}
+		ingestTime = time.Since(start)
+		b.StopTimer()
+		if len(seen) == 0 {
+			b.Logf("no capture of the ingest's site listed while it ran")
+		}
+		srv.Close()
+		h.Close()
+	}
+	pct := func(d []time.Duration, q float64) float64 {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[int(math.Ceil(q*float64(len(s))))-1].Seconds() * 1000
+	}
+	b.ReportMetric(pct(busy, 0.5), "p50-ms")
+	b.ReportMetric(pct(busy, 0.99), "p99-ms")
+	b.ReportMetric(pct(idle, 0.5), "idle-p50-ms")
+	b.ReportMetric(pct(idle, 0.99), "idle-p99-ms")
+	b.ReportMetric(pct(cat, 0.99), "cat-p99-ms")
+	b.ReportMetric(pct(busy, 0.99)/pct(idle, 0.99), "x-idle")
+	b.ReportMetric(pct(busy, 0.99)/pct(cat, 0.99), "x-cat")
+	b.ReportMetric(ingestTime.Seconds(), "ingest-s")
+}
