@@ -36,13 +36,15 @@ import (
 func BenchmarkServeDuringIngest(b *testing.B) {
 	base := sharedtest.CorpusFiles(b, "ota-mektoube", "ota-lovescout24")
 	more := sharedtest.CorpusFiles(b, "ota-tinder")
+	nicedMore := sharedtest.CorpusFiles(b, "mkdocs-org")
 	hosts := []string{"127.0.0.1:8104", "127.0.0.1:8103"} // mektoube, lovescout24
 	const fetches, clients = 1000, 8
 	bin := filepath.Join(b.TempDir(), "blockwarc")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	var idle, busy, cat []time.Duration
+	var idle, busy, niced, cat []time.Duration
+	var idleCPU time.Duration
 	var ingestTime time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -134,42 +136,58 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 			wg.Wait()
 			return lat
 		}
+		c0 := cpuTime()
 		idle = fetchAll()
+		idleCPU = cpuTime() - c0
 
-		cmd := exec.Command(bin, append([]string{"ingest", "-tables=false", "-commit", "1MiB", arch}, more...)...)
-		var ingestErr bytes.Buffer
-		cmd.Stderr = &ingestErr
+		// during fetches every pick while `blockwarc ingest` (run with
+		// prefix, e.g. nice) adds files of another site (on host) to the
+		// archive; it returns the latencies and the ingest's wall time.
+		during := func(prefix []string, files []string, host string) ([]time.Duration, time.Duration) {
+			args := append(append(prefix, bin, "ingest", "-tables=false", "-commit", "1MiB", arch), files...)
+			cmd := exec.Command(args[0], args[1:]...)
+			var ingestErr bytes.Buffer
+			cmd.Stderr = &ingestErr
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// Let the ingest get going (its workers busy) before fetching.
+			time.Sleep(time.Second)
+			lat := fetchAll()
+			select {
+			case err := <-done:
+				b.Fatalf("the ingest ended (%v) before the last fetch: add input to it\n%s", err, ingestErr.String())
+			default:
+			}
+			// Readers see the last commit: the ingest's captures appear
+			// in the listing before it ends.
+			for seen := false; !seen; {
+				resp, err := client.Get(srv.URL + "/cdx?matchType=host&limit=1&url=" + host + "/")
+				if err != nil {
+					b.Fatal(err)
+				}
+				line, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if seen = len(line) > 0; !seen {
+					select {
+					case err := <-done:
+						b.Fatalf("no capture of %s listed while the ingest ran (%v)\n%s", host, err, ingestErr.String())
+					case <-time.After(100 * time.Millisecond):
+					}
+				}
+			}
+			if err := <-done; err != nil {
+				b.Fatalf("ingest: %v\n%s", err, ingestErr.String())
+			}
+			return lat, time.Since(start)
+		}
 		b.StartTimer()
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		// Let the ingest get going (past its first commit) before fetching.
-		time.Sleep(2 * time.Second)
-		busy = fetchAll()
-		select {
-		case err := <-done:
-			b.Fatalf("the ingest ended (%v) before the last fetch: add input to it\n%s", err, ingestErr.String())
-		default:
-		}
-		// Readers see the last commit: the ingest's captures appear in
-		// the listing while it runs.
-		resp, err := client.Get(srv.URL + "/cdx?matchType=host&limit=1&url=127.0.0.1:8102/")
-		if err != nil {
-			b.Fatal(err)
-		}
-		seen, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err := <-done; err != nil {
-			b.Fatalf("ingest: %v\n%s", err, ingestErr.String())
-		}
-		ingestTime = time.Since(start)
+		busy, ingestTime = during(nil, more, "127.0.0.1:8102")
+		niced, _ = during([]string{"nice", "-n", "19"}, nicedMore, "127.0.0.1:8101")
 		b.StopTimer()
-		if len(seen) == 0 {
-			b.Logf("no capture of the ingest's site listed while it ran")
-		}
 		srv.Close()
 		h.Close()
 	}
@@ -186,4 +204,8 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 	b.ReportMetric(pct(busy, 0.99)/pct(idle, 0.99), "x-idle")
 	b.ReportMetric(pct(busy, 0.99)/pct(cat, 0.99), "x-cat")
 	b.ReportMetric(ingestTime.Seconds(), "ingest-s")
+	b.ReportMetric(pct(niced, 0.5), "nice-p50-ms")
+	b.ReportMetric(pct(niced, 0.99), "nice-p99-ms")
+	b.ReportMetric(pct(niced, 0.99)/pct(idle, 0.99), "nice-x-idle")
+	b.ReportMetric(idleCPU.Seconds()*1000/fetches, "idle-cpu-ms/fetch")
 }

@@ -52,6 +52,38 @@ type view struct {
 	stamp string
 	refs  int  // requests using it, under Server.mu
 	stale bool // no longer the latest: closed when refs drops to 0
+
+	// The versions of the keys asked for lately (read-only): the
+	// archive's catalog at this commit, decoded once rather than on every
+	// request for a URL (a page's fetches, a client's retries).
+	vmu  sync.Mutex
+	vers map[string][]dedupe.Version
+}
+
+// maxKeys bounds a view's cache of versions (a key's versions are a few
+// hundred bytes each).
+const maxKeys = 4096
+
+// versions returns a.Versions(key), from the view's cache when there.
+// The slice is shared: read it only.
+func (v *view) versions(key string) ([]dedupe.Version, error) {
+	v.vmu.Lock()
+	vs, ok := v.vers[key]
+	v.vmu.Unlock()
+	if ok {
+		return vs, nil
+	}
+	vs, err := v.a.Versions(key)
+	if err != nil {
+		return nil, err
+	}
+	v.vmu.Lock()
+	if v.vers == nil || len(v.vers) >= maxKeys {
+		v.vers = map[string][]dedupe.Version{}
+	}
+	v.vers[key] = vs
+	v.vmu.Unlock()
+	return vs, nil
 }
 
 // commitStamp is the content of the files an archive's commit is
@@ -93,7 +125,15 @@ func commitStamp(dir string) string {
 // open returns a view of every archive at its last commit; closeAll
 // releases them.
 func (s *Server) open() (as []*dedupe.Archive, closeAll func(), err error) {
-	var vs []*view
+	vs, closeAll, err := s.openViews()
+	for _, v := range vs {
+		as = append(as, v.a)
+	}
+	return as, closeAll, err
+}
+
+// openViews is open, returning the views.
+func (s *Server) openViews() (vs []*view, closeAll func(), err error) {
 	closeAll = func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -108,9 +148,8 @@ func (s *Server) open() (as []*dedupe.Archive, closeAll func(), err error) {
 			return nil, nil, err
 		}
 		vs = append(vs, v)
-		as = append(as, v.a)
 	}
-	return as, closeAll, nil
+	return vs, closeAll, nil
 }
 
 // release drops a request's hold on v (under s.mu).
@@ -299,12 +338,12 @@ func timestamp14(t time.Time) string { return t.UTC().Format("20060102150405") }
 // cannot, or there are none, it answers the request itself and ok is
 // false (nothing is left open).
 func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture, closeAll func(), ok bool) {
-	as, closeAll, err := s.open()
+	vs, closeAll, err := s.openViews()
 	if err != nil {
 		s.fail(w, err)
 		return nil, nil, false
 	}
-	if cs, err = captures(as, target); err != nil {
+	if cs, err = captures(vs, target); err != nil {
 		closeAll()
 		s.fail(w, err)
 		return nil, nil, false
@@ -317,11 +356,12 @@ func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture,
 	return cs, closeAll, true
 }
 
-func captures(as []*dedupe.Archive, target string) ([]capture, error) {
+func captures(views []*view, target string) ([]capture, error) {
 	key := warcio.SURT(target)
 	var cs []capture
-	for _, a := range as {
-		vs, err := a.Versions(key)
+	for _, view := range views {
+		a := view.a
+		vs, err := view.versions(key)
 		if err != nil {
 			return nil, err
 		}
