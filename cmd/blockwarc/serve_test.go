@@ -397,8 +397,30 @@ func TestServeCLI(t *testing.T) {
 // requests (with the versions of the URLs asked for), yet a commit made
 // after a request is seen by the next one: a URL's TimeMap and its latest
 // capture include what a later ingest added.
+// A sharded archive too (its commit is each shard's COMMIT).
 func TestServeSeesNewCommit(t *testing.T) {
-	srv, arch, _, rest := serveFixture(t)
+	t.Run("plain", func(t *testing.T) {
+		srv, arch, _, rest := serveFixture(t)
+		seesNewCommit(t, srv, arch, rest)
+	})
+	t.Run("sharded", func(t *testing.T) {
+		files := sampleFiles(t)
+		half := len(files) / 2
+		arch := filepath.Join(t.TempDir(), "s.bwa")
+		if code, _, errOut := runCmd(t, append([]string{"ingest", "-tables=false", "-shards", "2", arch}, files[:half]...)...); code != exitOK {
+			t.Fatalf("ingest: exit %d: %s", code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(arch, "shard-0001", "COMMIT")); err != nil {
+			t.Fatalf("not sharded: %v", err)
+		}
+		h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }}
+		srv := httptest.NewServer(h)
+		t.Cleanup(func() { srv.Close(); h.Close() })
+		seesNewCommit(t, srv, arch, files[half:])
+	})
+}
+
+func seesNewCommit(t *testing.T, srv *httptest.Server, arch string, rest []string) {
 	const page = "http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html"
 	count := func() int {
 		resp, body := get(t, srv.Client(), srv.URL+"/timemap/link/"+page)
