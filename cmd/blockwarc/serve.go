@@ -29,7 +29,7 @@ until interrupted:
   /web/TS/URL         302 to the id_ URL of the capture nearest TS
   /timemap/link/URL   every capture of URL as a Memento TimeMap
 
-The archives are read read-only, as 'blockwarc cat' reads them, and kept
+The archives are opened read-only, as 'blockwarc cat' opens them, and kept
 open between requests: every request sees their last commit, also while
 an ingest extends them.`
 

@@ -19,7 +19,7 @@ import (
 	"github.com/blockwarc/blockwarc/warcio"
 )
 
-// Server is the replay back end over archive directories. It reads the
+// Server is the replay back end over archive directories. It opens the
 // archives read-only, as `blockwarc cat` does, and answers every request
 // from their last commit, even while an ingest extends them. It is an
 // http.Handler:
