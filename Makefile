@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test vet lint unit race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale fuzz npm clean test-beam bench-beam
+.PHONY: all build run test vet lint unit race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-serve fuzz npm clean test-beam bench-beam
 
 all: build
 
@@ -133,6 +133,16 @@ bench-ingest:
 # zstd command; about two minutes.
 bench-zstd-cpu:
 	$(GO) test -run '^$$' -bench 'IngestVsZstd$$' -benchtime 1x -v ./dedupe/
+
+# Issue 36's figure: p50/p99 latency of 1,000 random /web/TSid_/URL
+# fetches from the replay server, 8 concurrent clients, while `blockwarc
+# ingest` (the built binary) commits another site into the same archive
+# every 1 MiB; every answer checked against `blockwarc cat`. Baselines of
+# the same run: the same fetches with no ingest (x-idle) and cat's own
+# latency (x-cat); also with the ingest under nice 19 (nice-*). Needs
+# ../shared; about a minute.
+bench-serve:
+	$(GO) test -run '^$$' -bench 'ServeDuringIngest$$' -benchtime 1x -timeout 20m ./cmd/blockwarc/
 
 # cmd/blockwarc-beam, the ingest as an Apache Beam pipeline, is a module
 # of its own (the Beam SDK and its ~340 modules stay out of blockwarc's).

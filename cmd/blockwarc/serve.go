@@ -29,8 +29,9 @@ until interrupted:
   /web/TS/URL         302 to the id_ URL of the capture nearest TS
   /timemap/link/URL   every capture of URL as a Memento TimeMap
 
-Every request opens the archives read-only, as 'blockwarc cat' does: it
-sees their last commit, also while an ingest extends them.`
+The archives are opened read-only, as 'blockwarc cat' opens them, and kept
+open between requests: every request sees their last commit, also while
+an ingest extends them.`
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "ARCHIVE...", serveAbout, stderr)
@@ -80,6 +81,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	defer srv.Close()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(stderr, "blockwarc serve: %v\n", err)
 		return exitFailure

@@ -37,8 +37,9 @@ func serveFixture(t *testing.T) (srv *httptest.Server, arch string, lines []stri
 	}
 	lines = strings.SplitAfter(out, "\n")
 	lines = lines[:len(lines)-1]
-	srv = httptest.NewServer(&replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }})
-	t.Cleanup(srv.Close)
+	h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }}
+	srv = httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Close() })
 	return srv, arch, lines, files[half:]
 }
 
@@ -390,4 +391,73 @@ func TestServeCLI(t *testing.T) {
 	if code := <-codec; code != exitOK {
 		t.Errorf("serve interrupted: exit %d, want 0", code)
 	}
+}
+
+// TestServeSeesNewCommit: the server keeps an archive open between
+// requests (with the versions of the URLs asked for), yet a commit made
+// after a request is seen by the next one: a URL's TimeMap and its latest
+// capture include what a later ingest added.
+// A sharded archive too (its commit is each shard's COMMIT).
+func TestServeSeesNewCommit(t *testing.T) {
+	t.Run("plain", func(t *testing.T) {
+		srv, arch, _, rest := serveFixture(t)
+		seesNewCommit(t, srv, arch, rest)
+	})
+	t.Run("sharded", func(t *testing.T) {
+		files := sampleFiles(t)
+		half := len(files) / 2
+		arch := filepath.Join(t.TempDir(), "s.bwa")
+		if code, _, errOut := runCmd(t, append([]string{"ingest", "-tables=false", "-shards", "2", arch}, files[:half]...)...); code != exitOK {
+			t.Fatalf("ingest: exit %d: %s", code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(arch, "shard-0001", "COMMIT")); err != nil {
+			t.Fatalf("not sharded: %v", err)
+		}
+		h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }}
+		srv := httptest.NewServer(h)
+		t.Cleanup(func() { srv.Close(); h.Close() })
+		seesNewCommit(t, srv, arch, files[half:])
+	})
+}
+
+func seesNewCommit(t *testing.T, srv *httptest.Server, arch string, rest []string) {
+	const page = "http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html"
+	count := func() int {
+		resp, body := get(t, srv.Client(), srv.URL+"/timemap/link/"+page)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("timemap: %d: %s", resp.StatusCode, body)
+		}
+		return strings.Count(body, `rel="memento`) + strings.Count(body, `rel="first memento`) + strings.Count(body, `rel="last memento`)
+	}
+	latest := func() string {
+		resp, err := srv.Client().Transport.RoundTrip(must(http.NewRequest("GET", srv.URL+"/web/"+page, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.Header.Get("Location")
+	}
+	before, beforeLatest := count(), latest()
+	if code, _, errOut := runCmd(t, append([]string{"ingest", "-tables=false", arch}, rest...)...); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	after, afterLatest := count(), latest()
+	if before == 0 || after <= before {
+		t.Errorf("timemap: %d mementos before the ingest, %d after: want more after", before, after)
+	}
+	if afterLatest == beforeLatest || afterLatest == "" {
+		t.Errorf("latest capture before the ingest %q, after %q: want a later one", beforeLatest, afterLatest)
+	}
+	// And the new latest is served whole.
+	resp, body := get(t, srv.Client(), srv.URL+afterLatest)
+	if resp.StatusCode != http.StatusOK || len(body) == 0 {
+		t.Errorf("%s: %d, %d bytes", afterLatest, resp.StatusCode, len(body))
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

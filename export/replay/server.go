@@ -6,8 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe"
@@ -16,15 +19,21 @@ import (
 	"github.com/blockwarc/blockwarc/warcio"
 )
 
-// Server is the replay back end over archive directories. Every request
-// opens the archives read-only, as `blockwarc cat` does, so it sees their
-// last commit, even while an ingest extends them. It is an http.Handler:
+// Server is the replay back end over archive directories. It opens the
+// archives read-only, as `blockwarc cat` does, and answers every request
+// from their last commit, even while an ingest extends them. It is an
+// http.Handler:
 //
 //	/cdx?url=U[&matchType=exact|prefix|host|domain][&from=T][&to=T]
 //	    [&filter=[!][~]field:value]...[&limit=N][&output=cdxj|json]
 //	/web/TIMESTAMPid_/URL   the capture's HTTP response as stored
 //	/web/TIMESTAMP/URL      302 to the nearest capture's id_ URL
 //	/timemap/link/URL       the captures of URL as a Memento TimeMap
+//
+// An archive opened for one request is kept open for the next ones (with
+// its cache of decoded frames) as long as its commit files are unchanged;
+// a request that finds them changed opens the archive again, and the
+// earlier view is closed when its last request ends. Close releases them.
 type Server struct {
 	Dirs []string
 	// Warn, when set, is told what opening an archive recovered from (a
@@ -32,32 +41,182 @@ type Server struct {
 	Warn func(string)
 	// Error, when set, is told of requests that failed on the server's side.
 	Error func(error)
+
+	mu    sync.Mutex
+	views map[string]*view // by directory: the latest view opened
 }
 
-// open opens every archive; close releases them.
+// view is an archive opened at one state of its commit files (stamp).
+type view struct {
+	a     *dedupe.Archive
+	stamp string
+	refs  int  // requests using it, under Server.mu
+	stale bool // no longer the latest: closed when refs drops to 0
+
+	// The versions of the keys asked for lately (read-only): the
+	// archive's catalog at this commit, decoded once rather than on every
+	// request for a URL (a page's fetches, a client's retries).
+	vmu  sync.Mutex
+	vers map[string][]dedupe.Version
+}
+
+// maxKeys bounds a view's cache of versions (a key's versions are a few
+// hundred bytes each).
+const maxKeys = 4096
+
+// versions returns a.Versions(key), from the view's cache when there.
+// The slice is shared: read it only.
+func (v *view) versions(key string) ([]dedupe.Version, error) {
+	v.vmu.Lock()
+	vs, ok := v.vers[key]
+	v.vmu.Unlock()
+	if ok {
+		return vs, nil
+	}
+	vs, err := v.a.Versions(key)
+	if err != nil {
+		return nil, err
+	}
+	v.vmu.Lock()
+	if v.vers == nil || len(v.vers) >= maxKeys {
+		v.vers = map[string][]dedupe.Version{}
+	}
+	v.vers[key] = vs
+	v.vmu.Unlock()
+	return vs, nil
+}
+
+// commitStamp is the content of the files an archive's commit is
+// published in: COMMIT (a few hundred bytes, with the commit's sequence
+// number), and for a sharded archive SHARDS and each shard's COMMIT. A
+// commit rewrites them, so a new commit changes the stamp. "" when they
+// cannot be read (then the archive is opened for the request alone).
+func commitStamp(dir string) string {
+	var b strings.Builder
+	add := func(p string) bool {
+		c, err := os.ReadFile(p)
+		if err != nil {
+			return false
+		}
+		fmt.Fprintf(&b, "%d:%s;", len(c), c)
+		return true
+	}
+	if !add(filepath.Join(dir, shard.ManifestName)) {
+		if !add(filepath.Join(dir, "COMMIT")) {
+			return ""
+		}
+		return b.String()
+	}
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range es {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "shard-") {
+			b.WriteString(e.Name())
+			if !add(filepath.Join(dir, e.Name(), "COMMIT")) {
+				b.WriteString("-;") // not yet committed: its first commit changes the stamp
+			}
+		}
+	}
+	return b.String()
+}
+
+// open returns a view of every archive at its last commit; closeAll
+// releases them.
 func (s *Server) open() (as []*dedupe.Archive, closeAll func(), err error) {
+	vs, closeAll, err := s.openViews()
+	for _, v := range vs {
+		as = append(as, v.a)
+	}
+	return as, closeAll, err
+}
+
+// openViews is open, returning the views.
+func (s *Server) openViews() (vs []*view, closeAll func(), err error) {
 	closeAll = func() {
-		for _, a := range as {
-			a.Close()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, v := range vs {
+			s.release(v)
 		}
 	}
 	for _, d := range s.Dirs {
-		a, m, err := shard.Open(d, pack.Options{})
+		v, err := s.view(d)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
 		}
-		if s.Warn != nil {
-			if m != nil && m.Recovered != "" {
-				s.Warn(m.Recovered)
-			}
-			if r := a.Recovered(); r != "" {
-				s.Warn(r)
-			}
-		}
-		as = append(as, a)
+		vs = append(vs, v)
 	}
-	return as, closeAll, nil
+	return vs, closeAll, nil
+}
+
+// release drops a request's hold on v (under s.mu).
+func (s *Server) release(v *view) {
+	v.refs--
+	if v.stale && v.refs == 0 {
+		v.a.Close()
+	}
+}
+
+// view returns the latest view of dir, opening the archive when its
+// commit files changed since (the stamp is read before opening, so a
+// commit published meanwhile makes the next request open it again).
+func (s *Server) view(dir string) (*view, error) {
+	stamp := commitStamp(dir)
+	s.mu.Lock()
+	if v := s.views[dir]; v != nil && stamp != "" && v.stamp == stamp {
+		v.refs++
+		s.mu.Unlock()
+		return v, nil
+	}
+	s.mu.Unlock()
+	a, m, err := shard.Open(dir, pack.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if s.Warn != nil {
+		if m != nil && m.Recovered != "" {
+			s.Warn(m.Recovered)
+		}
+		if r := a.Recovered(); r != "" {
+			s.Warn(r)
+		}
+	}
+	v := &view{a: a, stamp: stamp, refs: 1}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if stamp == "" {
+		v.stale = true // not kept: closed after this request
+		return v, nil
+	}
+	if s.views == nil {
+		s.views = map[string]*view{}
+	}
+	if old := s.views[dir]; old != nil {
+		old.stale = true
+		if old.refs == 0 {
+			old.a.Close()
+		}
+	}
+	s.views[dir] = v
+	return v, nil
+}
+
+// Close releases the archives kept open; views in use by requests are
+// closed when those end.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for d, v := range s.views {
+		v.stale = true
+		if v.refs == 0 {
+			v.a.Close()
+		}
+		delete(s.views, d)
+	}
+	return nil
 }
 
 func (s *Server) fail(w http.ResponseWriter, err error) {
@@ -179,12 +338,12 @@ func timestamp14(t time.Time) string { return t.UTC().Format("20060102150405") }
 // cannot, or there are none, it answers the request itself and ok is
 // false (nothing is left open).
 func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture, closeAll func(), ok bool) {
-	as, closeAll, err := s.open()
+	vs, closeAll, err := s.openViews()
 	if err != nil {
 		s.fail(w, err)
 		return nil, nil, false
 	}
-	if cs, err = captures(as, target); err != nil {
+	if cs, err = captures(vs, target); err != nil {
 		closeAll()
 		s.fail(w, err)
 		return nil, nil, false
@@ -197,11 +356,12 @@ func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture,
 	return cs, closeAll, true
 }
 
-func captures(as []*dedupe.Archive, target string) ([]capture, error) {
+func captures(views []*view, target string) ([]capture, error) {
 	key := warcio.SURT(target)
 	var cs []capture
-	for _, a := range as {
-		vs, err := a.Versions(key)
+	for _, view := range views {
+		a := view.a
+		vs, err := view.versions(key)
 		if err != nil {
 			return nil, err
 		}

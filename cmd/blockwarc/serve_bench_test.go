@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/blockwarc/blockwarc/export/replay"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
+)
+
+// BenchmarkServeDuringIngest measures issue 36's figure: the latency of
+// 1,000 random /web/TSid_/URL fetches by 8 concurrent clients from the
+// replay server while `blockwarc ingest` (the built binary, a process of
+// its own as in use) extends the same archive, committing every 1 MiB of
+// input. The archive holds two corpus sites (ota-mektoube,
+// ota-lovescout24); the ingest adds a third (ota-tinder). The captures are
+// picked with a fixed seed from the server's own CDX listing, and every
+// answer must be 200 with the bytes `blockwarc cat -part http -at TS` writes
+// of that capture. Baselines of the same run: the same 1,000 fetches with
+// no ingest running (x-idle: p99 during the ingest ÷ idle p99), and `cat`
+// of the same captures in-process, one at a time (x-cat: p99 during the
+// ingest ÷ cat's p99), and the fetches again while a second ingest
+// (mkdocs-org) runs under nice -n 19 (nice-*); idle-cpu-ms/fetch is this
+// process's CPU (clients and server) per fetch with no ingest, a figure
+// the machine's other load does not move. It fails when an ingest ends
+// before the last fetch, or before its captures show in the listing.
+func BenchmarkServeDuringIngest(b *testing.B) {
+	base := sharedtest.CorpusFiles(b, "ota-mektoube", "ota-lovescout24")
+	more := sharedtest.CorpusFiles(b, "ota-tinder")
+	nicedMore := sharedtest.CorpusFiles(b, "mkdocs-org")
+	hosts := []string{"127.0.0.1:8104", "127.0.0.1:8103"} // mektoube, lovescout24
+	const fetches, clients = 1000, 8
+	bin := filepath.Join(b.TempDir(), "blockwarc")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var idle, busy, niced, cat []time.Duration
+	var idleCPU time.Duration
+	var listed int
+	var ingestTime time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		arch := filepath.Join(b.TempDir(), "s.bwa")
+		var errb bytes.Buffer
+		if code := run(context.Background(), append([]string{"ingest", "-tables=false", arch}, base...), io.Discard, &errb); code != exitOK {
+			b.Fatalf("ingest: exit %d: %s", code, errb.String())
+		}
+		h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { b.Errorf("server: %v", err) }}
+		srv := httptest.NewServer(h)
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+
+		// The captures, from the server's CDX listing.
+		type capture struct{ ts, url string }
+		var all []capture
+		for _, h := range hosts {
+			resp, err := client.Get(srv.URL + "/cdx?output=json&matchType=host&url=" + h + "/")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rows [][]string
+			err = json.NewDecoder(resp.Body).Decode(&rows)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK || len(rows) < 2 {
+				b.Fatalf("cdx %s: status %d, %d rows, %v", h, resp.StatusCode, len(rows), err)
+			}
+			col := map[string]int{}
+			for j, f := range rows[0] {
+				col[f] = j
+			}
+			for _, r := range rows[1:] {
+				if r[col["mime"]] != "warc/revisit" {
+					all = append(all, capture{r[col["timestamp"]], r[col["url"]]})
+				}
+			}
+		}
+		listed = len(all)
+		rng := rand.New(rand.NewPCG(36, 1000))
+		picks := make([]capture, fetches)
+		for j := range picks {
+			picks[j] = all[rng.IntN(len(all))]
+		}
+
+		// The bytes each must be, from cat (in-process, one at a time: its
+		// latency is the cat baseline).
+		want := map[capture][]byte{}
+		cat = cat[:0]
+		for _, c := range picks {
+			var out, errb bytes.Buffer
+			start := time.Now()
+			code := run(context.Background(), []string{"cat", "-part", "http", "-at", c.ts, arch, c.url}, &out, &errb)
+			cat = append(cat, time.Since(start))
+			if code != exitOK || out.Len() == 0 {
+				b.Fatalf("cat %s %s: exit %d, %d bytes: %s", c.ts, c.url, code, out.Len(), errb.String())
+			}
+			want[c] = out.Bytes()
+		}
+
+		// fetchAll fetches every pick with 8 clients and returns each
+		// fetch's latency (request to last byte).
+		fetchAll := func() []time.Duration {
+			lat := make([]time.Duration, len(picks))
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						j := int(next.Add(1)) - 1
+						if j >= len(picks) {
+							return
+						}
+						c := picks[j]
+						start := time.Now()
+						resp, err := client.Get(srv.URL + "/web/" + c.ts + "id_/" + c.url)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						body, err := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						lat[j] = time.Since(start)
+						if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(body, want[c]) {
+							b.Errorf("%s %s: status %d, %d bytes, want 200 and %d bytes (%v)", c.ts, c.url, resp.StatusCode, len(body), len(want[c]), err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			return lat
+		}
+		c0 := cpuTime()
+		idle = fetchAll()
+		idleCPU = cpuTime() - c0
+
+		// during fetches every pick while `blockwarc ingest` (run with
+		// prefix, e.g. nice) adds files of another site (on host) to the
+		// archive; it returns the latencies and the ingest's wall time.
+		during := func(prefix []string, files []string, host string) ([]time.Duration, time.Duration) {
+			args := append(append(prefix, bin, "ingest", "-tables=false", "-commit", "1MiB", arch), files...)
+			cmd := exec.Command(args[0], args[1:]...)
+			var ingestErr bytes.Buffer
+			cmd.Stderr = &ingestErr
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// Let the ingest get going (its workers busy) before fetching.
+			time.Sleep(time.Second)
+			lat := fetchAll()
+			select {
+			case err := <-done:
+				b.Fatalf("the ingest ended (%v) before the last fetch: add input to it\n%s", err, ingestErr.String())
+			default:
+			}
+			// Readers see the last commit: the ingest's captures appear
+			// in the listing before it ends.
+			for seen := false; !seen; {
+				resp, err := client.Get(srv.URL + "/cdx?matchType=host&limit=1&url=" + host + "/")
+				if err != nil {
+					b.Fatal(err)
+				}
+				line, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if seen = len(line) > 0; !seen {
+					select {
+					case err := <-done:
+						b.Fatalf("no capture of %s listed while the ingest ran (%v)\n%s", host, err, ingestErr.String())
+					case <-time.After(100 * time.Millisecond):
+					}
+				}
+			}
+			if err := <-done; err != nil {
+				b.Fatalf("ingest: %v\n%s", err, ingestErr.String())
+			}
+			return lat, time.Since(start)
+		}
+		b.StartTimer()
+		busy, ingestTime = during(nil, more, "127.0.0.1:8102")
+		niced, _ = during([]string{"nice", "-n", "19"}, nicedMore, "127.0.0.1:8101")
+		b.StopTimer()
+		srv.Close()
+		h.Close()
+	}
+	pct := func(d []time.Duration, q float64) float64 {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[int(math.Ceil(q*float64(len(s))))-1].Seconds() * 1000
+	}
+	b.ReportMetric(pct(busy, 0.5), "p50-ms")
+	b.ReportMetric(pct(busy, 0.99), "p99-ms")
+	b.ReportMetric(pct(idle, 0.5), "idle-p50-ms")
+	b.ReportMetric(pct(idle, 0.99), "idle-p99-ms")
+	b.ReportMetric(pct(cat, 0.99), "cat-p99-ms")
+	b.ReportMetric(pct(busy, 0.99)/pct(idle, 0.99), "x-idle")
+	b.ReportMetric(pct(busy, 0.99)/pct(cat, 0.99), "x-cat")
+	b.ReportMetric(ingestTime.Seconds(), "ingest-s")
+	b.ReportMetric(pct(niced, 0.5), "nice-p50-ms")
+	b.ReportMetric(pct(niced, 0.99), "nice-p99-ms")
+	b.ReportMetric(pct(niced, 0.99)/pct(idle, 0.99), "nice-x-idle")
+	b.ReportMetric(idleCPU.Seconds()*1000/fetches, "idle-cpu-ms/fetch")
+	b.ReportMetric(float64(listed), "captures")
+}
