@@ -23,7 +23,7 @@ type capOut struct {
 	blocks []*CaptureBlock
 	ids    []pack.ID          // block id of each capture_blocks row
 	first  map[pack.ID]*Block // blocks first seen (in this URL) here
-	links  []*Link            // links of the blocks first seen (in this URL) here
+	links  []*Link            // the capture's links, when they differ from the URL's previous capture with blocks
 	change *Change            // with the previous capture; nil for the first
 }
 
@@ -70,6 +70,7 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		// capture's visible_text is written when it differs, so each
 		// text of a URL is kept once (docs/TABLES.md).
 		prevText *string
+		ls       = linkState{blocks: map[pack.ID][]*Link{}}
 	)
 	for i := range uv.Versions {
 		v := &uv.Versions[i]
@@ -141,7 +142,7 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 				lc := prevPage.layoutID != pg.layoutID
 				row.LayoutChanged = &lc
 			}
-			changedBytes, partBytes, paths = w.blockRows(c, row, pg, prevPage, seenHere)
+			changedBytes, partBytes, paths = w.blockRows(c, row, pg, prevPage, seenHere, &ls)
 			prevPage = pg
 		}
 		if prev != nil {
@@ -190,7 +191,7 @@ func (h *history) add(row *Capture, ch *Change) {
 
 // blockRows fills c with the capture_blocks rows of pg matched against
 // prev (nil: every block added) and returns the changes' bytes and paths.
-func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map[pack.ID]bool) (changedBytes, partBytes int64, paths []string) {
+func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map[pack.ID]bool, ls *linkState) (changedBytes, partBytes int64, paths []string) {
 	var old *partition.Result
 	if prev != nil {
 		old = prev.res
@@ -240,6 +241,7 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 		}
 	}
 	var lp *linkPage // made on the first block new to the URL
+	var capLinks []*Link
 	oi, ni := 0, 0
 	for _, pr := range pairs {
 		var oldID pack.ID
@@ -293,9 +295,17 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 				if lp == nil {
 					lp = newLinkPage(pg.res, row.URL)
 				}
-				c.links = append(c.links, lp.links(row.URLSURTKey, cb.BlockID, b)...)
+				// Read once per URL and block: a block's links are
+				// the same wherever on the URL it recurs.
+				ls.blocks[id] = lp.links(row.URLSURTKey, cb.BlockID, b)
 			}
 		}
+		if w.links {
+			capLinks = append(capLinks, ls.blocks[id]...)
+		}
+	}
+	if w.links {
+		ls.capture(c, row, capLinks)
 	}
 	return changedBytes, partBytes, paths
 }
