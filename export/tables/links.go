@@ -10,9 +10,9 @@ import (
 	"github.com/blockwarc/blockwarc/partition"
 )
 
-// linkState is what a URL's next capture needs to write its links: each
-// block's links, read once per URL, and the links of the URL's last
-// capture with links.
+// linkState is what a URL's next capture needs to write its links: the
+// links of each block of the last capture with blocks, and the links of
+// the URL's last capture with links.
 type linkState struct {
 	blocks  map[pack.ID][]*Link // BlockNo, Version and Ordinal unset: shared by captures
 	prev    []*Link

@@ -23,7 +23,7 @@ type capOut struct {
 	blocks []*CaptureBlock
 	ids    []pack.ID          // block id of each capture_blocks row
 	first  map[pack.ID]*Block // blocks first seen (in this URL) here
-	links  []*Link            // the capture's links, when they differ from the URL's previous capture with blocks
+	links  []*Link            // the capture's links, when they differ from the URL's last capture with links
 	change *Change            // with the previous capture; nil for the first
 }
 
@@ -240,8 +240,12 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 			paths = append(paths, p)
 		}
 	}
-	var lp *linkPage // made on the first block new to the URL
+	var lp *linkPage // made on the first block new to the previous capture
 	var capLinks []*Link
+	var next map[pack.ID][]*Link
+	if w.links {
+		next = make(map[pack.ID][]*Link, len(pg.res.Leaves))
+	}
 	oi, ni := 0, 0
 	for _, pr := range pairs {
 		var oldID pack.ID
@@ -291,20 +295,23 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 				c.first = map[pack.ID]*Block{}
 			}
 			c.first[id] = blockRow(id, row, pg.res, b)
-			if w.links {
+		}
+		if w.links {
+			// A block of the previous capture keeps the links read
+			// there; only blocks new to it are read.
+			bl, ok := ls.blocks[id]
+			if !ok {
 				if lp == nil {
 					lp = newLinkPage(pg.res, row.URL)
 				}
-				// Read once per URL and block: a block's links are
-				// the same wherever on the URL it recurs.
-				ls.blocks[id] = lp.links(row.URLSURTKey, cb.BlockID, b)
+				bl = lp.links(row.URLSURTKey, cb.BlockID, b)
 			}
-		}
-		if w.links {
-			capLinks = append(capLinks, ls.blocks[id]...)
+			next[id] = bl
+			capLinks = append(capLinks, bl...)
 		}
 	}
 	if w.links {
+		ls.blocks = next // only the last capture's blocks: memory stays one page's
 		ls.capture(c, row, capLinks)
 	}
 	return changedBytes, partBytes, paths
