@@ -316,6 +316,7 @@ var captureCols = []column[tables.Capture]{
 	optStr("main_text", func(r *tables.Capture) *string { return r.MainText }),
 	optStr("content_languages", func(r *tables.Capture) *string { return r.ContentLanguages }),
 	optStr("visible_text", func(r *tables.Capture) *string { return r.VisibleText }),
+	i32opt("links_version", func(r *tables.Capture) *int32 { return r.LinksVersion }),
 }
 
 var blockCols = []column[tables.Block]{
@@ -361,6 +362,7 @@ var captureBlockCols = []column[tables.CaptureBlock]{
 
 var linkCols = []column[tables.Link]{
 	str("url_surtkey", func(r *tables.Link) string { return r.URLSURTKey }),
+	i32("version", func(r *tables.Link) int32 { return r.Version }),
 	i64("block_no", func(r *tables.Link) int64 { return r.BlockNo }),
 	i32("ordinal", func(r *tables.Link) int32 { return r.Ordinal }),
 	str("tag", func(r *tables.Link) string { return r.Tag }),
@@ -460,7 +462,7 @@ func changeBytes(r *tables.Change) int {
 }
 
 func linkBytes(r *tables.Link) int {
-	n := len(r.URLSURTKey) + 8 + len(r.Tag) + len(r.Href) + len(r.AnchorText) + 24
+	n := len(r.URLSURTKey) + 8 + len(r.Tag) + len(r.Href) + len(r.AnchorText) + 28
 	for _, s := range []*string{r.TargetURL, r.Rel} {
 		if s != nil {
 			n += len(*s)

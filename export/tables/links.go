@@ -6,8 +6,64 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/partition"
 )
+
+// linkState is what a URL's next capture needs to write its links: the
+// links of each block of the last capture with blocks, and the links of
+// the URL's last capture with links.
+type linkState struct {
+	blocks  map[pack.ID][]*Link // BlockNo, Version and Ordinal unset: shared by captures
+	prev    []*Link
+	version *int32 // captures.links_version of that capture
+}
+
+// capture sets row's links_version and, when the capture's links (all its
+// blocks', in page order) differ from the URL's last capture with links,
+// gives c their rows. A capture repeating its predecessor's links
+// writes none, so a page crawled unchanged a hundred times keeps its
+// navigation's links once, while every capture still names its links.
+func (ls *linkState) capture(c *capOut, row *Capture, links []*Link) {
+	if len(links) == 0 {
+		// No links (an error page, a stub): links_version null. The
+		// last links stay the reference, so the page coming back with
+		// them writes nothing again.
+		return
+	}
+	if !sameLinks(ls.prev, links) {
+		v := row.Version
+		ls.version = &v
+		c.links = make([]*Link, len(links))
+		for i, l := range links {
+			r := *l // the rows belong to the sink; the block's list is reused
+			r.Version, r.Ordinal = v, int32(i+1)
+			c.links[i] = &r
+		}
+	}
+	ls.prev = links
+	row.LinksVersion = ls.version
+}
+
+// sameLinks says whether two captures' links read the same: the blocks
+// holding them may differ (a paragraph reworded around its links).
+func sameLinks(a, b []*Link) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, x := range a {
+		y := b[i]
+		if x.Tag != y.Tag || x.Href != y.Href || x.AnchorText != y.AnchorText ||
+			!sameStr(x.TargetURL, y.TargetURL) || !sameStr(x.Rel, y.Rel) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameStr(a, b *string) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
 
 // linkPage reads the links of one page: the document's base URL and the
 // decoder of its charset, shared by its blocks.
@@ -79,7 +135,6 @@ func (lp *linkPage) links(key, blockID string, b *partition.Block) []*Link {
 		if n.Kind == partition.ElementNode && (n.Tag == "a" || n.Tag == "area") && hasAttr(n, "href") {
 			if l := lp.link(n); l != nil {
 				l.URLSURTKey, l.BlockID = key, blockID // BlockNo: set by the builder
-				l.Ordinal = int32(len(out) + 1)
 				out = append(out, l)
 			}
 		}

@@ -19,8 +19,8 @@ func warcResponse(uri, date, id, doc string) string {
 // TestLinks: the links table resolves relative, root-relative,
 // scheme-relative and absolute hrefs against the page URL or its
 // <base href>, drops fragment-only, empty and javascript: hrefs, keeps
-// mailto:, reads anchor text and rel; a block shared by two captures of a
-// URL gives its links once, a block on another URL again, resolved there.
+// mailto:, reads anchor text and rel; two captures of a URL with the same
+// links give them once, another URL's block again, resolved there.
 func TestLinks(t *testing.T) {
 	nav := `<nav class="menu"><ul><li><a href="../about.html" rel=" nofollow  noopener ">About <b>us</b></a></li>` +
 		`<li><a href="/contact?x=1&amp;y=2#form">Contact</a></li><li><a href="#top">Top</a></li>` +
@@ -50,8 +50,17 @@ func TestLinks(t *testing.T) {
 	for _, l := range r.links {
 		k := l.URLSURTKey
 		got[k] = append(got[k], row{k, l.Href, str(l.TargetURL), l.AnchorText, str(l.Rel)})
-		if l.Tag != "a" || l.Ordinal < 1 {
-			t.Errorf("link %+v: tag %s ordinal %d", l, l.Tag, l.Ordinal)
+		// Written by each URL's first capture, numbered across its
+		// blocks in page order.
+		if l.Tag != "a" || l.Version != 1 || l.Ordinal != int32(len(got[k])) {
+			t.Errorf("link %+v: tag %s version %d ordinal %d", l, l.Tag, l.Version, l.Ordinal)
+		}
+	}
+	// The second capture of index.html repeats the first's links: it
+	// names them, writing none.
+	for _, c := range r.caps {
+		if c.LinksVersion == nil || *c.LinksVersion != 1 {
+			t.Errorf("%s v%d: links_version %v, want 1", c.URL, c.Version, c.LinksVersion)
 		}
 	}
 	want := func(dirURL, root string) []string {

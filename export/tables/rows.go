@@ -40,7 +40,7 @@ var Specs = []Spec{
 	{CaptureBlocksTable, "capture × block, in page order"},
 	{ChangesTable, "one row per pair of successive captures of a URL"},
 	{URLsTable, "one row per URL"},
-	{LinksTable, "one row per link of a block, per URL"},
+	{LinksTable, "one row per link, per capture whose links changed"},
 }
 
 // Names returns the table names of Specs, in order.
@@ -107,6 +107,7 @@ type Capture struct {
 	MainText                *string
 	ContentLanguages        *string
 	VisibleText             *string
+	LinksVersion            *int32
 }
 
 // Block is a row of the blocks table.
@@ -205,9 +206,11 @@ type URL struct {
 	VolatilePaths           []string
 }
 
-// Link is a row of the links table: one link of a block, on a URL.
+// Link is a row of the links table: one link of a capture whose links
+// differ from its URL's previous capture with blocks.
 type Link struct {
 	URLSURTKey string
+	Version    int32
 	BlockNo    int64
 	Ordinal    int32
 	Tag        string
@@ -223,8 +226,7 @@ type Link struct {
 // per row. Captures, CaptureBlocks, Changes and URLs arrive in table order
 // (url_surtkey, then fetch_time), one URL after another: a URL's captures,
 // capture_blocks, links and changes come before its urls row; links arrive
-// with the capture whose block first shows them on the URL, after its
-// capture_blocks rows. Blocks rows arrive after every URL, in their own
+// with the capture whose links changed, after its capture_blocks rows. Blocks rows arrive after every URL, in their own
 // table order. Close is called once at the end (not after an error). The
 // rows passed are not retained by the caller: a Sink may keep them.
 //

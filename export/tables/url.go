@@ -23,7 +23,7 @@ type capOut struct {
 	blocks []*CaptureBlock
 	ids    []pack.ID          // block id of each capture_blocks row
 	first  map[pack.ID]*Block // blocks first seen (in this URL) here
-	links  []*Link            // links of the blocks first seen (in this URL) here
+	links  []*Link            // the capture's links, when they differ from the URL's last capture with links
 	change *Change            // with the previous capture; nil for the first
 }
 
@@ -70,6 +70,7 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 		// capture's visible_text is written when it differs, so each
 		// text of a URL is kept once (docs/TABLES.md).
 		prevText *string
+		ls       = linkState{blocks: map[pack.ID][]*Link{}}
 	)
 	for i := range uv.Versions {
 		v := &uv.Versions[i]
@@ -141,7 +142,7 @@ func (w *worker) url(uv dedupe.URLVersions, emit func(*capOut) error) (*URL, Sta
 				lc := prevPage.layoutID != pg.layoutID
 				row.LayoutChanged = &lc
 			}
-			changedBytes, partBytes, paths = w.blockRows(c, row, pg, prevPage, seenHere)
+			changedBytes, partBytes, paths = w.blockRows(c, row, pg, prevPage, seenHere, &ls)
 			prevPage = pg
 		}
 		if prev != nil {
@@ -190,7 +191,7 @@ func (h *history) add(row *Capture, ch *Change) {
 
 // blockRows fills c with the capture_blocks rows of pg matched against
 // prev (nil: every block added) and returns the changes' bytes and paths.
-func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map[pack.ID]bool) (changedBytes, partBytes int64, paths []string) {
+func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map[pack.ID]bool, ls *linkState) (changedBytes, partBytes int64, paths []string) {
 	var old *partition.Result
 	if prev != nil {
 		old = prev.res
@@ -239,7 +240,12 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 			paths = append(paths, p)
 		}
 	}
-	var lp *linkPage // made on the first block new to the URL
+	var lp *linkPage // made on the first block new to the previous capture
+	var capLinks []*Link
+	var next map[pack.ID][]*Link
+	if w.links {
+		next = make(map[pack.ID][]*Link, len(pg.res.Leaves))
+	}
 	oi, ni := 0, 0
 	for _, pr := range pairs {
 		var oldID pack.ID
@@ -289,13 +295,24 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 				c.first = map[pack.ID]*Block{}
 			}
 			c.first[id] = blockRow(id, row, pg.res, b)
-			if w.links {
+		}
+		if w.links {
+			// A block of the previous capture keeps the links read
+			// there; only blocks new to it are read.
+			bl, ok := ls.blocks[id]
+			if !ok {
 				if lp == nil {
 					lp = newLinkPage(pg.res, row.URL)
 				}
-				c.links = append(c.links, lp.links(row.URLSURTKey, cb.BlockID, b)...)
+				bl = lp.links(row.URLSURTKey, cb.BlockID, b)
 			}
+			next[id] = bl
+			capLinks = append(capLinks, bl...)
 		}
+	}
+	if w.links {
+		ls.blocks = next // only the last capture's blocks: memory stays one page's
+		ls.capture(c, row, capLinks)
 	}
 	return changedBytes, partBytes, paths
 }
