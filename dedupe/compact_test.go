@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestCompactDense: an archive ingested a crawl at a time, compacted, is
@@ -33,13 +34,13 @@ func TestCompactDense(t *testing.T) {
 	if _, err := Ingest(context.Background(), dense, files, opts); err != nil {
 		t.Fatal(err)
 	}
-	before := readArchive(t, crawls)
+	before := sharedtest.ArchiveFiles(t, crawls)
 	if _, err := Compact(context.Background(), crawls, compacted, opts); err != nil {
 		t.Fatal(err)
 	}
-	want, got := readArchive(t, dense), readArchive(t, compacted)
+	want, got := sharedtest.ArchiveFiles(t, dense), sharedtest.ArchiveFiles(t, compacted)
 	sameFiles(t, "compacted vs one ingest", got, want)
-	sameFiles(t, "source after compaction", readArchive(t, crawls), before)
+	sameFiles(t, "source after compaction", sharedtest.ArchiveFiles(t, crawls), before)
 	if g, b := total(got), total(before); g >= b {
 		t.Errorf("compacted archive %d B, the crawl-at-a-time one %d B: not smaller", g, b)
 	}
@@ -83,7 +84,7 @@ func TestCompactDense(t *testing.T) {
 	if _, err := Compact(context.Background(), crawls, once, iopts); err != nil {
 		t.Fatal(err)
 	}
-	sameFiles(t, "resumed vs one pass", readArchive(t, resumed), readArchive(t, once))
+	sameFiles(t, "resumed vs one pass", sharedtest.ArchiveFiles(t, resumed), sharedtest.ArchiveFiles(t, once))
 }
 
 // TestCompactRefusesInexact: an input the archive cannot give back as
@@ -121,27 +122,6 @@ func TestCompactRefusesInexact(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused compaction wrote its output")
 	}
-}
-
-// readArchive reads an archive's files (LOCK left out).
-func readArchive(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, e := range ents {
-		if e.IsDir() || e.Name() == "LOCK" {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = b
-	}
-	return out
 }
 
 func sameFiles(t *testing.T, what string, got, want map[string][]byte) {

@@ -4,30 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/blockwarc/blockwarc/internal/gencrawl"
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
-// archiveFiles reads every file of an archive directory.
+// archiveFiles reads an archive's files (sharedtest.ArchiveFiles).
 func archiveFiles(t testing.TB, dir string) map[string][]byte {
 	t.Helper()
-	files := map[string][]byte{}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = b
-	}
-	return files
+	return sharedtest.ArchiveFiles(t, dir)
 }
 
 func dirBytes(files map[string][]byte) (n int64) {
