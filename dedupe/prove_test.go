@@ -150,3 +150,30 @@ func TestProveThenCommitLost(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestProveInterrupted: a prove stopped before its commit (its context
+// cancelled) writes nothing; run again, it proves every file.
+func TestProveInterrupted(t *testing.T) {
+	if !zlibenc.Available {
+		t.Skip("built without cgo: no zlib, no bit-exact gzip")
+	}
+	files := sharedtest.CorpusFiles(t, "ota-lovescout24")[:3]
+	arch := filepath.Join(t.TempDir(), "a.bwa")
+	opts := testOpts()
+	opts.SkipOriginal = true
+	if _, err := Ingest(context.Background(), arch, files, opts); err != nil {
+		t.Fatal(err)
+	}
+	before := archiveFiles(t, arch)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Prove(ctx, arch, files, pack.Options{}); err == nil {
+		t.Fatal("a cancelled prove reported success")
+	}
+	if !maps.EqualFunc(before, archiveFiles(t, arch), bytes.Equal) {
+		t.Fatal("a cancelled prove wrote to the archive")
+	}
+	if res, err := Prove(context.Background(), arch, files, pack.Options{}); err != nil || len(res.Proven) != 3 {
+		t.Fatalf("prove again: %+v, %v", res, err)
+	}
+}
