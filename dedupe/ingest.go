@@ -8,6 +8,7 @@ import (
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/dedupe/reencode"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
 	"github.com/blockwarc/blockwarc/partition"
 	"github.com/blockwarc/blockwarc/warcio"
 )
@@ -320,6 +321,11 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	}
 	learner := newOriginalLearner(ctx)
 	learner.given = opts.Originals
+	ro := g.readerOpts(opts.Reader)
+	if hookMembers && zlibenc.Available && !opts.SkipOriginal && opts.Parts == nil {
+		learner.hooks = newMemberHooks(learner.ctx, opts.Originals)
+		ro.OnMember, ro.MaxMemberPlain = learner.hooks.member, maxMemberPlain
+	}
 	defer learner.stop()
 	var parts []warcio.Part
 	if opts.Parts != nil {
@@ -334,7 +340,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	}
 	ws, err := warcio.Walk(ctx, paths, warcio.WalkOptions{
 		Parts: parts, Range: opts.PartRange,
-		MemLimit: budget.Sort, TempDir: opts.TempDir, Reader: g.readerOpts(opts.Reader),
+		MemLimit: budget.Sort, TempDir: opts.TempDir, Reader: ro,
 		Progress: opts.InputProgress, Select: opts.Select,
 		Gaps: true, OnFile: func(fs warcio.FileStream) {
 			g.streams[fs.File] = fs

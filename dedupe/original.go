@@ -255,7 +255,14 @@ func learnOriginalStream(ctx context.Context, path string) (o *Original, why uin
 	return o, why, sum, size, stream, err
 }
 
+// learntApart, when set (tests), is told of each file read again for
+// its members.
+var learntApart func(path string)
+
 func learnMembers(ctx context.Context, path string) (*Original, uint8, *hashingReader, *[32]byte, error) {
+	if learntApart != nil {
+		learntApart(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, nil, nil, fmt.Errorf("open input again for its gzip members: %w", err)
@@ -717,6 +724,7 @@ type originalLearner struct {
 	mu     sync.Mutex
 	res    map[string]*learned
 	given  map[string][]byte // Options.Originals: learnt already
+	hooks  *memberHooks      // members the walk decompressed; nil: none
 }
 
 type learned struct {
@@ -748,6 +756,10 @@ func newOriginalLearner(ctx context.Context) *originalLearner {
 // start begins learning the file fs describes, when its stream can be
 // rebuilt and it can be read again.
 func (l *originalLearner) start(fs warcio.FileStream) {
+	var h *fileHook
+	if l.hooks != nil {
+		h = l.hooks.finish(fs.File) // whatever follows: its search ends
+	}
 	if !fs.Tiled || fs.File == "-" {
 		return
 	}
@@ -764,6 +776,14 @@ func (l *originalLearner) start(fs warcio.FileStream) {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		if h != nil {
+			if r := h.result(); r != nil {
+				l.mu.Lock()
+				l.res[fs.File] = r.against(fs.SHA256)
+				l.mu.Unlock()
+				return
+			}
+		}
 		select {
 		case l.sem <- struct{}{}:
 		case <-l.ctx.Done():
@@ -781,6 +801,9 @@ func (l *originalLearner) start(fs warcio.FileStream) {
 // stop abandons what is still running and waits for it.
 func (l *originalLearner) stop() {
 	l.cancel()
+	if l.hooks != nil {
+		l.hooks.stop()
+	}
 	l.wg.Wait()
 }
 

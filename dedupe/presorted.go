@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"os"
 
 	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
@@ -84,6 +85,7 @@ type memberHook struct {
 	apart   bool  // learnt apart (damage)
 	err     error
 	buf     []byte
+	sum     hash.Hash // when set, of the stored bytes of the members read
 }
 
 func (h *memberHook) member(m warcio.Member) {
@@ -106,6 +108,9 @@ func (h *memberHook) member(m warcio.Member) {
 	if _, err := h.f.ReadAt(b, m.Stored); err != nil {
 		h.err = fmt.Errorf("read gzip member of %s at %d: %w", h.f.Name(), m.Stored, err)
 		return
+	}
+	if h.sum != nil {
+		h.sum.Write(b)
 	}
 	hdr, slAt, err := parseGzipHeader(bufio.NewReader(bytes.NewReader(b)))
 	if err != nil || len(b) < len(hdr)+8 {

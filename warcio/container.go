@@ -178,7 +178,7 @@ func (c *container) endMember(damaged bool) {
 	m.uEnd = c.u
 	m.storedEnd = c.storedPos()
 	if c.onMember != nil && c.comp == CompressionGzip {
-		mb := Member{Stored: m.stored, StoredEnd: m.storedEnd, PlainLen: c.mlen, Damaged: damaged}
+		mb := Member{File: c.name, Stored: m.stored, StoredEnd: m.storedEnd, PlainLen: c.mlen, Damaged: damaged}
 		if c.mlen <= c.memberMax {
 			mb.Plain = c.mbuf
 		}
@@ -268,7 +268,7 @@ func (c *container) startMember() error {
 // that start no good member.
 func (c *container) damagedMember(start int64) {
 	if c.onMember != nil && c.comp == CompressionGzip {
-		c.onMember(Member{Stored: start, StoredEnd: -1, Damaged: true})
+		c.onMember(Member{File: c.name, Stored: start, StoredEnd: -1, Damaged: true})
 	}
 }
 

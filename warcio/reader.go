@@ -54,7 +54,8 @@ type Options struct {
 // only during the call; it is nil when the member's PlainLen exceeds
 // Options.MaxMemberPlain.
 type Member struct {
-	Stored, StoredEnd int64 // its stored extent
+	File              string // the Reader's name for its input
+	Stored, StoredEnd int64  // its stored extent
 	Plain             []byte
 	PlainLen          int64
 	Damaged           bool
