@@ -19,8 +19,9 @@ var (
 )
 
 // TestKillFaults (make faults) kills blockwarc with SIGKILL at random
-// moments of an ingest into a new archive, of an extending ingest, and
-// of a repair that re-ingests a deleted pack from the originals; the
+// moments of an ingest into a new archive, of an extending ingest, of a
+// repair that re-ingests a deleted pack from the originals, of a compact
+// into a new archive and of an ingest that writes its tables; the
 // same command run again must leave every file of the archive identical
 // to what one uninterrupted run leaves. The seed is printed: a failure
 // is replayed with -kill-seed.
@@ -39,6 +40,7 @@ func TestKillFaults(t *testing.T) {
 		start string // the archive the command starts from ("" for none)
 		args  func(arch string) []string
 		ref   map[string][]byte
+		seq   int64 // the one-pass run's last commit
 		took  time.Duration
 	}
 	ingestArgs := func(files []string) func(string) []string {
@@ -46,17 +48,40 @@ func TestKillFaults(t *testing.T) {
 			return append([]string{"ingest", "-tables=false", "-workers", "2", "-commit", commit, arch}, files...)
 		}
 	}
+	compactSrc := filepath.Join(root, "compact-source.bwa") // the extended archive, never written
 	ops := []*op{
 		{name: "ingest", args: ingestArgs(base)},
 		{name: "extend", args: ingestArgs(ext)},
 		{name: "repair", args: func(arch string) []string { return append([]string{"repair", arch}, inputs...) }},
+		{name: "compact", args: func(arch string) []string {
+			return []string{"compact", "-tables=false", "-workers", "2", "-commit", commit, compactSrc, arch}
+		}},
+		// An extending ingest that rewrites the archive's tables: killed
+		// while it writes them, too (the kill falls in the run's last
+		// half), the re-run must leave the tables one run writes.
+		{name: "tables", args: func(arch string) []string {
+			return append([]string{"ingest", "-workers", "2", "-commit", commit, arch}, ext...)
+		}},
 	}
 	// The references, one uninterrupted run each: ingest, then extend
-	// that archive, then repair it once its pack is deleted.
+	// that archive, then repair it once its pack is deleted; compact of
+	// the repaired archive and an ingest with tables into new ones.
 	prev := ""
 	for _, o := range ops {
-		o.start = filepath.Join(root, "start-"+o.name+".bwa")
-		if prev != "" {
+		fresh := o.name == "ingest" || o.name == "compact"
+		if o.name == "compact" {
+			sharedtest.CopyDir(t, prev, compactSrc)
+		}
+		if o.name == "tables" {
+			// The base with its tables, which the extension rewrites.
+			prev = filepath.Join(root, "tables-base.bwa")
+			args := append([]string{"ingest", "-workers", "2", "-commit", commit, prev}, base...)
+			if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+				t.Fatalf("base with tables: %v\n%s", err, out)
+			}
+		}
+		if !fresh {
+			o.start = filepath.Join(root, "start-"+o.name+".bwa")
 			sharedtest.CopyDir(t, prev, o.start)
 		}
 		if o.name == "repair" {
@@ -67,7 +92,7 @@ func TestKillFaults(t *testing.T) {
 			os.Remove(packs[0])
 		}
 		ref := filepath.Join(root, "ref-"+o.name+".bwa")
-		if prev != "" {
+		if o.start != "" {
 			sharedtest.CopyDir(t, o.start, ref)
 		}
 		began := time.Now()
@@ -75,10 +100,12 @@ func TestKillFaults(t *testing.T) {
 			t.Fatalf("one-pass %s: %v\n%s", o.name, err, out)
 		}
 		o.took = time.Since(began)
-		o.ref = sharedtest.ArchiveFiles(t, ref)
-		prev = ref
-		if o.name == "ingest" {
-			o.start = ""
+		o.ref, o.seq = sharedtest.ArchiveFiles(t, ref), commitSeq(ref)
+		if _, ok := o.ref["tables/GENERATION"]; ok != (o.name == "tables") {
+			t.Fatalf("one-pass %s: tables written %v", o.name, ok)
+		}
+		if o.name != "compact" && o.name != "tables" {
+			prev = ref
 		}
 	}
 
@@ -97,11 +124,20 @@ func TestKillFaults(t *testing.T) {
 		}
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
+		killAt := time.After(delay)
+		if o.name == "tables" {
+			// The kill falls while the tables are being written: after
+			// the last commit (the one-pass run's), within a few
+			// milliseconds (they are streamed during the ingest and
+			// only published after it).
+			delay = time.Duration(rng.Int64N(int64(5 * time.Millisecond)))
+			killAt = whenCommitted(arch, o.seq, delay, exited)
+		}
 		killed := true
 		select {
 		case <-exited:
 			killed = false
-		case <-time.After(delay):
+		case <-killAt:
 		}
 		cmd.Process.Kill() // SIGKILL; a no-op when it exited
 		<-exited
@@ -112,9 +148,13 @@ func TestKillFaults(t *testing.T) {
 		if !killed {
 			what = o.name + " (finished before the kill at " + delay.String() + ")"
 		}
+		if o.name == "tables" && killed && tablesDiffer(sharedtest.ArchiveFiles(t, arch), o.ref) {
+			kills["stale tables"]++
+		}
 		if out, err := exec.Command(bin, o.args(arch)...).CombinedOutput(); err != nil {
 			t.Fatalf("trial %d (%s): re-run: %v\n%s", trial, what, err, out)
 		}
+
 		if d := diffArchives(sharedtest.ArchiveFiles(t, arch), o.ref); len(d) > 0 {
 			t.Errorf("trial %d (%s): archive differs from one uninterrupted run: %s", trial, what, strings.Join(d, ", "))
 		}
@@ -122,7 +162,44 @@ func TestKillFaults(t *testing.T) {
 	t.Logf("killed mid-run: %v of %d trials; every archive identical to one run's", kills, *killTrials)
 	// Delays are drawn below each command's one-pass time: most runs
 	// must be cut, or the test checks little.
-	if n := kills["ingest"] + kills["extend"] + kills["repair"]; n < *killTrials/2 {
+	n := 0
+	for op, k := range kills {
+		if op != "stale tables" {
+			n += k
+		}
+	}
+	if kills["tables"] > 0 && kills["stale tables"] == 0 {
+		t.Errorf("%d ingests killed while they wrote their tables, none left them stale: the kill missed", kills["tables"])
+	}
+	if n < *killTrials/2 {
 		t.Errorf("only %d of %d runs were killed before they ended", n, *killTrials)
 	}
+}
+
+// whenCommitted fires after delay once arch's COMMIT has generation
+// seq (the ingest's last commit: the tables are written after it).
+func whenCommitted(arch string, seq int64, delay time.Duration, exited <-chan struct{}) <-chan time.Time {
+	at := make(chan time.Time, 1)
+	go func() {
+		for commitSeq(arch) != seq {
+			select {
+			case <-exited:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+		time.Sleep(delay)
+		at <- time.Now()
+	}()
+	return at
+}
+
+// tablesDiffer tells whether the tables in got are not the ones in want.
+func tablesDiffer(got, want map[string][]byte) bool {
+	for _, d := range diffArchives(got, want) {
+		if strings.HasPrefix(d, "tables") {
+			return true
+		}
+	}
+	return false
 }
