@@ -110,6 +110,9 @@ type VerifyOptions struct {
 	// with how many have been (their total is the sum of Records and Gaps
 	// of the archive's Files). The objects are checked before the first.
 	Progress func(checked int64)
+	// Objects, when set, is called as the objects are checked (before
+	// the records), with how many of total have been.
+	Objects func(checked, total int64)
 }
 
 // VerifyWith is Verify with options.
@@ -160,6 +163,16 @@ func (a *Archive) VerifyWith(opts VerifyOptions, report func(Problem)) (VerifySt
 		fail(Problem{What: "input-file table", Err: err})
 		st.FileTableLost = true
 	}
+	var objects, objectsChecked int64
+	if opts.Objects != nil {
+		for _, m := range ms {
+			n, err := m.store.IndexedObjects()
+			if err != nil {
+				return st, fmt.Errorf("verify objects: %w", err)
+			}
+			objects += n
+		}
+	}
 	for _, m := range ms {
 		where := "" // the part's directory, for a union
 		if a.u != nil {
@@ -167,6 +180,9 @@ func (a *Archive) VerifyWith(opts VerifyOptions, report func(Problem)) (VerifySt
 		}
 		vr, err := m.store.Verify(func(id pack.ID, err error) {
 			if err == nil {
+				if objectsChecked++; opts.Objects != nil {
+					opts.Objects(objectsChecked, objects)
+				}
 				return
 			}
 			what := "object " + id.String()

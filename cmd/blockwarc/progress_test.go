@@ -144,7 +144,18 @@ func TestVerifyProgress(t *testing.T) {
 		t.Fatalf("verify -progress: exit %d, stdout %q, want %q", code, out, quietOut)
 	}
 	pct, words := drawnPercents(t, errOut)
-	if len(pct) < 3 || !slices.IsSorted(pct) || pct[len(pct)-1] < 99 || words[0] != "verifying" {
-		t.Errorf("bar drew %v %q: want verifying, moving forward to its end", pct, words)
+	if len(pct) < 3 || !slices.IsSorted(pct) || pct[len(pct)-1] < 99 || words[0] != "verifying objects" {
+		t.Errorf("bar drew %v %q: want verifying objects, moving forward to its end", pct, words)
+	}
+	// The objects' half moves too: it once stood still at 0 % while
+	// every frame was decoded.
+	objects := 0
+	for i, p := range pct {
+		if words[i] == "verifying objects" && p > 0 && p <= 50 {
+			objects++
+		}
+	}
+	if objects < 2 || !slices.Contains(words, "verifying records") {
+		t.Errorf("bar drew %v %q: want the objects' half (0-50 %%) to move, then the records'", pct, words)
 	}
 }

@@ -46,7 +46,7 @@ cover it.`
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "ARCHIVE", verifyAbout, stderr)
-	showProgress := fs.Bool("progress", false, "draw a progress bar (records restored and checked) on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
+	showProgress := fs.Bool("progress", false, "draw a progress bar (objects checked, then records restored and checked) on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	originals := fs.String("originals", "", "say whether the original input files under `PATH` may be deleted (each rebuilt and compared, SHA-256)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -69,8 +69,18 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		for _, f := range a.Files() {
 			total += max(f.Records, 0) + max(f.Gaps, 0)
 		}
-		bar = newStepBar(w, 1, "verifying")
-		vopts.Progress = func(n int64) { bar.Set(0, n, total) }
+		// Two steps: the objects (packs and indexes, every frame
+		// decoded), then the records restored from them.
+		bar = newStepBar(w, 2, "verifying objects")
+		vopts.Objects = func(n, of int64) { bar.Set(0, n, of) }
+		restoring := false
+		vopts.Progress = func(n int64) {
+			if !restoring {
+				restoring = true
+				bar.Describe("verifying records")
+			}
+			bar.Set(1, n, total)
+		}
 	}
 	st, err := a.VerifyWith(vopts, func(p dedupe.Problem) {
 		if bar != nil {

@@ -274,6 +274,21 @@ func (s *Stats) Add(o Stats) {
 	s.ParityBytes += o.ParityBytes
 }
 
+// IndexedObjects is how many objects the committed indexes list: the
+// total of the objects Verify reports checked.
+func (s *Store) IndexedObjects() (int64, error) {
+	idx, _, release, err := s.snapshot()
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	var n int64
+	for _, ix := range idx {
+		n += int64(ix.n)
+	}
+	return n, nil
+}
+
 // Stats streams every index once (memory: one frame table at a time) and
 // reads the fixed part of every frame header, to tell delta frames (with
 // bases) from whole ones.
