@@ -514,15 +514,40 @@ func (x *docIndex) spare() *docIndex {
 // "foo<b>bar</b>") counts in the span too.
 func (x *docIndex) words(s span) int {
 	n := int(x.cumWords[s.hi] - x.cumWords[s.lo])
-	a, b := int(x.textOff[s.lo]), int(x.textOff[s.hi])
-	if a > 0 && a < b {
-		r, _ := utf8.DecodeRune(x.text[a:])
-		p, _ := utf8.DecodeLastRune(x.text[:a])
-		if isWordRune(r) && !(r >= 0x1100 && isCJK(r)) && (isWordRune(p) && !(p >= 0x1100 && isCJK(p)) || p == '\'' || p == '’') {
-			n++
-		}
+	if a, b := int(x.textOff[s.lo]), int(x.textOff[s.hi]); x.splitsWord(a, b) {
+		n++ // counted where it began, before the span: countWords starts it anew
 	}
 	return n
+}
+
+// splitsWord reports whether the span's text x.text[a:b] starts inside
+// a word of the whole text: its first word rune, after any apostrophes,
+// continues a word (countWords: apostrophes inside a word keep it going).
+func (x *docIndex) splitsWord(a, b int) bool {
+	plainWord := func(r rune) bool { return isWordRune(r) && !(r >= 0x1100 && isCJK(r)) }
+	apostrophe := func(r rune) bool { return r == '\'' || r == '’' }
+	j := a
+	for j < b {
+		r, size := utf8.DecodeRune(x.text[j:b])
+		if !apostrophe(r) {
+			if !plainWord(r) {
+				return false
+			}
+			break
+		}
+		j += size
+	}
+	if j >= b {
+		return false
+	}
+	for i := a; i > 0; {
+		p, size := utf8.DecodeLastRune(x.text[:i])
+		if !apostrophe(p) {
+			return plainWord(p)
+		}
+		i -= size
+	}
+	return false
 }
 
 func hasAttr(n *Node, key string) bool {
