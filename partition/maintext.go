@@ -126,6 +126,11 @@ type mainExtractor struct {
 	// labelDrop marks nodes (by pre-order index) of blocks the labeller
 	// classed as boilerplate.
 	labelDrop map[int32]bool
+	// mark, when not nil, records the text nodes a run writes, and
+	// titleNode the h1 it puts first (-1 when none): what the run took
+	// for the main text (relabelByMainText).
+	mark      []bool
+	titleNode int32
 }
 
 // prefixes fills the comma and list-item prefix sums in one pass, so the
@@ -414,6 +419,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			hasTitle = true
 		}
 	}
+	m.titleNode = -1
 	if m.withTitle && !hasTitle {
 		if t := m.titleBefore(parts[0]); t != "" {
 			b.WriteString(t)
@@ -654,6 +660,7 @@ func (m *mainExtractor) titleBefore(i int32) string {
 		if m.x.nodes[j].Tag == "h1" && !m.x.hidden[j] && m.x.end[j] <= i {
 			t := m.x.spanText(span{j, m.x.end[j]})
 			if t != "" && countWords(t) <= 40 {
+				m.titleNode = j
 				return t
 			}
 		}
@@ -670,6 +677,9 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 		return false
 	}
 	if nd.Kind == TextNode {
+		if m.mark != nil {
+			m.mark[i] = true
+		}
 		b.Write(x.text[x.textOff[i]:x.textOff[x.end[i]]])
 		return false
 	}
