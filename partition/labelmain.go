@@ -2,7 +2,6 @@ package partition
 
 import (
 	"strings"
-	"unicode/utf8"
 )
 
 // Labels by position relative to the main text (issue 35). The rule
@@ -54,17 +53,21 @@ func relabelByMainText(res *Result, x *docIndex) {
 	m := &mainExtractor{x: x, res: res, withTitle: true}
 	m.prefixes()
 	m.pruneLabels()
-	m.mark = make([]bool, len(x.nodes))
-	if out := m.run(true, true); utf8.RuneCountInString(out) < minMainRunes {
-		return
-	}
+	m.marking = true
+	m.run(true, true)
 	// kept[i]: bytes of main text before node i.
 	kept := make([]int32, len(x.nodes)+1)
+	runes := 0
+	for _, mk := range m.marks {
+		i := mk.node
+		kept[i+1] = x.textOff[i+1] - x.textOff[i]
+		runes += int(kept[i+1] - (x.cumCont[i+1] - x.cumCont[i]))
+	}
+	if runes < minMainRunes {
+		return
+	}
 	for i := range x.nodes {
-		kept[i+1] = kept[i]
-		if m.mark[i] {
-			kept[i+1] += x.textOff[i+1] - x.textOff[i]
-		}
+		kept[i+1] += kept[i]
 	}
 	for _, b := range res.Leaves {
 		s := x.blockSpan(b)
