@@ -69,6 +69,7 @@ func relabelByMainText(res *Result, x *docIndex) {
 	for i := range x.nodes {
 		kept[i+1] += kept[i]
 	}
+	self := pageURLs(res)
 	for _, b := range res.Leaves {
 		s := x.blockSpan(b)
 		total := x.textOff[s.hi] - x.textOff[s.lo]
@@ -81,8 +82,8 @@ func relabelByMainText(res *Result, x *docIndex) {
 		case m.titleNode >= 0 && s.lo <= m.titleNode && m.titleNode < s.hi && f.TextLen <= maxTitleBlock &&
 			(b.Label == LabelContent || b.Label == LabelOther):
 			b.Label = LabelTitle
-		case share == 0 && (b.Label == LabelContent || b.Label == LabelOther) && f.TextLen <= maxHeadBlock &&
-			f.LinkTextRatio < 0.5 && b.Node != nil && holdsTopHeading(x.doc, b.Node):
+		case share == 0 && (b.Label == LabelContent || b.Label == LabelOther || b.Label == LabelRelatedLinks) && f.TextLen <= maxHeadBlock &&
+			b.Node != nil && holdsTopHeading(x.doc, b.Node) && (f.LinkTextRatio < 0.5 && b.Label != LabelRelatedLinks || selfLinkedHeading(x.doc, b.Node, self)):
 			b.Label = LabelTitle
 		case share == 0 && (b.Label == LabelContent || b.Label == LabelTitle) && b.Node != nil && inCommentThread(b.Node):
 			b.Label = LabelOther
@@ -110,4 +111,89 @@ func inCommentThread(n *Node) bool {
 		}
 	}
 	return false
+}
+
+// pageURLs returns the page's own addresses as its head declares them
+// (link rel=canonical, meta property=og:url), normalised (normURL).
+func pageURLs(res *Result) []string {
+	var out []string
+	head := firstElement(res.Root, "head")
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Kind == ElementNode {
+			switch {
+			case n.Tag == "link" && strings.EqualFold(strings.TrimSpace(n.Attr("rel")), "canonical"):
+				out = append(out, normURL(n.Attr("href")))
+			case n.Tag == "meta" && strings.EqualFold(n.Attr("property"), "og:url"):
+				out = append(out, normURL(n.Attr("content")))
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	if head != nil {
+		walk(head)
+	}
+	return out
+}
+
+// normURL drops the scheme, a fragment and a trailing slash, and
+// lower-cases the host: the forms of one address that pages mix.
+func normURL(u string) string {
+	u = strings.TrimSpace(u)
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	host, path, _ := strings.Cut(u, "/")
+	return strings.TrimSuffix(strings.ToLower(host)+"/"+path, "/")
+}
+
+// selfLinkedHeading reports whether the first rank-1 heading in n's
+// subtree holds links and every one of them leads to one of the page's
+// own addresses (self, from pageURLs).
+func selfLinkedHeading(doc []byte, n *Node, self []string) bool {
+	if len(self) == 0 {
+		return false
+	}
+	var h *Node
+	var find func(c *Node)
+	find = func(c *Node) {
+		if h != nil {
+			return
+		}
+		if c.Kind == ElementNode && headingRank(doc, c) == 1 {
+			h = c
+			return
+		}
+		for _, k := range c.Children {
+			find(k)
+		}
+	}
+	find(n)
+	if h == nil {
+		return false
+	}
+	links, own := 0, 0
+	var walk func(c *Node)
+	walk = func(c *Node) {
+		if c.Kind == ElementNode && c.Tag == "a" && c.Attr("href") != "" {
+			links++
+			u := normURL(c.Attr("href"))
+			for _, s := range self {
+				if u == s {
+					own++
+					break
+				}
+			}
+		}
+		for _, k := range c.Children {
+			walk(k)
+		}
+	}
+	walk(h)
+	return links > 0 && own == links
 }

@@ -87,3 +87,29 @@ func containsLabel(ls []Label, l Label) bool {
 	}
 	return false
 }
+
+// A headline that links to the page itself (a permalink, its canonical
+// address) is the page's title though its block is mostly link text; a
+// headline linking elsewhere is not.
+func TestRelabelSelfLinkedHeadline(t *testing.T) {
+	page := func(href string) []byte {
+		return []byte(strings.Replace(relabelPage(),
+			`<header class="head-of-story"><span>Local politics</span><h1>Council passes the budget after a long night of debate</h1>`,
+			`<header class="head-of-story"><h1><a href="`+href+`">Council passes the budget after a long night of debate</a></h1><a href="/politics">Local politics</a> <a href="/author/jane">Jane Reporter, city hall correspondent</a>`, 1))
+	}
+	for _, c := range []struct {
+		href  string
+		title bool
+	}{{"https://Example.com/2019/11/budget/#top", true}, {"https://example.com/2019/11/other-story/", false}} {
+		doc := page(c.href)
+		doc = []byte(strings.Replace(string(doc), "<title>", `<link rel="canonical" href="http://example.com/2019/11/budget/"><title>`, 1))
+		// The head's standfirst and byline go: the head is its links.
+		doc = []byte(strings.Replace(string(doc), `<div>The vote ends a month`, `<div hidden>The vote ends a month`, 1))
+		doc = []byte(strings.Replace(string(doc), `<div>By Jane Reporter`, `<div hidden>By Jane Reporter`, 1))
+		res := mustPartition(t, doc, Options{})
+		l := leafWith(t, res, "Council passes the budget after")
+		if (l.Label == LabelTitle) != c.title {
+			t.Errorf("headline linking to %s: label %s (links %d, link share %.2f), want title %v", c.href, l.Label, l.Features.Links, l.Features.LinkTextRatio, c.title)
+		}
+	}
+}
