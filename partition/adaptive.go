@@ -113,7 +113,7 @@ func (p *partitioner) nodeFacts(n *Node) (text, linkText, links int, region bool
 // the page's visible text.
 func (p *partitioner) severalRegions(n *Node, kids []*Node, pageText int) bool {
 	if p.dominant(n, pageText) {
-		return true
+		return !p.oneText(n, kids)
 	}
 	regions, menu, article := 0, false, false
 	for _, k := range kids {
@@ -129,6 +129,132 @@ func (p *partitioner) severalRegions(n *Node, kids []*Node, pageText int) bool {
 		}
 	}
 	return regions >= 2 || menu && article
+}
+
+// Thresholds of the "one text" test (oneText).
+const (
+	oneTextMinParas  = 3   // at least this many paragraphs
+	oneTextProse     = 0.7 // hold at least this share of the block's text with its headings
+	oneTextLinkShare = 0.3 // the block has less than this share of its text in links
+)
+
+// proseKind classifies a candidate of a block for oneText and
+// proseRuns: a paragraph (p, blockquote, pre, a run of loose text, a
+// paragraph tightened to its only <em> or <strong>), a part of a text
+// (a heading, a picture or figure, a list mostly not links, anything
+// with no visible text: an empty ad slot), or neither (a landmark
+// region, a list of links: at least three links and half its text in
+// them, a section, any other element).
+func (p *partitioner) proseKind(k *Node) (para, part bool) {
+	t, lt, l, rg := p.nodeFacts(k)
+	if rg || l >= 3 && 2*lt >= t {
+		return false, false
+	}
+	if k.Kind == FragmentNode {
+		return !k.section, !k.section
+	}
+	if k.Kind != ElementNode {
+		return false, t == 0
+	}
+	switch k.Tag {
+	case "p", "blockquote", "pre", "em", "strong", "i", "b":
+		return true, true
+	case "figure", "img", "picture", "video", "audio", "iframe", "ul", "ol", "dl", "hr", "br":
+		return false, true
+	}
+	return false, isHeadingTag(k.Tag) || t == 0
+}
+
+// oneText reports whether block node n, whose candidates are kids, is
+// one text a reader reads through (an article's body): every candidate
+// is a paragraph or a part of a text (proseKind), oneTextMinParas
+// paragraphs or more holding, with the headings, at least oneTextProse
+// of its text, and under oneTextLinkShare of n's text in links. Such a
+// block is kept whole however much of the page's text it holds: cut
+// into paragraph blocks, a reader sees one article as a dozen blocks,
+// and a changed paragraph is still said by the diff's parts
+// (docs/DIFF.md, step 5).
+func (p *partitioner) oneText(n *Node, kids []*Node) bool {
+	text, linkText, _, _ := p.nodeFacts(n)
+	if text == 0 || float64(linkText) >= oneTextLinkShare*float64(text) {
+		return false
+	}
+	paras, prose := 0, 0
+	for _, k := range kids {
+		para, part := p.proseKind(k)
+		if !part {
+			return false
+		}
+		t, _, _, _ := p.nodeFacts(k)
+		if para {
+			paras++
+		}
+		if para || k.Kind == ElementNode && isHeadingTag(k.Tag) {
+			prose += t
+		}
+	}
+	return paras >= oneTextMinParas && float64(prose) >= oneTextProse*float64(text)
+}
+
+// proseRuns returns kids with each run of consecutive paragraphs and
+// parts of a text (proseKind) that holds oneTextMinParas paragraphs or
+// more replaced by one FragmentNode over the children of n that hold
+// them: the article's text between a promo box, a list of links or an
+// ad's caption is kept as one block (oneText) instead of a block per
+// paragraph, and what interrupts it stays a block of its own. It
+// returns kids itself when no run is joined.
+func (p *partitioner) proseRuns(n *Node, kids []*Node) []*Node {
+	var out []*Node
+	joined := false
+	for i := 0; i < len(kids); {
+		j, paras := i, 0
+		for j < len(kids) {
+			para, part := p.proseKind(kids[j])
+			if !part {
+				break
+			}
+			if para {
+				paras++
+			}
+			j++
+		}
+		if paras >= oneTextMinParas && j-i >= 2 {
+			if fr := p.runNode(n, kids[i].Start, kids[j-1].End); fr != nil {
+				out = append(out, fr)
+				joined = true
+				i = j
+				continue
+			}
+		}
+		if j == i {
+			j = i + 1
+		}
+		out = append(out, kids[i:j]...)
+		i = j
+	}
+	if !joined {
+		return kids
+	}
+	return out
+}
+
+// runNode returns a FragmentNode over the children of n that hold the
+// bytes [start, end) (candidates may be tightened into them), or nil
+// when they are not whole children of n or are one child.
+func (p *partitioner) runNode(n *Node, start, end int) *Node {
+	i := 0
+	for i < len(n.Children) && n.Children[i].End <= start {
+		i++
+	}
+	j := i
+	for j < len(n.Children) && n.Children[j].Start < end {
+		j++
+	}
+	if j-i < 2 || n.Children[i].Start > start || n.Children[j-1].End < end {
+		return nil
+	}
+	return &Node{Kind: FragmentNode, Parent: n, Children: n.Children[i:j:j], Start: n.Children[i].Start,
+		End: n.Children[j-1].End, id: -1, depth: childDepth(n)}
 }
 
 // dominant reports whether n holds more than dominantShare of the
@@ -192,8 +318,12 @@ func (p *partitioner) adapt(blocks []*Block, lv, pageText int, prior map[string]
 			divided = prior[key]
 		} else {
 			divided = divided && p.severalRegions(b.Node, kids, pageText)
+			if divided && p.dominant(b.Node, pageText) {
+				kids = p.proseRuns(b.Node, kids)
+			}
 		}
 		if !divided {
+			b.oneText = len(kids) >= 2 && p.dominant(b.Node, pageText) && p.oneText(b.Node, kids)
 			continue
 		}
 		plan[key] = true

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -89,8 +90,8 @@ func TestAdaptiveStopsAtOneRegion(t *testing.T) {
 func TestAdaptivePriorPlan(t *testing.T) {
 	page := func(a1, a2 int, extra string) []byte {
 		return []byte(`<!DOCTYPE html><html><head><title>T</title></head><body><header>Site header with a name</header>
-<main><div id=c><div class=x>` + strings.Repeat("<p>Alpha words of the first part here.</p>", a1) + `</div>
-<div class=y>` + strings.Repeat("<p>Beta words of the second part here.</p>", a2) + `</div></div>` + extra + `</main>
+<main><div id=c><div class=x>` + strings.Repeat("<p><a href=/a>Alpha words of the</a> first part.</p>", a1) + `</div>
+<div class=y>` + strings.Repeat("<p><a href=/b>Beta words of the</a> second part.</p>", a2) + `</div></div>` + extra + `</main>
 <footer>Footer text of the page</footer></body></html>`)
 	}
 	first := mustPartition(t, page(2, 12, ""), Options{})
@@ -112,5 +113,56 @@ func TestAdaptivePriorPlan(t *testing.T) {
 	fixed := mustPartition(t, page(2, 12, ""), Options{Level: 1})
 	if got := mustPartition(t, page(12, 2, ""), Options{Prior: fixed}); dividedSig(got) != dividedSig(fresh2) {
 		t.Errorf("a fixed-level prior should not constrain the partition")
+	}
+}
+
+// An article's body that holds most of the page's text is one text: kept
+// as one block, not a block per paragraph. A list of links inside it (a
+// "More in ..." box) stays a block of its own between the two runs of
+// paragraphs, each one block; the header and footer are not merged in.
+func TestOneTextKeptWhole(t *testing.T) {
+	para := func(i int) string {
+		return fmt.Sprintf("<p>Paragraph %d of the story tells what the council decided, why, and what it will cost the town next year.</p>", i)
+	}
+	page := func(middle string) []byte {
+		var b strings.Builder
+		b.WriteString(`<!DOCTYPE html><html><head><title>T</title></head><body><header><a href="/">Home</a> <a href="/news">News</a></header>
+<main><h1>Council passes the budget</h1><div class=body>`)
+		for i := range 10 {
+			b.WriteString(para(i))
+			if i == 4 {
+				b.WriteString(middle)
+			}
+		}
+		b.WriteString(`</div></main><footer>Copyright 2024 The Town Paper</footer></body></html>`)
+		return []byte(b.String())
+	}
+	res := mustPartition(t, page(""), Options{})
+	var body []*Block
+	for _, l := range res.Leaves {
+		if strings.Contains(l.Text, "Paragraph") {
+			body = append(body, l)
+		}
+	}
+	if len(body) != 1 || !strings.Contains(body[0].Text, "Paragraph 0") || !strings.Contains(body[0].Text, "Paragraph 9") ||
+		strings.Contains(body[0].Text, "Copyright") || strings.Contains(body[0].Text, "Home") {
+		t.Fatalf("the story's paragraphs should be one block without header or footer: %s", leafSig(res))
+	}
+	more := `<ul class=more><li><a href="/a">Schools get new roofs before winter</a></li><li><a href="/b">Bridge closed for repairs all week</a></li><li><a href="/c">Library opens on Sundays from March</a></li></ul>`
+	res = mustPartition(t, page(more), Options{})
+	var got []string
+	for _, l := range res.Leaves {
+		switch {
+		case strings.Contains(l.Text, "Schools get new roofs"):
+			if strings.Contains(l.Text, "Paragraph") {
+				t.Fatalf("the list of links is merged into the story: %q", l.Text)
+			}
+			got = append(got, "list")
+		case strings.Contains(l.Text, "Paragraph"):
+			got = append(got, fmt.Sprintf("%d-%d", strings.Count(l.Text, "Paragraph"), len(l.Text)))
+		}
+	}
+	if len(got) != 3 || got[1] != "list" || !strings.HasPrefix(got[0], "5-") || !strings.HasPrefix(got[2], "5-") {
+		t.Fatalf("want five paragraphs, the list, five paragraphs; got %v (%s)", got, leafSig(res))
 	}
 }

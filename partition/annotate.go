@@ -35,5 +35,6 @@ func annotate(res *Result, opts Options, stems *stemCache, spare *docIndex, spar
 			visit(b)
 		}
 	}
+	relabelByMainText(res, x)
 	return x.spare(), t.spareTables()
 }

@@ -126,6 +126,15 @@ type mainExtractor struct {
 	// labelDrop marks nodes (by pre-order index) of blocks the labeller
 	// classed as boilerplate.
 	labelDrop map[int32]bool
+	// marking makes a run record the text nodes it writes in marks
+	// (each with the output length before it, so that text taken back
+	// is unmarked) instead of returning the text, and titleNode the h1
+	// it puts first (-1 when none): what the run took for the main text
+	// (relabelByMainText).
+	marking   bool
+	marks     []textMark
+	unl       []int8 // unlikelyFrom's answers: 1 yes, -1 no, 0 not yet
+	titleNode int32
 }
 
 // prefixes fills the comma and list-item prefix sums in one pass, so the
@@ -414,6 +423,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			hasTitle = true
 		}
 	}
+	m.titleNode = -1
 	if m.withTitle && !hasTitle {
 		if t := m.titleBefore(parts[0]); t != "" {
 			b.WriteString(t)
@@ -424,7 +434,17 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		m.emit(&b, p, strict, useLabels, p)
 		b.WriteByte('\n')
 	}
+	if m.marking {
+		return ""
+	}
 	return strings.TrimSpace(collapseBreaks(b.String()))
+}
+
+// textMark is a text node a marking run wrote, at offset off of its
+// output.
+type textMark struct {
+	node int32
+	off  int
 }
 
 // vote adds a paragraph's score sc to p (when ok) and four of its
@@ -530,22 +550,38 @@ func (m *mainExtractor) inVotingBlock(i int32) bool {
 // unlikely reports whether a paragraph sits inside a region whose name
 // says it is not the article (comments, sidebars, related links ...).
 func (m *mainExtractor) unlikely(i int32) bool {
-	for p, ok := m.parentIndex(i); ok; p, ok = m.parentIndex(p) {
-		nd := m.x.nodes[p]
-		switch nd.Tag {
-		case "aside", "nav", "footer":
-			return true
-		case "body", "html", "article", "main":
-			return false
-		}
-		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) {
-			return true
-		}
-		if m.useLabelDrop(p) {
-			return true
+	p, ok := m.parentIndex(i)
+	return ok && m.unlikelyFrom(p)
+}
+
+// unlikelyFrom is unlikely's walk from ancestor p up, memoised per node
+// (it depends on the tree and the label drops alone): every paragraph
+// below an ancestor asks the same question of it.
+func (m *mainExtractor) unlikelyFrom(p int32) bool {
+	if m.unl == nil {
+		m.unl = make([]int8, len(m.x.nodes))
+	}
+	if v := m.unl[p]; v != 0 {
+		return v > 0
+	}
+	r := false
+	nd := m.x.nodes[p]
+	switch nd.Tag {
+	case "aside", "nav", "footer":
+		r = true
+	case "body", "html", "article", "main":
+	default:
+		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) || m.useLabelDrop(p) {
+			r = true
+		} else if q, ok := m.parentIndex(p); ok {
+			r = m.unlikelyFrom(q)
 		}
 	}
-	return false
+	m.unl[p] = -1
+	if r {
+		m.unl[p] = 1
+	}
+	return r
 }
 
 func (m *mainExtractor) useLabelDrop(i int32) bool {
@@ -654,6 +690,7 @@ func (m *mainExtractor) titleBefore(i int32) string {
 		if m.x.nodes[j].Tag == "h1" && !m.x.hidden[j] && m.x.end[j] <= i {
 			t := m.x.spanText(span{j, m.x.end[j]})
 			if t != "" && countWords(t) <= 40 {
+				m.titleNode = j
 				return t
 			}
 		}
@@ -670,6 +707,9 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 		return false
 	}
 	if nd.Kind == TextNode {
+		if m.marking {
+			m.marks = append(m.marks, textMark{i, b.Len()})
+		}
 		b.Write(x.text[x.textOff[i]:x.textOff[x.end[i]]])
 		return false
 	}
@@ -689,6 +729,9 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 	closeSection := func() {
 		if head >= 0 && prunedList && len(bytes.TrimSpace(b.Bytes()[headEnd:])) == 0 {
 			b.Truncate(head)
+			for len(m.marks) > 0 && m.marks[len(m.marks)-1].off >= head {
+				m.marks = m.marks[:len(m.marks)-1]
+			}
 		}
 		head = -1
 	}

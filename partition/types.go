@@ -116,6 +116,10 @@ type Block struct {
 	Text     string   // UTF-8, whitespace-normalised, without script/style
 	Topic    []string // topic words (Algorithm 2 or 3)
 	Label    Label
+
+	// oneText: the adaptive partition kept this block whole, though it
+	// holds a dominant share of the page's text, as one text (oneText).
+	oneText bool
 }
 
 // Style is what can be known of a node's rendering without a layout
