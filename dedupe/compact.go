@@ -19,7 +19,7 @@ import (
 // catalog run, small frames that compress on their own, index entries
 // and a longer COMMIT; on the 351 crawls of the corpus ingested one at
 // a time that was 1.63× the bytes of one ingest of the same files
-// (README "At scale"). dst is then byte for byte the archive
+// (docs/BENCHMARKS.md "At scale"). dst is then byte for byte the archive
 // one ingest of the same files in src's input-table order writes.
 //
 // src is only read (a shared lock is not needed: the copy is of its
