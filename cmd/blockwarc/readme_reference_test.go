@@ -83,3 +83,33 @@ func section(s, start, end string) (string, bool) {
 	}
 	return rest, true
 }
+
+// TestReadmeDependencies: every module go.mod requires directly has its
+// row, with a why, in README.md's "Dependencies" table (issue 37: four
+// were missing).
+func TestReadmeDependencies(t *testing.T) {
+	root := sharedtest.RepoRoot(t)
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, ok := section(string(b), "## Dependencies\n", "\n## ")
+	if !ok {
+		t.Fatal(`README.md has no "## Dependencies" section`)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range regexp.MustCompile(`(?m)^\t(\S+) v\S+$`).FindAllStringSubmatch(string(mod), -1) {
+		n++
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m[1]) + "`[^|]*\\| *([^|]*\\S)[^|]*\\|$").FindStringSubmatch(deps)
+		if row == nil || len(row[1]) < 10 {
+			t.Errorf("README's dependency table has no row with a why for %s, which go.mod requires", m[1])
+		}
+	}
+	if n == 0 {
+		t.Fatal("go.mod: no direct requirement found")
+	}
+}
