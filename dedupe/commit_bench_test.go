@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
@@ -14,7 +15,7 @@ import (
 // few GB would at the default 256 MiB, and reports the archive against
 // two baselines built in the same run: the same ingest whose commits'
 // chunk writers start without the seed of the archive's last frames
-// (pack.Options.SeedBytes < 0; x-noseed), and one commit
+// (testhooks.Pack.SeedBytes < 0; x-noseed), and one commit
 // (x-one-commit). It also reports the CPU-seconds of the process
 // (cgo threads included) of the seeded ingest against the unseeded one
 // (x-cpu-noseed): reading the seed back costs a decode and a hash of up
@@ -29,7 +30,7 @@ func BenchmarkCommitCost(b *testing.B) {
 	ingest := func(commit int64, seed int) (arch string, size int64, cpu float64) {
 		arch = filepath.Join(b.TempDir(), "a.bwa")
 		o := Options{CommitBytes: commit}
-		o.Pack.SeedBytes = seed
+		o.Pack.SetTestHooks(testhooks.Pack{SeedBytes: seed})
 		before := processCPU(b)
 		if _, err := Ingest(context.Background(), arch, inputs, o); err != nil {
 			b.Fatal(err)

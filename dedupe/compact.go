@@ -19,7 +19,7 @@ import (
 // catalog run, small frames that compress on their own, index entries
 // and a longer COMMIT; on the 351 crawls of the corpus ingested one at
 // a time that was 1.63× the bytes of one ingest of the same files
-// (README "At scale"). dst is then byte for byte the archive
+// (docs/BENCHMARKS.md "At scale"). dst is then byte for byte the archive
 // one ingest of the same files in src's input-table order writes.
 //
 // src is only read (a shared lock is not needed: the copy is of its
@@ -59,19 +59,7 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 			return st, fmt.Errorf("compact %s: input file %s cannot be restored as given (%s): a compacted archive would describe another file; nothing was written", src, f.Name, f.OriginalReason())
 		}
 	}
-	set := a.Store().Settings()
-	if opts.Pack.ChunkTable == 0 {
-		opts.Pack.ChunkTable = set.ChunkTable
-	}
-	if opts.Pack.SeedBytes == 0 {
-		opts.Pack.SeedBytes = set.SeedBytes
-	}
-	if opts.Pack.ChainBytes == 0 {
-		opts.Pack.ChainBytes = set.ChainBytes
-	}
-	if opts.Pack.DigestMin == 0 {
-		opts.Pack.DigestMin = set.DigestMin
-	}
+	opts.Pack.KeepSettings(a.Store().Settings())
 
 	tmp, err := os.MkdirTemp(opts.TempDir, "blockwarc-compact-")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
@@ -28,7 +29,7 @@ func checkAtCommit(t *testing.T, dir string) {
 
 // TestIngestFaults fails one file operation of an ingest's commits (a
 // full disk, EIO on fsync or rename, of a pack, an index, a parity
-// sidecar or the commit, through pack.Options.Faults): the
+// sidecar or the commit, through the Faults hook of pack.Options.SetTestHooks): the
 // ingest must fail with the system's error naming the file, the archive
 // verify at its last commit, and running the ingest again give the bytes
 // of an ingest that never failed.
@@ -64,7 +65,7 @@ func TestIngestFaults(t *testing.T) {
 			o := opts
 			n := 0
 			var failed string
-			o.Pack.Faults = func(op, path string) error {
+			o.Pack.SetTestHooks(testhooks.Pack{Faults: func(op, path string) error {
 				if op == tc.op && strings.HasSuffix(path, tc.sfx) {
 					if n++; n == tc.nth {
 						failed = path
@@ -72,7 +73,7 @@ func TestIngestFaults(t *testing.T) {
 					}
 				}
 				return nil
-			}
+			}})
 			_, err := Ingest(context.Background(), arch, in, o)
 			if failed == "" {
 				t.Fatalf("the fault was never reached (%d %s of %s): %v", n, tc.op, tc.sfx, err)

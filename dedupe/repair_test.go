@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
@@ -146,7 +147,7 @@ func failEachOp(t *testing.T, name, dir string, files []string, want int) {
 	count := filepath.Join(t.TempDir(), "count.bwa")
 	sharedtest.CopyDir(t, dir, count)
 	ops := 0
-	if _, err := Reingest(context.Background(), count, files, pack.Options{Faults: func(string, string) error { ops++; return nil }}); err != nil {
+	if _, err := Reingest(context.Background(), count, files, packHooks(testhooks.Pack{Faults: func(string, string) error { ops++; return nil }})); err != nil {
 		t.Fatal(err)
 	}
 	if ops == 0 {
@@ -156,12 +157,12 @@ func failEachOp(t *testing.T, name, dir string, files []string, want int) {
 		a := filepath.Join(t.TempDir(), "a.bwa")
 		sharedtest.CopyDir(t, dir, a)
 		n := 0
-		fail := pack.Options{Faults: func(string, string) error {
+		fail := packHooks(testhooks.Pack{Faults: func(string, string) error {
 			if n++; n == i {
 				return syscall.EIO
 			}
 			return nil
-		}}
+		}})
 		if _, err := Reingest(context.Background(), a, files, fail); !errors.Is(err, syscall.EIO) {
 			t.Fatalf("%s, operation %d of %d failing: re-ingest returned %v", name, i, ops, err)
 		}
@@ -405,4 +406,11 @@ func TestExtendLostHistoryWorkers(t *testing.T) {
 		archs = append(archs, arch)
 	}
 	sameArchive(t, archs[1], archs[0])
+}
+
+// packHooks returns pack options with the test hooks h and nothing else.
+func packHooks(h testhooks.Pack) pack.Options {
+	var o pack.Options
+	o.SetTestHooks(h)
+	return o
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 	"github.com/blockwarc/blockwarc/internal/gencrawl"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
@@ -138,7 +139,8 @@ func TestDigestAtDistance(t *testing.T) {
 	for _, digests := range []bool{true, false} {
 		arch := filepath.Join(dir, fmt.Sprint("d", digests, ".bwa"))
 		opts := Options{MemLimit: 64 << 20}
-		opts.Pack.SeedBytes, opts.Pack.ChunkTable = 256<<10, 16<<10
+		opts.Pack.SetTestHooks(testhooks.Pack{SeedBytes: 256 << 10})
+		opts.Pack.ChunkTable = 16 << 10
 		if !digests {
 			opts.Pack.DigestMin = -1
 		}

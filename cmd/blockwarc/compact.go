@@ -37,7 +37,7 @@ NEWARCHIVE into the same bytes; an existing complete archive is never
 written over. Sharded archives are not compacted yet.`
 
 func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compact", "[flags] ARCHIVE NEWARCHIVE", compactAbout, stderr)
+	fs := newFlagSet("compact", "ARCHIVE NEWARCHIVE", compactAbout, stderr)
 	level := fs.Int("level", 0, "partition `LEVEL` for URLs without history, as for ingest")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the copy is the same for any N)")
 	memFlag := fs.String("mem", ingestflags.DefaultMem, "`SIZE` of memory, as for ingest; it changes how fast, never what is stored")

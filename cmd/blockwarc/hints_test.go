@@ -90,8 +90,9 @@ func TestWalkLeftover(t *testing.T) {
 }
 
 // TestKillBeforeFirstCommit: an ingest killed (SIGKILL) before its first
-// commit leaves what README says: the empty archive it began with, which
-// verifies with no records, and which the same command run again fills.
+// commit leaves what docs/COMMANDS.md (ingest) says: the empty archive it
+// began with, which verifies with no records, and which the same command
+// run again fills.
 func TestKillBeforeFirstCommit(t *testing.T) {
 	site := sharedtest.Dir(t, "corpus", "ota-tinder")
 	arch := filepath.Join(t.TempDir(), "k.bwa")

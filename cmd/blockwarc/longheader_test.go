@@ -16,7 +16,7 @@ func resourceRecord(id, url, extra, body string) string {
 // TestLongHeaderIsGap: a record whose WARC header is longer than 1 MiB
 // is not read as a record: counted malformed, no capture, its bytes
 // kept as a gap, so the input file still comes back byte for byte
-// (README, docs/FORMAT.md "Gaps").
+// (docs/COMMANDS.md, ingest; docs/FORMAT.md "Gaps").
 func TestLongHeaderIsGap(t *testing.T) {
 	dir := t.TempDir()
 	long := "X-Long: " + strings.Repeat("x", 1<<20+10) + "\r\n"

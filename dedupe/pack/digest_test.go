@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 )
 
 // TestDigestFinds stores objects named by place, commits many times with
@@ -21,7 +23,7 @@ func TestDigestFinds(t *testing.T) {
 			if !on {
 				min = -1
 			}
-			s, dir := mustCreate(t, Options{noSync: true, SeedBytes: -1, ChunkTable: 4096, DigestMin: min, Level: 1})
+			s, dir := mustCreate(t, Options{noSync: true, hooks: testhooks.Pack{SeedBytes: -1}, ChunkTable: 4096, DigestMin: min, Level: 1})
 			r := rand.New(rand.NewPCG(7, 7))
 			big := genObject(r, 64<<10)
 			small := genObject(r, 900) // stored right after big: same frame

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/blockwarc/blockwarc/dedupe/chunk"
+	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 )
 
 // TestPlaces stores objects named by place and reads them back: no index
@@ -22,7 +23,7 @@ import (
 // writer learns is found again (without the seed of the chunk table,
 // which finds them in the archive's last frames: TestPlacesSeeded).
 func TestPlaces(t *testing.T) {
-	s, dir := mustCreate(t, Options{noSync: true, SeedBytes: -1, DigestMin: -1})
+	s, dir := mustCreate(t, Options{noSync: true, hooks: testhooks.Pack{SeedBytes: -1}, DigestMin: -1})
 	objs := randomObjects(11, 6, 40<<10)
 	w, err := s.Begin()
 	if err != nil {

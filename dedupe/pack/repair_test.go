@@ -346,7 +346,7 @@ func TestRebuildIndexesCrashSafe(t *testing.T) {
 	sharedtest.CopyDir(t, dir, ref)
 	var ops []string
 	ro := opts
-	ro.Faults = func(op, path string) error {
+	ro.hooks.Faults = func(op, path string) error {
 		ops = append(ops, op+" "+filepath.Base(path))
 		return nil
 	}
@@ -371,7 +371,7 @@ func TestRebuildIndexesCrashSafe(t *testing.T) {
 		sharedtest.CopyDir(t, dir, a)
 		n := 0
 		fo := opts
-		fo.Faults = func(string, string) error {
+		fo.hooks.Faults = func(string, string) error {
 			if n++; n == i+1 {
 				return syscall.EIO
 			}

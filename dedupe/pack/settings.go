@@ -63,6 +63,24 @@ func (s Settings) withDefaults() Settings {
 	return s
 }
 
+// KeepSettings gives o the settings of s that o leaves unset (zero): a
+// writer with these options records s's, where o sets none of its own
+// (compact: the copy keeps its source's settings).
+func (o *Options) KeepSettings(s Settings) {
+	if o.ChunkTable == 0 {
+		o.ChunkTable = s.ChunkTable
+	}
+	if o.hooks.SeedBytes == 0 {
+		o.hooks.SeedBytes = s.SeedBytes
+	}
+	if o.hooks.ChainBytes == 0 {
+		o.hooks.ChainBytes = s.ChainBytes
+	}
+	if o.DigestMin == 0 {
+		o.DigestMin = s.DigestMin
+	}
+}
+
 // override takes the fields o sets explicitly (non-zero) over s.
 func (s Settings) override(o Settings) Settings {
 	if o.ChunkTable > 0 {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -62,8 +63,10 @@ type Options struct {
 	// docs/FORMAT.md "Chunked objects"): tests of the frame and delta
 	// layer, and comparisons with the old layout.
 	Plain bool
-	// ChunkTable, ChainBytes, SeedBytes and DigestMin set the archive's
-	// Settings (see there): Create records them (zero: the defaults);
+	// ChunkTable and DigestMin set the archive's Settings (see there;
+	// the other two, SeedBytes and ChainBytes, are for tests:
+	// SetTestHooks; KeepSettings takes all four of an archive's): Create
+	// records them (zero: the defaults);
 	// given non-zero to a writer of an existing archive, they replace
 	// the recorded ones from its next commit on. Never derive them from
 	// the machine (memory, cores): the archive's bytes would then depend
@@ -71,43 +74,34 @@ type Options struct {
 	//
 	// ChunkTable: the writer's table of chunk hashes, in entries.
 	ChunkTable int
-	// ChainBytes bounds a chain of frames of chunks (chunk.Options,
-	// docs/FORMAT.md "Chains of frames of chunks"): 0 the default (the
-	// 4 MiB frame), negative no chains. A frame that extends a chain costs
-	// the indexing of the chain as its dictionary at level 19 (about 0.5 s
-	// for 4 MiB): tests that commit every few KiB bound it lower.
-	ChainBytes int
-	// SeedBytes bounds the chunks of the archive's last frames that a
-	// commit's chunk writer reads back into its table when it starts
-	// (chunk.Options.SeedBytes: 0 the default, 32 MiB; negative none).
-	SeedBytes int
 	// DigestMin: objects of at least this many bytes get digest rows
 	// (0 the default, DefaultDigestMin; negative none).
 	DigestMin int
-	// SkipVerify skips the SHA-256 check of objects returned by Get (their
-	// frames are still checksummed). Verify always checks.
-	SkipVerify bool
 	// NoParity: commits write no parity sidecars (docs/FORMAT.md
 	// "Parity"). Reads use the sidecars that are there either way.
 	NoParity bool
-	// Faults, when set, is called before the writer writes a frame to a
-	// pack, syncs a pack, writes or syncs an index or a parity sidecar
-	// (repair's included), and writes, syncs or renames a commit file,
-	// with the operation ("write", "sync", "rename") and the file's path;
-	// an error it returns fails the operation as the system's would (a
-	// full disk, EIO). For fault-injection tests; nil costs nothing.
-	Faults func(op, path string) error
+	// hooks are the tests' (SetTestHooks): fault injection, and the
+	// archive settings SeedBytes and ChainBytes.
+	hooks testhooks.Pack
 
 	noSync bool // tests only: skip fsync
 }
 
-// fault is what Options.Faults says of op on path, as the *fs.PathError
+// SetTestHooks sets the hooks only tests set (testhooks.Pack: fault
+// injection, the archive settings SeedBytes and ChainBytes). The type is
+// internal to dedupe/: no caller outside the archive's packages can
+// give one.
+func (o *Options) SetTestHooks(h testhooks.Pack) {
+	o.hooks = h
+}
+
+// fault is what the Faults hook says of op on path, as the *fs.PathError
 // the system would give.
 func (o *Options) fault(op, path string) error {
-	if o.Faults == nil {
+	if o.hooks.Faults == nil {
 		return nil
 	}
-	if err := o.Faults(op, path); err != nil {
+	if err := o.hooks.Faults(op, path); err != nil {
 		return &fs.PathError{Op: op, Path: path, Err: err}
 	}
 	return nil
@@ -134,7 +128,7 @@ func (o Options) NativeMemory() int64 {
 
 // settings are the Settings o gives explicitly (zero fields unset).
 func (o *Options) settings() Settings {
-	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.SeedBytes, ChainBytes: o.ChainBytes, DigestMin: o.DigestMin}
+	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.hooks.SeedBytes, ChainBytes: o.hooks.ChainBytes, DigestMin: o.DigestMin}
 }
 
 func (o Options) withDefaults() Options {
@@ -685,8 +679,8 @@ func (s *Store) GetMany(ids []ID) ([][]byte, error) {
 	return out, nil
 }
 
-// Get returns a fresh copy of the object's plaintext and its kind. Unless
-// Options.SkipVerify is set, the plaintext is checked against id.
+// Get returns a fresh copy of the object's plaintext and its kind, the
+// plaintext checked against id.
 func (s *Store) Get(id ID) ([]byte, Kind, error) {
 	return s.get(s, id)
 }
@@ -700,11 +694,11 @@ func (s *Store) get(r locator, id ID) ([]byte, Kind, error) {
 		return b, k, nil
 	}
 	budget := maxDecodes
-	b, k, fr, err := s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
+	b, k, fr, err := s.object(r, id, s.opts.MaxChain, &budget, true)
 	if err != nil && s.healIndexes() {
 		// A damaged index entry may have hidden or misplaced it.
 		budget = maxDecodes
-		b, k, fr, err = s.object(r, id, s.opts.MaxChain, &budget, !s.opts.SkipVerify)
+		b, k, fr, err = s.object(r, id, s.opts.MaxChain, &budget, true)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("get %s: %w", id, err)

@@ -1,0 +1,33 @@
+// Package testhooks holds what tests of the archive's packages set on a
+// pack writer and no caller should: fault injection, and the bounds of
+// chunk seeding and of chains of frames that make small archives
+// exercise them. pack.Options carries them unexported
+// (pack.Options.SetTestHooks); being internal to dedupe/, this package
+// cannot be named, so the hooks cannot be set, from outside the
+// archive's own packages and their tests.
+package testhooks
+
+// Pack are a pack writer's test hooks. The zero value sets none.
+type Pack struct {
+	// Faults, when set, is called before the writer writes a frame to a
+	// pack, syncs a pack, writes or syncs an index or a parity sidecar
+	// (repair's included), and writes, syncs or renames a commit file,
+	// with the operation ("write", "sync", "rename") and the file's path;
+	// an error it returns fails the operation as the system's would (a
+	// full disk, EIO). Nil costs nothing.
+	Faults func(op, path string) error
+	// SeedBytes bounds the chunks of the archive's last frames that a
+	// commit's chunk writer reads back into its table when it starts
+	// (chunk.Options.SeedBytes: 0 the default, 32 MiB; negative none).
+	// An archive setting (pack.Settings): recorded when the archive is
+	// created, and from the next commit on when given to a writer of an
+	// existing one.
+	SeedBytes int
+	// ChainBytes bounds a chain of frames of chunks (chunk.Options,
+	// docs/FORMAT.md "Chains of frames of chunks"): 0 the default (the
+	// 4 MiB frame), negative no chains. A frame that extends a chain costs
+	// the indexing of the chain as its dictionary at level 19 (about 0.5 s
+	// for 4 MiB): tests that commit every few KiB bound it lower. An
+	// archive setting, as SeedBytes.
+	ChainBytes int
+}
