@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-serve fuzz npm clean test-beam bench-beam
+.PHONY: all build run test test-short vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-serve fuzz npm clean test-beam bench-beam
 
 all: build
 
@@ -96,13 +96,14 @@ unit-short:
 race:
 	$(GO) test -race -short -count=1 -timeout 25m $(RACE_PKGS)
 
-# make test is what a change is checked with before it lands; make
-# test-all, what CI runs (.ci/run), adds the corpus checks and the Beam
-# module (issue 37: the whole took about 84 minutes on 2 loaded cores;
-# docs/BENCHMARKS.md "make test" has the figures).
-test: vet lint npm unit-short race
+# make test is the README's test command and what CI runs (.ci/run):
+# every test in full, the race detector, the Beam module. make
+# test-short is the quick loop while working: the same without the
+# checks that read ../shared/corpus and without the Beam module
+# (docs/BENCHMARKS.md "make test" has the figures).
+test: vet lint npm unit race test-beam
 
-test-all: vet lint npm unit race test-beam
+test-short: vet lint npm unit-short race
 
 # The fault suite (issue 34): 100 faults, one per trial, on the files of
 # an archive with parity (flips, bursts of 4 KiB up to 3 % of the file,
