@@ -18,19 +18,38 @@ const walkDirPrefix = "blockwarc-walk-"
 // process left (RemoveStaleWalkDirs): the kernel drops it when the
 // process dies.
 func makeWalkDir(parent string) (string, func(), error) {
-	dir, err := os.MkdirTemp(parent, walkDirPrefix)
+	return MakeLockedTemp(parent, walkDirPrefix)
+}
+
+// MakeLockedTemp creates a private directory under parent (os.TempDir()
+// when empty), its name prefix and random characters, and holds an
+// exclusive lock on it until release, which also removes it: one that a
+// killed process left is told apart by RemoveStaleTemp (the kernel drops
+// the lock when the process dies). Walk's directories are made by it.
+func MakeLockedTemp(parent, prefix string) (string, func(), error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	// Made under a name RemoveStaleTemp does not match, locked, then
+	// renamed to its own: a RemoveStaleTemp running at the same time
+	// never sees it unlocked.
+	made, err := os.MkdirTemp(parent, "."+prefix)
 	if err != nil {
 		return "", nil, fmt.Errorf("create temp dir: %w", err)
 	}
-	f, err := os.Open(dir)
+	f, err := os.Open(made)
 	if err == nil {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	dir := filepath.Join(parent, strings.TrimPrefix(filepath.Base(made), "."))
+	if err == nil {
+		err = os.Rename(made, dir)
 	}
 	if err != nil {
 		if f != nil {
 			f.Close()
 		}
-		os.RemoveAll(dir)
+		os.RemoveAll(made)
 		return "", nil, fmt.Errorf("lock temp dir: %w", err)
 	}
 	return dir, func() {
@@ -45,6 +64,13 @@ func makeWalkDir(parent string) (string, func(), error) {
 // runs in the archive, calls it at its start. It returns the directories
 // removed.
 func RemoveStaleWalkDirs(dir string) ([]string, error) {
+	return RemoveStaleTemp(dir, walkDirPrefix)
+}
+
+// RemoveStaleTemp removes from dir the directories MakeLockedTemp made
+// with prefix that no live process holds locked. It returns the
+// directories removed.
+func RemoveStaleTemp(dir, prefix string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -52,7 +78,7 @@ func RemoveStaleWalkDirs(dir string) ([]string, error) {
 	var removed []string
 	var errs []error
 	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), walkDirPrefix) {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())

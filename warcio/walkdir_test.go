@@ -40,3 +40,47 @@ func TestRemoveStaleWalkDirs(t *testing.T) {
 		t.Errorf("released walk dir kept: %v", err)
 	}
 }
+
+// TestMakeLockedTempRace: a directory MakeLockedTemp is making while
+// another process or goroutine removes stale ones (the shards of a
+// pipeline starting at once on one worker) is never taken for stale:
+// made under another name, it is locked before it bears the prefix.
+func TestMakeLockedTempRace(t *testing.T) {
+	parent := t.TempDir()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				RemoveStaleTemp(parent, "race-")
+			}
+		}
+	}()
+	var releases []func()
+	for i := range 300 {
+		dir, release, err := MakeLockedTemp(parent, "race-")
+		if err != nil {
+			close(stop)
+			<-done
+			t.Fatalf("make %d: %v", i, err)
+		}
+		releases = append(releases, release)
+		if _, err := os.Stat(dir); err != nil {
+			close(stop)
+			<-done
+			t.Fatalf("made %d, then removed as stale: %v", i, err)
+		}
+	}
+	close(stop)
+	<-done
+	for _, r := range releases {
+		r()
+	}
+	if left, _ := os.ReadDir(parent); len(left) != 0 {
+		t.Errorf("%d directories left after their release", len(left))
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"compress/gzip"
 	"context"
@@ -118,18 +119,41 @@ func BenchmarkPipeline(b *testing.B) {
 		c := readCounters(b, counters, shards)
 		// The command on 1 core (1 lane) and on 2 (2 lanes): GOMAXPROCS
 		// alone does not bound it to one core (zstd and zlib run in C).
-		wall := func(cpus string, lanes int) time.Duration {
+		// Each run's own CPU (user+system of the process) and the share
+		// of the machine's two cores busy meanwhile (/proc/stat, every
+		// process): a run on two cores that used little more than one
+		// core while the machine was busy was held back by the other
+		// jobs, one that used one core while the machine idled by
+		// itself.
+		type wallRun struct {
+			wall, cpu time.Duration
+			busy      float64
+		}
+		wall := func(cpus string, lanes int) wallRun {
 			arch := filepath.Join(dir, fmt.Sprintf("beam-%dl.bwa", lanes))
 			args := append([]string{"-c", cpus, beamCmd(b), "-lanes", strconv.Itoa(lanes), "-shards", strconv.Itoa(shards), arch}, inputs...)
+			cmd := exec.Command("taskset", args...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			busy0, total0 := procStat(b)
 			t0 := time.Now()
-			if out, err := exec.Command("taskset", args...).CombinedOutput(); err != nil {
-				b.Fatalf("taskset %v: %v\n%s", args, err, out)
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("taskset %v: %v\n%s", args, err, out.String())
 			}
-			d := time.Since(t0)
+			r := wallRun{wall: time.Since(t0), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+			busy1, total1 := procStat(b)
+			r.busy = float64(busy1-busy0) / float64(max(total1-total0, 1))
 			sameArchive(b, arch, want, shards)
-			return d
+			return r
 		}
-		wall1, wall2 := wall("0", 1), wall("0,1", 2)
+		r1, r2 := wall("0", 1), wall("0,1", 2)
+		wall1, wall2 := r1.wall, r2.wall
+		b.ReportMetric(r1.cpu.Seconds(), "cpu-s-1w")
+		b.ReportMetric(r2.cpu.Seconds(), "cpu-s-2w")
+		b.ReportMetric(r1.cpu.Seconds()/r1.wall.Seconds(), "cores-used-1w")
+		b.ReportMetric(r2.cpu.Seconds()/r2.wall.Seconds(), "cores-used-2w")
+		b.ReportMetric(r1.busy, "machine-busy-1w")
+		b.ReportMetric(r2.busy, "machine-busy-2w")
 
 		// The steps one at a time, each timed.
 		steps := runSteps(b, defaults(filepath.Join(dir, "steps.bwa"), shards), inputs)
@@ -158,6 +182,7 @@ func BenchmarkPipeline(b *testing.B) {
 		b.ReportMetric(steps.speedup(64, 1), "model-64w-x")
 		b.ReportMetric(steps.speedup(64, 64/len(steps.shards)), "model-64w64s-x")
 		b.ReportMetric(float64(c.shuffle)/float64(c.stream), "shuffle-B/B")
+		b.Logf("per shard: record bytes %v, ingest CPU %v", c.perShard, secs(steps.shards))
 		b.Logf("steps' CPU: presorts %.1fs (%d files, their gzip members learnt), member searches apart %.1fs, shard ingests %v, tables %v, finalize %.1fs",
 			sum(steps.presort), len(steps.presort), sum(steps.learn), secs(steps.shards), secs(steps.tables), steps.finalize.Seconds())
 	}
@@ -206,6 +231,30 @@ func cliRun(b *testing.B, args []string) (time.Duration, int64) {
 		b.Fatalf("blockwarc ingest -json: %v: %s", err, out)
 	}
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), res.InputBytes
+}
+
+// procStat is the machine's busy and total CPU time so far (jiffies of
+// every core, /proc/stat's first line; idle and iowait are not busy).
+func procStat(tb testing.TB) (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	for i, f := range strings.Fields(line)[1:] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			tb.Fatalf("/proc/stat: %q", line)
+		}
+		if i >= 8 { // guest time, counted in user's already
+			break
+		}
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
 }
 
 // loadAvg is the machine's 1-minute load average.

@@ -72,6 +72,26 @@ func TestSharedFlags(t *testing.T) {
 		t.Errorf("-lanes 3: exit %d, %d lanes", code, cfg.Lanes)
 	}
 
+	// -fast as the CLI's: the fast tier's options.
+	cfg, _, code, msg = parse("-fast", "-policy", "fail", "a.bwa", "in")
+	v, _ = ingestflags.Flags{Commit: ingestflags.DefaultCommit, Mem: ingestflags.DefaultMem, Policy: "fail", Parity: true, Workers: 1, Fast: true}.Parse()
+	if got, want := cfg.options(context.Background()), v.Options(); code != 0 || !reflect.DeepEqual(got, want) || got.Pack.Level == 0 {
+		t.Fatalf("-fast: exit %d, options\n%+v\nwant\n%+v: %s", code, got, want, msg)
+	}
+	// -prove=false: refused as 'blockwarc ingest -shards N' refuses it,
+	// whatever -shards, and -help says why.
+	for _, shards := range []string{"1", "2"} {
+		if _, _, code, msg := parse("-prove=false", "-shards", shards, "a.bwa", "in"); code != exitUsage || !strings.Contains(msg, ingestflags.ErrProveSharded.Error()) {
+			t.Errorf("-prove=false -shards %s: exit %d, %q; want %d and %q", shards, code, msg, exitUsage, ingestflags.ErrProveSharded)
+		}
+	}
+	if cfg, _, code, msg := parse("-prove=true", "a.bwa", "in"); code != 0 || cfg.options(context.Background()).SkipOriginal {
+		t.Errorf("-prove=true: exit %d, %+v: %s", code, cfg.Ingest, msg)
+	}
+	if _, _, _, msg := parse("-help"); !strings.Contains(msg, "-prove=false\nis refused: the archive is sharded and 'blockwarc prove' does not read sharded") {
+		t.Errorf("-help does not say why -prove=false is refused:\n%s", msg)
+	}
+
 	for args, want := range map[string]string{
 		"-commit lots":     "bad -commit",
 		"-shard-mem 0":     "bad -shard-mem",

@@ -16,7 +16,10 @@
 // file system or one whose locks hold across hosts (README.md,
 // "blockwarc-beam"). The archive is built beside ARCHIVE and published by
 // one rename when every shard is written, so a failed or killed run
-// publishes nothing; run it again.
+// publishes nothing; run it again. -fast writes the fast tier as
+// 'blockwarc ingest -fast' does; -prove=false is refused, as 'blockwarc
+// ingest -shards N' refuses it, because 'blockwarc prove' does not read a
+// sharded archive yet.
 package main
 
 import (
@@ -70,13 +73,19 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 	tmp := fs.String("tmp", "", "`DIR` for the shard ingests' sort runs")
 	policy := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
 	lanes := fs.Int("lanes", runtime.GOMAXPROCS(0), "`N` lanes of each long step, run at once by runners that run a step's elements one after the other (Prism; default: this machine's cores)")
+	fast := fs.Bool("fast", false, "write frames at a fast zstd level (as blockwarc ingest -fast: the fast tier, 'blockwarc compact' writes the dense copy later)")
+	prove := fs.Bool("prove", true, "learn the zlib settings that restore each .warc.gz input bit for bit (as blockwarc ingest -prove); -prove=false is refused, as 'blockwarc ingest -shards N' refuses it: 'blockwarc prove', which would learn them later, does not read sharded archives yet")
 	replace := fs.Bool("replace", false, "replace ARCHIVE if it exists (atomically, once the new one is complete)")
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: blockwarc-beam [flags] ARCHIVE INPUT...\n\n"+
 			"Writes the sharded archive and tables 'blockwarc ingest -shards N ARCHIVE INPUT...'\n"+
 			"writes, as an Apache Beam pipeline (-runner prism by default: in this process).\n"+
-			"An existing sharded ARCHIVE is extended: its stored boundaries route the inputs.\n\n"+
+			"An existing sharded ARCHIVE is extended: its stored boundaries route the inputs.\n"+
+			"The flags blockwarc ingest has too (-level -commit -parity -policy -tmp -fast -prove,\n"+
+			"-shard-mem and -shard-workers for each shard) mean what they mean there. -prove=false\n"+
+			"is refused: the archive is sharded and 'blockwarc prove' does not read sharded\n"+
+			"archives yet (blockwarc ingest -shards N refuses it too).\n\n"+
 			"Exit status: 0 done, 1 failed (nothing published), 2 bad usage.\n\nFlags (Beam's too):\n")
 		fs.PrintDefaults()
 	}
@@ -88,10 +97,15 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 		return Config{}, nil, exitUsage
 	}
 	v, err := ingestflags.Flags{Level: *level, Commit: *commit, Mem: *mem, Policy: *policy,
-		Parity: *parity, TempDir: *tmp, Workers: *workers}.Parse()
+		Parity: *parity, TempDir: *tmp, Workers: *workers, Fast: *fast, SkipProof: !*prove}.Parse()
 	if e := (*ingestflags.Error)(nil); errors.As(err, &e) {
 		// This command's names for each shard's share.
 		e.Flag = cmp.Or(map[string]string{"mem": "shard-mem", "workers": "shard-workers"}[e.Flag], e.Flag)
+	}
+	if err == nil {
+		// The pipeline's archive is always sharded (a SHARDS manifest,
+		// even of one shard).
+		err = v.CheckShards(max(*shards, 2))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc-beam: %v\n", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -333,7 +334,12 @@ type presortFn struct{ Cfg Config }
 func (f *presortFn) ProcessElement(ctx context.Context, file string, emit func(fileRead)) error {
 	_, release := holdHeap(f.Cfg.Ingest.MemLimit, f.Cfg.Ingest.Workers, 1)
 	defer release()
-	p, sample, err := shard.Presort(ctx, file, f.Cfg.partsDir(), f.Cfg.options(ctx))
+	o, done, err := f.Cfg.private(ctx, "presort-")
+	if err != nil {
+		return err
+	}
+	defer done()
+	p, sample, err := shard.Presort(ctx, file, f.Cfg.partsDir(), o)
 	if err != nil {
 		return err
 	}
@@ -472,7 +478,11 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	if f.Cfg.Extend {
 		// In place, as 'blockwarc ingest' extends a shard: its commits
 		// are atomic, and a run again resumes from the last one.
-		o := f.Cfg.options(ctx)
+		o, done, err := f.Cfg.private(ctx, name+"-")
+		if err != nil {
+			return err
+		}
+		defer done()
 		if f.Cfg.FailShardOnce != "" && i == len(m.Shards)-1 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)
@@ -499,12 +509,13 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	// then copied beside the archive into a directory of this attempt's
 	// own and renamed to the shard's name: no two attempts, on any host,
 	// ever write into one directory of the shared file system.
-	local, err := os.MkdirTemp(f.Cfg.Ingest.TempDir, "blockwarc-beam-"+name+"-")
+	o, done, err := f.Cfg.private(ctx, name+"-")
 	if err != nil {
 		return fmt.Errorf("stage shard: %w", err)
 	}
-	defer os.RemoveAll(local)
-	st, err := shard.IngestParts(ctx, filepath.Join(local, name), m, i, inputs, parts, originals, f.Cfg.options(ctx))
+	defer done()
+	local := o.TempDir
+	st, err := shard.IngestParts(ctx, filepath.Join(local, name), m, i, inputs, parts, originals, o)
 	if err != nil {
 		return fmt.Errorf("shard %s: %w", name, err)
 	}
@@ -513,6 +524,7 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	if err := copyDir(filepath.Join(local, name), attempt); err != nil {
 		return fmt.Errorf("stage shard %s: %w", name, err)
 	}
+	at("shard-copied")
 	err = os.Rename(attempt, filepath.Join(staging, name))
 	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
 		// Another attempt of this shard finished first; its bytes are
@@ -525,6 +537,53 @@ func (f *ingestShardFn) ProcessElement(ctx context.Context, i int, files func(*s
 	log.Infof(ctx, "shard %s: %d records from %d files", name, st.Records, st.Files)
 	emitDone(ctx, st, shardDone{Shard: i, Boundaries: boundaries}, emit)
 	return nil
+}
+
+// reached, when set (by the kill test's helper process), is called at
+// the named points of the steps that publish: a test stops the process
+// there (kill -9) to check that no such moment leaves a published archive
+// unreadable or a run again unable to complete it.
+var reached func(point string)
+
+func at(point string) {
+	if reached != nil {
+		reached(point)
+	}
+}
+
+// localPrefix begins the names of the steps' private directories on a
+// worker's local disk (-tmp: Config.private).
+const localPrefix = "blockwarc-beam-step-"
+
+// private are the ingest options of a step with a private temporary
+// directory of its own in -tmp, locked while the step runs (and removed
+// by done): everything the step writes on the worker's local disk (the
+// sort runs of its walks, a shard written before it is copied, the
+// tables' spill files) goes in it, and what a killed step left there is
+// removed by the next step that starts on the worker (removeStale).
+func (c Config) private(ctx context.Context, name string) (o dedupe.Options, done func(), err error) {
+	removeStale(ctx, c.Ingest.TempDir)
+	dir, release, err := warcio.MakeLockedTemp(c.Ingest.TempDir, localPrefix+name)
+	if err != nil {
+		return dedupe.Options{}, nil, err
+	}
+	o = c.options(ctx)
+	o.TempDir = dir
+	return o, release, nil
+}
+
+// removeStale removes from the worker's -tmp what killed steps left
+// there: the local copies of shards and the sort runs of walks that no
+// live process holds (a worker killed never removes them).
+func removeStale(ctx context.Context, tmp string) {
+	tmp = cmp.Or(tmp, os.TempDir())
+	removed, err := warcio.RemoveStaleTemp(tmp, localPrefix)
+	for _, d := range removed {
+		log.Infof(ctx, "removed %s, left in %s by a killed run", d, tmp)
+	}
+	if err != nil {
+		log.Warnf(ctx, "blockwarc-beam: %v", err)
+	}
 }
 
 // emitDone counts a shard's input bytes and emits it written.
@@ -556,6 +615,11 @@ func (f *tablesFn) ProcessElement(ctx context.Context, d shardDone, emit func(sh
 	if err != nil {
 		return err
 	}
+	o, done, err := f.Cfg.private(ctx, fmt.Sprintf("tables-%04d-", i))
+	if err != nil {
+		return err
+	}
+	defer done()
 	a := shard.OpenShards(f.Cfg.root(), m, pack.Options{})
 	defer a.Close()
 	stage := f.Cfg.tablesStage(i)
@@ -568,7 +632,7 @@ func (f *tablesFn) ProcessElement(ctx context.Context, d shardDone, emit func(sh
 		return err
 	}
 	defer os.RemoveAll(attempt) // left only by a failed attempt
-	st, err := tables.BuildShard(ctx, a, i, tables.Options{Workers: max(f.Cfg.Ingest.Workers, 1), TempDir: f.Cfg.Ingest.TempDir}, w)
+	st, err := tables.BuildShard(ctx, a, i, tables.Options{Workers: max(f.Cfg.Ingest.Workers, 1), TempDir: o.TempDir}, w)
 	if err != nil {
 		w.Abort()
 		return fmt.Errorf("tables of shard %d: %w", i, err)
@@ -612,6 +676,7 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 		if err := shard.WriteManifest(staging, m); err != nil {
 			return err
 		}
+		at("manifest-staged")
 	}
 	// The tables record the commits they describe, as the CLI's do.
 	gen, err := generation(f.Cfg.root())
@@ -634,9 +699,11 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 			return errors.New("finalize: failed on purpose (FailFinalizeOnce)")
 		}
 	}
+	at("tables-adopted")
 	if err := parts.Close(); err != nil {
 		return err
 	}
+	at("tables-published")
 	// Every shard is written: the inputs' records are not read again.
 	if err := os.RemoveAll(f.Cfg.partsDir()); err != nil {
 		return err
@@ -648,9 +715,11 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 		log.Infof(ctx, "extended %s: %d shards, tables published", f.Cfg.Archive, len(m.Shards))
 		return nil
 	}
+	at("publishing")
 	if err := publish(staging, f.Cfg.Archive, f.Cfg.Replace); err != nil {
 		return err
 	}
+	at("published")
 	log.Infof(ctx, "published %s: %d shards", f.Cfg.Archive, len(m.Shards))
 	return nil
 }
@@ -678,6 +747,7 @@ func publish(staged, archive string, replace bool) error {
 	} else if err == nil {
 		err = unix.Renameat2(unix.AT_FDCWD, staged, unix.AT_FDCWD, archive, unix.RENAME_EXCHANGE)
 		if err == nil {
+			at("exchanged")
 			err = os.RemoveAll(staged)
 		}
 	}

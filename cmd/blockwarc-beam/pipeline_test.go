@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -28,6 +29,9 @@ import (
 
 func TestMain(m *testing.M) {
 	beam.Init()
+	if j := os.Getenv(killHelperEnv); j != "" {
+		os.Exit(runKillHelper(j)) // a process TestKilled kills
+	}
 	os.Exit(m.Run())
 }
 
@@ -158,23 +162,43 @@ func TestSameAsCLI(t *testing.T) {
 		inputs func(t *testing.T) []string
 		shards int // asked for
 		least  int // at least cut (the samples are of one host)
+		flags  []string
 	}{
-		{"samples-2", samples, 2, 2},
-		{"samples-3", samples, 3, 2},
+		{"samples-2", samples, 2, 2, nil},
+		{"samples-3", samples, 3, 2, nil},
+		// The fast tier, its flag parsed by both commands.
+		{"samples-2-fast", samples, 2, 2, []string{"-fast"}},
 		{"corpus-2sites-3", func(t *testing.T) []string {
 			return sharedtest.CorpusFiles(t, "ota-lovescout24", "ota-mektoube")
-		}, 3, 3},
+		}, 3, 3, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.inputs(t)
 			dir := t.TempDir()
 			want, got := filepath.Join(dir, "cli.bwa"), filepath.Join(dir, "beam.bwa")
-			cliIngest(t, want, c.shards, in)
-			if err := Run(context.Background(), defaults(got, c.shards), in, onPrism); err != nil {
+			cliIngest(t, want, c.shards, in, c.flags...)
+			cfg := defaults(got, c.shards)
+			if c.flags != nil {
+				var stderr bytes.Buffer
+				var code int
+				args := append(append([]string{"-shards", strconv.Itoa(c.shards), "-shard-mem", "256MiB", "-lanes", "2"}, c.flags...), got)
+				if cfg, _, code = parseArgs(flag.NewFlagSet("blockwarc-beam", flag.ContinueOnError), append(args, in...), &stderr); code != 0 {
+					t.Fatalf("blockwarc-beam %v: exit %d: %s", c.flags, code, stderr.String())
+				}
+			}
+			if err := Run(context.Background(), cfg, in, onPrism); err != nil {
 				t.Fatal(err)
 			}
 			sameArchive(t, got, want, c.least)
+			if c.flags != nil {
+				// The flags changed what is stored: not the default's bytes.
+				def := filepath.Join(dir, "default.bwa")
+				cliIngest(t, def, c.shards, in)
+				if maps.EqualFunc(files(t, got), files(t, def), bytes.Equal) {
+					t.Errorf("%v wrote the bytes of the defaults", c.flags)
+				}
+			}
 			if _, err := os.Stat(defaults(got, c.shards).staging()); !os.IsNotExist(err) {
 				t.Errorf("staging directory left after publishing (%v)", err)
 			}

@@ -19,8 +19,6 @@ import (
 	"github.com/blockwarc/blockwarc/export/columnar"
 	"github.com/blockwarc/blockwarc/export/report"
 	"github.com/blockwarc/blockwarc/warcio"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 const ingestAbout = `Create or extend the block-level delta archive ARCHIVE (a directory
@@ -118,7 +116,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// The flags blockwarc-beam shares make the options through one owner.
 	shared, err := ingestflags.Flags{Level: *level, Commit: *commitFlag, Mem: *memFlag, Policy: *policyFlag,
-		Parity: *withParity, TempDir: *tempDir, Workers: *workers}.Parse()
+		Parity: *withParity, TempDir: *tempDir, Workers: *workers, Fast: *fast, SkipProof: !*prove}.Parse()
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
 		return exitUsage
@@ -129,10 +127,6 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	opts.Pack.ChunkTable = *chunkTable
-	opts.SkipOriginal = !*prove
-	if *fast {
-		opts.Pack.Level = zstd.SpeedBetterCompression
-	}
 	switch *digestMin {
 	case "":
 	case "off":
@@ -151,8 +145,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if m, err := shard.ReadManifest(fs.Arg(0)); err == nil {
 		nShards = len(m.Shards) // an existing archive keeps its shards
 	}
-	if !*prove && nShards > 1 {
-		fmt.Fprintln(stderr, "blockwarc ingest: -prove=false is not supported for sharded archives yet ('blockwarc prove' reads one archive)")
+	if err := shared.CheckShards(nShards); err != nil {
+		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
 		return exitUsage
 	}
 	_, releaseHeap := ingestflags.HoldHeap(shared.MemLimit, *workers, nShards)

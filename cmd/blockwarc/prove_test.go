@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
 )
 
 // TestProveCLI: files ingested with -prove=false are not safe to delete
@@ -51,5 +53,19 @@ func TestProveCLI(t *testing.T) {
 	}
 	if code, out, _ := runCmd(t, "prove", bwa, coll); code != exitOK || !strings.Contains(out, ": 0 file(s) proven") {
 		t.Fatalf("second prove: exit %d:\n%s", code, out)
+	}
+}
+
+// TestProveFalseSharded: ingest -prove=false into a sharded archive is
+// refused (bad usage) with ingestflags' reason, the one blockwarc-beam
+// gives too: 'blockwarc prove' does not read sharded archives yet.
+func TestProveFalseSharded(t *testing.T) {
+	bwa := filepath.Join(t.TempDir(), "a.bwa")
+	code, _, stderr := runCmd(t, "ingest", "-prove=false", "-shards", "2", bwa, filepath.Join("..", "..", "testdata", "samples"))
+	if code != exitUsage || !strings.Contains(stderr, ingestflags.ErrProveSharded.Error()) {
+		t.Fatalf("exit %d, %q; want %d and %q", code, stderr, exitUsage, ingestflags.ErrProveSharded)
+	}
+	if _, err := os.Stat(bwa); !os.IsNotExist(err) {
+		t.Fatalf("the refused ingest left %s (%v)", bwa, err)
 	}
 }

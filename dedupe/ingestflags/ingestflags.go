@@ -8,6 +8,7 @@ package ingestflags
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"runtime/debug"
@@ -19,6 +20,8 @@ import (
 	"github.com/blockwarc/blockwarc/dedupe/shard"
 	"github.com/blockwarc/blockwarc/partition"
 	"github.com/blockwarc/blockwarc/warcio"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // The defaults both commands give their flags.
@@ -40,6 +43,13 @@ type Flags struct {
 	Parity  bool   // -parity
 	TempDir string // -tmp DIR
 	Workers int    // -workers N
+	// Fast is -fast: frames at klauspost's "better" zstd level (the fast
+	// tier), made dense later by 'blockwarc compact'.
+	Fast bool
+	// SkipProof is -prove=false: the gzip members' zlib settings are not
+	// learnt at ingest (rows "not examined"), 'blockwarc prove' learns
+	// them later. Zero, as every command but ingest has it: proven.
+	SkipProof bool
 }
 
 // Values are Flags parsed and checked: plain values, which a pipeline
@@ -52,6 +62,8 @@ type Values struct {
 	Workers     int
 	TempDir     string
 	Policy      warcio.Policy
+	Fast        bool // -fast
+	SkipProof   bool // -prove=false
 }
 
 // Error is a flag value Parse refuses; Flag is the flag's name in
@@ -65,7 +77,7 @@ func (e *Error) Error() string { return fmt.Sprintf("bad -%s %q: want %s", e.Fla
 
 // Parse checks f and parses its sizes and policy.
 func (f Flags) Parse() (Values, error) {
-	v := Values{Level: f.Level, NoParity: !f.Parity, Workers: f.Workers, TempDir: f.TempDir}
+	v := Values{Level: f.Level, NoParity: !f.Parity, Workers: f.Workers, TempDir: f.TempDir, Fast: f.Fast, SkipProof: f.SkipProof}
 	var err error
 	if v.MemLimit, err = ParseSize(f.Mem); err != nil || v.MemLimit <= 0 {
 		return Values{}, &Error{"mem", f.Mem, "a size such as 512MiB"}
@@ -97,7 +109,24 @@ func (v Values) Options() dedupe.Options {
 	}
 	o.Pack.NoParity = v.NoParity
 	o.Reader.Policy = v.Policy
+	o.SkipOriginal = v.SkipProof
+	if v.Fast {
+		o.Pack.Level = zstd.SpeedBetterCompression
+	}
 	return o
+}
+
+// ErrProveSharded refuses -prove=false for a sharded archive: 'blockwarc
+// prove', which learns later what it skips, reads one unsharded archive.
+var ErrProveSharded = errors.New("-prove=false is not supported for sharded archives yet ('blockwarc prove' reads one archive)")
+
+// CheckShards checks v for an ingest into an archive of shards shards:
+// ErrProveSharded when v skips the proof of a sharded one.
+func (v Values) CheckShards(shards int) error {
+	if v.SkipProof && shards > 1 {
+		return ErrProveSharded
+	}
+	return nil
 }
 
 // ParseSize reads a size: a byte count or a number (a fraction or an
