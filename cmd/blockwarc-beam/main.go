@@ -13,7 +13,7 @@
 // paths (a shared file system). A new archive's shards are written on
 // each worker's local disk (-tmp) and then published beside ARCHIVE;
 // extending an archive writes its shards in place, which needs a local
-// file system or one whose locks hold across hosts (README.md,
+// file system or one whose locks hold across hosts (docs/COMMANDS.md,
 // "blockwarc-beam"). The archive is built beside ARCHIVE and published by
 // one rename when every shard is written, so a failed or killed run
 // publishes nothing; run it again. -fast writes the fast tier as
