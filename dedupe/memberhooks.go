@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/semaphore"
 
@@ -49,11 +50,18 @@ type fileHook struct {
 	next   int64 // stored offset the next member must start at
 	tiled  bool
 	failed bool // the walk stopped feeding it (cancelled)
+	// settled is set once the search has an answer no later member can
+	// change (no zlib setting reproduces a member, damage, a read
+	// error): the walk then stops copying and queueing the file's
+	// members, which would be work on its path for nothing.
+	settled atomic.Bool
+	copied  atomic.Int64 // members queued (a test counts them)
 }
 
 type queued struct {
 	m    warcio.Member
 	cost int64
+	buf  *[]byte
 }
 
 func newMemberHooks(ctx context.Context, given map[string][]byte) *memberHooks {
@@ -81,7 +89,7 @@ func (hs *memberHooks) member(m warcio.Member) {
 			return
 		}
 	}
-	if h.failed {
+	if h.failed || h.settled.Load() {
 		return
 	}
 	cost := min(int64(len(m.Plain)), hookBytes)
@@ -89,9 +97,17 @@ func (hs *memberHooks) member(m warcio.Member) {
 		h.failed = true
 		return
 	}
-	m.Plain = append([]byte(nil), m.Plain...) // valid only during the call
-	h.q <- queued{m, cost}
+	// m.Plain is valid only during the call; the copy's buffer comes
+	// back to plainBufs once the search is done with it.
+	buf := plainBufs.Get().(*[]byte)
+	*buf = append((*buf)[:0], m.Plain...)
+	m.Plain = *buf
+	h.copied.Add(1)
+	h.q <- queued{m, cost, buf}
 }
+
+// plainBufs recycles the copies of members' decompressed bytes.
+var plainBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // start opens the file's hook; nil (learnt apart) when the file cannot
 // be opened again or the ingest is cancelled.
@@ -125,6 +141,12 @@ func (hs *memberHooks) start(file string) *fileHook {
 			if h.tiled {
 				h.member(j.m)
 				h.next = j.m.StoredEnd
+				if h.why != 0 || h.apart || h.err != nil {
+					h.settled.Store(true)
+				}
+			}
+			if cap(*j.buf) <= hookBytes {
+				plainBufs.Put(j.buf)
 			}
 			hs.bytes.Release(j.cost)
 		}

@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
@@ -127,4 +129,90 @@ func TestHookTiling(t *testing.T) {
 	if r := feed(0, true); r != nil {
 		t.Errorf("a walk that stopped: learnt %+v, want nothing", r)
 	}
+}
+
+// TestHookSettled: once a file's search has its answer (here: no zlib
+// setting reproduces a member Go's own deflater wrote), the walk stops
+// copying and queueing that file's members, and the answer is the one
+// a read of its own gives.
+func TestHookSettled(t *testing.T) {
+	if !zlibenc.Available {
+		t.Skip("no zlib in this build")
+	}
+	samples, err := filepath.Glob("../testdata/samples/*.warc.gz")
+	if err != nil || len(samples) == 0 {
+		t.Fatalf("sample crawls missing: %v", err)
+	}
+	members := walkMembers(t, samples[0], nil)
+	// The same records, each member deflated again by compress/gzip.
+	var file bytes.Buffer
+	for _, m := range members {
+		zw, _ := gzip.NewWriterLevel(&file, gzip.BestSpeed)
+		zw.Write(m.Plain)
+		zw.Close()
+	}
+	path := filepath.Join(t.TempDir(), "go-gzip.warc.gz")
+	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	members = walkMembers(t, path, file.Bytes())
+	hs := newMemberHooks(context.Background(), nil)
+	hs.member(members[0])
+	h := hs.open[path]
+	deadline := time.Now().Add(time.Minute)
+	for !h.settled.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the search never settled on a member zlib cannot write")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for _, m := range members[1:] {
+		hs.member(m)
+	}
+	if n := h.copied.Load(); n != 1 {
+		t.Errorf("%d of %d members copied and queued after the search settled on the first, want 1", n, len(members))
+	}
+	got := hs.finish(path).result()
+	apart, err := LearnOriginal(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || !bytes.Equal(got.encode(), apart) {
+		t.Errorf("settled search learnt %+v, want what a read of its own learns", got)
+	}
+	if got != nil && got.why != originalNoParams {
+		t.Errorf("why %d, want %d (no zlib setting)", got.why, originalNoParams)
+	}
+}
+
+// walkMembers is every gzip member the walk decompresses in path (data
+// its bytes, or nil to read them).
+func walkMembers(t *testing.T, path string, data []byte) []warcio.Member {
+	t.Helper()
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var members []warcio.Member
+	rd := warcio.NewReaderOptions(bytes.NewReader(data), path, warcio.Options{
+		MaxMemberPlain: maxMemberPlain, OnMember: func(m warcio.Member) {
+			m.Plain = bytes.Clone(m.Plain)
+			members = append(members, m)
+		}})
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, rec.Body)
+	}
+	if len(members) < 3 {
+		t.Fatalf("%s: %d gzip members, want several", path, len(members))
+	}
+	return members
 }
