@@ -17,6 +17,20 @@ import (
 // 100 bytes each): beyond it, the sample keeps a smaller share of keys.
 const maxSampleKeys = 1 << 20
 
+// recordWork is what a record costs an ingest beyond its block bytes
+// (headers parsed, modelled and catalogued, digests, a restore check),
+// in block bytes of the same cost: the sample weighs a key by the work
+// of its records, not their bytes, since a shard's ingest time is what
+// must come out even. Fitted on the four corpus sites replicated to 565
+// MB (make bench-beam): per shard, 0.012 CPU-seconds a record against
+// 0.48 a megabyte of blocks, so a record weighs about 25 KB. Cut by
+// bytes alone, the shard of the many small records took 1.4 times the
+// mean CPU.
+const recordWork = 25_000
+
+// work is a record's weight in the sample.
+func work(rec *warcio.Record) int64 { return rec.ContentLen + recordWork }
+
 // keyHash is a fixed (seedless) 64-bit FNV-1a of key: the sample must not
 // change from run to run.
 func keyHash(key string) uint64 {
@@ -29,8 +43,8 @@ func keyHash(key string) uint64 {
 	return h ^ h>>29
 }
 
-// sample is a byte-weighted sample of SURT keys: every key whose hash is
-// below limit, with the block bytes of its records. Which keys it holds
+// sample is a work-weighted sample of SURT keys: every key whose hash is
+// below limit, with the work of its records (block bytes plus recordWork each). Which keys it holds
 // depends only on the set of keys read, not on their order: the limit
 // halves whenever the sample outgrows maxSampleKeys, and a key dropped
 // then would be dropped whenever it came.
@@ -39,7 +53,7 @@ type sample struct {
 	limit uint64 // keys with keyHash < limit are sampled
 	cap   int    // the most keys held (maxSampleKeys)
 	bytes map[string]int64
-	total int64 // block bytes of every record read, sampled or not
+	total int64 // work of every record read, sampled or not
 }
 
 func (s *sample) add(key string, n int64) {
@@ -62,8 +76,9 @@ func (s *sample) add(key string, n int64) {
 
 // Boundaries chooses the first keys of shards 1..n-1 for the records of
 // inputs: it reads every record's key and block length (headers only,
-// files in parallel) into a byte-weighted sample and cuts it into n
-// ranges of about equal bytes (cut). Fewer boundaries come back when the
+// files in parallel) into a sample weighted by work (block bytes plus
+// recordWork a record) and cuts it into n ranges of about equal work
+// (cut). Fewer boundaries come back when the
 // inputs have fewer distinct places to cut.
 func Boundaries(ctx context.Context, inputs []string, n int, reader warcio.Options) ([]string, error) {
 	if n <= 1 {
@@ -120,11 +135,11 @@ func sampleFile(ctx context.Context, name string, o warcio.Options, s *sample) e
 		if err != nil {
 			return fmt.Errorf("sample shard keys: %s: %w", name, err)
 		}
-		s.add(warcio.SURT(rec.TargetURI), rec.ContentLen)
+		s.add(warcio.SURT(rec.TargetURI), work(rec))
 	}
 }
 
-// Sample is a byte-weighted sample of the SURT keys of some input files,
+// Sample is a work-weighted sample of the SURT keys of some input files,
 // as Boundaries collects it, in a form that can travel between processes:
 // a distributed ingest (cmd/blockwarc-beam) samples each file apart and
 // merges the samples. Which keys it holds depends only on the set of keys
@@ -135,8 +150,8 @@ type Sample struct {
 	// Thinned is how many times the key limit was halved: keys with
 	// keyHash < ^uint64(0)>>Thinned are held.
 	Thinned uint
-	Keys    map[string]int64 // block bytes of the held keys' records
-	Total   int64            // block bytes of every record read
+	Keys    map[string]int64 // work of the held keys' records (block bytes plus recordWork each)
+	Total   int64            // work of every record read
 }
 
 // SampleFile reads the keys and block lengths of the records of one
@@ -185,12 +200,14 @@ func host(key string) string {
 	return key
 }
 
-// cut splits the weighted keys into n ranges of about equal weight and
-// returns the first key of each range after the first. A cut falls
-// between two hosts, the host boundary nearest the ideal place, unless
-// the host the ideal place falls in is large (at least half a range):
-// then inside it, at the key there. The URLs of a small host stay
-// together, so that their shared blocks stay in one shard.
+// cut splits the weighted keys into n ranges and returns the first key of
+// each range after the first. The URLs of a small host (under half a
+// range) stay together, so that their shared blocks stay in one shard;
+// a large host is cut between its keys. The heaviest range is as light
+// as any such split allows (a collection of few heavy URLs, where cutting
+// at the ideal places leaves one shard a whole URL heavier than the
+// others, is balanced too); among such splits, each cut is the one
+// nearest an equal share of what remains.
 func cut(weights map[string]int64, n int) []string {
 	keys := make([]string, 0, len(weights))
 	var total int64
@@ -202,61 +219,99 @@ func cut(weights map[string]int64, n int) []string {
 		return nil
 	}
 	slices.Sort(keys)
-	// Host spans: hostStart[i] is the index of the first key of key i's
-	// host; hostW the weight of each host, by its first key's index.
-	hostStart := make([]int, len(keys))
-	hostW := map[int]int64{}
-	for i, k := range keys {
-		if i > 0 && host(k) == host(keys[i-1]) {
-			hostStart[i] = hostStart[i-1]
-		} else {
-			hostStart[i] = i
-		}
-		hostW[hostStart[i]] += weights[k]
-	}
-	cum := make([]int64, len(keys)+1) // weight before key i
-	for i, k := range keys {
-		cum[i+1] = cum[i] + weights[k]
+	// Units: a small host's keys together, each key of a large one.
+	hostW := map[string]int64{}
+	for _, k := range keys {
+		hostW[host(k)] += weights[k]
 	}
 	per := total / int64(n)
-	var out []string
-	for j := 1; j < n; j++ {
-		target := total * int64(j) / int64(n)
-		// i: the key the target falls in.
-		i := max(0, min(len(keys)-1, sortSearch(cum[1:], target)))
-		at := i
-		if hs := hostStart[i]; hostW[hs] < per/2 {
-			// A small host: cut at its start or at the next host's,
-			// whichever is nearer the target.
-			next := hs + 1
-			for next < len(keys) && hostStart[next] == hs {
-				next++
-			}
-			at = hs
-			if next < len(keys) && cum[next]-target < target-cum[hs] {
-				at = next
-			}
-			if next >= len(keys) {
-				at = hs
-			}
-		}
-		if at <= 0 || at >= len(keys) {
+	var first []int // index in keys of each unit's first key
+	var uw []int64  // each unit's weight
+	for i, k := range keys {
+		if i > 0 && host(k) == host(keys[i-1]) && hostW[host(k)] < per/2 {
+			uw[len(uw)-1] += weights[k]
 			continue
 		}
-		if b := keys[at]; len(out) == 0 || b > out[len(out)-1] {
-			out = append(out, b)
+		first = append(first, i)
+		uw = append(uw, weights[k])
+	}
+	cum := make([]int64, len(uw)+1) // weight before unit i
+	for i, w := range uw {
+		cum[i+1] = cum[i] + w
+	}
+	capW := minMaxRange(uw, cum, n)
+	// parts[i]: ranges of at most capW the units from i need, packed
+	// greedily (the fewest possible); parts[len] = 0.
+	parts := make([]int, len(uw)+1)
+	for i, e := len(uw)-1, len(uw); i >= 0; i-- {
+		for cum[e]-cum[i] > capW {
+			e--
 		}
+		parts[i] = 1 + parts[e]
+	}
+	var out []string
+	pos := 0
+	for j := 1; j < n && pos < len(uw)-1; j++ {
+		left := n - j // ranges after this one
+		// e (the next range's first unit) may go from lo, the first that
+		// leaves what follows packable into left ranges, to hi, the last
+		// that keeps this range within capW ...
+		lo := pos + 1
+		for lo < len(uw) && parts[lo] > left {
+			lo++
+		}
+		if lo >= len(uw) {
+			break
+		}
+		// ... and leaves a unit for each range after it, so that every
+		// shard gets keys while there are enough.
+		hi := lo
+		for hi+1 <= len(uw)-left && cum[hi+1]-cum[pos] <= capW {
+			hi++
+		}
+		target := cum[pos] + (total-cum[pos])/int64(left+1)
+		e := lo
+		for e < hi && absDiff(cum[e+1], target) <= absDiff(cum[e], target) {
+			e++
+		}
+		out = append(out, keys[first[e]])
+		pos = e
 	}
 	return out
 }
 
-// sortSearch is the first index i with xs[i] > v (xs ascending).
-func sortSearch(xs []int64, v int64) int {
-	i, _ := slices.BinarySearchFunc(xs, v, func(x, v int64) int {
-		if x <= v {
-			return -1
+// minMaxRange is the least weight w such that the units split into at
+// most n contiguous ranges of weight at most w each.
+func minMaxRange(uw, cum []int64, n int) int64 {
+	fits := func(w int64) bool {
+		ranges, acc := 1, int64(0)
+		for _, x := range uw {
+			if x > w {
+				return false
+			}
+			if acc+x > w {
+				ranges++
+				acc = 0
+			}
+			acc += x
 		}
-		return 1
-	})
-	return i
+		return ranges <= n
+	}
+	lo, hi := int64(0), cum[len(cum)-1]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
 }

@@ -3,7 +3,10 @@ package shard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,13 +132,73 @@ func TestCutHosts(t *testing.T) {
 	if got := cut(w, 2); !slices.Equal(got, []string{"com,c)/1"}) {
 		t.Errorf("cut small hosts: %q", got)
 	}
-	big := map[string]int64{"com,a)/1": 1, "com,big)/1": 100, "com,big)/2": 100, "com,big)/3": 100, "com,z)/": 1}
-	// The ideal cut (151) falls inside host big (300 ≥ half a shard): cut there.
-	if got := cut(big, 2); !slices.Equal(got, []string{"com,big)/2"}) {
+	big := map[string]int64{"com,a)/1": 1, "com,big)/1": 100, "com,big)/2": 100, "com,big)/3": 100, "com,big)/4": 100, "com,z)/": 1}
+	// Host big (400 ≥ half a shard) is cut between its keys: 201 | 201.
+	if got := cut(big, 2); !slices.Equal(got, []string{"com,big)/3"}) {
 		t.Errorf("cut a large host: %q", got)
 	}
 	if got := cut(map[string]int64{"com,a)/": 5}, 4); len(got) != 0 {
 		t.Errorf("one key cut into %q", got)
+	}
+}
+
+// TestCutMinMax: the heaviest range is as light as any split of the
+// keys allows (brute force over every split of a few keys), and every
+// shard gets a range while there are keys to give it. Cutting where an
+// equal share falls fails this: weights 30, 30, 30, 10 in two give 30 |
+// 70, where 60 | 40 is possible.
+func TestCutMinMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		nk, n := 2+rng.IntN(7), 2+rng.IntN(3)
+		w := map[string]int64{}
+		ws := make([]int64, nk)
+		for i := range ws {
+			ws[i] = 1 + rng.Int64N(100)
+			if rng.IntN(4) == 0 {
+				ws[i] *= 20 // a few heavy URLs
+			}
+			w[fmt.Sprintf("com,h)/%02d", i)] = ws[i]
+		}
+		if trial == 0 {
+			nk, n, ws = 4, 2, []int64{30, 30, 30, 10}
+			w = map[string]int64{"com,h)/00": 30, "com,h)/01": 30, "com,h)/02": 30, "com,h)/03": 10}
+		}
+		got := cut(w, n)
+		heaviest := func(bounds []int) int64 { // bounds: first key of ranges 1..
+			var m, acc int64
+			b := 0
+			for i, x := range ws {
+				if b < len(bounds) && i == bounds[b] {
+					m, acc = max(m, acc), 0
+					b++
+				}
+				acc += x
+			}
+			return max(m, acc)
+		}
+		var idx []int
+		for _, k := range got {
+			var i int
+			fmt.Sscanf(k, "com,h)/%d", &i)
+			idx = append(idx, i)
+		}
+		best := int64(math.MaxInt64)
+		// Every split into at most n ranges: a bit per place between keys.
+		for mask := 0; mask < 1<<(nk-1); mask++ {
+			var bounds []int
+			for i := 1; i < nk; i++ {
+				if mask&(1<<(i-1)) != 0 {
+					bounds = append(bounds, i)
+				}
+			}
+			if len(bounds) < n {
+				best = min(best, heaviest(bounds))
+			}
+		}
+		if h := heaviest(idx); h != best || len(got) != min(n, nk)-1 {
+			t.Fatalf("weights %v in %d: cut at %v, heaviest %d, %d ranges; best heaviest %d", ws, n, idx, h, len(got)+1, best)
+		}
 	}
 }
 
