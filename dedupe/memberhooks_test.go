@@ -36,9 +36,9 @@ func TestIngestInflatesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if testing.Short() {
-		// Under the race detector (make race): a few of each, enough
-		// for the hooks' goroutines to overlap.
+	if sharedtest.Short(t, "two samples, no interop files") {
+		// A few of each, enough for the hooks' goroutines to overlap
+		// (under the race detector too).
 		samples, interop = samples[:2], nil
 	}
 	files := append(slices.Clone(samples), interop...)

@@ -60,6 +60,19 @@ func Dir(tb testing.TB, sub ...string) string {
 	return d
 }
 
+// Short is testing.Short() for a check that -short cuts down rather
+// than skips (why: what it leaves out). It says so in the test's log
+// ("-short mode"), which is how make test-corpus knows to run the test
+// again in full (internal/testlog).
+func Short(tb testing.TB, why string) bool {
+	tb.Helper()
+	if testing.Short() {
+		tb.Logf("cut down in -short mode: %s", why)
+		return true
+	}
+	return false
+}
+
 // Optional is Dir for a test that has a fallback when the data is
 // missing (smaller inputs, fewer fuzz seeds): it returns the path of
 // ../shared/<sub...> and true, or, when that path does not exist, logs
