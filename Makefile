@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-serve fuzz npm clean test-beam bench-beam
+.PHONY: all build run test test-all test-corpus vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -177,6 +177,18 @@ test-beam:
 # (x-cli), in one run.
 bench-beam:
 	cd cmd/blockwarc-beam && $(GO) test -run '^$$' -bench Pipeline -benchtime $(BENCHTIME) -timeout 60m ./...
+
+# Issue 35's comparison: precision, recall and F1 of partition.MainText,
+# go-readability v2 and the page's whole visible text (the floor) on
+# each half of the article-extraction pages (the halves of
+# BenchmarkMainContent). cmd/blockwarc-compare is a module of its own:
+# go-readability is a comparison, never a requirement of blockwarc's
+# go.mod. Its metric tests run first. Needs ../shared; about half a
+# minute.
+ARTICLES := $(CURDIR)/../shared/testdata/article-extraction
+bench-compare:
+	@[ -f $(ARTICLES)/ground-truth.json ] || { echo "bench-compare: $(ARTICLES) not found: set up ../shared next to the repository" >&2; exit 1; }
+	cd cmd/blockwarc-compare && $(GO) test -count=1 . && $(GO) run . -dir $(ARTICLES)
 
 # Each fuzz target briefly (FUZZTIME per target).
 fuzz:
