@@ -34,7 +34,10 @@ type manifest struct {
 	// settings are the archive's (flags bit 1); nil in an archive
 	// created before settings were recorded.
 	settings *Settings
-	payload  []byte
+	// setAt is the generation of the settings object that holds
+	// settings again (settings field 4; 0: none written yet).
+	setAt   uint64
+	payload []byte
 }
 
 // idLen is the length of the archive's object ids: ShortID or 32.
@@ -56,7 +59,7 @@ func (m *manifest) encode() []byte {
 	var set []byte
 	if m.settings != nil {
 		flags |= flagSettings
-		set = m.settings.encode(nil)
+		set = m.settings.encode(nil, settingsFields, m.setAt)
 	}
 	b = le.AppendUint16(b, flags)
 	b = le.AppendUint64(b, m.seq)
@@ -131,11 +134,11 @@ func decodeManifest(b []byte, file string) (*manifest, error) {
 		return nil, err
 	}
 	if f&flagSettings != 0 {
-		set, err := decodeSettings(b[p : p+int(ns)])
+		set, at, err := decodeSettings(b[p : p+int(ns)])
 		if err != nil {
 			return nil, corrupt(file, int64(p), "%v", err)
 		}
-		m.settings = &set
+		m.settings, m.setAt = &set, at
 		p += int(ns)
 	}
 	m.payload = append([]byte(nil), b[p:p+int(nl)]...)

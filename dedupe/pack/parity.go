@@ -894,6 +894,9 @@ func (s *Store) verifyRedundancy(m *manifest, problem func(error)) {
 	if err := commitCopyProblem(s.dir); err != nil {
 		problem(err)
 	}
+	if err := s.settingsObjectProblem(m); err != nil {
+		problem(err)
+	}
 }
 
 // commitCopyProblem says what is wrong with COMMIT.copy as the replica

@@ -85,7 +85,7 @@ func TestPlaces(t *testing.T) {
 	if _, _, err := s.Get(PlaceID(1 << 40)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a place past the last chunk: %v", err)
 	}
-	// One index entry, the segment's.
+	// Two index entries: the segment's and the settings object's.
 	st, err := s.Stats()
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +94,8 @@ func TestPlaces(t *testing.T) {
 	for _, k := range st.Kinds {
 		n += k.Objects
 	}
-	if n != 1 {
-		t.Errorf("the indexes list %d objects, want the segment alone", n)
+	if n != 2 {
+		t.Errorf("the indexes list %d objects, want the segment and the settings object", n)
 	}
 	stp, err := s.StatsWith(ids)
 	if err != nil || stp.Kinds[KindBlock].Objects != 1 || stp.Kinds[KindPayload].Plain != int64(len(objs[4].data)) || stp.Kinds[KindBlock].Stored == 0 {

@@ -108,8 +108,10 @@ func packsOnDisk(dir string) ([]uint32, error) {
 // every pack file, up to the end of its last frame that checks; one
 // index rebuilt from those frames (as repair rebuilds a lost index); the
 // id length of the indexes that open (else short ids, what every writer
-// since short ids writes); no settings (the defaults from the next
-// commit on, as for an archive created before settings were recorded);
+// since short ids writes); the settings of the settings object of the
+// highest generation (none in an archive written before them: the
+// defaults from the next commit on, as for an archive created before
+// settings were recorded);
 // and the payload payload returns, given a view of the archive with that
 // list of files and no payload. check is then given the view with the
 // payload, and only when it returns nil is the commit published, as a
@@ -216,6 +218,9 @@ func RebuildCommit(dir string, opts Options, payload func(*Store) ([]byte, error
 		v, err := view(nm)
 		if err != nil {
 			return err
+		}
+		if set, at, ok := v.recordedSettings(); ok {
+			nm.settings, nm.setAt = &set, at
 		}
 		p, err := payload(v)
 		v.Close()

@@ -45,7 +45,11 @@ type Salvaged struct {
 // the objects in it are gone, and the caller names the captures that
 // needed them (dedupe.Archive.Verify).
 func Repair(dir string, opts Options) (RepairResult, error) {
-	return repair(dir, opts, false)
+	res, err := repair(dir, opts, false)
+	if err == nil && len(res.Lost) == 0 {
+		err = restoreSettings(dir, opts, &res)
+	}
+	return res, err
 }
 
 // RebuildIndexes is Repair that rebuilds the indexes from the packs'
@@ -574,7 +578,7 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 			return err
 		}
 	}
-	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, settings: m.settings, payload: m.payload}
+	nm := &manifest{seq: m.seq + 1, short: m.short, packs: m.packs, indexes: []fileRef{{num: num, size: size}}, settings: m.settings, setAt: m.setAt, payload: m.payload}
 	if s.beforePublish != nil {
 		// A commit made again (RebuildCommit): there is none to compare
 		// with, and it is published only once its payload checks.
@@ -745,7 +749,7 @@ func (s *Store) dropDamage(m *manifest, res *RepairResult, locs mapLocator, fram
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
-	nm := &manifest{seq: m.seq, short: m.short, indexes: m.indexes, settings: m.settings, payload: m.payload}
+	nm := &manifest{seq: m.seq, short: m.short, indexes: m.indexes, settings: m.settings, setAt: m.setAt, payload: m.payload}
 	next := m.packs[len(m.packs)-1].num + 1
 	var last uint32
 	for _, p := range m.packs {

@@ -3,6 +3,8 @@ package pack
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"path/filepath"
 
 	"github.com/blockwarc/blockwarc/dedupe/chunk"
 )
@@ -98,16 +100,21 @@ func (s Settings) override(o Settings) Settings {
 	return s
 }
 
-// settingsFields is how many fields this writer records; a reader
-// takes the fields it knows and ignores those after them.
-const settingsFields = 4
+// settingsFields is how many fields this writer records in COMMIT: the
+// four of Settings, then (field 4, since settings objects) the
+// generation of the settings object that holds them again. A reader
+// takes the fields it knows and ignores those after them, so older
+// readers read the first four as before.
+const settingsFields = 5
 
 // encode appends the settings: uvarint field count, then each field as
-// a zigzag varint, in the order of the struct.
-func (s Settings) encode(b []byte) []byte {
-	b = binary.AppendUvarint(b, settingsFields)
-	for _, v := range []int{s.ChunkTable, s.SeedBytes, s.ChainBytes, s.DigestMin} {
-		b = binary.AppendVarint(b, int64(v))
+// a zigzag varint, in the order of the struct, then at (the generation
+// whose commit wrote them as a settings object; 0: none) when fields is
+// 5. A settings object holds the first four alone.
+func (s Settings) encode(b []byte, fields int, at uint64) []byte {
+	b = binary.AppendUvarint(b, uint64(fields))
+	for _, v := range []int64{int64(s.ChunkTable), int64(s.SeedBytes), int64(s.ChainBytes), int64(s.DigestMin), int64(at)}[:fields] {
+		b = binary.AppendVarint(b, v)
 	}
 	return b
 }
@@ -115,22 +122,24 @@ func (s Settings) encode(b []byte) []byte {
 // maxSettings bounds the settings block of a COMMIT.
 const maxSettings = 4 << 10
 
-func decodeSettings(b []byte) (Settings, error) {
+// decodeSettings reads the settings and, from field 4, the generation
+// of their settings object (0 when none is recorded).
+func decodeSettings(b []byte) (Settings, uint64, error) {
 	n, w := binary.Uvarint(b)
 	if w <= 0 || n > 64 {
-		return Settings{}, errors.New("bad settings field count")
+		return Settings{}, 0, errors.New("bad settings field count")
 	}
 	b = b[w:]
 	vals := make([]int64, n)
 	for i := range vals {
 		v, w := binary.Varint(b)
 		if w <= 0 || v > 1<<40 || v < -1<<40 {
-			return Settings{}, errors.New("bad settings field")
+			return Settings{}, 0, errors.New("bad settings field")
 		}
 		vals[i], b = v, b[w:]
 	}
 	if len(b) != 0 {
-		return Settings{}, errors.New("bytes after the settings")
+		return Settings{}, 0, errors.New("bytes after the settings")
 	}
 	var s Settings
 	for i, p := range []*int{&s.ChunkTable, &s.SeedBytes, &s.ChainBytes, &s.DigestMin} {
@@ -139,9 +148,75 @@ func decodeSettings(b []byte) (Settings, error) {
 		}
 	}
 	if s.ChunkTable <= 0 {
-		return Settings{}, errors.New("settings: chunk table of no entries")
+		return Settings{}, 0, errors.New("settings: chunk table of no entries")
 	}
-	return s, nil
+	var at uint64
+	if len(vals) > 4 && vals[4] > 0 {
+		at = uint64(vals[4])
+	}
+	return s, at, nil
+}
+
+// settingsMagic begins a settings object: an object of kind KindOther,
+// stored whole (never by place, never chunked) so that an index rebuilt
+// from the frames names it, holding the settings a commit recorded
+// (docs/FORMAT.md "Settings object"): magic, uvarint generation of the
+// commit that wrote it, then the settings as COMMIT encodes them (four
+// fields). When both commit files are lost, the rebuilt commit takes
+// the settings of the one of the highest generation.
+const settingsMagic = "BWSE"
+
+// maxSettingsObject bounds what is read as a settings object.
+const maxSettingsObject = 256
+
+func settingsObject(s Settings, gen uint64) []byte {
+	b := binary.AppendUvarint([]byte(settingsMagic), gen)
+	return s.encode(b, 4, 0)
+}
+
+// isSettingsObject says whether an object of kind k with bytes data is
+// a settings object (stored whole).
+func isSettingsObject(k Kind, data []byte) bool {
+	return k == KindOther && len(data) <= maxSettingsObject && string(data[:min(len(data), len(settingsMagic))]) == settingsMagic
+}
+
+func decodeSettingsObject(b []byte) (Settings, uint64, error) {
+	gen, w := binary.Uvarint(b[len(settingsMagic):])
+	if w <= 0 || gen == 0 {
+		return Settings{}, 0, errors.New("settings object without a generation")
+	}
+	s, _, err := decodeSettings(b[len(settingsMagic)+w:])
+	return s, gen, err
+}
+
+// recordedSettings finds the settings objects the committed indexes
+// name and returns the settings of the one of the highest generation
+// (ok false when there is none: an archive written before them).
+// Objects that do not read are passed over: a commit that lost them
+// still holds the others.
+func (s *Store) recordedSettings() (set Settings, gen uint64, ok bool) {
+	s.mu.RLock()
+	idx := s.idx
+	s.mu.RUnlock()
+	for _, ix := range idx {
+		var ids []ID
+		ix.scan(func(_ int64, e entry) error {
+			if e.kind == KindOther && e.len <= maxSettingsObject {
+				ids = append(ids, e.id)
+			}
+			return nil
+		}, nil)
+		for _, id := range ids {
+			b, k, err := s.Get(id)
+			if err != nil || !isSettingsObject(k, b) {
+				continue
+			}
+			if v, g, err := decodeSettingsObject(b); err == nil && g > gen {
+				set, gen, ok = v, g, true
+			}
+		}
+	}
+	return set, gen, ok
 }
 
 // Settings returns the settings the archive records (its defaults when
@@ -159,3 +234,53 @@ func (s *Store) Settings() Settings {
 // Settings returns the settings this writer stores by: the archive's,
 // with the ones its Options give explicitly.
 func (w *Writer) Settings() Settings { return w.set }
+
+// settingsObjectLost says whether m names a settings object that s
+// does not hold (its frame lost, or dropped by a repair).
+func (m *manifest) settingsObjectLost(s *Store) bool {
+	if m.settings == nil || m.setAt == 0 {
+		return false
+	}
+	ok, err := s.Has(s.Sum(settingsObject(*m.settings, m.setAt)))
+	return err == nil && !ok
+}
+
+// settingsObjectProblem is what Verify names when m's settings object
+// is lost: the redundancy of the settings, should both commit files go.
+func (s *Store) settingsObjectProblem(m *manifest) error {
+	if !m.settingsObjectLost(s) {
+		return nil
+	}
+	return &RedundancyError{File: filepath.Join(s.dir, commitName), Reason: fmt.Sprintf(
+		"the settings object of generation %d (the archive's settings kept in the packs) is missing: if COMMIT and COMMIT.copy were both lost, the settings would be; run blockwarc repair (it writes it again)", m.setAt)}
+}
+
+// restoreSettings writes the settings object again when the commit
+// in force names one that does not read, by a commit of the same
+// payload (Repair's last step, once nothing is lost).
+func restoreSettings(dir string, opts Options, res *RepairResult) error {
+	s, err := Open(dir, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	s.mu.RLock()
+	m := s.m
+	s.mu.RUnlock()
+	if !m.settingsObjectLost(s) {
+		return nil
+	}
+	if !hasParity(dir, m) {
+		s.opts.NoParity = true
+	}
+	w, err := s.Begin()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if err := w.Commit(m.payload); err != nil {
+		return err
+	}
+	res.Done = append(res.Done, fmt.Sprintf("the settings object of the archive was lost: written again (generation %d)", w.m.seq))
+	return nil
+}

@@ -28,8 +28,11 @@ type Writer struct {
 	lock *archiveLock
 	err  error
 
-	m         *manifest // last commit
-	set       Settings  // the archive's, resolved; recorded by every commit
+	m   *manifest // last commit
+	set Settings  // the archive's, resolved; recorded by every commit
+	// setLost: the settings object the last commit names does not
+	// read (lost with its frame): the next commit writes it again.
+	setLost   bool
 	nextIndex uint32
 	pack      *os.File // current pack, nil until the first frame
 	packNum   uint32
@@ -156,6 +159,7 @@ func (s *Store) Begin() (*Writer, error) {
 		w.set = *m.settings
 	}
 	w.set = w.set.override(s.opts.settings())
+	w.setLost = m.settingsObjectLost(s)
 	w.nextIndex = 1
 	if n := len(m.indexes); n > 0 {
 		w.nextIndex = m.indexes[n-1].num + 1
@@ -283,7 +287,10 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 	if _, ok := w.pending[id]; ok {
 		return id, false, nil
 	}
-	if w.places != nil && kind != KindVersionCatalog {
+	// The catalog and settings objects stay whole: an index rebuilt from
+	// the frames names them.
+	whole := kind == KindVersionCatalog || isSettingsObject(kind, data)
+	if w.places != nil && !whole {
 		if p, ok := w.places[id]; ok {
 			return p, false, nil
 		}
@@ -293,10 +300,10 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 	} else if ok {
 		return id, false, nil
 	}
-	if w.places != nil && kind != KindVersionCatalog {
+	if w.places != nil && !whole {
 		return w.addPlace(kind, data, id, base)
 	}
-	if w.cw != nil && kind != KindVersionCatalog {
+	if w.cw != nil && !whole {
 		// The catalog stays whole: finding a URL then decodes its
 		// segment alone.
 		return w.addChunked(kind, data, id, base)
@@ -499,6 +506,17 @@ func (w *Writer) Commit(payload []byte) error {
 	if len(payload) > maxPayload {
 		return fmt.Errorf("commit: payload of %d bytes over the limit of %d", len(payload), maxPayload)
 	}
+	set, setAt := w.set, w.m.setAt
+	if w.m.settings == nil || *w.m.settings != set || setAt == 0 || w.setLost {
+		// The settings are written again as an object whenever they
+		// change (and once in an archive that has none), so that a
+		// commit rebuilt after COMMIT and COMMIT.copy are both lost
+		// keeps them (docs/FORMAT.md "Settings object").
+		setAt = w.m.seq + 1
+		if _, _, err := w.add(KindOther, settingsObject(set, setAt), nil, false); err != nil {
+			return w.fail(err)
+		}
+	}
 	if w.cw != nil {
 		if err := w.cw.Flush(); err != nil {
 			return w.fail(err)
@@ -515,9 +533,8 @@ func (w *Writer) Commit(payload []byte) error {
 			return w.fail(fmt.Errorf("sync pack %d: %w", w.packNum, err))
 		}
 	}
-	set := w.set
 	m := &manifest{seq: w.m.seq + 1, short: w.m.short, payload: bytes.Clone(payload),
-		indexes: slices.Clone(w.m.indexes), settings: &set}
+		indexes: slices.Clone(w.m.indexes), settings: &set, setAt: setAt}
 	for _, p := range w.m.packs {
 		if n, ok := w.dirty[p.num]; ok {
 			p.size = n
@@ -596,7 +613,7 @@ func (w *Writer) Commit(payload []byte) error {
 		os.Remove(filepath.Join(w.s.dir, indexName(r.num)))
 		os.Remove(filepath.Join(w.s.dir, indexName(r.num)+".par"))
 	}
-	w.m = m
+	w.m, w.setLost = m, false
 	clear(w.pending)
 	clear(w.refs)
 	clear(w.dirty)
