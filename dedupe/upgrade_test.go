@@ -1,0 +1,106 @@
+package dedupe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+)
+
+// TestUpgradeGolden upgrades a copy of every golden archive of an older
+// catalog (testdata/vN.bwa): the result is current, verifies, holds the
+// old one's records byte for byte (recordSum, taken independently of
+// Upgrade's own check) and its input files that restored bit for bit.
+// The golden of the current catalog is current already, or is made so.
+func TestUpgradeGolden(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ver := oldestCatalog; ver <= catalogVersion; ver++ {
+		t.Run(fmt.Sprintf("v%d", ver), func(t *testing.T) {
+			arch := filepath.Join(t.TempDir(), "old.bwa")
+			if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", fmt.Sprintf("v%d.bwa", ver)))); err != nil {
+				t.Fatal(err)
+			}
+			old, err := Outdated(arch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ver < catalogVersion && len(old) == 0 {
+				t.Fatalf("catalog version %d archive taken for current", ver)
+			}
+			if ver == 7 {
+				// An interrupted ingest is refused, and upgraded once
+				// the ingest is run again to its end.
+				if _, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()}); err == nil || !strings.Contains(err.Error(), "interrupted") {
+					t.Fatalf("upgrade of an open ingest: %v, want refused", err)
+				}
+				// The catalog names inputs by repository-relative paths:
+				// so must the resumed ingest (TestReadOpenIngest).
+				t.Chdir(root)
+				in := "testdata/samples/ota-lovescout24-20220425123217.warc.gz"
+				if _, err := Ingest(context.Background(), arch, []string{in}, Options{CommitBytes: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantSum, wantN, wantExact := archiveFacts(t, arch)
+			st, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("v%d: %+v", ver, st.Outdated)
+			if st.Current != (len(old) == 0) {
+				t.Errorf("Current %v, outdated %q", st.Current, old)
+			}
+			if now, err := Outdated(arch); err != nil || len(now) > 0 {
+				t.Fatalf("after upgrade: outdated %q, %v", now, err)
+			}
+			if _, err := os.Stat(StagingDir(arch)); !os.IsNotExist(err) {
+				t.Errorf("staging directory left: %v", err)
+			}
+			gotSum, gotN, gotExact := archiveFacts(t, arch)
+			if gotSum != wantSum || gotN != wantN {
+				t.Errorf("records after upgrade: %d, want %d (or other bytes)", gotN, wantN)
+			}
+			for name := range wantExact {
+				if !gotExact[name] {
+					t.Errorf("%s restored bit for bit before the upgrade, not after", name)
+				}
+			}
+			if !st.Current && st.Records != wantN {
+				t.Errorf("upgrade checked %d records, want %d", st.Records, wantN)
+			}
+		})
+	}
+}
+
+// archiveFacts opens arch, verifies it, and returns its record digest
+// and the files that restore bit for bit.
+func archiveFacts(t *testing.T, arch string) ([4]uint64, int64, map[string]bool) {
+	t.Helper()
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	vst, err := a.Verify(func(p Problem) { t.Errorf("verify %s: %v", arch, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := map[string]bool{}
+	for _, c := range vst.Inputs {
+		if c.Original {
+			exact[c.File.Name] = true
+		}
+	}
+	sum, n, err := recordSum(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, n, exact
+}
