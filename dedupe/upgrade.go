@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
@@ -30,7 +31,7 @@ func Outdated(dir string) ([]string, error) {
 	}
 	defer a.Close()
 	if a.root.Open != nil {
-		old = append(old, "an ingest was interrupted (run it again to complete it)")
+		old = append(old, interrupted)
 	}
 	if v, ok := catalogHeader(a.store.Payload(), rootMagic); ok && v < catalogVersion {
 		old = append(old, fmt.Sprintf("catalog root is version %d (current %d)", v, catalogVersion))
@@ -55,6 +56,10 @@ func Outdated(dir string) ([]string, error) {
 	return old, nil
 }
 
+// interrupted is what Outdated says of an archive whose ingest was
+// interrupted: the new archive could not resume it, so upgrade refuses.
+const interrupted = "an ingest was interrupted (run it again to complete it)"
+
 // catalogHeader reads the version after a root's or segment's magic.
 func catalogHeader(b []byte, magic string) (uint64, bool) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
@@ -78,6 +83,76 @@ type UpgradeOptions struct {
 	// verified, before it takes the old one's place: what it writes
 	// there is published with it (the CLI's tables).
 	BeforeSwap func(newDir string) error
+	// Layout, when set, is how the archive is laid out in directories
+	// (package shard: the shards its manifest names); nil: one archive.
+	Layout *Layout
+}
+
+// Layout is how Upgrade reads and writes an archive made of several
+// ordinary archives (shards), which package shard knows and dedupe
+// does not.
+type Layout struct {
+	// Dirs are the ordinary archives in dir (each checked, locked).
+	Dirs func(dir string) ([]string, error)
+	// Open opens the archive in dir whole.
+	Open func(dir string) (*Archive, error)
+	// Ingest writes a new archive of the same layout as old into dir.
+	Ingest func(ctx context.Context, old, dir string, inputs []string, opts Options) (Stats, error)
+}
+
+// plainLayout is one ordinary archive.
+var plainLayout = &Layout{
+	Dirs: func(dir string) ([]string, error) { return []string{dir}, nil },
+	Open: func(dir string) (*Archive, error) { return Open(dir, pack.Options{}) },
+	Ingest: func(ctx context.Context, _, dir string, inputs []string, opts Options) (Stats, error) {
+		return Ingest(ctx, dir, inputs, opts)
+	},
+}
+
+// outdated is Outdated over every directory of the layout, each named
+// when there are several.
+func (l *Layout) outdated(dir string) ([]string, error) {
+	dirs, err := l.Dirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, d := range dirs {
+		old, err := Outdated(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range old {
+			if len(dirs) > 1 {
+				o = filepath.Base(d) + ": " + o
+			}
+			all = append(all, o)
+		}
+	}
+	return all, nil
+}
+
+// hold takes the writer lock of every directory of the layout.
+func (l *Layout) hold(dir string) (func(), error) {
+	dirs, err := l.Dirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	var rels []func()
+	release := func() {
+		for _, r := range rels {
+			r()
+		}
+	}
+	for _, d := range dirs {
+		r, err := pack.Hold(d)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		rels = append(rels, r)
+	}
+	return release, nil
 }
 
 // UpgradeStats says what Upgrade did.
@@ -121,11 +196,15 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 	var st UpgradeStats
 	dir = filepath.Clean(dir)
 	staging := StagingDir(dir)
-	old, err := Outdated(dir)
+	l := opts.Layout
+	if l == nil {
+		l = plainLayout
+	}
+	old, err := l.outdated(dir)
 	if err != nil {
 		return st, err
 	}
-	release, err := pack.Hold(dir)
+	release, err := l.hold(dir)
 	if err != nil {
 		if len(old) == 0 {
 			// A current archive a writer holds: nothing to do, and its
@@ -144,13 +223,13 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 		return st, nil
 	}
 	// Again under the lock: a writer may have finished meanwhile.
-	if old, err = Outdated(dir); err != nil || len(old) == 0 {
+	if old, err = l.outdated(dir); err != nil || len(old) == 0 {
 		st.Current = err == nil
 		return st, err
 	}
 	st.Outdated = old
 	for _, o := range old {
-		if o == "an ingest was interrupted (run it again to complete it)" {
+		if strings.HasSuffix(o, interrupted) {
 			return st, fmt.Errorf("upgrade %s: an ingest was interrupted: run it again to complete it, then upgrade", dir)
 		}
 	}
@@ -161,7 +240,7 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 		return st, fmt.Errorf("upgrade %s: %w", dir, err)
 	}
 	newDir := filepath.Join(staging, "new")
-	if err := rewrite(ctx, dir, newDir, staging, opts, &st); err != nil {
+	if err := rewrite(ctx, l, dir, newDir, staging, opts, &st); err != nil {
 		return st, fmt.Errorf("upgrade %s: %w", dir, err)
 	}
 	if opts.BeforeSwap != nil {
@@ -200,8 +279,20 @@ func removeStaging(staging string) (bool, error) {
 }
 
 // rewrite writes the new archive of dir to newDir and checks it.
-func rewrite(ctx context.Context, dir, newDir, staging string, opts UpgradeOptions, st *UpgradeStats) error {
-	a, err := Open(dir, pack.Options{})
+func rewrite(ctx context.Context, l *Layout, dir, newDir, staging string, opts UpgradeOptions, st *UpgradeStats) error {
+	dirs, err := l.Dirs(dir)
+	if err != nil {
+		return err
+	}
+	// The settings and the parity choice are the archive's (a sharded
+	// one's shards share them: one ingest's options created them).
+	s, err := pack.Open(dirs[0], pack.Options{})
+	if err != nil {
+		return err
+	}
+	settings := s.Settings()
+	s.Close()
+	a, err := l.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -213,8 +304,8 @@ func rewrite(ctx context.Context, dir, newDir, staging string, opts UpgradeOptio
 		return errors.New("the archive holds no input file")
 	}
 	ro := opts.Options
-	ro.Pack.KeepSettings(a.Store().Settings())
-	ro.Pack.NoParity = pack.WithoutParity(dir)
+	ro.Pack.KeepSettings(settings)
+	ro.Pack.NoParity = pack.WithoutParity(dirs[0])
 	tmp := filepath.Join(staging, "originals")
 	if opts.Originals != "" {
 		if tmp, err = os.MkdirTemp(opts.Originals, "blockwarc-upgrade-"); err != nil {
@@ -228,22 +319,22 @@ func rewrite(ctx context.Context, dir, newDir, staging string, opts UpgradeOptio
 	if err != nil {
 		return err
 	}
-	if st.Ingest, err = Ingest(ctx, newDir, paths, ro); err != nil {
+	if st.Ingest, err = l.Ingest(ctx, dir, newDir, paths, ro); err != nil {
 		return err
 	}
 	os.RemoveAll(tmp) // before the checks: the space is the new archive's
-	return checkUpgrade(a, newDir, st)
+	b, err := l.Open(newDir)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return checkUpgrade(a, b, st)
 }
 
 // checkUpgrade verifies the new archive and that it holds what the old
 // one a holds: every record, with the same SHA-256, and every input file
 // that restored bit for bit.
-func checkUpgrade(a *Archive, newDir string, st *UpgradeStats) error {
-	b, err := Open(newDir, pack.Options{})
-	if err != nil {
-		return err
-	}
-	defer b.Close()
+func checkUpgrade(a, b *Archive, st *UpgradeStats) error {
 	var first error
 	vst, err := b.Verify(func(p Problem) {
 		if first == nil {
