@@ -240,13 +240,14 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 		return st, fmt.Errorf("upgrade %s: %w", dir, err)
 	}
 	newDir := filepath.Join(staging, "new")
-	if err := rewrite(ctx, l, dir, newDir, staging, opts, &st); err != nil {
-		return st, fmt.Errorf("upgrade %s: %w", dir, err)
+	err = rewrite(ctx, l, dir, newDir, staging, opts, &st)
+	if err == nil && opts.BeforeSwap != nil {
+		err = opts.BeforeSwap(newDir)
 	}
-	if opts.BeforeSwap != nil {
-		if err := opts.BeforeSwap(newDir); err != nil {
-			return st, fmt.Errorf("upgrade %s: %w", dir, err)
-		}
+	if err != nil {
+		// The new archive is not swapped in: it goes, the old one stays.
+		os.RemoveAll(staging)
+		return st, fmt.Errorf("upgrade %s: %w", dir, err)
 	}
 	if err := exchange(newDir, dir); err != nil {
 		return st, fmt.Errorf("upgrade %s: swap in the new archive: %w", dir, err)
@@ -318,6 +319,9 @@ func rewrite(ctx context.Context, l *Layout, dir, newDir, staging string, opts U
 	paths, err := a.restoreInputs(ctx, tmp, &ro, true)
 	if err != nil {
 		return err
+	}
+	if upgradeTamper != nil {
+		upgradeTamper(paths)
 	}
 	if st.Ingest, err = l.Ingest(ctx, dir, newDir, paths, ro); err != nil {
 		return err
@@ -406,6 +410,10 @@ func recordSum(a *Archive) (sum [4]uint64, n int64, err error) {
 	})
 	return sum, n, err
 }
+
+// upgradeTamper, set by tests only, changes the restored input files
+// before they are ingested: a new archive that must fail the checks.
+var upgradeTamper func(paths []string)
 
 // syncDir makes a directory's entries durable.
 func syncDir(dir string) error {

@@ -1,6 +1,7 @@
 package dedupe
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -103,4 +104,61 @@ func archiveFacts(t *testing.T, arch string) ([4]uint64, int64, map[string]bool)
 		t.Fatal(err)
 	}
 	return sum, n, exact
+}
+
+// TestUpgradeChecks: a new archive that does not hold the old one's
+// records (its last restored input cut short before the ingest) is not
+// swapped in: Upgrade fails, the archive keeps every byte, and the
+// staging directory is gone.
+// v5's files never restored bit for bit: the records' check refuses it;
+// v6's do: the files' check refuses it first.
+func TestUpgradeChecks(t *testing.T) {
+	for _, c := range []struct{ ver, why string }{{"v5", "records"}, {"v6", "bit for bit"}} {
+		t.Run(c.ver, func(t *testing.T) { testUpgradeRefused(t, c.ver, c.why) })
+	}
+}
+
+func testUpgradeRefused(t *testing.T, ver, why string) {
+	arch := filepath.Join(t.TempDir(), "old.bwa")
+	if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", ver+".bwa"))); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	ents, _ := os.ReadDir(arch)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(arch, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[e.Name()] = b
+	}
+	upgradeTamper = func(paths []string) {
+		p := paths[len(paths)-1]
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Whole gzip members are dropped: the file still ingests.
+		if err := os.Truncate(p, fi.Size()/2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { upgradeTamper = nil }()
+	_, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()})
+	if err == nil || !strings.Contains(err.Error(), why) {
+		t.Fatalf("upgrade of a tampered rewrite: %v, want refused for its %s", err, why)
+	}
+	t.Logf("refused: %v", err)
+	for name, b := range before {
+		got, err := os.ReadFile(filepath.Join(arch, name))
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s changed by a refused upgrade (%v)", name, err)
+		}
+	}
+	if old, err := Outdated(arch); err != nil || len(old) == 0 {
+		t.Errorf("after a refused upgrade: outdated %q, %v; want the old archive", old, err)
+	}
+	if _, err := os.Stat(StagingDir(arch)); !os.IsNotExist(err) {
+		t.Errorf("staging left after a refused upgrade (%v)", err)
+	}
 }
