@@ -30,8 +30,14 @@ func runOut(t *testing.T, args ...string) (int, []byte, string) {
 // copyGolden copies dedupe/testdata/vN.bwa to a new directory.
 func copyGolden(t *testing.T, ver int) string {
 	t.Helper()
-	arch := filepath.Join(t.TempDir(), fmt.Sprintf("v%d.bwa", ver))
-	src := filepath.Join(sharedtest.RepoRoot(t), "dedupe", "testdata", fmt.Sprintf("v%d.bwa", ver))
+	return copyGoldenNamed(t, fmt.Sprintf("v%d", ver))
+}
+
+// copyGoldenNamed copies dedupe/testdata/NAME.bwa to a new directory.
+func copyGoldenNamed(t *testing.T, name string) string {
+	t.Helper()
+	arch := filepath.Join(t.TempDir(), name+".bwa")
+	src := filepath.Join(sharedtest.RepoRoot(t), "dedupe", "testdata", name+".bwa")
 	if err := os.CopyFS(arch, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +76,16 @@ func readerOutputs(t *testing.T, arch string) map[string][]byte {
 }
 
 // TestUpgradeGoldenArchives upgrades a copy of every golden archive of
-// an older format (dedupe/testdata/vN.bwa; v7's open ingest is
-// dedupe's TestUpgradeGolden): the result verifies, readers give the
-// same bytes (export-warc, cat of each URL's first and last capture,
-// ls), and a second upgrade finds it current and writes nothing.
+// an older format (dedupe/testdata/vN.bwa, and v6-shards.bwa, sharded;
+// v7's open ingest is dedupe's TestUpgradeGolden): the result verifies,
+// readers give the same bytes (export-warc, cat of each URL's first and
+// last capture, ls), a sharded one stays cut at the same keys, and a
+// second upgrade finds it current and writes nothing.
 func TestUpgradeGoldenArchives(t *testing.T) {
-	for _, ver := range []int{2, 3, 4, 5, 6, 8, 9} {
-		t.Run(fmt.Sprintf("v%d", ver), func(t *testing.T) {
-			arch := copyGolden(t, ver)
+	for _, name := range []string{"v2", "v3", "v4", "v5", "v6", "v8", "v9", "v6-shards"} {
+		t.Run(name, func(t *testing.T) {
+			arch := copyGoldenNamed(t, name)
+			shards, _ := os.ReadFile(filepath.Join(arch, "SHARDS"))
 			want := readerOutputs(t, arch)
 			code, out, errs := runOut(t, "upgrade", arch)
 			if code != exitOK || !bytes.Contains(out, []byte("upgraded")) {
@@ -91,6 +99,9 @@ func TestUpgradeGoldenArchives(t *testing.T) {
 				if !bytes.Equal(got[k], w) {
 					t.Errorf("%s differs after the upgrade (%d bytes, %d before)", k, len(got[k]), len(w))
 				}
+			}
+			if now, _ := os.ReadFile(filepath.Join(arch, "SHARDS")); !bytes.Equal(now, shards) {
+				t.Errorf("SHARDS %q after the upgrade, %q before", now, shards)
 			}
 			files := sharedtest.ArchiveFiles(t, arch)
 			code, out, _ = runOut(t, "upgrade", "-json", arch)
