@@ -204,6 +204,12 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 	if err != nil {
 		return st, err
 	}
+	if _, serr := os.Lstat(staging); len(old) == 0 && errors.Is(serr, os.ErrNotExist) {
+		// Current and nothing left over: not even the lock is taken
+		// (it would create LOCK where there is none).
+		st.Current = true
+		return st, nil
+	}
 	release, err := l.hold(dir)
 	if err != nil {
 		if len(old) == 0 {
