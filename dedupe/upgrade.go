@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Outdated names what in the archive in dir an older format wrote, or
@@ -224,6 +225,17 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 	if st.Leftovers, err = removeStaging(staging); err != nil {
 		return st, err
 	}
+	if opts.Originals != "" {
+		// A killed run's originals elsewhere: named after the archive.
+		if err := os.RemoveAll(originalsDir(dir, staging, opts.Originals)); err != nil {
+			return st, err
+		}
+	}
+	if opts.TempDir != "" {
+		// And its ingest's sort runs there (no live walk's: they are
+		// locked).
+		warcio.RemoveStaleWalkDirs(opts.TempDir)
+	}
 	if len(old) == 0 {
 		st.Current = true
 		return st, nil
@@ -313,12 +325,8 @@ func rewrite(ctx context.Context, l *Layout, dir, newDir, staging string, opts U
 	ro := opts.Options
 	ro.Pack.KeepSettings(settings)
 	ro.Pack.NoParity = pack.WithoutParity(dirs[0])
-	tmp := filepath.Join(staging, "originals")
-	if opts.Originals != "" {
-		if tmp, err = os.MkdirTemp(opts.Originals, "blockwarc-upgrade-"); err != nil {
-			return err
-		}
-	} else if err := os.Mkdir(tmp, 0o700); err != nil {
+	tmp := originalsDir(dir, staging, opts.Originals)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
@@ -415,6 +423,21 @@ func recordSum(a *Archive) (sum [4]uint64, n int64, err error) {
 		return nil
 	})
 	return sum, n, err
+}
+
+// originalsDir is where the input files of dir are restored: in the
+// staging directory, or under tmp in a directory named after dir's
+// absolute path, so that the next run finds what a killed one left.
+func originalsDir(dir, staging, tmp string) string {
+	if tmp == "" {
+		return filepath.Join(staging, "originals")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(tmp, fmt.Sprintf("blockwarc-upgrade-%x", sum[:8]))
 }
 
 // upgradeTamper, set by tests only, changes the restored input files

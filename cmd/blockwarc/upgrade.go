@@ -46,7 +46,7 @@ beside ARCHIVE.`
 
 func runUpgrade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("upgrade", "ARCHIVE", upgradeAbout, stderr)
-	tempDir := fs.String("tmp", "", "`DIR` for the restored input files and temporary sort runs (default: beside ARCHIVE)")
+	tempDir := fs.String("tmp", "", "`DIR` for the restored input files and temporary sort runs (default: the files beside ARCHIVE, the runs in the system's temporary directory)")
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the new archive is the same for any N)")
 	memFlag := fs.String("mem", ingestflags.DefaultMem, "`SIZE` of memory, as for ingest; it changes how fast, never what is stored")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")

@@ -339,7 +339,16 @@ func TestUpgradeKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		delay := time.Duration(rng.Int64N(int64(took) + 1))
-		cmd := exec.Command(bin, "upgrade", "-workers", "2", arch)
+		args := []string{"upgrade", "-workers", "2"}
+		tmp := ""
+		if trial%2 == 1 {
+			// The originals restored elsewhere: what a killed run left
+			// there goes too.
+			tmp = t.TempDir()
+			args = append(args, "-tmp", tmp)
+		}
+		args = append(args, arch)
+		cmd := exec.Command(bin, args...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -364,8 +373,13 @@ func TestUpgradeKill(t *testing.T) {
 		if out, err := exec.Command(bin, "verify", arch).CombinedOutput(); err != nil {
 			t.Fatalf("trial %d (kill after %v): verify: %v\n%s", trial, delay, err, out)
 		}
-		if out, err := exec.Command(bin, "upgrade", "-workers", "2", arch).CombinedOutput(); err != nil {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 			t.Fatalf("trial %d (kill after %v): re-run: %v\n%s", trial, delay, err, out)
+		}
+		if tmp != "" {
+			if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+				t.Errorf("trial %d: -tmp holds %s after the re-run", trial, ents[0].Name())
+			}
 		}
 		if d := diffArchives(sharedtest.ArchiveFiles(t, arch), refFiles); len(d) > 0 {
 			t.Errorf("trial %d (kill after %v): archive differs from one uninterrupted run: %v", trial, delay, d)
