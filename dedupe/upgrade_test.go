@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
@@ -161,4 +162,33 @@ func testUpgradeRefused(t *testing.T, ver, why string) {
 	if _, err := os.Stat(StagingDir(arch)); !os.IsNotExist(err) {
 		t.Errorf("staging left after a refused upgrade (%v)", err)
 	}
+}
+
+// BenchmarkUpgrade times Upgrade of testdata/v6.bwa against its baseline
+// in the same iterations: Compact of the same archive into a new one
+// (the same restore and ingest, without the checks and the swap). The
+// ratio is what verifying and swapping add.
+func BenchmarkUpgrade(b *testing.B) {
+	var up, co time.Duration
+	for range b.N {
+		b.StopTimer()
+		dir := b.TempDir()
+		arch := filepath.Join(dir, "old.bwa")
+		if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", "v6.bwa"))); err != nil {
+			b.Fatal(err)
+		}
+		opts := testOpts()
+		opts.Pack.NoParity = pack.WithoutParity(arch) // as Upgrade keeps it
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := Compact(context.Background(), arch, filepath.Join(dir, "copy.bwa"), opts); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()}); err != nil {
+			b.Fatal(err)
+		}
+		co, up = co+t1.Sub(t0), up+time.Since(t1)
+	}
+	b.ReportMetric(float64(up)/float64(co), "upgrade/compact")
 }
