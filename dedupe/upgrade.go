@@ -195,7 +195,12 @@ func StagingDir(dir string) string {
 // point leaves dir whole; the next run removes what it left.
 func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats, error) {
 	var st UpgradeStats
-	dir = filepath.Clean(dir)
+	// Through a symbolic link, the directory itself is swapped, not the
+	// link.
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return st, fmt.Errorf("open archive: %w", err)
+	}
 	staging := StagingDir(dir)
 	l := opts.Layout
 	if l == nil {

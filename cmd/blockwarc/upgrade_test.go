@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
@@ -391,5 +392,31 @@ func TestUpgradeKill(t *testing.T) {
 	t.Logf("%d of %d runs killed before they ended; %d left the new archive", killed, trials, sawNew)
 	if killed < trials/2 {
 		t.Errorf("only %d of %d runs were killed before they ended", killed, trials)
+	}
+}
+
+// TestUpgradeLocked: an archive a writer holds (an ingest running) is
+// not upgraded: upgrade fails naming the lock, and the archive and its
+// parent are left as they were.
+func TestUpgradeLocked(t *testing.T) {
+	arch := copyGolden(t, 5)
+	release, err := pack.Hold(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	before := treeState(t, filepath.Dir(arch))
+	code, out, errs := runOut(t, "upgrade", arch)
+	if code != exitFailure || !strings.Contains(errs, "lock") {
+		t.Errorf("upgrade of a locked archive: exit %d: %s%s", code, out, errs)
+	}
+	after := treeState(t, filepath.Dir(arch))
+	for p, v := range before {
+		if after[p] != v {
+			t.Errorf("%s changed", p)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("%d files and directories after, %d before", len(after), len(before))
 	}
 }
