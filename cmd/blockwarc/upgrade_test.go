@@ -77,13 +77,13 @@ func readerOutputs(t *testing.T, arch string) map[string][]byte {
 }
 
 // TestUpgradeGoldenArchives upgrades a copy of every golden archive of
-// an older format (dedupe/testdata/vN.bwa, and v6-shards.bwa, sharded;
+// an older format (dedupe/testdata/vN.bwa, and sharded-v6.bwa, sharded;
 // v7's open ingest is dedupe's TestUpgradeGolden): the result verifies,
 // readers give the same bytes (export-warc, cat of each URL's first and
 // last capture, ls), a sharded one stays cut at the same keys, and a
 // second upgrade finds it current and writes nothing.
 func TestUpgradeGoldenArchives(t *testing.T) {
-	for _, name := range []string{"v2", "v3", "v4", "v5", "v6", "v8", "v9", "v6-shards"} {
+	for _, name := range []string{"v2", "v3", "v4", "v5", "v6", "v8", "v9", "sharded-v6"} {
 		t.Run(name, func(t *testing.T) {
 			arch := copyGoldenNamed(t, name)
 			shards, _ := os.ReadFile(filepath.Join(arch, "SHARDS"))
