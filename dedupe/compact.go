@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Compact writes to dst a dense copy of the archive src: one ingest of
@@ -66,12 +67,30 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 		return st, fmt.Errorf("compact: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	// Each original in a directory of its own, numbered in input-table
-	// order: ingest takes its inputs in path order, so the copy lists
-	// them in src's order, and two inputs of one base name do not meet.
+	paths, err := a.restoreInputs(ctx, tmp, &opts, false)
+	if err != nil {
+		return st, fmt.Errorf("compact %s: %w", src, err)
+	}
+	return Ingest(ctx, dst, paths, opts)
+}
+
+// restoreInputs writes every input file of a into a directory of its
+// own under tmp, numbered in input-table order (ingest takes its inputs
+// in path order, so a copy lists them in a's order, and two inputs of
+// one base name do not meet), and sets opts to record each under its
+// row's name and its versions under their file's. A file that restores
+// bit for bit is written as given; with stream set, any other is
+// written as its decompressed stream (the records and gaps in order),
+// which the copy then describes as an uncompressed file: what upgrade
+// does for rows an older catalog knows less of.
+func (a *Archive) restoreInputs(ctx context.Context, tmp string, opts *Options, stream bool) ([]string, error) {
+	if err := a.loadFiles(); err != nil {
+		return nil, err
+	}
+	files := a.Files()
 	paths := make([]string, 0, len(files))
 	opts.rename, opts.rowNames = map[string]string{}, map[string]string{}
-	err = a.WalkSources(nil, func(f InputFile, vs []Version) error {
+	err := a.WalkSources(nil, func(f InputFile, vs []Version) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -80,7 +99,14 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 			return err
 		}
 		p := filepath.Join(d, filepath.Base(f.Name))
-		if err := writeOriginalFile(a, p, f, vs); err != nil {
+		var err error
+		if stream && !f.OriginalExact() {
+			p = filepath.Join(d, warcio.TrimCompressionSuffix(filepath.Base(f.Name)))
+			err = writeStreamFile(a, p, f, vs)
+		} else {
+			err = writeOriginalFile(a, p, f, vs)
+		}
+		if err != nil {
 			return err
 		}
 		paths = append(paths, p)
@@ -91,12 +117,29 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 		return nil
 	})
 	if err != nil {
-		return st, fmt.Errorf("compact %s: restore the input files: %w", src, err)
+		return nil, fmt.Errorf("restore the input files: %w", err)
 	}
 	if len(paths) != len(files) {
-		return st, fmt.Errorf("compact %s: %d of %d input files restored (the catalog names no path for the others); nothing was written", src, len(paths), len(files))
+		return nil, fmt.Errorf("%d of %d input files restored (the catalog names no path for the others); nothing was written", len(paths), len(files))
 	}
-	return Ingest(ctx, dst, paths, opts)
+	return paths, nil
+}
+
+// writeStreamFile restores input file f's decompressed stream to path p.
+func writeStreamFile(a *Archive, p string, f InputFile, vs []Version) error {
+	out, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(out, 1<<20)
+	_, err = a.WriteSource(bw, f, vs, nil)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeOriginalFile restores input file f to path p and checks it.

@@ -47,6 +47,7 @@ func commands() map[string]command {
 		"tables":  {"write an archive's Parquet/Arrow tables (ingest does it too)", runTables},
 		"report":  {"print the storage report of an archive (-html: with charts)", runReport},
 		"serve":   {"serve archives to replay: CDX Server API, raw captures, Memento", runServe},
+		"upgrade": {"rewrite an archive of an older development format at the current one, in place", runUpgrade},
 
 		"export-warc": {"re-export archived records as a per-record-gzip WARC", runExportWARC},
 		"export-wacz": {"package archived records as a WACZ (WARC, CDXJ index, pages) for replay tools", runExportWACZ},

@@ -42,6 +42,9 @@ const (
 
 	magic   = "BWPR"
 	version = 3 // version 1: one parity shard per stripe of up to 48; 2: 4 KiB sectors only (FORMAT.md "Changes")
+	// oldestWritten is the oldest version this writer still writes
+	// (ranges in 4 KiB sectors); an older sidecar is outdated.
+	oldestWritten = 2
 	// minUnit is the smallest sector a version 3 sidecar cuts a range
 	// into (units of SectorSize/2, /4, /8): a burst then costs its length
 	// rounded up to a unit rather than to 4 KiB.
@@ -91,17 +94,18 @@ func ParseSidecarName(sc string) (name string, off int64, ok bool) {
 
 // Sidecar is the decoded description of one protected range.
 type Sidecar struct {
-	Path   string // the sidecar file
-	Name   string // the protected file's name (same directory)
-	Off    int64  // range start in the protected file
-	Len    int64  // range length
-	sector int    // sector (and shard) size
-	k, m   int    // data and parity shards per stripe
-	n      int    // data sectors
-	s      int    // stripes
-	crcs   []uint32
-	parOff int64 // where the parity sectors start in the sidecar
-	g      geom
+	Path    string // the sidecar file
+	Name    string // the protected file's name (same directory)
+	Off     int64  // range start in the protected file
+	Len     int64  // range length
+	version int    // of the sidecar's layout
+	sector  int    // sector (and shard) size
+	k, m    int    // data and parity shards per stripe
+	n       int    // data sectors
+	s       int    // stripes
+	crcs    []uint32
+	parOff  int64 // where the parity sectors start in the sidecar
+	g       geom
 	// MetaDamaged: one of the two copies of the header and checksums
 	// failed its checks (the other served).
 	MetaDamaged bool
@@ -322,7 +326,7 @@ func encodeMeta(name string, off, l, unit int64, sector, s, k, m int, crcs []uin
 	b = append(b, magic...)
 	// Ranges cut in 4 KiB sectors stay version 2 (an older reader
 	// corrects them); only smaller units need version 3.
-	v, u := uint16(2), uint32(0)
+	v, u := uint16(oldestWritten), uint32(0)
 	if unit != SectorSize {
 		v, u = version, uint32(unit)
 	}
@@ -364,6 +368,10 @@ func Open(path string) (*Sidecar, error) {
 	sc.Path = path
 	return sc, nil
 }
+
+// Outdated says the sidecar is of a version this writer no longer
+// writes (blockwarc upgrade rewrites it).
+func (sc *Sidecar) Outdated() bool { return sc.version < oldestWritten }
 
 // OpenMeta is Open reading only the first copy of the meta block (what
 // a reader checking sectors needs: the checksums), not the parity
@@ -441,12 +449,13 @@ func decodeMetaIn(b []byte, size int64) (*Sidecar, error) {
 		return nil, errors.New("header checksum mismatch")
 	}
 	sc := &Sidecar{
-		sector: int(le.Uint32(b[8:])),
-		k:      int(le.Uint16(b[12:])),
-		m:      int(le.Uint16(b[14:])),
-		Off:    int64(le.Uint64(b[16:])),
-		Len:    int64(le.Uint64(b[24:])),
-		Name:   string(b[headSize : headSize+nl]),
+		version: int(v),
+		sector:  int(le.Uint32(b[8:])),
+		k:       int(le.Uint16(b[12:])),
+		m:       int(le.Uint16(b[14:])),
+		Off:     int64(le.Uint64(b[16:])),
+		Len:     int64(le.Uint64(b[24:])),
+		Name:    string(b[headSize : headSize+nl]),
 	}
 	if sc.Off < 0 || sc.Len <= 0 || sc.Len > maxSectors*SectorSize {
 		return nil, errors.New("bad range")

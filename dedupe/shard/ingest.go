@@ -177,22 +177,28 @@ func create(ctx context.Context, dir string, inputs []string, n int, opts dedupe
 	if err != nil {
 		return nil, err
 	}
+	return m, createShards(dir, m, opts.Pack)
+}
+
+// createShards makes dir an archive of m's shards, each empty, then
+// writes the manifest.
+func createShards(dir string, m *Manifest, opts pack.Options) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("create archive: %w", err)
+		return fmt.Errorf("create archive: %w", err)
 	}
 	for _, s := range m.Shards {
-		st, err := pack.Create(filepath.Join(dir, s.Name), opts.Pack)
+		st, err := pack.Create(filepath.Join(dir, s.Name), opts)
 		if errors.Is(err, fs.ErrExist) {
 			// Left by an attempt that stopped before its manifest was
 			// written: nothing was ingested into it.
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		st.Close()
 	}
-	return m, WriteManifest(dir, m)
+	return WriteManifest(dir, m)
 }
 
 // ingestShards ingests inputs into every shard of m, concurrent shards

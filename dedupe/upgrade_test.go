@@ -1,0 +1,194 @@
+package dedupe
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blockwarc/blockwarc/dedupe/pack"
+)
+
+// TestUpgradeGolden upgrades a copy of every golden archive of an older
+// catalog (testdata/vN.bwa): the result is current, verifies, holds the
+// old one's records byte for byte (recordSum, taken independently of
+// Upgrade's own check) and its input files that restored bit for bit.
+// The golden of the current catalog is current already, or is made so.
+func TestUpgradeGolden(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ver := oldestCatalog; ver <= catalogVersion; ver++ {
+		t.Run(fmt.Sprintf("v%d", ver), func(t *testing.T) {
+			arch := filepath.Join(t.TempDir(), "old.bwa")
+			if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", fmt.Sprintf("v%d.bwa", ver)))); err != nil {
+				t.Fatal(err)
+			}
+			old, err := Outdated(arch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ver < catalogVersion && len(old) == 0 {
+				t.Fatalf("catalog version %d archive taken for current", ver)
+			}
+			if ver == 7 {
+				// An interrupted ingest is refused, and upgraded once
+				// the ingest is run again to its end.
+				if _, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()}); err == nil || !strings.Contains(err.Error(), "interrupted") {
+					t.Fatalf("upgrade of an open ingest: %v, want refused", err)
+				}
+				// The catalog names inputs by repository-relative paths:
+				// so must the resumed ingest (TestReadOpenIngest).
+				t.Chdir(root)
+				in := "testdata/samples/ota-lovescout24-20220425123217.warc.gz"
+				if _, err := Ingest(context.Background(), arch, []string{in}, Options{CommitBytes: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantSum, wantN, wantExact := archiveFacts(t, arch)
+			st, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("v%d: %+v", ver, st.Outdated)
+			if st.Current != (len(old) == 0) {
+				t.Errorf("Current %v, outdated %q", st.Current, old)
+			}
+			if now, err := Outdated(arch); err != nil || len(now) > 0 {
+				t.Fatalf("after upgrade: outdated %q, %v", now, err)
+			}
+			if _, err := os.Stat(StagingDir(arch)); !os.IsNotExist(err) {
+				t.Errorf("staging directory left: %v", err)
+			}
+			gotSum, gotN, gotExact := archiveFacts(t, arch)
+			if gotSum != wantSum || gotN != wantN {
+				t.Errorf("records after upgrade: %d, want %d (or other bytes)", gotN, wantN)
+			}
+			for name := range wantExact {
+				if !gotExact[name] {
+					t.Errorf("%s restored bit for bit before the upgrade, not after", name)
+				}
+			}
+			if !st.Current && st.Records != wantN {
+				t.Errorf("upgrade checked %d records, want %d", st.Records, wantN)
+			}
+		})
+	}
+}
+
+// archiveFacts opens arch, verifies it, and returns its record digest
+// and the files that restore bit for bit.
+func archiveFacts(t *testing.T, arch string) ([4]uint64, int64, map[string]bool) {
+	t.Helper()
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	vst, err := a.Verify(func(p Problem) { t.Errorf("verify %s: %v", arch, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := map[string]bool{}
+	for _, c := range vst.Inputs {
+		if c.Original {
+			exact[c.File.Name] = true
+		}
+	}
+	sum, n, err := recordSum(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, n, exact
+}
+
+// TestUpgradeChecks: a new archive that does not hold the old one's
+// records (its last restored input cut short before the ingest) is not
+// swapped in: Upgrade fails, the archive keeps every byte, and the
+// staging directory is gone.
+// v5's files never restored bit for bit: the records' check refuses it;
+// v6's do: the files' check refuses it first.
+func TestUpgradeChecks(t *testing.T) {
+	for _, c := range []struct{ ver, why string }{{"v5", "records"}, {"v6", "bit for bit"}} {
+		t.Run(c.ver, func(t *testing.T) { testUpgradeRefused(t, c.ver, c.why) })
+	}
+}
+
+func testUpgradeRefused(t *testing.T, ver, why string) {
+	arch := filepath.Join(t.TempDir(), "old.bwa")
+	if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", ver+".bwa"))); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	ents, _ := os.ReadDir(arch)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(arch, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[e.Name()] = b
+	}
+	upgradeTamper = func(paths []string) {
+		p := paths[len(paths)-1]
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Whole gzip members are dropped: the file still ingests.
+		if err := os.Truncate(p, fi.Size()/2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { upgradeTamper = nil }()
+	_, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()})
+	if err == nil || !strings.Contains(err.Error(), why) {
+		t.Fatalf("upgrade of a tampered rewrite: %v, want refused for its %s", err, why)
+	}
+	t.Logf("refused: %v", err)
+	for name, b := range before {
+		got, err := os.ReadFile(filepath.Join(arch, name))
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s changed by a refused upgrade (%v)", name, err)
+		}
+	}
+	if old, err := Outdated(arch); err != nil || len(old) == 0 {
+		t.Errorf("after a refused upgrade: outdated %q, %v; want the old archive", old, err)
+	}
+	if _, err := os.Stat(StagingDir(arch)); !os.IsNotExist(err) {
+		t.Errorf("staging left after a refused upgrade (%v)", err)
+	}
+}
+
+// BenchmarkUpgrade times Upgrade of testdata/v6.bwa against its baseline
+// in the same iterations: Compact of the same archive into a new one
+// (the same restore and ingest, without the checks and the swap). The
+// ratio is what verifying and swapping add.
+func BenchmarkUpgrade(b *testing.B) {
+	var up, co time.Duration
+	for range b.N {
+		b.StopTimer()
+		dir := b.TempDir()
+		arch := filepath.Join(dir, "old.bwa")
+		if err := os.CopyFS(arch, os.DirFS(filepath.Join("testdata", "v6.bwa"))); err != nil {
+			b.Fatal(err)
+		}
+		opts := testOpts()
+		opts.Pack.NoParity = pack.WithoutParity(arch) // as Upgrade keeps it
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := Compact(context.Background(), arch, filepath.Join(dir, "copy.bwa"), opts); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := Upgrade(context.Background(), arch, UpgradeOptions{Options: testOpts()}); err != nil {
+			b.Fatal(err)
+		}
+		co, up = co+t1.Sub(t0), up+time.Since(t1)
+	}
+	b.ReportMetric(float64(up)/float64(co), "upgrade/compact")
+}
