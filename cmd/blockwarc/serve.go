@@ -7,11 +7,33 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/export/replay"
 )
+
+// serveHeap paces the collector by the server's memory, twice cache (the
+// cache, then as much again for requests in flight and their garbage),
+// instead of by its live heap: a server whose cache is not yet full has
+// a live heap of a few MB, which the default pacing collects every
+// 20-odd fetches. Each collection stops the world twice, and on a
+// machine an ingest keeps busy a stop waits for the scheduler to run
+// every thread of the process again: 50-100 ms pauses, the tail of the
+// fetches (issue 36, BenchmarkServeDuringIngest). A live heap past the
+// limit (many large records at once) is still collected, the runtime
+// then bounding the collector's share of the CPU. release restores the
+// process's settings.
+func serveHeap(cache int64) (release func()) {
+	limit := debug.SetMemoryLimit(2 * cache)
+	percent := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
+}
 
 const serveAbout = `Serve ARCHIVEs to a replay front end (pywb, a Wayback machine) over HTTP
 until interrupted:
@@ -31,13 +53,21 @@ until interrupted:
 
 The archives are opened read-only, as 'blockwarc cat' opens them, and kept
 open between requests: every request sees their last commit, also while
-an ingest extends them.`
+an ingest extends them. Frames decoded for one request are kept for the
+next ones, across commits, up to -cache bytes; the process's Go heap is
+held near twice -cache, the garbage of requests collected only there.`
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "ARCHIVE...", serveAbout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on")
+	cache := byteSize(pack.DefaultCacheBytes)
+	fs.Var(&cache, "cache", "decoded frames kept for later requests (`SIZE`: 1048576, 500KB, 64MiB); the heap is held near twice this")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	if cache < 1<<20 {
+		fmt.Fprintf(stderr, "blockwarc serve: -cache %d: want at least 1MiB\n", cache)
+		return exitUsage
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "blockwarc serve: want at least one ARCHIVE")
@@ -59,8 +89,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		a.Close()
 	}
+	defer serveHeap(int64(cache))()
 	srv := &replay.Server{
 		Dirs:  fs.Args(),
+		Cache: pack.NewCache(int64(cache)),
 		Warn:  func(s string) { logf("warning: %s", s) },
 		Error: func(err error) { logf("%v", err) },
 	}
