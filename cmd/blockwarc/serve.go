@@ -15,25 +15,33 @@ import (
 	"github.com/blockwarc/blockwarc/export/replay"
 )
 
-// serveHeap paces the collector by the server's memory, twice cache (the
-// cache, then as much again for requests in flight and their garbage),
-// instead of by its live heap: a server whose cache is not yet full has
-// a live heap of a few MB, which the default pacing collects every
-// 20-odd fetches. Each collection stops the world twice, and on a
+// serveHeap paces the collector by the server's memory (serveLimit: the
+// cache, then as much again, at least 64 MiB, for requests in flight and
+// their garbage) instead of by its live heap: a server whose cache is not
+// yet full has a live heap of a few MB, which the default pacing
+// collects every 20-odd fetches. Each collection stops the world twice, and on a
 // machine an ingest keeps busy a stop waits for the scheduler to run
 // every thread of the process again: 50-100 ms pauses, the tail of the
 // fetches (issue 36, BenchmarkServeDuringIngest). A live heap past the
 // limit (many large records at once) is still collected, the runtime
 // then bounding the collector's share of the CPU. release restores the
 // process's settings.
+//
+// The room beside the cache has a floor: under a limit of twice a small
+// cache (4 MiB for -cache 2MiB) the live heap of requests alone passed
+// it, and the collector ran without pause (1,433 collections during
+// BenchmarkServeDuringIngestSmallCache's 1,000 fetches).
 func serveHeap(cache int64) (release func()) {
-	limit := debug.SetMemoryLimit(2 * cache)
+	limit := debug.SetMemoryLimit(serveLimit(cache))
 	percent := debug.SetGCPercent(-1)
 	return func() {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	}
 }
+
+// serveLimit is the Go heap limit of a server whose cache holds cache bytes.
+func serveLimit(cache int64) int64 { return cache + max(cache, 64<<20) }
 
 const serveAbout = `Serve ARCHIVEs to a replay front end (pywb, a Wayback machine) over HTTP
 until interrupted:
@@ -55,13 +63,14 @@ The archives are opened read-only, as 'blockwarc cat' opens them, and kept
 open between requests: every request sees their last commit, also while
 an ingest extends them. Frames decoded for one request are kept for the
 next ones, across commits, up to -cache bytes; the process's Go heap is
-held near twice -cache, the garbage of requests collected only there.`
+held near -cache plus as much again (at least 64 MiB), the garbage of
+requests collected only there.`
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "ARCHIVE...", serveAbout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on")
 	cache := byteSize(pack.DefaultCacheBytes)
-	fs.Var(&cache, "cache", "decoded frames kept for later requests (`SIZE`: 1048576, 500KB, 64MiB); the heap is held near twice this")
+	fs.Var(&cache, "cache", "decoded frames kept for later requests (`SIZE`: 1048576, 500KB, 64MiB); the heap is held near this plus as much again, at least 64MiB")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -512,10 +512,10 @@ func TestServeKeepsFramesAcrossCommits(t *testing.T) {
 	}
 }
 
-// TestServeHeap: serve holds the heap near twice -cache, collecting only
-// there (a server's live heap is small, and each collection stops every
-// request), and gives the process its settings back when it stops; a
-// -cache below 1 MiB is a usage error.
+// TestServeHeap: serve holds the heap near -cache plus as much again, at
+// least 64 MiB, collecting only there (a server's live heap is small, and
+// each collection stops every request), and gives the process its
+// settings back when it stops; a -cache below 1 MiB is a usage error.
 func TestServeHeap(t *testing.T) {
 	percent0, limit0 := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
 	defer func() { debug.SetGCPercent(percent0); debug.SetMemoryLimit(limit0) }()
@@ -523,6 +523,12 @@ func TestServeHeap(t *testing.T) {
 	percent := debug.SetGCPercent(-1)
 	if limit := debug.SetMemoryLimit(-1); percent != -1 || limit != 128<<20 {
 		t.Errorf("while serving: GOGC %d, memory limit %d; want off and %d", percent, limit, 128<<20)
+	}
+	release()
+	// A small cache: room for requests all the same.
+	release = serveHeap(2 << 20)
+	if limit := debug.SetMemoryLimit(-1); limit != 66<<20 {
+		t.Errorf("-cache 2MiB: memory limit %d, want %d", limit, 66<<20)
 	}
 	release()
 	percent = debug.SetGCPercent(100)
