@@ -11,12 +11,15 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/export/replay"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
@@ -37,7 +40,25 @@ import (
 // process's CPU (clients and server) per fetch with no ingest, a figure
 // the machine's other load does not move. It fails when an ingest ends
 // before the last fetch, or before its captures show in the listing.
-func BenchmarkServeDuringIngest(b *testing.B) {
+//
+// The server runs as 'blockwarc serve' does (its cache at the default
+// cache, its heap paced by serveHeap), in this process. Each phase logs
+// what the server did: views opened (one per commit seen), bytes decoded
+// per fetch (decoded-MB/fetch, views: the figures of the fetches during
+// the ingest), what the cache holds, bytes allocated per fetch (the
+// clients' too), collections and their stop-the-world time, and how
+// many of the fetches slower than idle p99 overlapped a view's opening.
+func BenchmarkServeDuringIngest(b *testing.B) { serveDuringIngest(b, pack.DefaultCacheBytes, true) }
+
+// BenchmarkServeDuringIngestSmallCache is BenchmarkServeDuringIngest
+// (without the niced ingest) with a 2 MiB cache: less than the frames the
+// 1,000 fetches read (about 3.5 MB, which the default cache holds
+// whole), so fetches decode frames again while the ingest runs.
+func BenchmarkServeDuringIngestSmallCache(b *testing.B) { serveDuringIngest(b, 2<<20, false) }
+
+// serveDuringIngest runs the fetches of BenchmarkServeDuringIngest with
+// a server whose cache holds cache bytes, the niced ingest too if niceToo.
+func serveDuringIngest(b *testing.B, cache int64, niceToo bool) {
 	base := sharedtest.CorpusFiles(b, "ota-mektoube", "ota-lovescout24")
 	more := sharedtest.CorpusFiles(b, "ota-tinder")
 	nicedMore := sharedtest.CorpusFiles(b, "mkdocs-org")
@@ -48,6 +69,13 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	var idle, busy, niced, cat []time.Duration
+	var idleDecoded, busyDecoded, busyViews float64
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 }
+	pct := func(d []time.Duration, q float64) float64 {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return ms(s[int(math.Ceil(q*float64(len(s))))-1])
+	}
 	var idleCPU time.Duration
 	var listed int
 	var ingestTime time.Duration
@@ -58,8 +86,22 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 		if code := run(context.Background(), append([]string{"ingest", "-tables=false", arch}, base...), io.Discard, &errb); code != exitOK {
 			b.Fatalf("ingest: exit %d: %s", code, errb.String())
 		}
-		h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { b.Errorf("server: %v", err) }}
-		srv := httptest.NewServer(h)
+		// The server as 'blockwarc serve' runs it: its cache, at the
+		// default size, and its heap (serveHeap, from the idle fetches on).
+		h := &replay.Server{Dirs: []string{arch}, Cache: pack.NewCache(cache), Error: func(err error) { b.Errorf("server: %v", err) }}
+		// reopened[j] says whether fetch j (its X-Fetch header) overlapped
+		// the opening of a view: the server saw a new commit meanwhile.
+		reopened := make([]atomic.Bool, fetches)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			j, err := strconv.Atoi(r.Header.Get("X-Fetch"))
+			if err != nil {
+				h.ServeHTTP(w, r)
+				return
+			}
+			v0 := h.Stats().Views
+			h.ServeHTTP(w, r)
+			reopened[j].Store(h.Stats().Views != v0)
+		}))
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 
 		// The captures, from the server's CDX listing.
@@ -124,8 +166,14 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 							return
 						}
 						c := picks[j]
+						req, err := http.NewRequest(http.MethodGet, srv.URL+"/web/"+c.ts+"id_/"+c.url, nil)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						req.Header.Set("X-Fetch", strconv.Itoa(j))
 						start := time.Now()
-						resp, err := client.Get(srv.URL + "/web/" + c.ts + "id_/" + c.url)
+						resp, err := client.Do(req)
 						if err != nil {
 							b.Error(err)
 							return
@@ -142,9 +190,48 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 			wg.Wait()
 			return lat
 		}
+		// phase measures what the server did during a phase: views
+		// opened, bytes decoded, garbage collections and their pauses.
+		type phase struct {
+			st           replay.Stats
+			gc           uint32
+			pause, alloc uint64
+		}
+		mark := func() phase {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			return phase{h.Stats(), ms.NumGC, ms.PauseTotalNs, ms.TotalAlloc}
+		}
+		report := func(name string, p0 phase, lat []time.Duration) {
+			p1 := mark()
+			slow := pct(idle, 0.99)
+			n, overlap := 0, 0
+			for j, d := range lat {
+				if ms(d) > slow {
+					n++
+					if reopened[j].Load() {
+						overlap++
+					}
+				}
+			}
+			b.Logf("%s: %d views opened, %.2f MB decoded per fetch, cache holds %.1f MB in %d frames (objects %.1f, chunks %.1f); %.2f MB allocated per fetch (clients too), %d GCs, %.1f ms paused; %d fetches slower than idle p99 (%.1f ms), %d of them overlapping a view's opening",
+				name, p1.st.Views-p0.st.Views, float64(p1.st.Decoded-p0.st.Decoded)/1e6/fetches,
+				float64(p1.st.Objects+p1.st.Chunks)/1e6, p1.st.Frames, float64(p1.st.Objects)/1e6, float64(p1.st.Chunks)/1e6,
+				float64(p1.alloc-p0.alloc)/1e6/fetches, p1.gc-p0.gc, float64(p1.pause-p0.pause)/1e6, n, slow, overlap)
+			if name == "busy" {
+				busyViews, busyDecoded = float64(p1.st.Views-p0.st.Views), float64(p1.st.Decoded-p0.st.Decoded)/1e6/fetches
+			}
+			for j := range reopened {
+				reopened[j].Store(false)
+			}
+		}
+		release := serveHeap(cache)
 		c0 := cpuTime()
+		p0 := mark()
 		idle = fetchAll()
 		idleCPU = cpuTime() - c0
+		idleDecoded = float64(mark().st.Decoded-p0.st.Decoded) / 1e6 / fetches
+		report("idle", p0, idle)
 
 		// during fetches every pick while `blockwarc ingest` (run with
 		// prefix, e.g. nice) adds files of another site (on host) to the
@@ -191,16 +278,18 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 			return lat, time.Since(start)
 		}
 		b.StartTimer()
+		p0 = mark()
 		busy, ingestTime = during(nil, more, "127.0.0.1:8102")
-		niced, _ = during([]string{"nice", "-n", "19"}, nicedMore, "127.0.0.1:8101")
+		report("busy", p0, busy)
+		if niceToo {
+			p0 = mark()
+			niced, _ = during([]string{"nice", "-n", "19"}, nicedMore, "127.0.0.1:8101")
+			report("niced", p0, niced)
+		}
 		b.StopTimer()
+		release()
 		srv.Close()
 		h.Close()
-	}
-	pct := func(d []time.Duration, q float64) float64 {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		return s[int(math.Ceil(q*float64(len(s))))-1].Seconds() * 1000
 	}
 	b.ReportMetric(pct(busy, 0.5), "p50-ms")
 	b.ReportMetric(pct(busy, 0.99), "p99-ms")
@@ -210,9 +299,15 @@ func BenchmarkServeDuringIngest(b *testing.B) {
 	b.ReportMetric(pct(busy, 0.99)/pct(idle, 0.99), "x-idle")
 	b.ReportMetric(pct(busy, 0.99)/pct(cat, 0.99), "x-cat")
 	b.ReportMetric(ingestTime.Seconds(), "ingest-s")
-	b.ReportMetric(pct(niced, 0.5), "nice-p50-ms")
-	b.ReportMetric(pct(niced, 0.99), "nice-p99-ms")
-	b.ReportMetric(pct(niced, 0.99)/pct(idle, 0.99), "nice-x-idle")
+	if niceToo {
+		b.ReportMetric(pct(niced, 0.5), "nice-p50-ms")
+		b.ReportMetric(pct(niced, 0.99), "nice-p99-ms")
+		b.ReportMetric(pct(niced, 0.99)/pct(idle, 0.99), "nice-x-idle")
+	}
 	b.ReportMetric(idleCPU.Seconds()*1000/fetches, "idle-cpu-ms/fetch")
 	b.ReportMetric(float64(listed), "captures")
+	b.ReportMetric(idleDecoded, "idle-decoded-MB/fetch")
+	b.ReportMetric(busyDecoded, "decoded-MB/fetch")
+	b.ReportMetric(busyViews, "views")
+	b.ReportMetric(float64(cache)/(1<<20), "cache-MiB")
 }

@@ -8,12 +8,14 @@ import (
 	"image/color"
 	pngpkg "image/png"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -460,4 +462,77 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestServeKeepsFramesAcrossCommits: a view opened after a commit (the
+// ingest of more files) finds the frames the earlier view decoded in the
+// server's cache: the same capture fetched again decodes nothing it
+// decoded before, and is served the same bytes. Without the shared cache
+// every commit an ingest makes sent every client back to cold frames.
+func TestServeKeepsFramesAcrossCommits(t *testing.T) {
+	files := sampleFiles(t)
+	half := len(files) / 2
+	arch := filepath.Join(t.TempDir(), "s.bwa")
+	if code, _, errOut := runCmd(t, append([]string{"ingest", "-tables=false", arch}, files[:half]...)...); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Close() })
+	const page = "http://127.0.0.1:8103/LoveScout24/Privacy%20Policy.html"
+	resp, err := srv.Client().Transport.RoundTrip(must(http.NewRequest("GET", srv.URL+"/web/"+page, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	memento := resp.Header.Get("Location")
+	s0 := h.Stats()
+	resp, first := get(t, srv.Client(), srv.URL+memento)
+	if resp.StatusCode != http.StatusOK || first == "" {
+		t.Fatalf("%s: %d, %d bytes", memento, resp.StatusCode, len(first))
+	}
+	s1 := h.Stats()
+	if s1.Decoded <= s0.Decoded {
+		t.Fatalf("the first fetch of %s decoded %d bytes into the server's cache: want some", memento, s1.Decoded-s0.Decoded)
+	}
+	if code, _, errOut := runCmd(t, append([]string{"ingest", "-tables=false", arch}, files[half:]...)...); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	resp, again := get(t, srv.Client(), srv.URL+memento)
+	s2 := h.Stats()
+	if resp.StatusCode != http.StatusOK || again != first {
+		t.Fatalf("%s after the commit: %d, %d bytes, want 200 and the %d bytes served before", memento, resp.StatusCode, len(again), len(first))
+	}
+	if s2.Views <= s1.Views {
+		t.Fatalf("%d views opened before the commit, %d after: the fetch did not see the commit", s1.Views, s2.Views)
+	}
+	t.Logf("first fetch decoded %d bytes, the fetch after the commit %d", s1.Decoded-s0.Decoded, s2.Decoded-s1.Decoded)
+	if s2.Decoded-s1.Decoded >= s1.Decoded-s0.Decoded {
+		t.Errorf("the fetch after the commit decoded %d bytes, the first %d: the new view started cold", s2.Decoded-s1.Decoded, s1.Decoded-s0.Decoded)
+	}
+}
+
+// TestServeHeap: serve holds the heap near its cache plus as much again,
+// at least 64 MiB, collecting only there (a server's live heap is small,
+// and each collection stops every request), and gives the process its
+// settings back when it stops.
+func TestServeHeap(t *testing.T) {
+	percent0, limit0 := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	defer func() { debug.SetGCPercent(percent0); debug.SetMemoryLimit(limit0) }()
+	release := serveHeap(64 << 20)
+	percent := debug.SetGCPercent(-1)
+	if limit := debug.SetMemoryLimit(-1); percent != -1 || limit != 128<<20 {
+		t.Errorf("while serving: GOGC %d, memory limit %d; want off and %d", percent, limit, 128<<20)
+	}
+	release()
+	// A small cache: room for requests all the same.
+	release = serveHeap(2 << 20)
+	if limit := debug.SetMemoryLimit(-1); limit != 66<<20 {
+		t.Errorf("a 2 MiB cache: memory limit %d, want %d", limit, 66<<20)
+	}
+	release()
+	percent = debug.SetGCPercent(100)
+	if limit := debug.SetMemoryLimit(-1); percent != 100 || limit != math.MaxInt64 {
+		t.Errorf("after serving: GOGC %d, memory limit %d; want the 100 and %d before", percent, limit, int64(math.MaxInt64))
+	}
 }

@@ -18,14 +18,19 @@ import (
 const DefaultCacheBytes = 4 << 20
 
 // Reader reads chunks and versions of a chunk file. It is safe for
-// concurrent use (calls are serialised).
+// concurrent use: calls are serialised, except, with a shared Cache,
+// restores and chunk copies whose frames are in the cache.
 type Reader struct {
 	mu     sync.Mutex
 	ra     io.ReaderAt
 	dir    Directory
 	budget int64
-	cache  []*frameData // most recently used last
+	cache  []*frameData // most recently used last; unused with shared
 	used   int64
+	// shared, when set, holds the decoded frames instead of cache, under
+	// the namespace ns.
+	shared *Cache
+	ns     uint32
 	dec    *zstd.Decoder
 	ddec   *zstd.Decoder // for frames with a chain: its dictionary changes per frame
 	dict   []byte        // the chain's bodies, built per decode
@@ -57,6 +62,26 @@ func NewReader(ra io.ReaderAt, dir Directory, cacheBytes int64) (*Reader, error)
 		return nil, err
 	}
 	return &Reader{ra: ra, dir: dir, budget: cacheBytes, dec: dec}, nil
+}
+
+// NewCachedReader returns a Reader of the chunk file ra laid out by dir
+// that keeps its decoded frames in c, shared with the other Readers of c.
+// ns tells chunk files apart in c: Readers of one file at any of its
+// lengths (each frame of the shorter file where the longer one has it)
+// take the same ns, Readers of different files different ones.
+func NewCachedReader(ra io.ReaderAt, dir Directory, c *Cache, ns uint32) (*Reader, error) {
+	r, err := NewReader(ra, dir, DefaultCacheBytes)
+	if err != nil {
+		return nil, err
+	}
+	r.shared, r.ns = c, ns
+	return r, nil
+}
+
+// key is frame i's key in a shared Cache.
+func (r *Reader) key(i int) cacheKey {
+	f := &r.dir[i]
+	return cacheKey{ns: r.ns, prefix: f.Prefix, size: f.Size, crc: f.CRC, off: f.Offset}
 }
 
 // Directory returns the frames the Reader reads.
@@ -96,6 +121,21 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("chunk: frame %d at offset %d: %s", e.Frame, e.Offset, e.Reason)
 }
 
+// frameShared returns frame i to a caller not holding r.mu, with a shared
+// cache only (its frames' buffers are never reused, so they stay valid
+// without the lock): a hit takes no lock of r's, so restores of cached
+// frames go on while another restore decodes; a miss decodes under r.mu,
+// once however many callers want the frame.
+func (r *Reader) frameShared(i int) (*frameData, error) {
+	if fd := r.shared.get(r.key(i)); fd != nil {
+		return fd, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.frame(i)
+}
+
+// frame returns frame i, from the cache or decoded (r.mu held).
 func (r *Reader) frame(i int) (*frameData, error) {
 	if fd := r.cached(i); fd != nil {
 		return fd, nil
@@ -111,6 +151,9 @@ func (r *Reader) frame(i int) (*frameData, error) {
 // cached returns frame i from the cache (nil if not there), making it the
 // most recently used.
 func (r *Reader) cached(i int) *frameData {
+	if r.shared != nil {
+		return r.shared.get(r.key(i))
+	}
 	for k := len(r.cache) - 1; k >= 0; k-- {
 		if fd := r.cache[k]; fd.idx == i {
 			if k != len(r.cache)-1 {
@@ -125,6 +168,10 @@ func (r *Reader) cached(i int) *frameData {
 
 // add puts a decoded frame in the cache, evicting beyond the budget.
 func (r *Reader) add(fd *frameData) {
+	if r.shared != nil {
+		r.shared.put(r.key(fd.idx), fd)
+		return
+	}
 	r.cache = append(r.cache, fd)
 	r.used += int64(cap(fd.buf))
 	for len(r.cache) > 1 && r.used > r.budget {
@@ -320,15 +367,19 @@ func (r *Reader) ChainBodies(last int, limit int) ([][]byte, error) {
 func (r *Reader) Chunk(c uint64) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.chunk(c)
+	return r.chunk(c, r.frame)
 }
 
 // AppendChunk appends the bytes of chunk c to dst: a copy, safe from
 // other goroutines' calls on r.
 func (r *Reader) AppendChunk(dst []byte, c uint64) ([]byte, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	b, err := r.chunk(c)
+	get := r.frameShared
+	if r.shared == nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		get = r.frame
+	}
+	b, err := r.chunk(c, get)
 	if err != nil {
 		return dst, err
 	}
@@ -351,12 +402,13 @@ func (r *Reader) eachChunk(i int, fn func(n uint64, c []byte)) error {
 	return nil
 }
 
-func (r *Reader) chunk(c uint64) ([]byte, error) {
+// chunk returns the bytes of chunk c, from the frame get gives.
+func (r *Reader) chunk(c uint64, get func(int) (*frameData, error)) ([]byte, error) {
 	i := r.dir.FrameOf(c)
 	if i < 0 {
 		return nil, fmt.Errorf("%w: %d (file holds %d)", ErrNoChunk, c, r.dir.NextChunk())
 	}
-	fd, err := r.frame(i)
+	fd, err := get(i)
 	if err != nil {
 		return nil, err
 	}
@@ -368,9 +420,12 @@ func (r *Reader) chunk(c uint64) ([]byte, error) {
 // Each frame it names is decoded at most once, whatever the order of the
 // refs and the cache size.
 func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
+	if r.shared != nil {
+		return r.restore(dst, refs, nil, r.frameShared)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.restore(dst, refs, nil)
+	return r.restore(dst, refs, nil, r.frame)
 }
 
 // RestoreMany restores the versions whose ref lists are lists (the
@@ -386,9 +441,15 @@ func (r *Reader) RestoreMany(lists [][]uint64) ([][]byte, error) {
 		all = append(all, l...)
 	}
 	lens := make([]int, len(all))
-	r.mu.Lock()
-	buf, err := r.restore(nil, all, lens)
-	r.mu.Unlock()
+	var buf []byte
+	var err error
+	if r.shared != nil {
+		buf, err = r.restore(nil, all, lens, r.frameShared)
+	} else {
+		r.mu.Lock()
+		buf, err = r.restore(nil, all, lens, r.frame)
+		r.mu.Unlock()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -406,9 +467,9 @@ func (r *Reader) RestoreMany(lists [][]uint64) ([][]byte, error) {
 	return out, nil
 }
 
-// restore is Restore with r.mu held; lens, when not nil, gets the length
-// of each ref's chunk.
-func (r *Reader) restore(dst []byte, refs []uint64, lens []int) ([]byte, error) {
+// restore is Restore, its frames from get (r.frame with r.mu held, or
+// r.frameShared); lens, when not nil, gets the length of each ref's chunk.
+func (r *Reader) restore(dst []byte, refs []uint64, lens []int, get func(int) (*frameData, error)) ([]byte, error) {
 	// Versions mostly name one or two frames, in runs: the common case
 	// copies straight to dst while the frame stays the same.
 	type span struct{ off, n int }
@@ -425,13 +486,50 @@ func (r *Reader) restore(dst []byte, refs []uint64, lens []int) ([]byte, error) 
 		byFrame[i] = append(byFrame[i], k)
 	}
 	if len(order) == 1 {
-		fd, err := r.frame(order[0])
+		fd, err := get(order[0])
 		if err != nil {
 			return dst, err
 		}
 		first := r.dir[order[0]].FirstChunk
+		if dst == nil {
+			n := 0
+			for _, c := range refs {
+				n += int(fd.offs[2*(c-first)+1] - fd.offs[2*(c-first)])
+			}
+			dst = make([]byte, 0, n)
+		}
 		for k, c := range refs {
 			o := c - first
+			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
+			if lens != nil {
+				lens[k] = len(b)
+			}
+			dst = append(dst, b...)
+		}
+		return dst, nil
+	}
+	if r.shared != nil {
+		// Frames of a shared cache are never reused for another decode:
+		// with every frame in hand, the chunks go straight to dst, in
+		// one allocation of the version's size.
+		fds := make(map[int]*frameData, len(order))
+		for _, i := range order {
+			fd, err := get(i)
+			if err != nil {
+				return dst, err
+			}
+			fds[i] = fd
+		}
+		n := 0
+		for _, c := range refs {
+			i := r.dir.FrameOf(c)
+			o := c - r.dir[i].FirstChunk
+			n += int(fds[i].offs[2*o+1] - fds[i].offs[2*o])
+		}
+		dst = slices.Grow(dst, n)
+		for k, c := range refs {
+			i := r.dir.FrameOf(c)
+			fd, o := fds[i], c-r.dir[i].FirstChunk
 			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
 			if lens != nil {
 				lens[k] = len(b)
@@ -443,7 +541,7 @@ func (r *Reader) restore(dst []byte, refs []uint64, lens []int) ([]byte, error) 
 	spans := make([]span, len(refs))
 	var arena []byte
 	for _, i := range order {
-		fd, err := r.frame(i)
+		fd, err := get(i)
 		if err != nil {
 			return dst, err
 		}

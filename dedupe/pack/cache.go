@@ -2,12 +2,24 @@ package pack
 
 import (
 	"container/list"
+	"os"
+	"path/filepath"
 	"sync"
+
+	"github.com/blockwarc/blockwarc/dedupe/chunk"
 )
 
 type frameKey struct {
 	pack uint32
 	off  int64
+}
+
+// cacheKey is a frame's key in a frameCache: where it lies, in the
+// namespace of its archive directory (0 for a Store's own cache; see
+// Cache).
+type cacheKey struct {
+	ns uint32
+	frameKey
 }
 
 // decodedFrame is a decompressed, checked frame.
@@ -37,8 +49,9 @@ type frameCache struct {
 	mu    sync.Mutex
 	max   int64
 	used  int64
+	added int64 // plaintext bytes of the frames put: decoded
 	ll    *list.List
-	items map[frameKey]*list.Element
+	items map[cacheKey]*list.Element
 
 	// free holds plaintext buffers of frames gone from the cache, for
 	// the next decodes: a fresh 4 MiB buffer costs its zeroing and page
@@ -49,16 +62,16 @@ type frameCache struct {
 }
 
 type cacheItem struct {
-	key frameKey
+	key cacheKey
 	f   *decodedFrame
 }
 
 func newFrameCache(limit int64) *frameCache {
-	return &frameCache{max: limit, ll: list.New(), items: make(map[frameKey]*list.Element), maxFree: min(64<<20, max(limit, 16<<20))}
+	return &frameCache{max: limit, ll: list.New(), items: make(map[cacheKey]*list.Element), maxFree: min(64<<20, max(limit, 16<<20))}
 }
 
 // get returns the cached frame k, held (see release), or nil.
-func (c *frameCache) get(k frameKey) *decodedFrame {
+func (c *frameCache) get(k cacheKey) *decodedFrame {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
@@ -135,7 +148,7 @@ func (c *frameCache) give(b []byte) {
 //
 // put returns the frame held for the caller: f, or the frame another
 // reader cached under k meanwhile (f's buffer is then recycled).
-func (c *frameCache) put(k frameKey, f *decodedFrame) *decodedFrame {
+func (c *frameCache) put(k cacheKey, f *decodedFrame) *decodedFrame {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
@@ -147,6 +160,7 @@ func (c *frameCache) put(k frameKey, f *decodedFrame) *decodedFrame {
 	f.refs, f.cached = 1, true
 	c.items[k] = c.ll.PushFront(&cacheItem{key: k, f: f})
 	c.used += f.cost()
+	c.added += int64(len(f.plain))
 	for c.used > c.max && c.ll.Len() > 1 {
 		e := c.ll.Back()
 		it := e.Value.(*cacheItem)
@@ -172,4 +186,89 @@ func (c *frameCache) purge() {
 	c.ll.Init()
 	clear(c.items)
 	c.used = 0
+}
+
+// Cache holds decoded frames for the read-only Stores opened with it
+// (Options.Cache): the views of archives that a server opens again at
+// each commit an ingest publishes. Frames never change once committed,
+// so a view opened after a commit starts with the frames the earlier
+// views decoded, where a Store of its own would start cold. Safe for
+// concurrent use; one Cache may serve several archive directories.
+type Cache struct {
+	frames *frameCache  // frames of objects (catalog segments, place-less objects)
+	chunks *chunk.Cache // frames of chunks
+
+	mu   sync.Mutex
+	dirs map[string]cacheDir
+	next uint32
+}
+
+// cacheDir is a directory's namespace in a Cache, and the directory's
+// identity when it was given: a directory removed and created again (a
+// new archive at the same path) gets a new namespace.
+type cacheDir struct {
+	ns uint32
+	fi os.FileInfo
+}
+
+// NewCache returns a Cache of up to bytes of decoded frames: a quarter
+// for frames of objects, the rest for frames of chunks, which hold the
+// captures' bytes. Each part always keeps the frame added last, even a
+// larger one; buffers of frames of objects gone from the cache are kept
+// for later decodes, up to as many bytes again (see frameCache).
+func NewCache(bytes int64) *Cache {
+	if bytes <= 0 {
+		bytes = DefaultCacheBytes
+	}
+	return &Cache{
+		frames: newFrameCache(bytes / 4),
+		chunks: chunk.NewCache(bytes - bytes/4),
+		dirs:   map[string]cacheDir{},
+	}
+}
+
+// DefaultCacheBytes is the size of a Cache when none is given.
+const DefaultCacheBytes = 128 << 20
+
+// namespace returns dir's namespace in c.
+func (c *Cache) namespace(dir string) (uint32, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.dirs[abs]; ok && os.SameFile(d.fi, fi) {
+		return d.ns, nil
+	}
+	c.next++
+	c.dirs[abs] = cacheDir{c.next, fi}
+	return c.next, nil
+}
+
+// CacheStats say what a Cache holds and has decoded.
+type CacheStats struct {
+	// Objects and Chunks are the bytes of decoded frames held, of
+	// objects and of chunks; Frames how many frames in all.
+	Objects, Chunks int64
+	Frames          int
+	// Decoded is the plaintext bytes of every frame put in the cache
+	// since it was made: what its Stores decompressed.
+	Decoded int64
+}
+
+// Stats returns what c holds and has decoded.
+func (c *Cache) Stats() CacheStats {
+	c.frames.mu.Lock()
+	st := CacheStats{Objects: c.frames.used, Frames: c.frames.ll.Len(), Decoded: c.frames.added}
+	c.frames.mu.Unlock()
+	var n int
+	st.Chunks, n = c.chunks.Used()
+	st.Frames += n
+	st.Decoded += c.chunks.Added()
+	return st
 }

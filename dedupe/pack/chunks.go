@@ -129,6 +129,9 @@ func (s *Store) newChunkReader(dir chunk.Directory, packs map[uint32]int64) (*ch
 	// spread over many chains, and a cache the size of one chain (4 MiB)
 	// decoded each chain again for every page: 45 % of the CPU of 351
 	// one-crawl ingests of a mixed collection, 3 % with 32 MiB.
+	if c := s.opts.Cache; c != nil {
+		return chunk.NewCachedReader(chunkSource{s, packs, crcs}, dir, c.chunks, s.ns)
+	}
 	return chunk.NewReader(chunkSource{s, packs, crcs}, dir, max(s.opts.CacheBytes, chunk.DefaultCacheBytes))
 }
 

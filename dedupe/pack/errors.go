@@ -24,6 +24,9 @@ var (
 	ErrConflict = errors.New("archive changed by another writer")
 	// ErrClosed is returned by a Writer or Store used after Close.
 	ErrClosed = errors.New("closed")
+	// ErrSharedCache is returned by Begin on a Store opened with a
+	// shared Cache (Options.Cache), which is read-only.
+	ErrSharedCache = errors.New("a store sharing a cache is read-only")
 	// ErrRedundancy is matched by *RedundancyError: a parity sidecar or
 	// COMMIT.copy that the archive should have is missing or not right.
 	ErrRedundancy = errors.New("redundancy lost")

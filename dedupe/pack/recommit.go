@@ -119,6 +119,7 @@ func packsOnDisk(dir string) ([]uint32, error) {
 func RebuildCommit(dir string, opts Options, payload func(*Store) ([]byte, error), check func(*Store) error) (RepairResult, error) {
 	var res RepairResult
 	opts = opts.withDefaults()
+	opts.Cache = nil // it publishes a commit of its own reading
 	lock, err := lockDir(dir)
 	if err != nil {
 		return res, err

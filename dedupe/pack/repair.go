@@ -63,6 +63,7 @@ func RebuildIndexes(dir string, opts Options) (RepairResult, error) {
 func repair(dir string, opts Options, rebuild bool) (RepairResult, error) {
 	var res RepairResult
 	opts = opts.withDefaults()
+	opts.Cache = nil // repair reads what is on disk and writes
 	lock, err := lockDir(dir)
 	if err != nil {
 		return res, err

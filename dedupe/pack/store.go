@@ -43,6 +43,12 @@ type Options struct {
 	// frames gone from the cache are kept for later decodes, up to as
 	// many bytes again (at least 16, at most 64 MiB).
 	CacheBytes int64
+	// Cache, when set, holds the decoded frames instead, shared with
+	// the other Stores opened with it (CacheBytes is then unused): the
+	// successive views of a read-only server. A Store with a Cache is
+	// read-only (Begin refuses it): a writer's uncommitted frames must
+	// never reach other readers.
+	Cache *Cache
 	// NearReach lets Writer.AddNear take a base that is not free when a
 	// full frame plus the frames its bases need stay within this many
 	// plaintext bytes to decode (default 4 × FrameSize; negative: free
@@ -184,6 +190,7 @@ type Store struct {
 	dir   string
 	opts  Options
 	cache *frameCache
+	ns    uint32 // the directory's namespace in opts.Cache (0 without)
 	decs  chan *decoder
 
 	decoded atomic.Int64 // plaintext bytes decompressed, for DecodedBytes
@@ -241,7 +248,15 @@ func Open(dir string, opts Options) (*Store, error) {
 		files: make(map[uint32]*os.File),
 		decs:  make(chan *decoder, runtime.GOMAXPROCS(0)),
 	}
-	s.cache = newFrameCache(s.opts.CacheBytes)
+	if c := s.opts.Cache; c != nil {
+		ns, err := c.namespace(dir)
+		if err != nil {
+			return nil, fmt.Errorf("open archive: %w", err)
+		}
+		s.cache, s.ns = c.frames, ns
+	} else {
+		s.cache = newFrameCache(s.opts.CacheBytes)
+	}
 	if err := s.reload(); err != nil {
 		return nil, err
 	}
@@ -775,7 +790,7 @@ func (s *Store) packFile(num uint32) (*os.File, error) {
 // checking and decompressing it (and its bases) if it is not cached.
 func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *int) (*decodedFrame, error) {
 	key := frameKey{row.pack, row.off}
-	if fr := s.cache.get(key); fr != nil {
+	if fr := s.cache.get(cacheKey{s.ns, key}); fr != nil {
 		if int(fr.depth) > chain {
 			s.cache.release(fr)
 			return nil, ErrChainTooLong
@@ -860,7 +875,7 @@ func (s *Store) frame(r locator, row frameRow, limit int64, chain int, budget *i
 		return nil, err
 	}
 	fr := &decodedFrame{plain: plain, spans: spans, depth: h.depth, reach: reach, key: key}
-	return s.cache.put(key, fr), nil
+	return s.cache.put(cacheKey{s.ns, key}, fr), nil
 }
 
 func (s *Store) decode(data, dict []byte, ulen int) ([]byte, error) {

@@ -124,6 +124,9 @@ func (s *Store) Begin() (*Writer, error) {
 	if busy {
 		return nil, &LockedError{Path: filepath.Join(s.dir, lockName)}
 	}
+	if s.opts.Cache != nil {
+		return nil, ErrSharedCache
+	}
 	lock, err := lockDir(s.dir)
 	if err != nil {
 		return nil, err

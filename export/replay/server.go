@@ -30,10 +30,12 @@ import (
 //	/web/TIMESTAMP/URL      302 to the nearest capture's id_ URL
 //	/timemap/link/URL       the captures of URL as a Memento TimeMap
 //
-// An archive opened for one request is kept open for the next ones (with
-// its cache of decoded frames) as long as its commit files are unchanged;
-// a request that finds them changed opens the archive again, and the
-// earlier view is closed when its last request ends. Close releases them.
+// An archive opened for one request is kept open for the next ones as
+// long as its commit files are unchanged; a request that finds them
+// changed opens the archive again, and the earlier view is closed when
+// its last request ends. Every view keeps its decoded frames in one
+// Cache, so a commit costs the views after it only the frames it added.
+// Close releases them.
 type Server struct {
 	Dirs []string
 	// Warn, when set, is told what opening an archive recovered from (a
@@ -41,9 +43,36 @@ type Server struct {
 	Warn func(string)
 	// Error, when set, is told of requests that failed on the server's side.
 	Error func(error)
+	// Cache holds the frames decoded for every view of the archives: a
+	// view opened after a commit finds the frames of the ones before
+	// (they never change once committed) instead of decoding them
+	// again. nil: a cache of pack.DefaultCacheBytes, made on first use.
+	Cache *pack.Cache
 
-	mu    sync.Mutex
-	views map[string]*view // by directory: the latest view opened
+	mu     sync.Mutex
+	views  map[string]*view // by directory: the latest view opened
+	opened int64            // views opened, under mu
+}
+
+// Stats say what a Server has done since it started.
+type Stats struct {
+	Views int64 // views opened: one per archive, then one at each new commit seen
+	pack.CacheStats
+}
+
+// Stats returns what s has done since it started.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{Views: s.opened, CacheStats: s.cache().Stats()}
+}
+
+// cache returns s.Cache, made on first use (under s.mu).
+func (s *Server) cache() *pack.Cache {
+	if s.Cache == nil {
+		s.Cache = pack.NewCache(pack.DefaultCacheBytes)
+	}
+	return s.Cache
 }
 
 // view is an archive opened at one state of its commit files (stamp).
@@ -171,8 +200,10 @@ func (s *Server) view(dir string) (*view, error) {
 		s.mu.Unlock()
 		return v, nil
 	}
+	c := s.cache()
+	s.opened++
 	s.mu.Unlock()
-	a, m, err := shard.Open(dir, pack.Options{})
+	a, m, err := shard.Open(dir, pack.Options{Cache: c})
 	if err != nil {
 		return nil, err
 	}
@@ -323,10 +354,13 @@ func (s *Server) serveCDX(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// capture is one capture found in one of the archives.
+// capture is one capture found in one of the archives. v points into
+// the view's cache of versions: read it only (a Version is hundreds of
+// bytes, and a URL has hundreds of captures: copies were a fifth of a
+// fetch's garbage).
 type capture struct {
 	a *dedupe.Archive
-	v dedupe.Version
+	v *dedupe.Version
 }
 
 // timestamp14 is the capture's time as 14 digits.
@@ -365,7 +399,8 @@ func captures(views []*view, target string) ([]capture, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, v := range vs {
+		for k := range vs {
+			v := &vs[k]
 			switch v.Type {
 			case "response", "revisit", "resource":
 			default:
@@ -455,7 +490,7 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 		w.WriteHeader(http.StatusFound)
 		return
 	}
-	p, err := c.a.Restore(&c.v)
+	p, err := c.a.Restore(c.v)
 	if err != nil {
 		s.fail(w, err)
 		return

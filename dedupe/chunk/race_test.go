@@ -1,0 +1,6 @@
+//go:build race
+
+package chunk
+
+// raceEnabled: the race detector allocates beside the code measured.
+const raceEnabled = true
