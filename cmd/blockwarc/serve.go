@@ -28,7 +28,7 @@ import (
 // process's settings.
 //
 // The room beside the cache has a floor: under a limit of twice a small
-// cache (4 MiB for a 2 MiB cache) the live heap of requests alone passed
+// cache (4 MiB for -cache 2MiB) the live heap of requests alone passed
 // it, and the collector ran without pause (1,433 collections during
 // BenchmarkServeDuringIngestSmallCache's 1,000 fetches).
 func serveHeap(cache int64) (release func()) {
@@ -62,18 +62,22 @@ until interrupted:
 The archives are opened read-only, as 'blockwarc cat' opens them, and kept
 open between requests: every request sees their last commit, also while
 an ingest extends them. Frames decoded for one request are kept for the
-next ones, across commits, up to 128 MiB; the process's Go heap is held
-near twice that, the garbage of requests collected only there.`
+next ones, across commits, up to -cache bytes; the process's Go heap is
+held near -cache plus as much again (at least 64 MiB), the garbage of
+requests collected only there.`
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "ARCHIVE...", serveAbout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on")
+	cache := byteSize(pack.DefaultCacheBytes)
+	fs.Var(&cache, "cache", "decoded frames kept for later requests (`SIZE`: 1048576, 500KB, 64MiB); the heap is held near this plus as much again, at least 64MiB")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	// No flag sets it yet: a -cache flag needs its words in README.md's
-	// command reference (TestReadmeCommandReference).
-	const cache = pack.DefaultCacheBytes
+	if cache < 1<<20 {
+		fmt.Fprintf(stderr, "blockwarc serve: -cache %d: want at least 1MiB\n", cache)
+		return exitUsage
+	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "blockwarc serve: want at least one ARCHIVE")
 		fs.Usage()
@@ -94,10 +98,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		a.Close()
 	}
-	defer serveHeap(cache)()
+	defer serveHeap(int64(cache))()
 	srv := &replay.Server{
 		Dirs:  fs.Args(),
-		Cache: pack.NewCache(cache),
+		Cache: pack.NewCache(int64(cache)),
 		Warn:  func(s string) { logf("warning: %s", s) },
 		Error: func(err error) { logf("%v", err) },
 	}

@@ -42,7 +42,7 @@ import (
 // before the last fetch, or before its captures show in the listing.
 //
 // The server runs as 'blockwarc serve' does (its cache at the default
-// cache, its heap paced by serveHeap), in this process. Each phase logs
+// -cache, its heap paced by serveHeap), in this process. Each phase logs
 // what the server did: views opened (one per commit seen), bytes decoded
 // per fetch (decoded-MB/fetch, views: the figures of the fetches during
 // the ingest), what the cache holds, bytes allocated per fetch (the
@@ -51,13 +51,13 @@ import (
 func BenchmarkServeDuringIngest(b *testing.B) { serveDuringIngest(b, pack.DefaultCacheBytes, true) }
 
 // BenchmarkServeDuringIngestSmallCache is BenchmarkServeDuringIngest
-// (without the niced ingest) with a 2 MiB cache: less than the frames the
+// (without the niced ingest) with -cache 2MiB: less than the frames the
 // 1,000 fetches read (about 3.5 MB, which the default cache holds
 // whole), so fetches decode frames again while the ingest runs.
 func BenchmarkServeDuringIngestSmallCache(b *testing.B) { serveDuringIngest(b, 2<<20, false) }
 
 // serveDuringIngest runs the fetches of BenchmarkServeDuringIngest with
-// a server whose cache holds cache bytes, the niced ingest too if niceToo.
+// a server of -cache cache, the niced ingest too if niceToo.
 func serveDuringIngest(b *testing.B, cache int64, niceToo bool) {
 	base := sharedtest.CorpusFiles(b, "ota-mektoube", "ota-lovescout24")
 	more := sharedtest.CorpusFiles(b, "ota-tinder")
@@ -87,7 +87,7 @@ func serveDuringIngest(b *testing.B, cache int64, niceToo bool) {
 			b.Fatalf("ingest: exit %d: %s", code, errb.String())
 		}
 		// The server as 'blockwarc serve' runs it: its cache, at the
-		// default size, and its heap (serveHeap, from the idle fetches on).
+		// default -cache, and its heap (serveHeap, from the idle fetches on).
 		h := &replay.Server{Dirs: []string{arch}, Cache: pack.NewCache(cache), Error: func(err error) { b.Errorf("server: %v", err) }}
 		// reopened[j] says whether fetch j (its X-Fetch header) overlapped
 		// the opening of a view: the server saw a new commit meanwhile.

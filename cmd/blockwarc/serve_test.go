@@ -512,10 +512,10 @@ func TestServeKeepsFramesAcrossCommits(t *testing.T) {
 	}
 }
 
-// TestServeHeap: serve holds the heap near its cache plus as much again,
-// at least 64 MiB, collecting only there (a server's live heap is small,
-// and each collection stops every request), and gives the process its
-// settings back when it stops.
+// TestServeHeap: serve holds the heap near -cache plus as much again, at
+// least 64 MiB, collecting only there (a server's live heap is small, and
+// each collection stops every request), and gives the process its
+// settings back when it stops; a -cache below 1 MiB is a usage error.
 func TestServeHeap(t *testing.T) {
 	percent0, limit0 := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
 	defer func() { debug.SetGCPercent(percent0); debug.SetMemoryLimit(limit0) }()
@@ -528,11 +528,21 @@ func TestServeHeap(t *testing.T) {
 	// A small cache: room for requests all the same.
 	release = serveHeap(2 << 20)
 	if limit := debug.SetMemoryLimit(-1); limit != 66<<20 {
-		t.Errorf("a 2 MiB cache: memory limit %d, want %d", limit, 66<<20)
+		t.Errorf("-cache 2MiB: memory limit %d, want %d", limit, 66<<20)
 	}
 	release()
 	percent = debug.SetGCPercent(100)
 	if limit := debug.SetMemoryLimit(-1); percent != 100 || limit != math.MaxInt64 {
 		t.Errorf("after serving: GOGC %d, memory limit %d; want the 100 and %d before", percent, limit, int64(math.MaxInt64))
+	}
+	_, arch, _, _ := serveFixture(t)
+	// Interrupted already: a -cache taken serves nothing and exits 0.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []string{"1000", "bogus"} {
+		var errOut strings.Builder
+		if code := run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-cache", c, arch}, io.Discard, &errOut); code != exitUsage {
+			t.Errorf("serve -cache %s: exit %d, want %d: %s", c, code, exitUsage, errOut.String())
+		}
 	}
 }
