@@ -17,19 +17,27 @@ import (
 // 100 bytes each): beyond it, the sample keeps a smaller share of keys.
 const maxSampleKeys = 1 << 20
 
-// recordWork is what a record costs an ingest beyond its block bytes
-// (headers parsed, modelled and catalogued, digests, a restore check),
-// in block bytes of the same cost: the sample weighs a key by the work
-// of its records, not their bytes, since a shard's ingest time is what
-// must come out even. Fitted on the four corpus sites replicated to 565
-// MB (make bench-beam): per shard, 0.012 CPU-seconds a record against
-// 0.48 a megabyte of blocks, so a record weighs about 25 KB. Cut by
-// bytes alone, the shard of the many small records took 1.4 times the
-// mean CPU.
-const recordWork = 25_000
+// responseWork is what a response record costs an ingest
+// beyond its block bytes (its payload modelled, partitioned and matched,
+// headers and digests, a restore check), in block bytes of the same
+// cost: the sample weighs a key by the work of its records, not their
+// bytes, since a shard's ingest time is what must come out even. Fitted
+// on the four corpus sites replicated to 565 MB (make bench-beam), a
+// request and a response a capture: per shard, 0.012 CPU-seconds a
+// record against 0.48 a megabyte of blocks, about 50 KB a capture. Cut
+// by bytes alone, the shard of the many small pages took 1.4 times the
+// mean CPU. Other records (requests, a crawler's logs, arguments and
+// metadata: wget writes those as resource records) weigh their bytes: a
+// crawl's few log records must not weigh like pages.
+const responseWork = 50_000
 
 // work is a record's weight in the sample.
-func work(rec *warcio.Record) int64 { return rec.ContentLen + recordWork }
+func work(rec *warcio.Record) int64 {
+	if rec.Type == "response" {
+		return rec.ContentLen + responseWork
+	}
+	return rec.ContentLen
+}
 
 // keyHash is a fixed (seedless) 64-bit FNV-1a of key: the sample must not
 // change from run to run.
@@ -44,7 +52,7 @@ func keyHash(key string) uint64 {
 }
 
 // sample is a work-weighted sample of SURT keys: every key whose hash is
-// below limit, with the work of its records (block bytes plus recordWork each). Which keys it holds
+// below limit, with the work of its records (work). Which keys it holds
 // depends only on the set of keys read, not on their order: the limit
 // halves whenever the sample outgrows maxSampleKeys, and a key dropped
 // then would be dropped whenever it came.
@@ -76,10 +84,10 @@ func (s *sample) add(key string, n int64) {
 
 // Boundaries chooses the first keys of shards 1..n-1 for the records of
 // inputs: it reads every record's key and block length (headers only,
-// files in parallel) into a sample weighted by work (block bytes plus
-// recordWork a record) and cuts it into n ranges of about equal work
-// (cut). Fewer boundaries come back when the
-// inputs have fewer distinct places to cut.
+// files in parallel) into a sample weighted by work (block bytes, plus
+// responseWork a response) and cuts it into n ranges whose heaviest is
+// as light as possible (cut). Fewer boundaries come back when the inputs
+// have fewer distinct places to cut.
 func Boundaries(ctx context.Context, inputs []string, n int, reader warcio.Options) ([]string, error) {
 	if n <= 1 {
 		return nil, nil
@@ -150,7 +158,7 @@ type Sample struct {
 	// Thinned is how many times the key limit was halved: keys with
 	// keyHash < ^uint64(0)>>Thinned are held.
 	Thinned uint
-	Keys    map[string]int64 // work of the held keys' records (block bytes plus recordWork each)
+	Keys    map[string]int64 // work of the held keys' records (block bytes, plus responseWork a response)
 	Total   int64            // work of every record read
 }
 
