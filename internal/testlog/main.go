@@ -113,7 +113,13 @@ func summary(r io.Reader, log string, w io.Writer) int {
 					failed++
 				}
 				if b := out[id]; b != nil {
-					w.Write(b.Bytes())
+					for line := range bytes.Lines(b.Bytes()) {
+						// go test's own closing lines: the one below says it.
+						if e.Test == "" && (string(line) == "FAIL\n" || bytes.HasPrefix(line, []byte("FAIL\t"+e.Package+"\t"))) {
+							continue
+						}
+						w.Write(line)
+					}
 				}
 				if e.Test == "" {
 					failedPkgs++

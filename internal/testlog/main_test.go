@@ -29,6 +29,7 @@ const logJSON = `{"Action":"start","Package":"p1"}
 {"Action":"output","Package":"p2","Test":"TestF","Output":"--- FAIL: TestF (0.00s)\n"}
 {"Action":"fail","Package":"p2","Test":"TestF","Elapsed":0}
 {"Action":"output","Package":"p2","Output":"FAIL\n"}
+{"Action":"output","Package":"p2","Output":"FAIL\tp2\t0.2s\n"}
 {"Action":"fail","Package":"p2","Elapsed":0.2}
 {"ImportPath":"p3","Action":"build-output","Output":"p3/x.go:1:1: syntax error\n"}
 {"ImportPath":"p3","Action":"build-fail"}
@@ -47,6 +48,9 @@ func TestSummary(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
+	}
+	if strings.Count(got, "FAIL\tp2") != 1 {
+		t.Errorf("p2's failure said %d times, want once:\n%s", strings.Count(got, "FAIL\tp2"), got)
 	}
 	if strings.Contains(got, "=== RUN") || strings.Contains(got, "large-data") {
 		t.Errorf("summary prints passing tests' output:\n%s", got)
