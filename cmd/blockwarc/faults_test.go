@@ -29,7 +29,8 @@ var faultTrials = flag.Int("fault-trials", 4, "trials of TestFaults (make faults
 // a truncation longer than the file's burst, flips in more than two
 // sectors of a pack or index), that repair without
 // the originals leaves every capture restoring and an archive that
-// verifies.
+// verifies; for every other fault, that repair given the original
+// inputs does.
 func TestFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the fault suite: make faults")
@@ -58,7 +59,7 @@ func TestFaults(t *testing.T) {
 	sort.Strings(names)
 	t.Logf("archive files: %v", names)
 	rng := rand.New(rand.NewPCG(34, uint64(*faultTrials)))
-	var repaired, named, segments int
+	var repaired, named, segments, restored int
 	kinds := map[string]int{}
 	for trial := range *faultTrials {
 		dir := filepath.Join(root, fmt.Sprintf("t%d.bwa", trial))
@@ -118,10 +119,20 @@ func TestFaults(t *testing.T) {
 				segments++
 			}
 			named++
+			// With the original inputs, repair restores everything: the
+			// originals determine every capture parity could not.
+			code, out, errOut = runCmd(t, append([]string{"repair", dir}, inputs...)...)
+			if after, _ := check(", after repair with the originals"); code != exitOK || len(after) != len(truth) {
+				t.Fatalf("trial %d (%s): repair with the originals: exit %d, %d of %d captures restore:\n%s%s", trial, what, code, len(after), len(truth), out, errOut)
+			}
+			if code, out, errOut := runCmd(t, "verify", dir); code != exitOK {
+				t.Fatalf("trial %d (%s): verify after repair with the originals: exit %d:\n%s%s", trial, what, code, out, errOut)
+			}
+			restored++
 		}
 		os.RemoveAll(dir)
 	}
-	t.Logf("%d trials %v: %d repaired without the originals, %d beyond parity (losses named; %d a catalog segment)", *faultTrials, kinds, repaired, named, segments)
+	t.Logf("%d trials %v: %d repaired without the originals, %d beyond parity (losses named; %d a catalog segment; %d restored whole with the originals)", *faultTrials, kinds, repaired, named, segments, restored)
 }
 
 // fault applies fault kind (0 flips, 1 a burst, 2 a truncation, 3 a
