@@ -85,25 +85,7 @@ func TestHookTiling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var members []warcio.Member
-	rd := warcio.NewReaderOptions(bytes.NewReader(file), path, warcio.Options{
-		MaxMemberPlain: maxMemberPlain, OnMember: func(m warcio.Member) {
-			m.Plain = bytes.Clone(m.Plain)
-			members = append(members, m)
-		}})
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, rec.Body)
-	}
-	if len(members) < 3 {
-		t.Fatalf("%s: %d gzip members, want several", path, len(members))
-	}
+	members := walkMembers(t, path, file)
 	feed := func(shift int64, stop bool) *learned {
 		hs := newMemberHooks(context.Background(), nil)
 		for i, m := range members {

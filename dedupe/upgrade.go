@@ -279,7 +279,7 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 	if err := os.RemoveAll(staging); err != nil {
 		return st, fmt.Errorf("upgrade %s: remove the old archive (%s): %w", dir, staging, err)
 	}
-	return st, syncDir(filepath.Dir(dir))
+	return st, warcio.SyncDir(filepath.Dir(dir))
 }
 
 // removeStaging removes what a killed upgrade left beside the archive;
@@ -448,13 +448,3 @@ func originalsDir(dir, staging, tmp string) string {
 // upgradeTamper, set by tests only, changes the restored input files
 // before they are ingested: a new archive that must fail the checks.
 var upgradeTamper func(paths []string)
-
-// syncDir makes a directory's entries durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}

@@ -99,3 +99,18 @@ func RemoveStaleTemp(dir, prefix string) ([]string, error) {
 	}
 	return removed, errors.Join(errs...)
 }
+
+// SyncDir makes the entries of directory dir durable (a file created,
+// renamed or removed in it survives a crash once this returns): every
+// writer of the project that publishes by rename calls it.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}

@@ -752,7 +752,7 @@ func publish(staged, archive string, replace bool) error {
 		}
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(archive))
+		err = warcio.SyncDir(filepath.Dir(archive))
 	}
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", archive, err)
@@ -777,7 +777,7 @@ func copyDir(src, dst string) error {
 				return err
 			}
 			if rel != "." {
-				return syncDir(filepath.Dir(to))
+				return warcio.SyncDir(filepath.Dir(to))
 			}
 			return nil
 		}
@@ -802,19 +802,10 @@ func copyDir(src, dst string) error {
 			err = e
 		}
 		if err == nil {
-			err = syncDir(filepath.Dir(to))
+			err = warcio.SyncDir(filepath.Dir(to))
 		}
 		return err
 	})
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func randomHex() string {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // flagShortIDs, COMMIT flags bit 0: the archive names objects by the
@@ -264,7 +266,7 @@ func publishFile(dir, name string, b []byte, o *Options) error {
 	if o.noSync {
 		return nil
 	}
-	return syncDir(dir)
+	return warcio.SyncDir(dir)
 }
 
 // fsync is f.Sync unless the tests turned syncing off (a killed process
@@ -274,16 +276,4 @@ func fsync(f *os.File, nosync bool) error {
 		return nil
 	}
 	return f.Sync()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/blockwarc/blockwarc/dedupe/parity"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Parity (docs/FORMAT.md "Parity"): each commit protects what it made
@@ -136,7 +137,7 @@ func putStaged(dir string, st []staged, nosync bool) {
 		}
 	}
 	if len(st) > 0 && !nosync {
-		syncDir(dir)
+		warcio.SyncDir(dir)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Names of the sibling directories next to the target dir: ".tmp-" while
@@ -149,23 +151,11 @@ func checkReplaceable(dir string) error {
 // part files' names are durable before root is published.
 func syncDirs(root string, names []string) error {
 	for _, n := range names {
-		if err := syncDir(filepath.Join(root, n)); err != nil {
+		if err := warcio.SyncDir(filepath.Join(root, n)); err != nil {
 			return err
 		}
 	}
-	return syncDir(root)
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return warcio.SyncDir(root)
 }
 
 // publish makes tmp the target dir. Where the system can exchange two
@@ -183,13 +173,13 @@ func publishWith(tmp, dir string, exchange func(a, b string) error) error {
 		if err := os.Rename(tmp, dir); err != nil {
 			return fmt.Errorf("publish tables: %w", err)
 		}
-		return syncDir(parent)
+		return warcio.SyncDir(parent)
 	}
 	switch err := exchange(tmp, dir); {
 	case err == nil:
 		// tmp now holds the old tables; a crash before the removal leaves a
 		// ".tmp-" directory that the next writer removes.
-		if err := syncDir(parent); err != nil {
+		if err := warcio.SyncDir(parent); err != nil {
 			return err
 		}
 		if err := os.RemoveAll(tmp); err != nil {
@@ -209,7 +199,7 @@ func publishWith(tmp, dir string, exchange func(a, b string) error) error {
 		}
 		return fmt.Errorf("publish tables: %w", err)
 	}
-	if err := syncDir(parent); err != nil {
+	if err := warcio.SyncDir(parent); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(old); err != nil {
@@ -237,7 +227,7 @@ func writeGeneration(tmp, gen string) error {
 	if err := writeGenerationFile(filepath.Join(tmp, GenerationFile), gen); err != nil {
 		return err
 	}
-	return syncDir(tmp)
+	return warcio.SyncDir(tmp)
 }
 
 // writeGenerationFile writes gen, one line, to the file p, synced.
@@ -278,7 +268,7 @@ func AdvanceGeneration(dir, from, to string) (bool, error) {
 		os.Remove(tmp)
 		return false, fmt.Errorf("write tables generation: %w", err)
 	}
-	return true, syncDir(dir)
+	return true, warcio.SyncDir(dir)
 }
 
 // ReadGeneration returns the generation recorded in the tables at dir;
