@@ -103,14 +103,14 @@ test-corpus:
 race:
 	$(GO) test -race -short -count=1 -timeout 25m $(RACE_PKGS)
 
-# make test is the README's test command: vet, staticcheck, every test
-# (the checks that read ../shared/corpus skipped or cut down by -short)
-# and the race detector, within 20 minutes on a quiet 2-core machine.
-# test-all adds what -short left out, in full, and the Beam module; CI
-# runs both (.ci/run). docs/BENCHMARKS.md "make test" has the figures.
-test: vet lint npm unit-short race
+# make test is the README's test command: vet, staticcheck and every
+# test (the checks that read ../shared/corpus skipped or cut down by
+# -short), within 20 minutes on a quiet 2-core machine. test-all adds
+# the race detector, what -short left out, in full, and the Beam module;
+# CI runs both (.ci/run). docs/BENCHMARKS.md "make test" has the figures.
+test: vet lint npm unit-short
 
-test-all: test test-corpus test-beam
+test-all: test race test-corpus test-beam
 
 # The fault suite (issue 34): 100 faults, one per trial, on the files of
 # an archive with parity (flips, bursts of 4 KiB up to 3 % of the file,
