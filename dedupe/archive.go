@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -163,7 +164,11 @@ func pagePriority(t string) int {
 // Parts of a restored record.
 type Parts struct {
 	WARCHeader []byte
-	Block      []byte // HTTP header + payload for HTTP records
+	// Block is the HTTP header + payload for HTTP records, except after
+	// RestoreKnown, which does not build it for HTTP records (a copy of
+	// the payload): it is nil then, and BlockLen, WriteBlock and
+	// BlockReader give it in either case.
+	Block      []byte
 	HTTPHeader []byte // nil for non-HTTP records
 	Payload    []byte // the HTTP payload as stored; nil for non-HTTP records
 	Trailer    []byte
@@ -175,13 +180,57 @@ type Parts struct {
 	// re-partition to find the archive's blocks.
 	Document []byte
 	Leaves   [][2]int
+
+	// split says the block is HTTPHeader ‖ Payload, not built in Block.
+	split bool
 }
 
 // Record returns the whole record bytes.
 func (p *Parts) Record() []byte {
-	out := make([]byte, 0, len(p.WARCHeader)+len(p.Block)+len(p.Trailer))
-	out = append(append(append(out, p.WARCHeader...), p.Block...), p.Trailer...)
-	return out
+	out := make([]byte, 0, len(p.WARCHeader)+p.BlockLen()+len(p.Trailer))
+	out = append(out, p.WARCHeader...)
+	for _, b := range p.block() {
+		out = append(out, b...)
+	}
+	return append(out, p.Trailer...)
+}
+
+// block returns the pieces of the record's block, in order.
+func (p *Parts) block() [][]byte {
+	if p.split {
+		return [][]byte{p.HTTPHeader, p.Payload}
+	}
+	return [][]byte{p.Block}
+}
+
+// BlockLen returns the length of the record's block.
+func (p *Parts) BlockLen() int {
+	n := 0
+	for _, b := range p.block() {
+		n += len(b)
+	}
+	return n
+}
+
+// WriteBlock writes the record's block to w.
+func (p *Parts) WriteBlock(w io.Writer) (int64, error) {
+	var n int64
+	for _, b := range p.block() {
+		m, err := w.Write(b)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// BlockReader returns a reader of the record's block.
+func (p *Parts) BlockReader() io.Reader {
+	if !p.split {
+		return bytes.NewReader(p.Block)
+	}
+	return io.MultiReader(bytes.NewReader(p.HTTPHeader), bytes.NewReader(p.Payload))
 }
 
 // getter fetches an object by id.
@@ -194,17 +243,31 @@ func (a *Archive) get(id pack.ID) ([]byte, error) {
 
 // Restore rebuilds the record of v and checks it against the CRC the
 // catalog recorded.
-func (a *Archive) Restore(v *Version) (*Parts, error) {
+func (a *Archive) Restore(v *Version) (*Parts, error) { return a.RestoreKnown(v, nil) }
+
+// RestoreKnown is Restore for a version whose WARC header is known, from
+// an earlier Restore of the same version (its Parts.WARCHeader, which
+// the caller must not change): the header is taken as given instead of
+// decoded, which for most records means not computing the SHA-1 digests
+// of the block and the payload it names, the larger part of a restore's
+// CPU. The check is Restore's: the CRC-32C recorded at ingest over the
+// WARC header, the restored block and the trailer, so a block that
+// differs from the record's, or a warcHeader that is not its header, is
+// ErrMismatch. A nil warcHeader is Restore.
+func (a *Archive) RestoreKnown(v *Version, warcHeader []byte) (*Parts, error) {
 	if a.u != nil {
 		p, err := a.Part(v.shard)
 		if err != nil {
 			return nil, err
 		}
-		return p.Restore(v)
+		return p.RestoreKnown(v, warcHeader)
 	}
 	// The objects are read grouped by frame (a page's blocks and layout
 	// are mostly in one or two frames), each frame decompressed once.
 	ids := objectsOf(v)
+	if warcHeader != nil && v.Mode != modeRaw {
+		ids = slices.DeleteFunc(ids, func(id pack.ID) bool { return id == v.WARCAnchor })
+	}
 	objs, err := a.store.GetMany(ids)
 	if err != nil {
 		return nil, fmt.Errorf("restore %s at %d: %w", v.File, v.Offset, err)
@@ -213,12 +276,12 @@ func (a *Archive) Restore(v *Version) (*Parts, error) {
 	for i, id := range ids {
 		got[id] = objs[i]
 	}
-	p, err := restore(v, func(id pack.ID) ([]byte, error) {
+	p, err := restoreKnown(v, func(id pack.ID) ([]byte, error) {
 		if b, ok := got[id]; ok {
 			return b, nil
 		}
 		return a.get(id)
-	})
+	}, warcHeader)
 	if err != nil {
 		return nil, fmt.Errorf("restore %s at %d: %w", v.File, v.Offset, err)
 	}
@@ -259,8 +322,20 @@ var ErrMismatch = errors.New("restored record does not match")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func restore(v *Version, get getter) (*Parts, error) {
+func restore(v *Version, get getter) (*Parts, error) { return restoreKnown(v, get, nil) }
+
+// restoreKnown is restore taking warcHeader, when not nil, as the WARC
+// header of v (see RestoreKnown).
+func restoreKnown(v *Version, get getter, warcHeader []byte) (*Parts, error) {
 	p := &Parts{Trailer: v.Trailer}
+	// header decodes the WARC header of block (HTTP header of httpLen
+	// bytes, or -1) unless it is known.
+	header := func(block []byte, httpLen int) ([]byte, error) {
+		if warcHeader != nil {
+			return warcHeader, nil
+		}
+		return decodeHeader(get, v.WARCHeader, v.WARCAnchor, warcContext(v, block, httpLen))
+	}
 	switch v.Mode {
 	case modeRaw:
 		rec, err := get(v.Record)
@@ -281,7 +356,7 @@ func restore(v *Version, get getter) (*Parts, error) {
 			}
 		}
 		p.Block = blk
-		if p.WARCHeader, err = decodeHeader(get, v.WARCHeader, v.WARCAnchor, warcContext(v, blk, -1)); err != nil {
+		if p.WARCHeader, err = header(blk, -1); err != nil {
 			return nil, fmt.Errorf("decode WARC header: %w", err)
 		}
 	case modeHTTP:
@@ -294,14 +369,22 @@ func restore(v *Version, get getter) (*Parts, error) {
 			return nil, fmt.Errorf("decode HTTP header: %w", err)
 		}
 		p.HTTPHeader, p.Payload = hh, payload
+		if warcHeader != nil {
+			// The header is known: no need of the block in one piece.
+			p.WARCHeader, p.split = warcHeader, true
+			break
+		}
 		p.Block = append(append(make([]byte, 0, len(hh)+len(payload)), hh...), payload...)
-		if p.WARCHeader, err = decodeHeader(get, v.WARCHeader, v.WARCAnchor, warcContext(v, p.Block, len(hh))); err != nil {
+		if p.WARCHeader, err = header(p.Block, len(hh)); err != nil {
 			return nil, fmt.Errorf("decode WARC header: %w", err)
 		}
 	default:
 		return nil, fmt.Errorf("%w: mode %d", errCatalog, v.Mode)
 	}
-	c := crc32.Update(crc32.Checksum(p.WARCHeader, castagnoli), castagnoli, p.Block)
+	c := crc32.Checksum(p.WARCHeader, castagnoli)
+	for _, b := range p.block() {
+		c = crc32.Update(c, castagnoli, b)
+	}
 	c = crc32.Update(c, castagnoli, p.Trailer)
 	if c != v.CRC {
 		return nil, fmt.Errorf("%w: CRC-32C %08x, catalog says %08x", ErrMismatch, c, v.CRC)

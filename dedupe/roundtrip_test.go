@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -99,6 +100,60 @@ func checkRoundTrip(t *testing.T, a *Archive) int {
 	return n
 }
 
+// checkRestoreKnown restores every record of the archive again with
+// RestoreKnown, given the WARC header Restore decoded: the record, its
+// block (whole or as HTTP header and payload) and what BlockLen,
+// WriteBlock and BlockReader give must be Restore's; given a header with
+// a byte changed, ErrMismatch (raw records, which are stored with their
+// header, apart).
+func checkRestoreKnown(t *testing.T, a *Archive) {
+	t.Helper()
+	err := a.Walk(func(u URLVersions) error {
+		for i := range u.Versions {
+			v := &u.Versions[i]
+			p, err := a.Restore(v)
+			if err != nil {
+				t.Errorf("%s at %d: %v", v.File, v.Offset, err)
+				continue
+			}
+			rec, block := p.Record(), p.Block
+			if p.HTTPHeader != nil && !bytes.Equal(block, append(bytes.Clone(p.HTTPHeader), p.Payload...)) {
+				t.Errorf("%s at %d: Restore's block is not its HTTP header and payload", v.File, v.Offset)
+			}
+			k, err := a.RestoreKnown(v, p.WARCHeader)
+			if err != nil {
+				t.Errorf("%s at %d: RestoreKnown: %v", v.File, v.Offset, err)
+				continue
+			}
+			var w bytes.Buffer
+			n, err := k.WriteBlock(&w)
+			r, _ := io.ReadAll(k.BlockReader())
+			switch {
+			case !bytes.Equal(k.Record(), rec):
+				t.Errorf("%s at %d: RestoreKnown's record differs from Restore's", v.File, v.Offset)
+			case err != nil || n != int64(len(block)) || !bytes.Equal(w.Bytes(), block):
+				t.Errorf("%s at %d: WriteBlock wrote %d bytes (%v), want Restore's %d", v.File, v.Offset, n, err, len(block))
+			case !bytes.Equal(r, block) || k.BlockLen() != len(block) || p.BlockLen() != len(block):
+				t.Errorf("%s at %d: BlockReader or BlockLen differs from Restore's block", v.File, v.Offset)
+			case !bytes.Equal(k.HTTPHeader, p.HTTPHeader) || !bytes.Equal(k.Payload, p.Payload):
+				t.Errorf("%s at %d: RestoreKnown's HTTP header or payload differs from Restore's", v.File, v.Offset)
+			}
+			if v.Mode == modeRaw || len(p.WARCHeader) == 0 {
+				continue
+			}
+			bad := bytes.Clone(p.WARCHeader)
+			bad[len(bad)/2] ^= 1
+			if _, err := a.RestoreKnown(v, bad); !errors.Is(err, ErrMismatch) {
+				t.Errorf("%s at %d: RestoreKnown with a wrong header: %v, want ErrMismatch", v.File, v.Offset, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func testOpts() Options {
 	return Options{CommitBytes: 1 << 20, MemLimit: 64 << 20}
 }
@@ -126,6 +181,7 @@ func TestRoundTripInterop(t *testing.T) {
 			}
 			defer a.Close()
 			n := checkRoundTrip(t, a)
+			checkRestoreKnown(t, a)
 			if int64(n) != st.Records-st.Repeats {
 				t.Errorf("catalog holds %d records, ingest read %d", n, st.Records)
 			}
@@ -177,6 +233,7 @@ func TestRoundTripCorpus(t *testing.T) {
 			}
 			defer a.Close()
 			n := checkRoundTrip(t, a)
+			checkRestoreKnown(t, a)
 			if int64(n) != st.Records {
 				t.Errorf("catalog holds %d records, ingest read %d", n, st.Records)
 			}

@@ -1,7 +1,7 @@
 package replay
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,6 +52,58 @@ type Server struct {
 	mu     sync.Mutex
 	views  map[string]*view // by directory: the latest view opened
 	opened int64            // views opened, under mu
+
+	// headers holds the WARC headers of the records served lately, for
+	// dedupe's RestoreKnown: decoding one means hashing the record's
+	// block and payload (SHA-1), most of a cached record's restore, and
+	// a committed record's header never changes, so they are kept
+	// across views. At most maxHeaderBytes, counted with their keys.
+	hmu         sync.Mutex
+	headers     map[recordKey][]byte
+	headerBytes int
+}
+
+// recordKey names a record of an archive directory: its place in its
+// input file, and its id.
+type recordKey struct {
+	dir, file, id string
+	off           int64
+}
+
+// maxHeaderBytes bounds the WARC headers a Server keeps (4 MiB: about
+// 8,000 records), within the heap serve leaves beside its -cache. A
+// header larger than maxHeader is not kept.
+const (
+	maxHeaderBytes = 4 << 20
+	maxHeader      = 8 << 10
+)
+
+// header returns the kept WARC header of k, or nil.
+func (s *Server) header(k recordKey) []byte {
+	s.hmu.Lock()
+	defer s.hmu.Unlock()
+	return s.headers[k]
+}
+
+// keepHeader keeps h, the WARC header of k (not to be changed after);
+// nil forgets k's. When the headers kept would exceed maxHeaderBytes
+// they are all dropped: the next fetches decode theirs again.
+func (s *Server) keepHeader(k recordKey, h []byte) {
+	cost := func(h []byte) int { return len(h) + len(k.dir) + len(k.file) + len(k.id) + 96 }
+	s.hmu.Lock()
+	defer s.hmu.Unlock()
+	if old, ok := s.headers[k]; ok {
+		s.headerBytes -= cost(old)
+		delete(s.headers, k)
+	}
+	if h == nil || len(h) > maxHeader {
+		return
+	}
+	if s.headers == nil || s.headerBytes+cost(h) > maxHeaderBytes {
+		s.headers, s.headerBytes = map[recordKey][]byte{}, 0
+	}
+	s.headers[k] = h
+	s.headerBytes += cost(h)
 }
 
 // Stats say what a Server has done since it started.
@@ -78,6 +130,7 @@ func (s *Server) cache() *pack.Cache {
 // view is an archive opened at one state of its commit files (stamp).
 type view struct {
 	a     *dedupe.Archive
+	dir   string
 	stamp string
 	refs  int  // requests using it, under Server.mu
 	stale bool // no longer the latest: closed when refs drops to 0
@@ -215,7 +268,7 @@ func (s *Server) view(dir string) (*view, error) {
 			s.Warn(r)
 		}
 	}
-	v := &view{a: a, stamp: stamp, refs: 1}
+	v := &view{a: a, dir: dir, stamp: stamp, refs: 1}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if stamp == "" {
@@ -359,8 +412,9 @@ func (s *Server) serveCDX(w http.ResponseWriter, r *http.Request) {
 // bytes, and a URL has hundreds of captures: copies were a fifth of a
 // fetch's garbage).
 type capture struct {
-	a *dedupe.Archive
-	v *dedupe.Version
+	a   *dedupe.Archive
+	dir string
+	v   *dedupe.Version
 }
 
 // timestamp14 is the capture's time as 14 digits.
@@ -409,7 +463,7 @@ func captures(views []*view, target string) ([]capture, error) {
 			if v.Date.IsZero() {
 				continue
 			}
-			cs = append(cs, capture{a, v})
+			cs = append(cs, capture{a, view.dir, v})
 		}
 	}
 	// Stable: captures of one second keep archive then capture order.
@@ -490,7 +544,7 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 		w.WriteHeader(http.StatusFound)
 		return
 	}
-	p, err := c.a.Restore(c.v)
+	p, err := s.restore(c)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -498,7 +552,7 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 	h.Set("Memento-Datetime", c.v.Date.UTC().Format(http.TimeFormat))
 	h.Set("Vary", "accept")
 	if p.HTTPHeader != nil && acceptsHTML(r) {
-		if m, err := warcio.ReadHTTP(bytes.NewReader(p.Block), len(p.Block)); err == nil && !m.Request && m.StatusCode >= 200 && m.StatusCode <= 999 {
+		if m, err := warcio.ReadHTTP(p.BlockReader(), p.BlockLen()); err == nil && !m.Request && m.StatusCode >= 200 && m.StatusCode <= 999 {
 			replayHTTP(w, r, m)
 			return
 		}
@@ -509,11 +563,34 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 	} else {
 		h.Set("Content-Type", "application/octet-stream")
 	}
-	h.Set("Content-Length", strconv.Itoa(len(p.Block)))
+	h.Set("Content-Length", strconv.Itoa(p.BlockLen()))
 	if r.Method == http.MethodHead {
 		return
 	}
-	w.Write(p.Block)
+	p.WriteBlock(w)
+}
+
+// restore restores c's record, with its WARC header kept from an
+// earlier fetch when there is one. Either way the record is checked
+// against the CRC-32C recorded at ingest, so a kept header saves the
+// decoding but not the check.
+func (s *Server) restore(c *capture) (*dedupe.Parts, error) {
+	k := recordKey{dir: c.dir, file: c.v.File, id: c.v.RecordID, off: c.v.Offset}
+	if h := s.header(k); h != nil {
+		p, err := c.a.RestoreKnown(c.v, h)
+		if !errors.Is(err, dedupe.ErrMismatch) {
+			return p, err
+		}
+		// Not this record's header (its archive was rebuilt under the
+		// server?): restore it whole.
+		s.keepHeader(k, nil)
+	}
+	p, err := c.a.Restore(c.v)
+	if err != nil {
+		return nil, err
+	}
+	s.keepHeader(k, p.WARCHeader)
+	return p, nil
 }
 
 // acceptsHTML reports whether the client asks for pages (a browser's
