@@ -175,12 +175,16 @@ func (v *view) versions(key string) ([]dedupe.Version, error) {
 // cannot be read (then the archive is opened for the request alone).
 func commitStamp(dir string) string {
 	var b strings.Builder
+	var buf [1024]byte
 	add := func(p string) bool {
-		c, err := os.ReadFile(p)
+		c, err := readSmall(p, buf[:0])
 		if err != nil {
 			return false
 		}
-		fmt.Fprintf(&b, "%d:%s;", len(c), c)
+		b.WriteString(strconv.Itoa(len(c)))
+		b.WriteByte(':')
+		b.Write(c)
+		b.WriteByte(';')
 		return true
 	}
 	if !add(filepath.Join(dir, shard.ManifestName)) {
