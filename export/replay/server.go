@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -593,7 +594,8 @@ func (s *Server) restore(c *capture) (*dedupe.Parts, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.keepHeader(k, p.WARCHeader)
+	// A copy: the parts may share bytes with what the archive caches.
+	s.keepHeader(k, bytes.Clone(p.WARCHeader))
 	return p, nil
 }
 
