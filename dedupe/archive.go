@@ -170,9 +170,12 @@ type Parts struct {
 	// BlockReader give it in either case.
 	Block      []byte
 	HTTPHeader []byte // nil for non-HTTP records
-	Payload    []byte // the HTTP payload as stored; nil for non-HTTP records
-	Trailer    []byte
-	// Document and Leaves are set for a payload kept as layout + blocks:
+	// Payload is the HTTP payload as stored; nil for non-HTTP records,
+	// and after RestoreKnown (see Block).
+	Payload []byte
+	Trailer []byte
+	// Document and Leaves are set for a payload kept as layout + blocks
+	// (not after RestoreKnown):
 	// the document the archive partitioned (de-chunked and, when the
 	// archive re-encodes it, decoded) and the byte span [start, end) of
 	// each stored block in it, in order. They say which blocks the archive
@@ -181,8 +184,9 @@ type Parts struct {
 	Document []byte
 	Leaves   [][2]int
 
-	// split says the block is HTTPHeader ‖ Payload, not built in Block.
-	split bool
+	// pieces, when not nil, are the block (HTTP header, then payload)
+	// in order, not built in Block.
+	pieces [][]byte
 }
 
 // Record returns the whole record bytes.
@@ -197,8 +201,8 @@ func (p *Parts) Record() []byte {
 
 // block returns the pieces of the record's block, in order.
 func (p *Parts) block() [][]byte {
-	if p.split {
-		return [][]byte{p.HTTPHeader, p.Payload}
+	if p.pieces != nil {
+		return p.pieces
 	}
 	return [][]byte{p.Block}
 }
@@ -227,10 +231,14 @@ func (p *Parts) WriteBlock(w io.Writer) (int64, error) {
 
 // BlockReader returns a reader of the record's block.
 func (p *Parts) BlockReader() io.Reader {
-	if !p.split {
+	if p.pieces == nil {
 		return bytes.NewReader(p.Block)
 	}
-	return io.MultiReader(bytes.NewReader(p.HTTPHeader), bytes.NewReader(p.Payload))
+	rs := make([]io.Reader, len(p.pieces))
+	for i, b := range p.pieces {
+		rs[i] = bytes.NewReader(b)
+	}
+	return io.MultiReader(rs...)
 }
 
 // getter fetches an object by id.
@@ -243,30 +251,45 @@ func (a *Archive) get(id pack.ID) ([]byte, error) {
 
 // Restore rebuilds the record of v and checks it against the CRC the
 // catalog recorded.
-func (a *Archive) Restore(v *Version) (*Parts, error) { return a.RestoreKnown(v, nil) }
+func (a *Archive) Restore(v *Version) (*Parts, error) { return a.RestoreKnown(v, Headers{}) }
 
-// RestoreKnown is Restore for a version whose WARC header is known, from
-// an earlier Restore of the same version (its Parts.WARCHeader, which
-// the caller must not change): the header is taken as given instead of
-// decoded, which for most records means not computing the SHA-1 digests
-// of the block and the payload it names, the larger part of a restore's
-// CPU. The check is Restore's: the CRC-32C recorded at ingest over the
-// WARC header, the restored block and the trailer, so a block that
-// differs from the record's, or a warcHeader that is not its header, is
-// ErrMismatch. A nil warcHeader is Restore.
-func (a *Archive) RestoreKnown(v *Version, warcHeader []byte) (*Parts, error) {
+// Headers are the WARC and HTTP headers of a record as an earlier
+// Restore of it gave them (Parts.WARCHeader, Parts.HTTPHeader), for
+// RestoreKnown; nil when not known.
+type Headers struct {
+	WARC, HTTP []byte
+}
+
+// RestoreKnown is Restore for a version whose headers are known, from an
+// earlier Restore of the same version (the caller must not change
+// them): they are taken as given instead of decoded, which for most
+// records means not computing the SHA-1 digests of the block and the
+// payload the WARC header names, the larger part of a restore's CPU,
+// and the block of an HTTP record is not built (see Parts.Block): with
+// both headers known, nor is its payload when it is kept as layout +
+// blocks with no content coding nor chunking. The check is Restore's:
+// the CRC-32C recorded at ingest over the WARC header, the block and
+// the trailer, so a block that differs from the record's, or a header
+// that is not its header, is ErrMismatch. With no WARC header it is
+// Restore.
+func (a *Archive) RestoreKnown(v *Version, h Headers) (*Parts, error) {
 	if a.u != nil {
 		p, err := a.Part(v.shard)
 		if err != nil {
 			return nil, err
 		}
-		return p.RestoreKnown(v, warcHeader)
+		return p.RestoreKnown(v, h)
+	}
+	if h.WARC == nil || v.Mode != modeHTTP {
+		h.HTTP = nil
 	}
 	// The objects are read grouped by frame (a page's blocks and layout
 	// are mostly in one or two frames), each frame decompressed once.
 	ids := objectsOf(v)
-	if warcHeader != nil && v.Mode != modeRaw {
-		ids = slices.DeleteFunc(ids, func(id pack.ID) bool { return id == v.WARCAnchor })
+	if h.WARC != nil && v.Mode != modeRaw {
+		ids = slices.DeleteFunc(ids, func(id pack.ID) bool {
+			return id == v.WARCAnchor || h.HTTP != nil && id == v.HTTPAnchor
+		})
 	}
 	objs, err := a.store.GetMany(ids)
 	if err != nil {
@@ -281,7 +304,7 @@ func (a *Archive) RestoreKnown(v *Version, warcHeader []byte) (*Parts, error) {
 			return b, nil
 		}
 		return a.get(id)
-	}, warcHeader)
+	}, h)
 	if err != nil {
 		return nil, fmt.Errorf("restore %s at %d: %w", v.File, v.Offset, err)
 	}
@@ -322,11 +345,12 @@ var ErrMismatch = errors.New("restored record does not match")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func restore(v *Version, get getter) (*Parts, error) { return restoreKnown(v, get, nil) }
+func restore(v *Version, get getter) (*Parts, error) { return restoreKnown(v, get, Headers{}) }
 
-// restoreKnown is restore taking warcHeader, when not nil, as the WARC
-// header of v (see RestoreKnown).
-func restoreKnown(v *Version, get getter, warcHeader []byte) (*Parts, error) {
+// restoreKnown is restore taking the headers known (see RestoreKnown);
+// h.HTTP only with h.WARC, for an HTTP record.
+func restoreKnown(v *Version, get getter, h Headers) (*Parts, error) {
+	warcHeader := h.WARC
 	p := &Parts{Trailer: v.Trailer}
 	// header decodes the WARC header of block (HTTP header of httpLen
 	// bytes, or -1) unless it is known.
@@ -360,6 +384,15 @@ func restoreKnown(v *Version, get getter, warcHeader []byte) (*Parts, error) {
 			return nil, fmt.Errorf("decode WARC header: %w", err)
 		}
 	case modeHTTP:
+		if h.HTTP != nil {
+			ps, err := payloadPieces(v, get)
+			if err != nil {
+				return nil, err
+			}
+			p.WARCHeader, p.HTTPHeader = h.WARC, h.HTTP
+			p.pieces = append([][]byte{h.HTTP}, ps...)
+			break
+		}
 		payload, err := restorePayload(v, get, p)
 		if err != nil {
 			return nil, err
@@ -371,7 +404,7 @@ func restoreKnown(v *Version, get getter, warcHeader []byte) (*Parts, error) {
 		p.HTTPHeader, p.Payload = hh, payload
 		if warcHeader != nil {
 			// The header is known: no need of the block in one piece.
-			p.WARCHeader, p.split = warcHeader, true
+			p.WARCHeader, p.pieces, p.Payload = warcHeader, [][]byte{hh, payload}, nil
 			break
 		}
 		p.Block = append(append(make([]byte, 0, len(hh)+len(payload)), hh...), payload...)
@@ -390,6 +423,45 @@ func restoreKnown(v *Version, get getter, warcHeader []byte) (*Parts, error) {
 		return nil, fmt.Errorf("%w: CRC-32C %08x, catalog says %08x", ErrMismatch, c, v.CRC)
 	}
 	return p, nil
+}
+
+// payloadPieces returns the HTTP payload of v as pieces to be sent in
+// order: a layout's gaps and the blocks between them, when the payload
+// was stored as layout + blocks with neither content coding nor
+// chunking; otherwise restorePayload's payload.
+func payloadPieces(v *Version, get getter) ([][]byte, error) {
+	if v.Form == formWhole || v.Coding != nil || v.Framing != nil {
+		b, err := restorePayload(v, get, &Parts{})
+		if err != nil {
+			return nil, err
+		}
+		return [][]byte{b}, nil
+	}
+	lb, err := get(v.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("get layout: %w", err)
+	}
+	l, err := partition.Decode(lb)
+	if err != nil {
+		return nil, fmt.Errorf("decode layout: %w", err)
+	}
+	if len(l.Gaps) == 0 && len(v.Blocks) == 0 {
+		return nil, nil // an empty payload
+	}
+	if len(l.Gaps) != len(v.Blocks)+1 {
+		// Reassemble's error.
+		_, err := partition.Reassemble(l, make([][]byte, len(v.Blocks)))
+		return nil, fmt.Errorf("reassemble payload: %w", err)
+	}
+	ps := make([][]byte, 0, 2*len(v.Blocks)+1)
+	for i, id := range v.Blocks {
+		b, err := get(id)
+		if err != nil {
+			return nil, fmt.Errorf("get block %d: %w", i, err)
+		}
+		ps = append(ps, l.Gaps[i], b)
+	}
+	return append(ps, l.Gaps[len(l.Gaps)-1]), nil
 }
 
 // restorePayload rebuilds the HTTP payload of v; for a payload kept as

@@ -54,13 +54,14 @@ type Server struct {
 	views  map[string]*view // by directory: the latest view opened
 	opened int64            // views opened, under mu
 
-	// headers holds the WARC headers of the records served lately, for
-	// dedupe's RestoreKnown: decoding one means hashing the record's
-	// block and payload (SHA-1), most of a cached record's restore, and
-	// a committed record's header never changes, so they are kept
-	// across views. At most maxHeaderBytes, counted with their keys.
+	// headers holds the WARC and HTTP headers of the records served
+	// lately, for dedupe's RestoreKnown: decoding a WARC header means
+	// hashing the record's block and payload (SHA-1), most of a cached
+	// record's restore, and a committed record's headers never change,
+	// so they are kept across views. At most maxHeaderBytes, counted
+	// with their keys.
 	hmu         sync.Mutex
-	headers     map[recordKey][]byte
+	headers     map[recordKey]dedupe.Headers
 	headerBytes int
 }
 
@@ -71,37 +72,39 @@ type recordKey struct {
 	off           int64
 }
 
-// maxHeaderBytes bounds the WARC headers a Server keeps (4 MiB: about
-// 8,000 records), within the heap serve leaves beside its -cache. A
-// header larger than maxHeader is not kept.
+// maxHeaderBytes bounds the headers a Server keeps (4 MiB: about 4,000
+// records), within the heap serve leaves beside its -cache. Headers
+// larger than maxHeader are not kept.
 const (
 	maxHeaderBytes = 4 << 20
 	maxHeader      = 8 << 10
 )
 
-// header returns the kept WARC header of k, or nil.
-func (s *Server) header(k recordKey) []byte {
+// header returns the kept headers of k, or none.
+func (s *Server) header(k recordKey) dedupe.Headers {
 	s.hmu.Lock()
 	defer s.hmu.Unlock()
 	return s.headers[k]
 }
 
-// keepHeader keeps h, the WARC header of k (not to be changed after);
-// nil forgets k's. When the headers kept would exceed maxHeaderBytes
-// they are all dropped: the next fetches decode theirs again.
-func (s *Server) keepHeader(k recordKey, h []byte) {
-	cost := func(h []byte) int { return len(h) + len(k.dir) + len(k.file) + len(k.id) + 96 }
+// keepHeader keeps h, the headers of k (not to be changed after); none
+// forgets k's. When the headers kept would exceed maxHeaderBytes they
+// are all dropped: the next fetches decode theirs again.
+func (s *Server) keepHeader(k recordKey, h dedupe.Headers) {
+	cost := func(h dedupe.Headers) int {
+		return len(h.WARC) + len(h.HTTP) + len(k.dir) + len(k.file) + len(k.id) + 128
+	}
 	s.hmu.Lock()
 	defer s.hmu.Unlock()
 	if old, ok := s.headers[k]; ok {
 		s.headerBytes -= cost(old)
 		delete(s.headers, k)
 	}
-	if h == nil || len(h) > maxHeader {
+	if h.WARC == nil || len(h.WARC)+len(h.HTTP) > maxHeader {
 		return
 	}
 	if s.headers == nil || s.headerBytes+cost(h) > maxHeaderBytes {
-		s.headers, s.headerBytes = map[recordKey][]byte{}, 0
+		s.headers, s.headerBytes = map[recordKey]dedupe.Headers{}, 0
 	}
 	s.headers[k] = h
 	s.headerBytes += cost(h)
@@ -575,27 +578,27 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 	p.WriteBlock(w)
 }
 
-// restore restores c's record, with its WARC header kept from an
-// earlier fetch when there is one. Either way the record is checked
-// against the CRC-32C recorded at ingest, so a kept header saves the
-// decoding but not the check.
+// restore restores c's record, with its headers kept from an earlier
+// fetch when there are. Either way the record is checked against the
+// CRC-32C recorded at ingest, so kept headers save the decoding but not
+// the check.
 func (s *Server) restore(c *capture) (*dedupe.Parts, error) {
 	k := recordKey{dir: c.dir, file: c.v.File, id: c.v.RecordID, off: c.v.Offset}
-	if h := s.header(k); h != nil {
+	if h := s.header(k); h.WARC != nil {
 		p, err := c.a.RestoreKnown(c.v, h)
 		if !errors.Is(err, dedupe.ErrMismatch) {
 			return p, err
 		}
 		// Not this record's header (its archive was rebuilt under the
 		// server?): restore it whole.
-		s.keepHeader(k, nil)
+		s.keepHeader(k, dedupe.Headers{})
 	}
 	p, err := c.a.Restore(c.v)
 	if err != nil {
 		return nil, err
 	}
 	// A copy: the parts may share bytes with what the archive caches.
-	s.keepHeader(k, bytes.Clone(p.WARCHeader))
+	s.keepHeader(k, dedupe.Headers{WARC: bytes.Clone(p.WARCHeader), HTTP: bytes.Clone(p.HTTPHeader)})
 	return p, nil
 }
 

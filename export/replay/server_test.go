@@ -87,9 +87,9 @@ func TestServeKeptHeaders(t *testing.T) {
 	fetch("kept")
 	s.hmu.Lock()
 	for k, h := range s.headers {
-		bad := bytes.Clone(h)
+		bad := bytes.Clone(h.WARC)
 		bad[len(bad)/2] ^= 1
-		s.headers[k] = bad
+		s.headers[k] = dedupe.Headers{WARC: bad, HTTP: h.HTTP}
 	}
 	s.hmu.Unlock()
 	fetch("wrong")
@@ -99,7 +99,7 @@ func TestServeKeptHeaders(t *testing.T) {
 		t.Errorf("%d headers kept after the wrong ones were fetched, want %d", len(s.headers), kept)
 	}
 	for k, h := range s.headers {
-		if !bytes.Equal(h, headers[[2]string{k.file, k.id}]) {
+		if !bytes.Equal(h.WARC, headers[[2]string{k.file, k.id}]) {
 			t.Errorf("%s at %d: a wrong header is still kept", k.file, k.off)
 		}
 	}
