@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -461,6 +462,7 @@ func captures(views []*view, target string) ([]capture, error) {
 		if err != nil {
 			return nil, err
 		}
+		cs = slices.Grow(cs, len(vs))
 		for k := range vs {
 			v := &vs[k]
 			switch v.Type {
