@@ -13,14 +13,24 @@ import (
 // A distributed ingest (cmd/blockwarc-beam) reads each input once, on
 // any worker, and gives each shard the records of its key range. Presort
 // is the read: one input into a Part, its records (and gaps) in capture
-// order, cut into segments of consecutive keys; Walk with
-// WalkOptions.Parts is the shard's side: it merges, from every part, the
-// segments that hold keys of its range, yielding exactly what a Walk of
-// the files with the same Select would (the order is the total capture
-// order, so the merge equals the sort).
+// order, cut into segments of consecutive keys (zstd frames of one
+// file); Walk with WalkOptions.Parts is the shard's side: it decompresses,
+// from every part, the segments that hold keys of its range, and sorts
+// the records of its range as it sorts those it reads from files,
+// yielding exactly what a Walk of the files with the same Select would
+// (the order is the total capture order).
 
-// DefaultSegmentBytes is PresortOptions.SegmentBytes' default.
-const DefaultSegmentBytes = 16 << 20
+// A part's segments (PresortOptions.SegmentBytes, by default) are about
+// a segmentsPerPart-th of its file's stream each, between
+// minSegmentBytes and DefaultSegmentBytes: a small input, whose keys
+// span every shard, is cut too, so that the walk of one key range
+// decompresses little more than its own records of the file, and a
+// large one into segments few enough to list in its Part.
+const (
+	DefaultSegmentBytes = 16 << 20
+	minSegmentBytes     = 64 << 10
+	segmentsPerPart     = 64
+)
 
 // PresortOptions configure Presort.
 type PresortOptions struct {
@@ -34,7 +44,8 @@ type PresortOptions struct {
 	// they stay there until the caller removes them.
 	Dir string
 	// SegmentBytes is about how many record bytes a segment holds
-	// (DefaultSegmentBytes when 0): the walk of a key range opens the
+	// (when 0, a 64th of the file's stream, from 64 KiB to
+	// DefaultSegmentBytes): the walk of a key range decompresses the
 	// segments overlapping it, and reads past the range's ends at most
 	// one segment's worth at each end.
 	SegmentBytes int64
@@ -57,12 +68,15 @@ type Part struct {
 	Notes string
 }
 
-// Segment is a file of consecutive items of a Part, in capture order
-// (the run format of spill.go), holding keys First to Last.
+// Segment is consecutive items of a Part, in capture order (the run
+// format of spill.go), holding keys First to Last: the Size bytes at
+// Offset of the file Path, zstd frames of their own (a part's segments
+// share one file); Size 0 is the whole file.
 type Segment struct {
-	Path        string
-	First, Last string
-	Bytes       int64 // record bytes (headers and blocks)
+	Path         string
+	Offset, Size int64
+	First, Last  string
+	Bytes        int64 // record bytes (headers and blocks)
 }
 
 // KeyRange is the keys Lo ≤ key < Hi (no upper bound when Hi is "").
@@ -112,31 +126,38 @@ func Presort(ctx context.Context, file string, o PresortOptions) (Part, error) {
 		runs = append(runs, &run{mem: s.batch})
 		s.batch = nil
 	}
+	size := o.SegmentBytes
+	if size <= 0 {
+		size = min(max(p.Stream.Len/segmentsPerPart, minSegmentBytes), DefaultSegmentBytes)
+	}
+	// The segments are consecutive zstd frames of one file.
 	var (
-		w   *runWriter
-		seg Segment
+		w     *runWriter
+		seg   Segment
+		open  bool  // seg is being written
+		start int64 // where its frame starts in w's file
 	)
-	closeSeg := func() error {
-		if w == nil {
+	endSeg := func() error {
+		if !open {
 			return nil
 		}
-		path, err := w.close()
-		w = nil
+		end, err := w.frame()
 		if err != nil {
-			return err
+			return fmt.Errorf("write segment: %w", err)
 		}
-		seg.Path = path
+		seg.Path, seg.Offset, seg.Size = w.f.Name(), start, end-start
 		p.Segments = append(p.Segments, seg)
+		open, start = false, end
 		return nil
 	}
 	err = mergeRuns(runs, func(it *item, body io.Reader) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if w != nil && seg.Bytes >= o.SegmentBytes && it.key != seg.Last {
+		if open && seg.Bytes >= size && it.key != seg.Last {
 			// A key is not split between segments: a range's walk then
 			// reads at most one segment past each of its ends.
-			if err := closeSeg(); err != nil {
+			if err := endSeg(); err != nil {
 				return err
 			}
 		}
@@ -145,14 +166,20 @@ func Presort(ctx context.Context, file string, o PresortOptions) (Part, error) {
 			if w, err = newRunWriter(o.Dir); err != nil {
 				return err
 			}
-			seg = Segment{First: it.key}
+		}
+		if !open {
+			seg, open = Segment{First: it.key}, true
 		}
 		seg.Last = it.key
 		seg.Bytes += it.bodyLen + int64(len(it.rec.RawHeader))
 		return w.write(it, body)
 	})
 	if err == nil {
-		err = closeSeg()
+		err = endSeg()
+	}
+	if err == nil && w != nil {
+		_, err = w.close()
+		w = nil
 	}
 	if err == nil && s.notes.Len() > 0 {
 		err = writeNotes(o.Dir, s.notes.Bytes(), &p)
@@ -187,8 +214,10 @@ func writeNotes(dir string, b []byte, p *Part) error {
 
 // Remove deletes the part's files.
 func (p Part) Remove() {
-	for _, s := range p.Segments {
-		os.Remove(s.Path)
+	for i, s := range p.Segments {
+		if i == 0 || s.Path != p.Segments[i-1].Path {
+			os.Remove(s.Path)
+		}
 	}
 	if p.Notes != "" {
 		os.Remove(p.Notes)
@@ -230,9 +259,29 @@ func (s *sorter) loadParts(ctx context.Context, opts *WalkOptions, st *WalkStats
 		if opts.OnFile != nil {
 			opts.OnFile(p.Stream)
 		}
-		for _, seg := range p.Segments {
-			if opts.Range.overlaps(seg.First, seg.Last) {
-				s.runs = append(s.runs, &run{path: seg.Path, keep: keep, shared: true})
+		// The segments overlapping the range are consecutive: the
+		// frames of one file are read as one.
+		var from *Segment
+		for i := range p.Segments {
+			seg := &p.Segments[i]
+			if !opts.Range.overlaps(seg.First, seg.Last) {
+				continue
+			}
+			if from != nil && seg.Path == from.Path && seg.Size > 0 && seg.Offset == from.Offset+from.Size {
+				from.Size += seg.Size // a copy's: p.Segments stays as it is
+				continue
+			}
+			if from != nil {
+				if err := s.loadSegment(ctx, *from, keep); err != nil {
+					return err
+				}
+			}
+			c := *seg
+			from = &c
+		}
+		if from != nil {
+			if err := s.loadSegment(ctx, *from, keep); err != nil {
+				return err
 			}
 		}
 		if p.Notes != "" {
@@ -241,6 +290,73 @@ func (s *sorter) loadParts(ctx context.Context, opts *WalkOptions, st *WalkStats
 			}
 		}
 	}
+	return nil
+}
+
+// loadSegment adds the items of a part's segment that keep accepts to
+// the sorter as readInput adds the records it reads: in memory up to the
+// limit (sorted runs spilled beyond it), a big record streamed into a run
+// of its own. Merged as runs of their own instead, the segments of many
+// parts (a walk of a key range opens a segment of every small input)
+// outnumber fanIn, and the extra merge pass then decompressed, wrote
+// and read again every record kept.
+func (s *sorter) loadSegment(ctx context.Context, seg Segment, keep func(string) bool) error {
+	r := &run{path: seg.Path, off: seg.Offset, size: seg.Size, keep: keep, shared: true}
+	path := seg.Path
+	if err := r.open(); err != nil {
+		return err
+	}
+	defer r.close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.advance(); err != nil {
+			return err
+		}
+		it := r.head
+		if it == nil {
+			return nil
+		}
+		if it.bodyLen > s.bigRecord() {
+			if err := s.spillBig(it, r.body); err != nil {
+				return err
+			}
+			continue
+		}
+		it.body = make([]byte, it.bodyLen)
+		if _, err := io.ReadFull(r.body, it.body); err != nil {
+			return fmt.Errorf("read run %s: %w", path, err)
+		}
+		if err := s.add(it); err != nil {
+			return err
+		}
+	}
+}
+
+// spillBig writes the block of a big record (body) into a run of its own.
+func (s *sorter) spillBig(it *item, body io.Reader) error {
+	w, err := newRunWriter(s.dir)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(w.bw, body)
+	if err == nil && n != it.bodyLen {
+		err = fmt.Errorf("copy block: %d of %d bytes", n, it.bodyLen)
+	}
+	if err != nil {
+		w.abort()
+		return fmt.Errorf("write run: %w", err)
+	}
+	path, err := w.close()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runsWritten++
+	s.runs = append(s.runs, &run{path: path, bodyOnly: it})
+	s.items++
 	return nil
 }
 

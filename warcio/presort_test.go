@@ -42,6 +42,10 @@ func TestPresortWalkEqualsWalk(t *testing.T) {
 			if p.Segments[i].First <= p.Segments[i-1].Last {
 				t.Fatalf("%s: segment %d starts at %q, the one before ends at %q", f, i, p.Segments[i].First, p.Segments[i-1].Last)
 			}
+			// Frames of one file, one after the other.
+			if a, b := p.Segments[i-1], p.Segments[i]; b.Path != a.Path || b.Offset != a.Offset+a.Size || b.Size <= 0 {
+				t.Fatalf("%s: segment %d is %d bytes at %d of %s, the one before %d at %d of %s", f, i, b.Size, b.Offset, b.Path, a.Size, a.Offset, a.Path)
+			}
 		}
 		parts = append(parts, p)
 	}
@@ -81,6 +85,12 @@ func TestPresortWalkEqualsWalk(t *testing.T) {
 			OnFile: func(fs FileStream) { partStreams = append(partStreams, fs) }})
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("range %d: walking the parts yields %d captures, walking the files %d (or they differ)", i, len(got), len(want))
+		}
+		// With a small memory limit: the segments' records spilled in
+		// runs, the big ones each in a run of its own.
+		small, sst := walkGaps(t, nil, WalkOptions{Parts: parts, Range: r, Select: sel, MemLimit: 64 << 10})
+		if !reflect.DeepEqual(small, want) || sst.Runs == 0 {
+			t.Fatalf("range %d, 64 KiB of memory: walking the parts yields %d captures in %d runs, walking the files %d (or they differ)", i, len(small), sst.Runs, len(want))
 		}
 		if gst.Revisits != wst.Revisits || gst.UnresolvedRevisits != wst.UnresolvedRevisits || gst.Files != wst.Files || gst.Skipped != wst.Skipped {
 			t.Fatalf("range %d: stats %+v, want %+v", i, gst, wst)

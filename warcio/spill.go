@@ -348,6 +348,24 @@ func (w *runWriter) close() (string, error) {
 	return w.f.Name(), nil
 }
 
+// frame ends the zstd frame being written and starts another, so that
+// the bytes from the offset it returns (where the next frame starts)
+// decompress on their own.
+func (w *runWriter) frame() (int64, error) {
+	if err := w.bw.Flush(); err != nil {
+		return 0, err
+	}
+	if err := w.zw.Close(); err != nil {
+		return 0, err
+	}
+	off, err := w.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	w.zw.Reset(w.f)
+	return off, nil
+}
+
 // abort discards a run being written.
 func (w *runWriter) abort() {
 	w.zw.Close()
@@ -369,6 +387,9 @@ type run struct {
 	// when closed (another walk may read them).
 	keep   func(key string) bool
 	shared bool
+	// off and size, when size > 0, are the bytes of path the run is
+	// (consecutive zstd frames of a Part's file of segments).
+	off, size int64
 
 	f    *os.File
 	zr   *zstd.Decoder
@@ -386,7 +407,11 @@ func (r *run) open() error {
 	if err != nil {
 		return fmt.Errorf("open run: %w", err)
 	}
-	zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+	var src io.Reader = f
+	if r.size > 0 {
+		src = io.NewSectionReader(f, r.off, r.size)
+	}
+	zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxWindow(runWindow))
 	if err != nil {
 		f.Close()

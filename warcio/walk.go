@@ -62,9 +62,10 @@ type WalkOptions struct {
 	// walk keeping its shard's key range.
 	Select func(key string) bool
 	// Parts, when set, are the inputs, read already by Presort: Walk
-	// merges the parts' segments that hold keys of Range (and of
-	// Select, which must accept no key outside Range) instead of reading
-	// files, and yields what a Walk of their files with the same Select
+	// sorts the records of Range (and of Select, which must accept no
+	// key outside Range) from the parts' segments that hold keys of
+	// Range, within MemLimit as it sorts records read from files,
+	// instead of reading files, and yields what a Walk of their files with the same Select
 	// yields, in the same order. OnFile is called with each part's
 	// stream; inputs are not read.
 	Parts []Part
