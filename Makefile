@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-serve fuzz npm clean test-beam bench-beam bench-compare
+.PHONY: all build run test test-all test-corpus vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -208,3 +208,10 @@ clean:
 # ../shared and the zstd and xz commands; several minutes.
 bench-scale:
 	$(GO) test -run '^$$' -bench 'Scale$$' -benchtime 1x -timeout 60m -v ./dedupe/
+
+# bench-scale's per-site part alone: each corpus site in one ingest
+# against its files recompressed alone, the floor (its sorted records by
+# the better of zstd and xz) and zstd of the sorted records, with and
+# without parity. About two minutes.
+bench-scale-sites:
+	$(GO) test -run '^$$' -bench 'ScaleSites$$' -benchtime 1x -timeout 20m -v ./dedupe/

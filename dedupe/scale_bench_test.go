@@ -155,8 +155,47 @@ func BenchmarkScale(b *testing.B) {
 	}
 	b.ReportMetric(float64(dirBytes(small))/float64(dirBytes(large)), "x-mem64-vs-4g")
 	b.ReportMetric(map[bool]float64{true: 1}[identical], "identical")
-	// Each site alone, one ingest of all its crawls, against its files
-	// each recompressed alone.
+	scaleSites(b, files, perFile)
+	zsorted, xzsorted, _ := sortedCompressed(b, files, true)
+	size := float64(dirBytes(large))
+	b.ReportMetric(size/float64(zsorted), "x-zstd-sorted")
+	if xzsorted > 0 {
+		b.ReportMetric(size/float64(xzsorted), "x-xz-sorted")
+	}
+	b.ReportMetric(float64(compacted)/float64(zsorted), "x-zstd-sorted-compacted")
+	b.ReportMetric(float64(compacted)/float64(sum(perFile)), "x-zstd-per-file-compacted")
+	if xzsorted > 0 {
+		b.ReportMetric(float64(compacted)/float64(xzsorted), "x-xz-sorted-compacted")
+		// -parity=false: the same archive without its sidecars
+		// (parity is the trade-off of docs/FORMAT.md "Parity").
+		b.ReportMetric(float64(compacted-compactedPar)/float64(xzsorted), "x-xz-sorted-compacted-noparity")
+	}
+	b.ReportMetric(compDec[1]/max(compDec[0], 0.001), "x-growth-restore-decoded-p99-compacted")
+	b.Logf("whole collection sorted: zstd -19 --long=27 %d B, xz -9e %d B; archive %d B, compacted %d B (parity %d B)", zsorted, xzsorted, int64(size), compacted, compactedPar)
+}
+
+// BenchmarkScaleSites (make bench-scale-sites) is BenchmarkScale's
+// per-site part alone: each corpus site in one ingest, against its files
+// each recompressed on its own, against the floor (its sorted records in
+// one stream) and against zstd of the sorted records, with and without
+// parity. About two minutes.
+func BenchmarkScaleSites(b *testing.B) {
+	files := sharedtest.CorpusFiles(b)
+	zstdPath, err := exec.LookPath("zstd")
+	if err != nil {
+		b.Skipf("zstd command not found (Debian package zstd): %v", err)
+	}
+	perFile := make([]int64, len(files))
+	for i, f := range files {
+		_, perFile[i] = zstdAlone(b, zstdPath, f)
+	}
+	scaleSites(b, files, perFile)
+}
+
+// scaleSites ingests each corpus site alone, all its crawls at once,
+// and reports its bytes against its files each recompressed alone
+// (perFile, in files' order) and against its sorted records.
+func scaleSites(b *testing.B, files []string, perFile []int64) {
 	for _, site := range corpusSites {
 		var sf []string
 		var zsite int64
@@ -188,22 +227,6 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(float64(n-par)/float64(zs), "x-zstd-sorted-noparity-"+site)
 		os.RemoveAll(arch)
 	}
-	zsorted, xzsorted, _ := sortedCompressed(b, files, true)
-	size := float64(dirBytes(large))
-	b.ReportMetric(size/float64(zsorted), "x-zstd-sorted")
-	if xzsorted > 0 {
-		b.ReportMetric(size/float64(xzsorted), "x-xz-sorted")
-	}
-	b.ReportMetric(float64(compacted)/float64(zsorted), "x-zstd-sorted-compacted")
-	b.ReportMetric(float64(compacted)/float64(sum(perFile)), "x-zstd-per-file-compacted")
-	if xzsorted > 0 {
-		b.ReportMetric(float64(compacted)/float64(xzsorted), "x-xz-sorted-compacted")
-		// -parity=false: the same archive without its sidecars
-		// (parity is the trade-off of docs/FORMAT.md "Parity").
-		b.ReportMetric(float64(compacted-compactedPar)/float64(xzsorted), "x-xz-sorted-compacted-noparity")
-	}
-	b.ReportMetric(compDec[1]/max(compDec[0], 0.001), "x-growth-restore-decoded-p99-compacted")
-	b.Logf("whole collection sorted: zstd -19 --long=27 %d B, xz -9e %d B; archive %d B, compacted %d B (parity %d B)", zsorted, xzsorted, int64(size), compacted, compactedPar)
 }
 
 // cliIngest runs `blockwarc ARGS` (an ingest) through a fresh helper
