@@ -9,11 +9,12 @@ package blockview
 
 import (
 	"bytes"
-	"github.com/blockwarc/blockwarc/partition"
 	"html"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/blockwarc/blockwarc/partition"
 )
 
 // BlockTag names a block as a selector would: its tag ("#run" for a run

@@ -4,11 +4,12 @@ package diff
 // here, its text form in text.go, its -html page in html.go.
 
 import (
+	"strings"
+	"time"
+
 	"github.com/blockwarc/blockwarc/dedupe"
 	"github.com/blockwarc/blockwarc/export/blockview"
 	"github.com/blockwarc/blockwarc/partition"
-	"strings"
-	"time"
 )
 
 // Report is a comparison of two captures as blockwarc diff shows it, and

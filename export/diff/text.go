@@ -2,11 +2,12 @@ package diff
 
 import (
 	"fmt"
-	"github.com/blockwarc/blockwarc/dedupe"
-	"github.com/blockwarc/blockwarc/export/blockview"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/export/blockview"
 )
 
 // levelName says a partition level as people read it: the adaptive

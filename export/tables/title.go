@@ -2,8 +2,9 @@ package tables
 
 import (
 	"bytes"
-	"github.com/blockwarc/blockwarc/partition"
 	"strings"
+
+	"github.com/blockwarc/blockwarc/partition"
 
 	"golang.org/x/net/html"
 )
