@@ -649,13 +649,6 @@ func (w *Writer) flush() error {
 		return err
 	}
 	j.level = w.frameLevel(len(body), len(dict))
-	// named: a frame with a prefix whose dictionary did not pay
-	// (joinChain's empty dictionary) is compressed alone and then names
-	// the dictionary, as every frame with a prefix must.
-	named := dict != nil && len(dict) == 0
-	if named {
-		dict = nil
-	}
 	w.sem <- struct{}{}
 	go func() {
 		defer func() { <-w.sem; close(j.done) }()
@@ -674,11 +667,6 @@ func (w *Writer) flush() error {
 				return
 			}
 		}
-		if named {
-			if bd, j.err = zstdlib.NameDict(bd, chainDictID); j.err != nil {
-				return
-			}
-		}
 		j.table = uint32(len(tbl))
 		j.out = append(tbl, bd...)
 	}()
@@ -693,8 +681,7 @@ func (w *Writer) flush() error {
 }
 
 // joinChain decides whether the frame j (of plaintext body) extends the
-// chain the last frame ends, and returns its dictionary: nil if it does
-// not, empty if it does without compressing against it (dictPays).
+// chain the last frame ends, and returns its dictionary (nil if not).
 func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
 	if w.opts.ChainBytes < 0 {
 		return nil, nil
@@ -722,20 +709,13 @@ func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
 		for _, b := range w.chain {
 			dict = append(dict, b...)
 		}
-		// A frame whose dictionary does not pay still extends the
-		// chain, compressed without it (its zstd frame names the
-		// dictionary and uses none of it): ending the chain there would
-		// take the chain's context from every frame after it too. One
-		// crawl at a time from four sites mixed, the crawl of one site
-		// after those of the others ended 4 chains in 351 ingests and
-		// each site's next frame started without its history: 1,288,071
-		// bytes, 1,164,593 with the chains kept (the later frames index
-		// longer dictionaries, the price of that context).
-		j.prefix = uint8(len(w.chain))
-		if !dictPays(body, dict) {
-			dict = []byte{}
+		if dictPays(body, dict) {
+			j.prefix = uint8(len(w.chain))
+		} else {
+			dict = nil
 		}
-	} else {
+	}
+	if dict == nil {
 		w.chain, w.chainBytes = w.chain[:0], 0
 	}
 	w.chain = append(w.chain, body)
