@@ -437,31 +437,42 @@ func payloadPieces(v *Version, get getter) ([][]byte, error) {
 		}
 		return [][]byte{b}, nil
 	}
-	lb, err := get(v.Layout)
+	l, blocks, err := layoutBlocks(v, get)
 	if err != nil {
-		return nil, fmt.Errorf("get layout: %w", err)
+		return nil, err
 	}
-	l, err := partition.Decode(lb)
-	if err != nil {
-		return nil, fmt.Errorf("decode layout: %w", err)
-	}
-	if len(l.Gaps) == 0 && len(v.Blocks) == 0 {
+	if len(l.Gaps) == 0 && len(blocks) == 0 {
 		return nil, nil // an empty payload
 	}
-	if len(l.Gaps) != len(v.Blocks)+1 {
+	if len(l.Gaps) != len(blocks)+1 {
 		// Reassemble's error.
-		_, err := partition.Reassemble(l, make([][]byte, len(v.Blocks)))
+		_, err := partition.Reassemble(l, blocks)
 		return nil, fmt.Errorf("reassemble payload: %w", err)
 	}
-	ps := make([][]byte, 0, 2*len(v.Blocks)+1)
-	for i, id := range v.Blocks {
-		b, err := get(id)
-		if err != nil {
-			return nil, fmt.Errorf("get block %d: %w", i, err)
-		}
+	ps := make([][]byte, 0, 2*len(blocks)+1)
+	for i, b := range blocks {
 		ps = append(ps, l.Gaps[i], b)
 	}
 	return append(ps, l.Gaps[len(l.Gaps)-1]), nil
+}
+
+// layoutBlocks fetches and decodes v's layout and fetches its blocks.
+func layoutBlocks(v *Version, get getter) (partition.Layout, [][]byte, error) {
+	lb, err := get(v.Layout)
+	if err != nil {
+		return partition.Layout{}, nil, fmt.Errorf("get layout: %w", err)
+	}
+	l, err := partition.Decode(lb)
+	if err != nil {
+		return partition.Layout{}, nil, fmt.Errorf("decode layout: %w", err)
+	}
+	blocks := make([][]byte, len(v.Blocks))
+	for i, id := range v.Blocks {
+		if blocks[i], err = get(id); err != nil {
+			return partition.Layout{}, nil, fmt.Errorf("get block %d: %w", i, err)
+		}
+	}
+	return l, blocks, nil
 }
 
 // restorePayload rebuilds the HTTP payload of v; for a payload kept as
@@ -474,19 +485,9 @@ func restorePayload(v *Version, get getter, p *Parts) ([]byte, error) {
 		}
 		return b, nil
 	}
-	lb, err := get(v.Layout)
+	l, blocks, err := layoutBlocks(v, get)
 	if err != nil {
-		return nil, fmt.Errorf("get layout: %w", err)
-	}
-	l, err := partition.Decode(lb)
-	if err != nil {
-		return nil, fmt.Errorf("decode layout: %w", err)
-	}
-	blocks := make([][]byte, len(v.Blocks))
-	for i, id := range v.Blocks {
-		if blocks[i], err = get(id); err != nil {
-			return nil, fmt.Errorf("get block %d: %w", i, err)
-		}
+		return nil, err
 	}
 	doc, err := partition.Reassemble(l, blocks)
 	if err != nil {
