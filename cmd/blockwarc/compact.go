@@ -46,6 +46,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity, as for ingest")
 	withTables := fs.Bool("tables", true, "write NEWARCHIVE/tables (Parquet, see 'blockwarc tables')")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
+	nice := fs.Int("nice", defaultNice, niceUsage)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -57,6 +58,9 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	src, dst := fs.Arg(0), fs.Arg(1)
 	if _, err := shard.ReadManifest(src); err == nil {
 		fmt.Fprintf(stderr, "blockwarc compact: %s is a sharded archive, which compact does not copy yet: re-ingest its originals ('blockwarc export-warc -sources DIR -original') with -shards instead\n", src)
+		return exitUsage
+	}
+	if !setNice("compact", *nice, stderr) {
 		return exitUsage
 	}
 	shared, err := ingestflags.Flags{Level: *level, Commit: *commitFlag, Mem: *memFlag, Policy: ingestflags.DefaultPolicy,

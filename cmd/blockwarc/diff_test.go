@@ -64,6 +64,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
 		main()
 	}
+	if os.Getenv(niceChildEnv) == "1" {
+		niceChild()
+	}
+	applyNice = func(int) error { return nil }
 	code := m.Run()
 	if tinderBWA != "" {
 		os.RemoveAll(filepath.Dir(tinderBWA))

@@ -36,7 +36,8 @@ import (
 // no ingest running (x-idle: p99 during the ingest ÷ idle p99), and `cat`
 // of the same captures in-process, one at a time (x-cat: p99 during the
 // ingest ÷ cat's p99), and the fetches again while a second ingest
-// (mkdocs-org) runs under nice -n 19 (nice-*); idle-cpu-ms/fetch is this
+// (mkdocs-org) runs at full priority, -nice 0 (full-*; the first runs at
+// ingest's default, nice 10); idle-cpu-ms/fetch is this
 // process's CPU (clients and server) per fetch with no ingest, a figure
 // the machine's other load does not move. It fails when an ingest ends
 // before the last fetch, or before its captures show in the listing.
@@ -51,24 +52,24 @@ import (
 func BenchmarkServeDuringIngest(b *testing.B) { serveDuringIngest(b, pack.DefaultCacheBytes, true) }
 
 // BenchmarkServeDuringIngestSmallCache is BenchmarkServeDuringIngest
-// (without the niced ingest) with -cache 2MiB: less than the frames the
+// (without the full-priority ingest) with -cache 2MiB: less than the frames the
 // 1,000 fetches read (about 3.5 MB, which the default cache holds
 // whole), so fetches decode frames again while the ingest runs.
 func BenchmarkServeDuringIngestSmallCache(b *testing.B) { serveDuringIngest(b, 2<<20, false) }
 
 // serveDuringIngest runs the fetches of BenchmarkServeDuringIngest with
-// a server of -cache cache, the niced ingest too if niceToo.
-func serveDuringIngest(b *testing.B, cache int64, niceToo bool) {
+// a server of -cache cache, the full-priority ingest too if fullToo.
+func serveDuringIngest(b *testing.B, cache int64, fullToo bool) {
 	base := sharedtest.CorpusFiles(b, "ota-mektoube", "ota-lovescout24")
 	more := sharedtest.CorpusFiles(b, "ota-tinder")
-	nicedMore := sharedtest.CorpusFiles(b, "mkdocs-org")
+	fullMore := sharedtest.CorpusFiles(b, "mkdocs-org")
 	hosts := []string{"127.0.0.1:8104", "127.0.0.1:8103"} // mektoube, lovescout24
 	const fetches, clients = 1000, 8
 	bin := filepath.Join(b.TempDir(), "blockwarc")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	var idle, busy, niced, cat []time.Duration
+	var idle, busy, full, cat []time.Duration
 	var idleDecoded, busyDecoded, busyViews float64
 	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 }
 	pct := func(d []time.Duration, q float64) float64 {
@@ -233,12 +234,12 @@ func serveDuringIngest(b *testing.B, cache int64, niceToo bool) {
 		idleDecoded = float64(mark().st.Decoded-p0.st.Decoded) / 1e6 / fetches
 		report("idle", p0, idle)
 
-		// during fetches every pick while `blockwarc ingest` (run with
-		// prefix, e.g. nice) adds files of another site (on host) to the
+		// during fetches every pick while `blockwarc ingest` (with flags,
+		// e.g. -nice 0) adds files of another site (on host) to the
 		// archive; it returns the latencies and the ingest's wall time.
-		during := func(prefix []string, files []string, host string) ([]time.Duration, time.Duration) {
-			args := append(append(prefix, bin, "ingest", "-tables=false", "-commit", "1MiB", arch), files...)
-			cmd := exec.Command(args[0], args[1:]...)
+		during := func(flags []string, files []string, host string) ([]time.Duration, time.Duration) {
+			args := append(append(append([]string{"ingest"}, flags...), "-tables=false", "-commit", "1MiB", arch), files...)
+			cmd := exec.Command(bin, args...)
 			var ingestErr bytes.Buffer
 			cmd.Stderr = &ingestErr
 			start := time.Now()
@@ -281,10 +282,10 @@ func serveDuringIngest(b *testing.B, cache int64, niceToo bool) {
 		p0 = mark()
 		busy, ingestTime = during(nil, more, "127.0.0.1:8102")
 		report("busy", p0, busy)
-		if niceToo {
+		if fullToo {
 			p0 = mark()
-			niced, _ = during([]string{"nice", "-n", "19"}, nicedMore, "127.0.0.1:8101")
-			report("niced", p0, niced)
+			full, _ = during([]string{"-nice", "0"}, fullMore, "127.0.0.1:8101")
+			report("full", p0, full)
 		}
 		b.StopTimer()
 		release()
@@ -299,10 +300,10 @@ func serveDuringIngest(b *testing.B, cache int64, niceToo bool) {
 	b.ReportMetric(pct(busy, 0.99)/pct(idle, 0.99), "x-idle")
 	b.ReportMetric(pct(busy, 0.99)/pct(cat, 0.99), "x-cat")
 	b.ReportMetric(ingestTime.Seconds(), "ingest-s")
-	if niceToo {
-		b.ReportMetric(pct(niced, 0.5), "nice-p50-ms")
-		b.ReportMetric(pct(niced, 0.99), "nice-p99-ms")
-		b.ReportMetric(pct(niced, 0.99)/pct(idle, 0.99), "nice-x-idle")
+	if fullToo {
+		b.ReportMetric(pct(full, 0.5), "full-p50-ms")
+		b.ReportMetric(pct(full, 0.99), "full-p99-ms")
+		b.ReportMetric(pct(full, 0.99)/pct(idle, 0.99), "full-x-idle")
 	}
 	b.ReportMetric(idleCPU.Seconds()*1000/fetches, "idle-cpu-ms/fetch")
 	b.ReportMetric(float64(listed), "captures")
