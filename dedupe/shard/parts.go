@@ -24,11 +24,7 @@ func Presort(ctx context.Context, file, dir string, opts dedupe.Options) (dedupe
 	if err != nil {
 		return dedupe.Part{}, Sample{}, err
 	}
-	out := Sample{Keys: s.bytes, Total: s.total}
-	for l := ^uint64(0); l > s.limit; l /= 2 {
-		out.Thinned++
-	}
-	return p, out, nil
+	return p, Sample{Thinned: s.thinned(), Keys: s.bytes, Total: s.total}, nil
 }
 
 // Range is the key range of shard i.
