@@ -19,33 +19,39 @@ import (
 // 100 bytes each): beyond it, the sample keeps a smaller share of keys.
 const maxSampleKeys = 1 << 20
 
-// recordWork and responseWork are what a record costs a shard's ingest
-// beyond its block bytes, in block bytes of the same cost: the sample
-// weighs a key by the work of its records, not their bytes, since a
-// shard's ingest time is what must come out even. Every record, of any
-// type, is parsed, digested, given an id, a catalog entry, index entries
-// and a restore check, and a distributed ingest reads the segment of its
-// file's part that holds it (recordWork); a response's payload is
-// modelled and matched besides (responseWork). Measured by profiling
-// single shard ingests (shard.IngestParts) of the corpus sites: a shard
-// of the warcinfo records alone (one a file) took 1.6 ms of CPU a
-// record, one of wget's log and argument records 0.9 ms, a capture
-// (request and response) 0.5-1.8 ms, record bytes 12-45 ms a MB (less
-// as the inputs repeat more: a repeated block costs a digest). Weighing
-// responses alone (50 KB) left the shard of the most small records
-// (warcinfo, requests, logs) 1.3 times the mean CPU with the fewest
-// bytes; so weighed, the corpus replicated to 565 MB cut into four
-// shards of 6.8 / 5.8 / 5.7 / 5.6 CPU-s.
+// recordWork, responseWork and keylessWork are what a record costs a
+// shard's ingest beyond its block bytes, in block bytes of the same
+// cost: the sample weighs a key by the work of its records, not their
+// bytes, since a shard's ingest time is what must come out even. Every
+// record, of any type, is parsed, digested, given an id, a catalog
+// entry, index entries and a restore check, and a distributed ingest
+// reads the segment of its file's part that holds it (recordWork); a
+// response's payload is modelled and matched besides (responseWork). A
+// record without a target URI (key "") is nearly always a file's
+// warcinfo, one a file: shard 0, where they all go, reads a segment of
+// every file for them, which a file's pages share (keylessWork).
+// Measured by profiling single shard ingests (shard.IngestParts) of the
+// corpus sites: a shard of the warcinfo records alone (one a file) took
+// 1.6 ms of CPU a record, one of wget's log and argument records (three
+// a file) 0.9 ms, a capture (request and response) 0.5-1.8 ms, record
+// bytes 12-45 ms a MB (less as the inputs repeat more: a repeated block
+// costs a digest). Weighing responses alone (50 KB) left shard 0, of
+// the most small records (warcinfo, requests), 1.3 times the mean CPU
+// with the fewest bytes.
 const (
 	recordWork   = 30_000
 	responseWork = 10_000
+	keylessWork  = 30_000
 )
 
-// work is a record's weight in the sample.
-func work(rec *warcio.Record) int64 {
+// work is the weight in the sample of a record of key key.
+func work(rec *warcio.Record, key string) int64 {
 	w := rec.ContentLen + recordWork
 	if rec.Type == "response" {
 		w += responseWork
+	}
+	if key == "" {
+		w += keylessWork
 	}
 	return w
 }
@@ -193,7 +199,8 @@ func sampleFile(ctx context.Context, name string, o warcio.Options, s *sample) e
 		if err != nil {
 			return fmt.Errorf("sample shard keys: %s: %w", name, err)
 		}
-		s.add(warcio.SURT(rec.TargetURI), work(rec))
+		key := warcio.SURT(rec.TargetURI)
+		s.add(key, work(rec, key))
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 // SampleFile does.
 func Presort(ctx context.Context, file, dir string, opts dedupe.Options) (dedupe.Part, Sample, error) {
 	s := &sample{limit: ^uint64(0), cap: maxSampleKeys, bytes: map[string]int64{}}
-	p, err := dedupe.Presort(ctx, file, dir, opts, func(rec *warcio.Record, key string) { s.add(key, work(rec)) })
+	p, err := dedupe.Presort(ctx, file, dir, opts, func(rec *warcio.Record, key string) { s.add(key, work(rec, key)) })
 	if err != nil {
 		return dedupe.Part{}, Sample{}, err
 	}

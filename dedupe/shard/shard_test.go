@@ -207,7 +207,7 @@ func TestCutMinMax(t *testing.T) {
 func sampleOf(recs []sampleRec, capKeys int) map[string]int64 {
 	s := &sample{limit: ^uint64(0), cap: capKeys, bytes: map[string]int64{}}
 	for _, r := range recs {
-		s.add(r.key, work(&warcio.Record{Type: r.typ, ContentLen: r.len}))
+		s.add(r.key, work(&warcio.Record{Type: r.typ, ContentLen: r.len}, r.key))
 	}
 	return held(s.bytes, s.total)
 }
