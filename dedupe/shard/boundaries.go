@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -17,26 +19,41 @@ import (
 // 100 bytes each): beyond it, the sample keeps a smaller share of keys.
 const maxSampleKeys = 1 << 20
 
-// responseWork is what a response record costs an ingest
-// beyond its block bytes (its payload modelled, partitioned and matched,
-// headers and digests, a restore check), in block bytes of the same
+// recordWork, responseWork and keylessWork are what a record costs a
+// shard's ingest beyond its block bytes, in block bytes of the same
 // cost: the sample weighs a key by the work of its records, not their
-// bytes, since a shard's ingest time is what must come out even. Fitted
-// on the four corpus sites replicated to 565 MB (make bench-beam), a
-// request and a response a capture: per shard, 0.012 CPU-seconds a
-// record against 0.48 a megabyte of blocks, about 50 KB a capture. Cut
-// by bytes alone, the shard of the many small pages took 1.4 times the
-// mean CPU. Other records (requests, a crawler's logs, arguments and
-// metadata: wget writes those as resource records) weigh their bytes: a
-// crawl's few log records must not weigh like pages.
-const responseWork = 50_000
+// bytes, since a shard's ingest time is what must come out even. Every
+// record, of any type, is parsed, digested, given an id, a catalog
+// entry, index entries and a restore check, and a distributed ingest
+// reads the segment of its file's part that holds it (recordWork); a
+// response's payload is modelled and matched besides (responseWork). A
+// record without a target URI (key "") is nearly always a file's
+// warcinfo, one a file: shard 0, where they all go, reads a segment of
+// every file for them, which a file's pages share (keylessWork).
+// Measured by profiling single shard ingests (shard.IngestParts) of the
+// corpus sites: a shard of the warcinfo records alone (one a file) took
+// 1.6 ms of CPU a record, one of wget's log and argument records (three
+// a file) 0.9 ms, a capture (request and response) 0.5-1.8 ms, record
+// bytes 12-45 ms a MB (less as the inputs repeat more: a repeated block
+// costs a digest). Weighing responses alone (50 KB) left shard 0, of
+// the most small records (warcinfo, requests), 1.3 times the mean CPU
+// with the fewest bytes.
+const (
+	recordWork   = 30_000
+	responseWork = 10_000
+	keylessWork  = 30_000
+)
 
-// work is a record's weight in the sample.
-func work(rec *warcio.Record) int64 {
+// work is the weight in the sample of a record of key key.
+func work(rec *warcio.Record, key string) int64 {
+	w := rec.ContentLen + recordWork
 	if rec.Type == "response" {
-		return rec.ContentLen + responseWork
+		w += responseWork
 	}
-	return rec.ContentLen
+	if key == "" {
+		w += keylessWork
+	}
+	return w
 }
 
 // keyHash is a fixed (seedless) 64-bit FNV-1a of key: the sample must not
@@ -55,7 +72,10 @@ func keyHash(key string) uint64 {
 // below limit, with the work of its records (work). Which keys it holds
 // depends only on the set of keys read, not on their order: the limit
 // halves whenever the sample outgrows maxSampleKeys, and a key dropped
-// then would be dropped whenever it came.
+// then would be dropped whenever it came. The key "" (records without a
+// target URI: warcinfo, a crawler's logs) is always held: its records
+// all go to shard 0, whose first unit of the cut it is (held scales it
+// to the share of keys held).
 type sample struct {
 	mu    sync.Mutex
 	limit uint64 // keys with keyHash < limit are sampled
@@ -68,14 +88,14 @@ func (s *sample) add(key string, n int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.total += n
-	if key == "" || keyHash(key) >= s.limit {
+	if key != "" && keyHash(key) >= s.limit {
 		return
 	}
 	s.bytes[key] += n
 	for len(s.bytes) > s.cap {
 		s.limit /= 2
 		for k := range s.bytes {
-			if keyHash(k) >= s.limit {
+			if k != "" && keyHash(k) >= s.limit {
 				delete(s.bytes, k)
 			}
 		}
@@ -84,8 +104,9 @@ func (s *sample) add(key string, n int64) {
 
 // Boundaries chooses the first keys of shards 1..n-1 for the records of
 // inputs: it reads every record's key and block length (headers only,
-// files in parallel) into a sample weighted by work (block bytes, plus
-// responseWork a response) and cuts it into n ranges whose heaviest is
+// files in parallel) into a sample weighted by work (work: block bytes
+// plus a fixed cost a record, more for a response; the keyless records'
+// in shard 0's first unit) and cuts it into n ranges whose heaviest is
 // as light as possible (cut). Fewer boundaries come back when the inputs
 // have fewer distinct places to cut.
 func Boundaries(ctx context.Context, inputs []string, n int, reader warcio.Options) ([]string, error) {
@@ -122,7 +143,42 @@ func Boundaries(ctx context.Context, inputs []string, n int, reader warcio.Optio
 			return nil, err
 		}
 	}
-	return cut(s.bytes, n), nil
+	return cut(held(s.bytes, s.total), n), nil
+}
+
+// thinned is how many times the sample's key limit was halved.
+func (s *sample) thinned() uint {
+	var t uint
+	for l := ^uint64(0); l > s.limit; l /= 2 {
+		t++
+	}
+	return t
+}
+
+// held is keys as cut weighs them: a thinned sample holds a share of the
+// keys, and the keyless records' work, held whole, is scaled to that
+// share (the held keys' work ÷ that of every keyed record read: total
+// is the work of every record read).
+func held(keys map[string]int64, total int64) map[string]int64 {
+	keyless, ok := keys[""]
+	if !ok {
+		return keys
+	}
+	var sampled int64
+	for k, w := range keys {
+		if k != "" {
+			sampled += w
+		}
+	}
+	read := total - keyless
+	if sampled >= read || read <= 0 {
+		return keys
+	}
+	out := maps.Clone(keys)
+	hi, lo := bits.Mul64(uint64(keyless), uint64(sampled))
+	q, _ := bits.Div64(hi, lo, uint64(read))
+	out[""] = int64(q)
+	return out
 }
 
 func sampleFile(ctx context.Context, name string, o warcio.Options, s *sample) error {
@@ -143,7 +199,8 @@ func sampleFile(ctx context.Context, name string, o warcio.Options, s *sample) e
 		if err != nil {
 			return fmt.Errorf("sample shard keys: %s: %w", name, err)
 		}
-		s.add(warcio.SURT(rec.TargetURI), work(rec))
+		key := warcio.SURT(rec.TargetURI)
+		s.add(key, work(rec, key))
 	}
 }
 
@@ -158,7 +215,7 @@ type Sample struct {
 	// Thinned is how many times the key limit was halved: keys with
 	// keyHash < ^uint64(0)>>Thinned are held.
 	Thinned uint
-	Keys    map[string]int64 // work of the held keys' records (block bytes, plus responseWork a response)
+	Keys    map[string]int64 // work of the held keys' records (work; "": the keyless records', held whole)
 	Total   int64            // work of every record read
 }
 
@@ -171,11 +228,7 @@ func SampleFile(ctx context.Context, name string, reader warcio.Options) (Sample
 	if err := sampleFile(ctx, name, reader, s); err != nil {
 		return Sample{}, err
 	}
-	out := Sample{Keys: s.bytes, Total: s.total}
-	for l := ^uint64(0); l > s.limit; l /= 2 {
-		out.Thinned++
-	}
-	return out, nil
+	return Sample{Thinned: s.thinned(), Keys: s.bytes, Total: s.total}, nil
 }
 
 // Merge adds the sample o to s.
@@ -198,7 +251,7 @@ func (s *Sample) merge(o Sample, capKeys int) {
 
 // Cut chooses the first keys of shards 1..n-1 from the sample, as
 // Boundaries does from its own.
-func (s Sample) Cut(n int) []string { return cut(s.Keys, n) }
+func (s Sample) Cut(n int) []string { return cut(held(s.Keys, s.Total), n) }
 
 // host is the host part of a SURT key ("com,example)/a" → "com,example").
 func host(key string) string {

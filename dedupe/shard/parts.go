@@ -20,15 +20,11 @@ import (
 // SampleFile does.
 func Presort(ctx context.Context, file, dir string, opts dedupe.Options) (dedupe.Part, Sample, error) {
 	s := &sample{limit: ^uint64(0), cap: maxSampleKeys, bytes: map[string]int64{}}
-	p, err := dedupe.Presort(ctx, file, dir, opts, func(rec *warcio.Record, key string) { s.add(key, work(rec)) })
+	p, err := dedupe.Presort(ctx, file, dir, opts, func(rec *warcio.Record, key string) { s.add(key, work(rec, key)) })
 	if err != nil {
 		return dedupe.Part{}, Sample{}, err
 	}
-	out := Sample{Keys: s.bytes, Total: s.total}
-	for l := ^uint64(0); l > s.limit; l /= 2 {
-		out.Thinned++
-	}
-	return p, out, nil
+	return p, Sample{Thinned: s.thinned(), Keys: s.bytes, Total: s.total}, nil
 }
 
 // Range is the key range of shard i.

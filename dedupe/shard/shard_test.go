@@ -202,6 +202,90 @@ func TestCutMinMax(t *testing.T) {
 	}
 }
 
+// sampleOf is the sample of records read in order, as Boundaries holds
+// it, with the keys' weights as cut sees them.
+func sampleOf(recs []sampleRec, capKeys int) map[string]int64 {
+	s := &sample{limit: ^uint64(0), cap: capKeys, bytes: map[string]int64{}}
+	for _, r := range recs {
+		s.add(r.key, work(&warcio.Record{Type: r.typ, ContentLen: r.len}, r.key))
+	}
+	return held(s.bytes, s.total)
+}
+
+type sampleRec struct {
+	key, typ string
+	len      int64
+}
+
+// TestCutWork: the cut balances a shard ingest's work, not block bytes.
+// Records without a target URI (warcinfo, a crawler's logs) all go to
+// shard 0 and cost an ingest as any record does: many of them move the
+// first boundary left. A range of many small records costs more than
+// their bytes: it is cut, rather than one of a few big responses.
+func TestCutWork(t *testing.T) {
+	var pages []sampleRec
+	for i := range 8 {
+		pages = append(pages, sampleRec{fmt.Sprintf("com,a)/%d", i), "response", 100_000})
+	}
+	without := cut(sampleOf(pages, maxSampleKeys), 2)
+	if !slices.Equal(without, []string{"com,a)/4"}) {
+		t.Fatalf("8 equal pages in 2: cut at %q", without)
+	}
+	// A crawl of 30 small files: 30 warcinfo records of 1 KB, in shard 0
+	// (their key "" sorts first), which must take fewer pages.
+	recs := slices.Clone(pages)
+	for range 30 {
+		recs = append(recs, sampleRec{"", "warcinfo", 1_000})
+	}
+	if got := cut(sampleOf(recs, maxSampleKeys), 2); len(got) != 1 || got[0] >= without[0] {
+		t.Errorf("8 pages and 30 warcinfo records in 2: cut at %q, want before %q", got, without)
+	}
+
+	// Host big: 4 responses of 400 KB; host small: 100 URLs of 8 revisit
+	// records of 300 bytes (a crawl that deduplicates): 1.6 MB of block
+	// bytes against 0.24 MB, but 800 records against 4.
+	var mixed []sampleRec
+	for i := range 4 {
+		mixed = append(mixed, sampleRec{fmt.Sprintf("com,big)/%d", i), "response", 400_000})
+	}
+	for i := range 100 {
+		for range 8 {
+			mixed = append(mixed, sampleRec{fmt.Sprintf("com,small)/%03d", i), "revisit", 300})
+		}
+	}
+	got := cut(sampleOf(mixed, maxSampleKeys), 2)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "com,small)/") {
+		t.Errorf("4 big responses and 800 small revisits in 2: cut at %q, want within host small", got)
+	}
+}
+
+// TestSampleKeyless: the keyless records' work is held whole however
+// much the sample thins its keys, and cut weighs it as the share of
+// keys held: as much, against the other keys, as without thinning.
+func TestSampleKeyless(t *testing.T) {
+	var recs []sampleRec
+	for i := range 3000 {
+		recs = append(recs, sampleRec{"com,h" + string(rune('a'+i%26)) + ")/" + string(rune(0x100+i)), "request", 100})
+		if i%3 == 0 {
+			recs = append(recs, sampleRec{"", "warcinfo", 100})
+		}
+	}
+	whole, thin := sampleOf(recs, maxSampleKeys), sampleOf(recs, 300)
+	if len(thin) >= len(whole)/4 || len(thin) < 50 {
+		t.Fatalf("sample of %d keys not thinned: %d held", len(whole), len(thin))
+	}
+	share := func(w map[string]int64) float64 {
+		var t int64
+		for _, x := range w {
+			t += x
+		}
+		return float64(w[""]) / float64(t)
+	}
+	if a, b := share(whole), share(thin); a == 0 || math.Abs(b-a) > a/4 {
+		t.Errorf("keyless share of the work: %.3f unthinned, %.3f thinned", a, b)
+	}
+}
+
 // TestSampleOrderFree: the sample does not depend on the order keys come
 // in, also when it has to thin itself.
 func TestSampleOrderFree(t *testing.T) {
@@ -259,6 +343,9 @@ func TestSampleMerge(t *testing.T) {
 	keys := make([]string, 3000)
 	for i := range keys {
 		keys[i] = "com,h" + string(rune('a'+i%26)) + ")/" + string(rune(0x100+i))
+		if i%250 == 0 {
+			keys[i] = "" // keyless: held whole in every part
+		}
 	}
 	const capKeys = 1000
 	of := func(ks []string) Sample {
@@ -266,15 +353,11 @@ func TestSampleMerge(t *testing.T) {
 		for _, k := range ks {
 			s.add(k, 7)
 		}
-		out := Sample{Keys: s.bytes, Total: s.total}
-		for l := ^uint64(0); l > s.limit; l /= 2 {
-			out.Thinned++
-		}
-		return out
+		return Sample{Thinned: s.thinned(), Keys: s.bytes, Total: s.total}
 	}
 	whole := of(keys)
-	if whole.Thinned == 0 {
-		t.Fatal("the sample of every key was not thinned: the test checks nothing")
+	if whole.Thinned == 0 || whole.Keys[""] != 12*7 {
+		t.Fatalf("the sample of every key: thinned %d times, keyless work %d: the test checks nothing", whole.Thinned, whole.Keys[""])
 	}
 	// Parts of 300 keys each are not thinned; their merge must be.
 	var parts []Sample
