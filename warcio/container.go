@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"sort"
 
+	"github.com/blockwarc/blockwarc/internal/libdeflate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -24,9 +26,26 @@ import (
 // decoder reads from one bufio.Reader that implements io.ByteReader, so
 // flate, bzip2 and the frame splitters never read past what they consume,
 // and stored position = bytes read from the file - bytes still buffered.
+//
+// A gzip member whose deflate stream and trailer lie whole in the buffer
+// is inflated in one call to libdeflate (when built with cgo) and served
+// from memory: klauspost's gzip.Reader still reads its header, so a bad
+// header fails as before, and the buffer is advanced by exactly the bytes
+// libdeflate took plus the trailer it checked. Any failure (a member
+// longer than the buffer, damage, output above wholeMaxOut) leaves the
+// buffer where the header ended, and klauspost's reader streams the
+// member as it always did: errors, offsets and resync are its.
 
 const (
 	storedBufSize = 64 << 10
+	// With libdeflate, the buffer holds whole members: 1 MiB, refilled
+	// when less than wholeRefill is left in it, so a refill moves at most
+	// that much.
+	wholeBufSize = 1 << 20
+	wholeRefill  = 256 << 10
+	// wholeMaxOut bounds a member inflated whole; a larger one streams.
+	wholeMaxOut   = 16 << 20
+	wholeFirstOut = 256 << 10
 	maxDictBytes  = 16 << 20  // bound on a zstd dictionary frame
 	maxZstdWindow = 256 << 20 // bound on decoder memory for hostile frames
 )
@@ -74,6 +93,7 @@ type container struct {
 	mlen      int64
 
 	gz    *gzip.Reader
+	whole wholeInflater
 	zd    *zstd.Decoder
 	dict  []byte
 	lz    *lz4.Reader
@@ -83,8 +103,96 @@ type container struct {
 func newContainer(r io.Reader, name string) *container {
 	c := &container{name: name}
 	c.raw.r = r
-	c.br = bufio.NewReaderSize(&c.raw, storedBufSize)
+	size := storedBufSize
+	if libdeflate.Available {
+		size = wholeBufSize
+	}
+	c.br = bufio.NewReaderSize(&c.raw, size)
 	return c
+}
+
+// wholeInflater inflates gzip members held whole in the stored buffer.
+type wholeInflater struct {
+	z   *libdeflate.Decompressor
+	out []byte      // output of the last member; its capacity is kept
+	r   memberBytes // serves out
+	off bool        // fast path disabled (tests: the streaming path alone)
+	n   int64       // members inflated whole (tests)
+}
+
+// memberBytes serves a member's output from memory, returning io.EOF
+// with its last bytes as gzip.Reader does, so the member ends (and
+// OnMember sees it) at the same read either way.
+type memberBytes struct {
+	b   []byte
+	off int
+}
+
+func (m *memberBytes) Read(p []byte) (int, error) {
+	n := copy(p, m.b[m.off:])
+	m.off += n
+	if m.off == len(m.b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// wholeGzip inflates the gzip member whose deflate stream starts at the
+// buffer's position (its header read) if it and its trailer are in the
+// buffer, checks the trailer, consumes them, and serves the output from
+// memory. It returns false, having consumed nothing, when it cannot.
+func (c *container) wholeGzip() bool {
+	w := &c.whole
+	if !libdeflate.Available || w.off {
+		return false
+	}
+	var eof bool
+	if c.br.Buffered() < wholeRefill {
+		_, err := c.br.Peek(c.br.Size())
+		eof = err != nil
+	}
+	if w.z == nil {
+		if w.z = libdeflate.New(); w.z == nil {
+			w.off = true
+			return false
+		}
+	}
+	if cap(w.out) == 0 {
+		w.out = make([]byte, wholeFirstOut)
+	}
+	for {
+		in, _ := c.br.Peek(c.br.Buffered())
+		n, m, err := w.z.Inflate(w.out[:cap(w.out)], in)
+		if errors.Is(err, libdeflate.ErrShortOutput) && cap(w.out) < wholeMaxOut {
+			w.out = make([]byte, min(4*cap(w.out), wholeMaxOut))
+			continue
+		}
+		if err != nil || len(in)-m < 8 {
+			// Perhaps a member longer than what is buffered: once, fill
+			// the buffer and try again. (A member whose output is above
+			// wholeMaxOut, or longer than the buffer, costs one
+			// libdeflate pass over at most wholeMaxOut bytes of output or
+			// the buffer's input before it streams.)
+			if eof || len(in) == c.br.Size() || errors.Is(err, libdeflate.ErrShortOutput) {
+				return false
+			}
+			_, err := c.br.Peek(c.br.Size())
+			eof = true // no third try
+			if err != nil && c.br.Buffered() == len(in) {
+				return false
+			}
+			continue
+		}
+		out := w.out[:n]
+		trailer := in[m : m+8]
+		if binary.LittleEndian.Uint32(trailer) != crc32.ChecksumIEEE(out) || binary.LittleEndian.Uint32(trailer[4:]) != uint32(n) {
+			return false
+		}
+		c.br.Discard(m + 8)
+		w.r = memberBytes{b: out}
+		w.n++
+		return true
+	}
 }
 
 // storedPos is the stored offset of the next byte a decoder will consume.
@@ -284,7 +392,11 @@ func (c *container) openGzip() error {
 		return err
 	}
 	c.gz.Multistream(false)
-	c.open(c.gz)
+	if c.wholeGzip() {
+		c.open(&c.whole.r)
+	} else {
+		c.open(c.gz)
+	}
 	c.members[len(c.members)-1].stored = start
 	return nil
 }
