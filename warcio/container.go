@@ -46,6 +46,7 @@ const (
 	// wholeMaxOut bounds a member inflated whole; a larger one streams.
 	wholeMaxOut   = 16 << 20
 	wholeFirstOut = 256 << 10
+	wholeKeepOut  = 1 << 20
 	maxDictBytes  = 16 << 20  // bound on a zstd dictionary frame
 	maxZstdWindow = 256 << 20 // bound on decoder memory for hostile frames
 )
@@ -92,6 +93,7 @@ type container struct {
 	mbuf      []byte
 	mlen      int64
 
+	head  *bytes.Reader // bytes read before growBuffer, buffered again
 	gz    *gzip.Reader
 	whole wholeInflater
 	zd    *zstd.Decoder
@@ -103,12 +105,22 @@ type container struct {
 func newContainer(r io.Reader, name string) *container {
 	c := &container{name: name}
 	c.raw.r = r
-	size := storedBufSize
-	if libdeflate.Available {
-		size = wholeBufSize
-	}
-	c.br = bufio.NewReaderSize(&c.raw, size)
+	// The buffer grows to wholeBufSize once the input is seen to be gzip
+	// (detect): a reader of one uncompressed record (verify, cat) must not
+	// allocate a megabyte.
+	c.br = bufio.NewReaderSize(&c.raw, storedBufSize)
 	return c
+}
+
+// growBuffer gives the stored buffer wholeBufSize before anything is
+// consumed: the bytes it holds are read again from head.
+func (c *container) growBuffer() {
+	if c.br.Size() >= wholeBufSize {
+		return
+	}
+	b, _ := c.br.Peek(c.br.Buffered())
+	c.head = bytes.NewReader(bytes.Clone(b))
+	c.br = bufio.NewReaderSize(io.MultiReader(c.head, &c.raw), wholeBufSize)
 }
 
 // wholeInflater inflates gzip members held whole in the stored buffer.
@@ -157,7 +169,8 @@ func (c *container) wholeGzip() bool {
 			return false
 		}
 	}
-	if cap(w.out) == 0 {
+	if cap(w.out) == 0 || cap(w.out) > wholeKeepOut {
+		// A large member's buffer is not kept for the small ones after it.
 		w.out = make([]byte, wholeFirstOut)
 	}
 	for {
@@ -196,7 +209,13 @@ func (c *container) wholeGzip() bool {
 }
 
 // storedPos is the stored offset of the next byte a decoder will consume.
-func (c *container) storedPos() int64 { return c.raw.n - int64(c.br.Buffered()) }
+func (c *container) storedPos() int64 {
+	n := c.raw.n - int64(c.br.Buffered())
+	if c.head != nil {
+		n -= int64(c.head.Len()) // read from the file, not yet buffered
+	}
+	return n
+}
 
 func (c *container) formatErr(off int64, msg string, kind, cause error) *FormatError {
 	return &FormatError{File: c.name, Offset: off, Msg: msg, Err: wrapKind(kind, cause)}
@@ -213,6 +232,9 @@ func (c *container) detect() error {
 		return err
 	}
 	c.comp = sniffCompression(head)
+	if c.comp == CompressionGzip && libdeflate.Available && !c.whole.off {
+		c.growBuffer()
+	}
 	return nil
 }
 

@@ -237,3 +237,51 @@ func TestWholeInflateMemory(t *testing.T) {
 		t.Errorf("buffer of %d bytes, %d members inflated whole", r.c.br.Size(), r.c.whole.n)
 	}
 }
+
+// TestWholeBuffers: the 1 MiB buffer is taken only by gzip input (a
+// reader of one uncompressed record, as verify and cat make for every
+// record, keeps 64 KiB), and a large member's output buffer is not kept
+// for the small members after it.
+func TestWholeBuffers(t *testing.T) {
+	small := record("small", "resource", "x")
+	plain := NewReader(bytes.NewReader([]byte(small)), "plain")
+	if _, err := plain.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if s := plain.c.br.Size(); s != storedBufSize {
+		t.Errorf("uncompressed input: a buffer of %d bytes, want %d", s, storedBufSize)
+	}
+	if !libdeflate.Available {
+		t.Skip("built without cgo: no whole-member path")
+	}
+	big := gzipMember(t, []byte(record("big", "resource", strings.Repeat("ab", 2<<20))), 6)
+	r := NewReader(bytes.NewReader(cat(big, gzipMember(t, []byte(small), 6), gzipMember(t, []byte(small), 6))), "g")
+	for i := 0; ; i++ {
+		rec, err := r.Next()
+		if err != nil {
+			if i != 3 {
+				t.Fatalf("%d records, then %v", i, err)
+			}
+			break
+		}
+		if i == 0 && cap(r.c.whole.out) <= wholeKeepOut {
+			t.Fatalf("the 4 MiB member was not inflated whole (output buffer %d)", cap(r.c.whole.out))
+		}
+		io.Copy(io.Discard, rec.Body)
+	}
+	// The buffer grows before anything is consumed, at stored offset 0
+	// whatever the small buffer had read.
+	c := newContainer(bytes.NewReader(cat(big, big)), "g")
+	if err := c.detect(); err != nil || c.br.Size() != wholeBufSize || c.storedPos() != 0 {
+		t.Errorf("after detect: %v, a buffer of %d bytes, stored position %d; want %d bytes at 0", err, c.br.Size(), c.storedPos(), wholeBufSize)
+	}
+	if s := r.c.br.Size(); s != wholeBufSize {
+		t.Errorf("gzip input: a buffer of %d bytes, want %d", s, wholeBufSize)
+	}
+	if c := cap(r.c.whole.out); c > wholeKeepOut {
+		t.Errorf("after small members, an output buffer of %d bytes is kept", c)
+	}
+	if r.c.whole.n != 3 {
+		t.Errorf("%d members inflated whole, want 3", r.c.whole.n)
+	}
+}
