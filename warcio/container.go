@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"sort"
 
+	"github.com/blockwarc/blockwarc/internal/libdeflate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -24,9 +26,27 @@ import (
 // decoder reads from one bufio.Reader that implements io.ByteReader, so
 // flate, bzip2 and the frame splitters never read past what they consume,
 // and stored position = bytes read from the file - bytes still buffered.
+//
+// A gzip member whose deflate stream and trailer lie whole in the buffer
+// is inflated in one call to libdeflate (when built with cgo) and served
+// from memory: klauspost's gzip.Reader still reads its header, so a bad
+// header fails as before, and the buffer is advanced by exactly the bytes
+// libdeflate took plus the trailer it checked. Any failure (a member
+// longer than the buffer, damage, output above wholeMaxOut) leaves the
+// buffer where the header ended, and klauspost's reader streams the
+// member as it always did: errors, offsets and resync are its.
 
 const (
 	storedBufSize = 64 << 10
+	// With libdeflate, the buffer holds whole members: 1 MiB, refilled
+	// when less than wholeRefill is left in it, so a refill moves at most
+	// that much.
+	wholeBufSize = 1 << 20
+	wholeRefill  = 256 << 10
+	// wholeMaxOut bounds a member inflated whole; a larger one streams.
+	wholeMaxOut   = 16 << 20
+	wholeFirstOut = 256 << 10
+	wholeKeepOut  = 1 << 20
 	maxDictBytes  = 16 << 20  // bound on a zstd dictionary frame
 	maxZstdWindow = 256 << 20 // bound on decoder memory for hostile frames
 )
@@ -73,7 +93,9 @@ type container struct {
 	mbuf      []byte
 	mlen      int64
 
+	head  *bytes.Reader // bytes read before growBuffer, buffered again
 	gz    *gzip.Reader
+	whole wholeInflater
 	zd    *zstd.Decoder
 	dict  []byte
 	lz    *lz4.Reader
@@ -83,12 +105,117 @@ type container struct {
 func newContainer(r io.Reader, name string) *container {
 	c := &container{name: name}
 	c.raw.r = r
+	// The buffer grows to wholeBufSize once the input is seen to be gzip
+	// (detect): a reader of one uncompressed record (verify, cat) must not
+	// allocate a megabyte.
 	c.br = bufio.NewReaderSize(&c.raw, storedBufSize)
 	return c
 }
 
+// growBuffer gives the stored buffer wholeBufSize before anything is
+// consumed: the bytes it holds are read again from head.
+func (c *container) growBuffer() {
+	if c.br.Size() >= wholeBufSize {
+		return
+	}
+	b, _ := c.br.Peek(c.br.Buffered())
+	c.head = bytes.NewReader(bytes.Clone(b))
+	c.br = bufio.NewReaderSize(io.MultiReader(c.head, &c.raw), wholeBufSize)
+}
+
+// wholeInflater inflates gzip members held whole in the stored buffer.
+type wholeInflater struct {
+	z   *libdeflate.Decompressor
+	out []byte      // output of the last member; its capacity is kept
+	r   memberBytes // serves out
+	off bool        // fast path disabled (tests: the streaming path alone)
+	n   int64       // members inflated whole (tests)
+}
+
+// memberBytes serves a member's output from memory, returning io.EOF
+// with its last bytes as gzip.Reader does, so the member ends (and
+// OnMember sees it) at the same read either way.
+type memberBytes struct {
+	b   []byte
+	off int
+}
+
+func (m *memberBytes) Read(p []byte) (int, error) {
+	n := copy(p, m.b[m.off:])
+	m.off += n
+	if m.off == len(m.b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// wholeGzip inflates the gzip member whose deflate stream starts at the
+// buffer's position (its header read) if it and its trailer are in the
+// buffer, checks the trailer, consumes them, and serves the output from
+// memory. It returns false, having consumed nothing, when it cannot.
+func (c *container) wholeGzip() bool {
+	w := &c.whole
+	if !libdeflate.Available || w.off {
+		return false
+	}
+	var eof bool
+	if c.br.Buffered() < wholeRefill {
+		_, err := c.br.Peek(c.br.Size())
+		eof = err != nil
+	}
+	if w.z == nil {
+		if w.z = libdeflate.New(); w.z == nil {
+			w.off = true
+			return false
+		}
+	}
+	if cap(w.out) == 0 || cap(w.out) > wholeKeepOut {
+		// A large member's buffer is not kept for the small ones after it.
+		w.out = make([]byte, wholeFirstOut)
+	}
+	for {
+		in, _ := c.br.Peek(c.br.Buffered())
+		n, m, err := w.z.Inflate(w.out[:cap(w.out)], in)
+		if errors.Is(err, libdeflate.ErrShortOutput) && cap(w.out) < wholeMaxOut {
+			w.out = make([]byte, min(4*cap(w.out), wholeMaxOut))
+			continue
+		}
+		if err != nil || len(in)-m < 8 {
+			// Perhaps a member longer than what is buffered: once, fill
+			// the buffer and try again. (A member whose output is above
+			// wholeMaxOut, or longer than the buffer, costs one
+			// libdeflate pass over at most wholeMaxOut bytes of output or
+			// the buffer's input before it streams.)
+			if eof || len(in) == c.br.Size() || errors.Is(err, libdeflate.ErrShortOutput) {
+				return false
+			}
+			_, err := c.br.Peek(c.br.Size())
+			eof = true // no third try
+			if err != nil && c.br.Buffered() == len(in) {
+				return false
+			}
+			continue
+		}
+		out := w.out[:n]
+		trailer := in[m : m+8]
+		if binary.LittleEndian.Uint32(trailer) != crc32.ChecksumIEEE(out) || binary.LittleEndian.Uint32(trailer[4:]) != uint32(n) {
+			return false
+		}
+		c.br.Discard(m + 8)
+		w.r = memberBytes{b: out}
+		w.n++
+		return true
+	}
+}
+
 // storedPos is the stored offset of the next byte a decoder will consume.
-func (c *container) storedPos() int64 { return c.raw.n - int64(c.br.Buffered()) }
+func (c *container) storedPos() int64 {
+	n := c.raw.n - int64(c.br.Buffered())
+	if c.head != nil {
+		n -= int64(c.head.Len()) // read from the file, not yet buffered
+	}
+	return n
+}
 
 func (c *container) formatErr(off int64, msg string, kind, cause error) *FormatError {
 	return &FormatError{File: c.name, Offset: off, Msg: msg, Err: wrapKind(kind, cause)}
@@ -105,6 +232,9 @@ func (c *container) detect() error {
 		return err
 	}
 	c.comp = sniffCompression(head)
+	if c.comp == CompressionGzip && libdeflate.Available && !c.whole.off {
+		c.growBuffer()
+	}
 	return nil
 }
 
@@ -284,7 +414,11 @@ func (c *container) openGzip() error {
 		return err
 	}
 	c.gz.Multistream(false)
-	c.open(c.gz)
+	if c.wholeGzip() {
+		c.open(&c.whole.r)
+	} else {
+		c.open(c.gz)
+	}
 	c.members[len(c.members)-1].stored = start
 	return nil
 }

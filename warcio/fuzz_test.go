@@ -10,8 +10,9 @@ import (
 )
 
 // FuzzReader feeds arbitrary bytes to the Reader: it must not panic or
-// hang, offsets must lie inside the input, and each record's bytes must be
-// found again at its offset.
+// hang, offsets must lie inside the input, each record's bytes must be
+// found again at its offset, and gzip members inflated whole must give
+// what streaming them gives (sameBothWays).
 func FuzzReader(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*")
 	for _, p := range files {
@@ -25,6 +26,8 @@ func FuzzReader(f *testing.F) {
 		}
 	}
 	f.Add([]byte(record("a", "resource", "x") + "junk" + record("b", "resource", "y")))
+	a, b := gz(f, record("a", "resource", "x")), gz(f, record("b", "resource", "y"))
+	f.Add(append(append(append([]byte{}, a...), b[:len(b)-3]...), a...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var errs int
 		r := NewReaderOptions(bytes.NewReader(data), "fuzz", Options{Digests: true, MaxHeaderBytes: 4 << 10,
@@ -57,5 +60,8 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("skipped %d, reported %d", r.Skipped(), errs)
 		}
 		checkReread(t, "fuzz", data, recs, false)
+		if bytes.HasPrefix(data, gzipMagic) {
+			sameBothWays(t, "fuzz", data)
+		}
 	})
 }

@@ -146,7 +146,7 @@ func (r *Reader) Reset(rd io.Reader, name string) {
 	c := r.c
 	c.raw = countingReader{r: rd}
 	c.br.Reset(&c.raw)
-	gz, zd, lz := c.gz, c.zd, c.lz
+	gz, zd, lz, whole := c.gz, c.zd, c.lz, c.whole
 	if c.dict != nil && zd != nil {
 		zd.Close() // built with the old file's dictionary
 		zd = nil
@@ -155,7 +155,7 @@ func (r *Reader) Reset(rd io.Reader, name string) {
 	if sum != nil {
 		sum.Reset()
 	}
-	*c = container{name: name, raw: c.raw, br: c.br, gz: gz, zd: zd, lz: lz, members: c.members[:0], sum: sum,
+	*c = container{name: name, raw: c.raw, br: c.br, gz: gz, whole: whole, zd: zd, lz: lz, members: c.members[:0], sum: sum,
 		onMember: c.onMember, memberMax: c.memberMax, mbuf: c.mbuf[:0]}
 	c.br.Reset(&c.raw)
 	*r = Reader{name: name, opt: r.opt, c: c, buf: r.buf, gen: r.gen + 1, dig: r.dig, noTrailerAt: -1}

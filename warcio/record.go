@@ -91,7 +91,9 @@ type Record struct {
 	// report it. When that member runs on past the record (a whole file in
 	// one gzip member, bzip2), its end is not known yet: Length then covers
 	// the stored bytes consumed when the record ended, which are enough to
-	// decompress it (a re-reader must stop without the member's end).
+	// decompress it (a re-reader must stop without the member's end); for
+	// a gzip member inflated whole (a cgo build, members up to 1 MiB
+	// stored) that is the whole member.
 	// Length is set once Body has returned io.EOF (or by the next Next).
 	Length int64
 

@@ -1,0 +1,123 @@
+package libdeflate
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVendored checks that libdeflate/ holds exactly the files listed in
+// testdata/sha256sums, with those contents: the files of tag v1.25 (git
+// -C <clone> show v1.25:<file> | sha256sum), unmodified.
+func TestVendored(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "sha256sums"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("bad line %q", sc.Text())
+		}
+		want[name] = sum
+	}
+	if len(want) == 0 || want["COPYING"] == "" || want["lib/deflate_decompress.c"] == "" {
+		t.Fatalf("testdata/sha256sums lists %d files, not the licence and the decoder", len(want))
+	}
+	seen := 0
+	err = filepath.WalkDir("libdeflate", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "README.blockwarc" {
+			return err
+		}
+		name := filepath.ToSlash(strings.TrimPrefix(p, "libdeflate"+string(filepath.Separator)))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		switch w, ok := want[name]; {
+		case !ok:
+			t.Errorf("libdeflate/%s is not in testdata/sha256sums", name)
+		case w != hex.EncodeToString(sum[:]):
+			t.Errorf("libdeflate/%s differs from libdeflate v1.25's", name)
+		default:
+			seen++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d files of testdata/sha256sums found intact", seen, len(want))
+	}
+	if Available && Version != "1.25" {
+		t.Errorf("compiled in libdeflate %s, vendored 1.25", Version)
+	}
+}
+
+// TestNoSystemLibdeflate checks that the decoder is the vendored one: the
+// test binary needs no libdeflate, neither imports nor defines any of its
+// names bare, and defines them under ld_prefix.h's bwld_.
+func TestNoSystemLibdeflate(t *testing.T) {
+	if !Available {
+		t.Skip("built without cgo: no libdeflate at all")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Skipf("test binary is not ELF: %v", err)
+	}
+	defer f.Close()
+	libs, err := f.ImportedLibraries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range libs {
+		if strings.HasPrefix(l, "libdeflate") {
+			t.Errorf("test binary needs %s", l)
+		}
+	}
+	imported, err := f.ImportedSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range imported {
+		if strings.HasPrefix(s.Name, "libdeflate_") || strings.HasPrefix(s.Name, "bwld_") {
+			t.Errorf("test binary imports %s (from %s)", s.Name, s.Library)
+		}
+	}
+	syms, err := f.Symbols()
+	if errors.Is(err, elf.ErrNoSymbols) {
+		t.Log("test binary has no symbol table: the names it defines are not checked")
+		return
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var prefixed bool
+	for _, s := range syms {
+		if typ := elf.ST_TYPE(s.Info); typ != elf.STT_FUNC && typ != elf.STT_OBJECT && typ != elf.STT_NOTYPE {
+			continue // file names (libdeflate_cgo.cgo2.c) and sections
+		}
+		if strings.HasPrefix(s.Name, "libdeflate_") {
+			t.Errorf("test binary has %s: a name a system libdeflate also has", s.Name)
+		}
+		prefixed = prefixed || s.Name == "bwld_deflate_decompress_ex" && s.Section != elf.SHN_UNDEF
+	}
+	if !prefixed {
+		t.Error("test binary does not define bwld_deflate_decompress_ex: the vendored libdeflate is not linked in")
+	}
+}
