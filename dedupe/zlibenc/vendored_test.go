@@ -1,13 +1,13 @@
 package zlibenc
 
 import (
-	"debug/elf"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestNoSystemZlib checks that the encoder is the vendored zlib, not the
@@ -43,55 +43,5 @@ func TestNoSystemZlib(t *testing.T) {
 		t.Fatalf("no zlib names found in zlib/zconf.h (%d)", len(names))
 	}
 
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Skipf("test binary is not ELF: %v", err)
-	}
-	defer f.Close()
-	libs, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range libs {
-		if strings.HasPrefix(l, "libz.") || strings.HasPrefix(l, "libz-ng.") {
-			t.Errorf("test binary needs %s", l)
-		}
-	}
-	imported, err := f.ImportedSymbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range imported {
-		if names[s.Name] {
-			t.Errorf("test binary imports %s (from %s)", s.Name, s.Library)
-		}
-	}
-	syms, err := f.Symbols()
-	if errors.Is(err, elf.ErrNoSymbols) {
-		// go test strips its binaries; go test -c, or -ldflags=-s=false, keeps the table.
-		t.Log("test binary has no symbol table: the names it defines are not checked")
-		return
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	var prefixed bool
-	for _, s := range syms {
-		if s.Section == elf.SHN_UNDEF {
-			if names[s.Name] {
-				t.Errorf("test binary leaves %s undefined", s.Name)
-			}
-			continue
-		}
-		if names[s.Name] {
-			t.Errorf("test binary defines %s: a name a system libz also has", s.Name)
-		}
-		prefixed = prefixed || s.Name == "bwz_deflate"
-	}
-	if !prefixed {
-		t.Error("test binary does not define bwz_deflate: the vendored zlib is not linked in")
-	}
+	sharedtest.CheckVendoredLink(t, []string{"libz.", "libz-ng."}, func(name string) bool { return names[name] }, "bwz_deflate")
 }

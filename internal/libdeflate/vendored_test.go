@@ -3,14 +3,14 @@ package libdeflate
 import (
 	"bufio"
 	"crypto/sha256"
-	"debug/elf"
 	"encoding/hex"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
 // TestVendored checks that libdeflate/ holds exactly the files listed in
@@ -73,51 +73,6 @@ func TestNoSystemLibdeflate(t *testing.T) {
 	if !Available {
 		t.Skip("built without cgo: no libdeflate at all")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Skipf("test binary is not ELF: %v", err)
-	}
-	defer f.Close()
-	libs, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range libs {
-		if strings.HasPrefix(l, "libdeflate") {
-			t.Errorf("test binary needs %s", l)
-		}
-	}
-	imported, err := f.ImportedSymbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range imported {
-		if strings.HasPrefix(s.Name, "libdeflate_") || strings.HasPrefix(s.Name, "bwld_") {
-			t.Errorf("test binary imports %s (from %s)", s.Name, s.Library)
-		}
-	}
-	syms, err := f.Symbols()
-	if errors.Is(err, elf.ErrNoSymbols) {
-		t.Log("test binary has no symbol table: the names it defines are not checked")
-		return
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	var prefixed bool
-	for _, s := range syms {
-		if typ := elf.ST_TYPE(s.Info); typ != elf.STT_FUNC && typ != elf.STT_OBJECT && typ != elf.STT_NOTYPE {
-			continue // file names (libdeflate_cgo.cgo2.c) and sections
-		}
-		if strings.HasPrefix(s.Name, "libdeflate_") {
-			t.Errorf("test binary has %s: a name a system libdeflate also has", s.Name)
-		}
-		prefixed = prefixed || s.Name == "bwld_deflate_decompress_ex" && s.Section != elf.SHN_UNDEF
-	}
-	if !prefixed {
-		t.Error("test binary does not define bwld_deflate_decompress_ex: the vendored libdeflate is not linked in")
-	}
+	sharedtest.CheckVendoredLink(t, []string{"libdeflate"},
+		func(name string) bool { return strings.HasPrefix(name, "libdeflate_") }, "bwld_deflate_decompress_ex")
 }
