@@ -546,6 +546,19 @@ func decodeHeader(get getter, e []byte, anchor pack.ID, ctx hdrcodec.Context) ([
 // entry.
 func warcContext(v *Version, block []byte, httpLen int) hdrcodec.Context {
 	c := hdrcodec.ForBlock(block, httpLen)
+	if d := v.read; d != nil {
+		// Digests of bytes of the same lengths as block and its payload:
+		// those very bytes at ingest; at its check, a restored block that
+		// differs is refused by the byte comparison after the decode.
+		if d.BlockSHA1 != nil && d.BlockLen == int64(len(block)) {
+			c.Block.SHA1 = d.BlockSHA1
+			testReadDigest(block, d.BlockSHA1)
+		}
+		if httpLen >= 0 && d.PayloadSHA1 != nil && d.PayloadLen == int64(len(block)-httpLen) {
+			c.Payload.SHA1 = d.PayloadSHA1
+			testReadDigest(block[httpLen:], d.PayloadSHA1)
+		}
+	}
 	c.Date, c.URL = v.Date, v.TargetURI
 	// The previous record of the URL is most often the request this
 	// response is WARC-Concurrent-To.
@@ -553,11 +566,19 @@ func warcContext(v *Version, block []byte, httpLen int) hdrcodec.Context {
 	return c
 }
 
+// testReadDigest, replaced by tests only, sees each digest of the reader
+// a header context takes, with the bytes it stands for.
+var testReadDigest = func(data, sha1 []byte) {}
+
 // httpContext is the Context of an HTTP header: facts of its payload.
 func httpContext(v *Version, payload []byte) hdrcodec.Context {
 	c := hdrcodec.Unknown()
 	c.PayloadLen = int64(len(payload))
 	c.Payload = hdrcodec.Sum(payload)
+	if d := v.read; d != nil && d.PayloadSHA1 != nil && d.PayloadLen == int64(len(payload)) {
+		c.Payload.SHA1 = d.PayloadSHA1 // as in warcContext
+		testReadDigest(payload, d.PayloadSHA1)
+	}
 	c.Date, c.URL = v.Date, v.TargetURI
 	return c
 }

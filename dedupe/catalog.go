@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Record modes of a Version (docs/FORMAT.md "Catalog segment").
@@ -68,7 +69,12 @@ type Version struct {
 	prevRecordID string
 	// shard is the part of a union archive (Join) the version was read
 	// from; 0 otherwise.
-	shard   int
+	shard int
+	// read holds, while ingest models the record, the SHA-1 digests the
+	// reader computed as the block streamed past: the header contexts take
+	// them instead of hashing the block and payload twice more (encode and
+	// check). Nil for versions read from a catalog.
+	read    *warcio.Digests
 	Layout  pack.ID   // formBlocks
 	Blocks  []pack.ID // formBlocks, in layout order
 	Framing []byte    // formBlocks: warcio.Framing encoding, inline; nil when not chunked

@@ -39,6 +39,7 @@ type urlState struct {
 	prevLay  pack.ID                // last layout
 	prevRes  *partition.Result      // last partition (this ingest only)
 	prevBlk  []pack.ID              // its block ids
+	prevDoc  *docSig                // what prevRes was made of
 	part     *partition.Partitioner // of the job being modelled
 	// learn are the objects of the history's last captures, which the
 	// writer reads back so that an unchanged object keeps its place
@@ -247,6 +248,48 @@ type plan struct {
 	// matched with (the URL's first page in this ingest): its partition,
 	// for the applier to match with the previous URL's (crossBases).
 	res *partition.Result
+	// doc is what a payload stored as blocks was partitioned from, for
+	// the URL's next capture to recognise (docSig).
+	doc *docSig
+}
+
+// docSig identifies the input of a payload's partition: the payload (its
+// SHA-1, which the reader computed, and length) and everything else
+// modelPayload reads (the HTTP facts that decide the coding and charset,
+// the level, the URL). A capture whose payload has the previous one's
+// signature takes the previous capture's partition, coding and object
+// ids instead of decoding and partitioning the same bytes again, and
+// stores the same objects, since partitioning the previous page again
+// with itself as Prior gives itself back. A signature matched by other
+// bytes (a SHA-1 collision) restores the previous page, which the record's
+// check then refuses: the record is kept whole, as any other it refuses.
+type docSig struct {
+	sha1  string
+	n     int64
+	http  string
+	level int
+	url   string
+	// The previous payload's framing and coding.
+	framing, coding []byte
+}
+
+// sigOf is the signature of v's payload (nil when the reader's digest of
+// it is not known).
+func sigOf(v *Version, m *warcio.HTTPMessage, payload []byte, level int) *docSig {
+	d := v.read
+	if d == nil || d.PayloadSHA1 == nil || d.PayloadLen != int64(len(payload)) {
+		return nil
+	}
+	http := fmt.Sprintf("%q %q %q %t", m.ContentType(), m.ContentEncodings(), m.Codings(), m.Chunked())
+	return &docSig{sha1: string(d.PayloadSHA1), n: d.PayloadLen, http: http, level: level, url: v.TargetURI}
+}
+
+// testSameDoc is docSig.same; tests replace it (a collision, the reuse
+// off).
+var testSameDoc = (*docSig).same
+
+func (s *docSig) same(o *docSig) bool {
+	return s != nil && o != nil && s.sha1 == o.sha1 && s.n == o.n && s.http == o.http && s.level == o.level && s.url == o.url
 }
 
 func (p *plan) add(kind pack.Kind, data []byte, base pack.ID) pack.ID {
@@ -308,6 +351,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 		res, blockIDs = nil, nil
 		st.RawRecords++
 	}
+	v.read = nil // checked: the catalog keeps no digests
 	// Update the URL's predecessors.
 	switch v.Mode {
 	case modeRaw:
@@ -319,7 +363,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 		if v.Form == formWhole {
 			u.prevPay = v.Payload
 		} else {
-			u.prevLay, u.prevRes, u.prevBlk = v.Layout, res, blockIDs
+			u.prevLay, u.prevRes, u.prevBlk, u.prevDoc = v.Layout, res, blockIDs, p.doc
 			if v.Coding != nil {
 				st.EncodedBlocks++
 			} else {
@@ -452,6 +496,21 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 		whole(WhyContentEncoding)
 		return
 	}
+	sig := sigOf(v, m, payload, u.level)
+	if u.prevRes != nil && testSameDoc(sig, u.prevDoc) {
+		r, prev := u.prevRes, u.prevDoc
+		v.Form, v.Level = formBlocks, u.level
+		v.Blocks = slices.Clone(u.prevBlk)
+		v.Layout = u.prevLay
+		v.Framing, v.Coding = prev.framing, prev.coding
+		for i, b := range r.Leaves {
+			p.have(v.Blocks[i], r.BlockBytes(b))
+		}
+		p.have(v.Layout, r.Layout.Encode())
+		p.doc = prev
+		*res, *blockIDs = r, v.Blocks
+		return
+	}
 	doc := payload
 	var framing []byte
 	if m.Chunked() {
@@ -517,4 +576,8 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	}
 	v.Framing, v.Coding = framing, coding
 	*res, *blockIDs = r, ids
+	if sig != nil {
+		sig.framing, sig.coding = framing, coding
+		p.doc = sig
+	}
 }

@@ -146,6 +146,9 @@ func (g *ingester) capture(c *warcio.Capture) error {
 	v.CRC = crc32.Update(h, castagnoli, c.Trailer)
 	d := c.Digests()
 	v.BlockDigestOK, v.PayloadDigestOK = d.BlockMatch == warcio.MatchOK, d.PayloadMatch == warcio.MatchOK
+	if d.BlockSHA1 != nil {
+		v.read = &d
+	}
 	if g.resume != nil {
 		if c.Key > g.resume.Key {
 			// Past the committed position: resume only if the walk up
@@ -347,15 +350,16 @@ func (g *ingester) apply(j *job) error {
 			var got pack.ID
 			var isNew bool
 			var err error
+			// id is the plan's g.s.Sum of o.data: not hashed again.
 			if o.near {
-				got, isNew, err = g.w.AddNear(o.kind, o.data, o.base)
+				got, isNew, err = g.w.AddSummed(o.kind, o.data, id, &o.base, true)
 			} else if o.base != (pack.ID{}) && o.base != id {
-				got, isNew, err = g.w.AddDelta(o.kind, o.data, o.base)
+				got, isNew, err = g.w.AddSummed(o.kind, o.data, id, &o.base, false)
 				if errors.Is(err, pack.ErrNotFound) {
-					got, isNew, err = g.w.Add(o.kind, o.data)
+					got, isNew, err = g.w.AddSummed(o.kind, o.data, id, nil, false)
 				}
 			} else {
-				got, isNew, err = g.w.Add(o.kind, o.data)
+				got, isNew, err = g.w.AddSummed(o.kind, o.data, id, nil, false)
 			}
 			if err != nil {
 				return fmt.Errorf("store object of %s at %d: %w", r.v.File, r.v.Offset, err)

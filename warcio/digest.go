@@ -29,6 +29,9 @@ type digester struct {
 	clipped   bool // block length was corrected: declared digests do not apply
 	revisit   bool // a revisit's payload digest names the original's payload
 	abandoned bool
+	// blockN and payloadN count the bytes hashed, so that a consumer can
+	// tell which bytes a digest covers (Digests.BlockLen, PayloadLen).
+	blockN, payloadN int64
 }
 
 func (d *digester) reset(rec *Record) {
@@ -54,6 +57,7 @@ func (d *digester) reset(rec *Record) {
 		d.http = rec.Type == "response" && strings.HasPrefix(strings.ToLower(rec.TargetURI), "http")
 	}
 	d.inPayload, d.state, d.seen, d.clipped, d.abandoned = false, 0, 0, false, false
+	d.blockN, d.payloadN = 0, 0
 	d.revisit = rec.Type == "revisit"
 	d.maxHeader = 1 << 20
 }
@@ -66,6 +70,7 @@ func is256(decl string) bool {
 
 func (d *digester) write(p []byte) {
 	d.block.Write(p)
+	d.blockN += int64(len(p))
 	if d.want256Block {
 		d.block256.Write(p)
 	}
@@ -80,6 +85,7 @@ func (d *digester) write(p []byte) {
 		p = p[i:]
 	}
 	d.payload.Write(p)
+	d.payloadN += int64(len(p))
 	if d.want256P {
 		d.payload256.Write(p)
 	}
@@ -120,9 +126,9 @@ func (d *digester) sum() Digests {
 	if d.abandoned {
 		return g
 	}
-	g.BlockSHA1 = d.block.Sum(nil)
+	g.BlockSHA1, g.BlockLen, g.PayloadLen = d.block.Sum(nil), d.blockN, -1
 	if d.http && d.inPayload {
-		g.PayloadSHA1 = d.payload.Sum(nil)
+		g.PayloadSHA1, g.PayloadLen = d.payload.Sum(nil), d.payloadN
 	}
 	if d.clipped {
 		return g

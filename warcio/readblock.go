@@ -22,6 +22,14 @@ func isFormatErr(err error) bool {
 // may lie, and a block that is as long as declared is then read without
 // being copied again and again as io.ReadAll would grow its buffer.
 func ReadBlock(r io.Reader, declared, maxAlloc int64) ([]byte, error) {
+	if m, ok := r.(*memBody); ok && m.Len() == len(m.b) {
+		// A block the walk held in memory and no longer needs: handed
+		// over, not copied again.
+		b := m.b
+		m.Reset(nil)
+		m.b = nil
+		return b, nil
+	}
 	b := make([]byte, 0, min(max(declared, 0), maxAlloc)+1)
 	for {
 		if len(b) == cap(b) {
@@ -63,4 +71,18 @@ func readHTTPHeader(r io.Reader, declared int64) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// memBody reads a block the walk's sort held in memory (Capture.Body).
+// The sort lets go of it once the capture is yielded, so ReadBlock of an
+// unread memBody returns the bytes themselves.
+type memBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func newMemBody(b []byte) *memBody {
+	m := &memBody{b: b}
+	m.Reader.Reset(b)
+	return m
 }

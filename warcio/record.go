@@ -140,6 +140,12 @@ type Digests struct {
 	PayloadSHA1  []byte // SHA-1 of the HTTP entity as stored (block minus HTTP header); nil if not HTTP or not read
 	BlockMatch   Match  // against WARC-Block-Digest
 	PayloadMatch Match  // against WARC-Payload-Digest
+	// BlockLen and PayloadLen are the lengths of the bytes BlockSHA1 and
+	// PayloadSHA1 cover (the block's last bytes, the payload's after the
+	// HTTP header's blank line), so that a consumer holding those bytes
+	// can reuse the digests instead of hashing again; meaningful only with
+	// the digest.
+	BlockLen, PayloadLen int64
 }
 
 // Match says how a computed digest compares with a declared one.

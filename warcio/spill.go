@@ -2,7 +2,6 @@ package warcio
 
 import (
 	"bufio"
-	"bytes"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -447,7 +446,7 @@ func (r *run) next() error {
 		r.head = r.mem[0]
 		r.mem[0] = nil
 		r.mem = r.mem[1:]
-		r.body = bytes.NewReader(r.head.body)
+		r.body = newMemBody(r.head.body)
 		return nil
 	case r.bodyOnly != nil:
 		r.head, r.bodyOnly = r.bodyOnly, nil

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // pages returns n versions of a few synthetic "URLs": each capture edits
@@ -481,5 +483,28 @@ func TestRestoreManyDecodesOnce(t *testing.T) {
 	}
 	if d := r.DecodedBytes() - d0; d <= cost {
 		t.Errorf("one by one decoded %d bytes, no more than the %d of the frames: the case tests nothing", d, cost)
+	}
+}
+
+// TestGoLevel: klauspost compresses at GoLevel (the fast tier's level):
+// a fast level writes a larger chunk file than the default best level,
+// and it restores.
+func TestGoLevel(t *testing.T) {
+	vs := pages(5, 3, 4, 40_000)
+	size := map[zstd.EncoderLevel]int64{}
+	for _, l := range []zstd.EncoderLevel{0, zstd.SpeedFastest} {
+		f, dir, all := storeAll(t, vs, Options{FrameSize: 64 << 10, PureGo: true, GoLevel: l}, 1)
+		r, err := NewReader(f, dir, 4<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		restoreAll(t, r, all)
+		size[l] = dir.End()
+	}
+	if size[zstd.SpeedFastest] <= size[0] {
+		t.Errorf("chunk file %d bytes at SpeedFastest, %d at the default level: the level was not used", size[zstd.SpeedFastest], size[0])
 	}
 }

@@ -49,8 +49,13 @@ type Options struct {
 	// Workers compress closed frames concurrently (0: GOMAXPROCS).
 	Workers int
 	// PureGo compresses with klauspost/compress even when the reference
-	// library is built in (tests of the fallback).
+	// library is built in (tests of the fallback, the fast tier).
 	PureGo bool
+	// GoLevel is klauspost's level when it compresses (PureGo, or a build
+	// without the reference library); 0: zstd.SpeedBestCompression. The
+	// fast tier gives its own level here: at the best level the frames of
+	// chunks were a third of a fast-tier ingest's CPU.
+	GoLevel zstd.EncoderLevel
 	// ChainBytes: a frame whose body, with the bodies of the chain the
 	// previous frame ends, holds at most ChainBytes is compressed with
 	// those bodies as its dictionary (docs/FORMAT.md "Chains of frames of
@@ -82,6 +87,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Level <= 0 {
 		o.Level = DefaultLevel
+	}
+	if o.GoLevel == 0 {
+		o.GoLevel = zstd.SpeedBestCompression
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -196,7 +204,7 @@ func NewWriter(out io.Writer, prior *Reader, opts Options) (*Writer, error) {
 	w.runStart = w.dir.NextChunk()
 	w.openNext = w.runStart
 	if !haveLibzstd || opts.PureGo {
-		w.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+		w.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(opts.GoLevel),
 			zstd.WithWindowSize(windowFor(opts.FrameSize)), zstd.WithEncoderCRC(false),
 			zstd.WithEncoderConcurrency(opts.Workers))
 		if err != nil {
@@ -835,7 +843,7 @@ func (w *Writer) compressGo(body, dict []byte) ([]byte, error) {
 	case enc = <-w.dencs:
 	default:
 		var err error
-		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(w.opts.GoLevel),
 			zstd.WithWindowSize(windowFor(w.opts.FrameSize+max(w.opts.ChainBytes, 0))), zstd.WithEncoderCRC(false),
 			zstd.WithEncoderConcurrency(1))
 		if err != nil {

@@ -322,7 +322,7 @@ func (w *Writer) startChunks() error {
 		SeedBytes: w.set.SeedBytes,
 		// Frames of chunks are compressed as the pack's are: the reference
 		// library at level 19 for the default level, klauspost otherwise.
-		PureGo: w.opts.Level != zstd.SpeedBestCompression})
+		PureGo: w.opts.Level != zstd.SpeedBestCompression, GoLevel: w.opts.Level})
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

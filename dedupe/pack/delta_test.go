@@ -395,3 +395,71 @@ func TestAddNearReach(t *testing.T) {
 		t.Fatalf("reading the last frame decoded %d bytes, want within (36000, %d]", got, max)
 	}
 }
+
+// TestAddSummed: objects added with the id the caller computed are
+// stored as Add, AddDelta and AddNear store them: the same files.
+func TestAddSummed(t *testing.T) {
+	write := func(summed bool) map[string][]byte {
+		r := rand.New(rand.NewPCG(3, 4))
+		// Whole objects (no chunk store) in small frames: a base is
+		// often in another frame, where AddNear and AddDelta differ.
+		s, dir := mustCreate(t, Options{Plain: true, noSync: true, FrameSize: 12 << 10})
+		w, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		base := randBytes(r, 5000)
+		var prev, first ID
+		for i := range 40 {
+			data := mutate(r, base)
+			var err error
+			switch {
+			case i == 0:
+				if summed {
+					prev, _, err = w.AddSummed(KindBlock, data, s.Sum(data), nil, false)
+				} else {
+					prev, _, err = w.Add(KindBlock, data)
+				}
+				first = prev
+			case i%2 == 0:
+				if summed {
+					prev, _, err = w.AddSummed(KindBlock, data, s.Sum(data), &prev, false)
+				} else {
+					prev, _, err = w.AddDelta(KindBlock, data, prev)
+				}
+			default:
+				// The first object, in an older frame: AddNear leaves
+				// it, AddDelta would take it.
+				if summed {
+					prev, _, err = w.AddSummed(KindBlock, data, s.Sum(data), &first, true)
+				} else {
+					prev, _, err = w.AddNear(KindBlock, data, first)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit([]byte("root")); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil {
+				files[e.Name()] = b
+			}
+		}
+		return files
+	}
+	a, b := write(false), write(true)
+	if len(a) != len(b) || len(a) < 3 {
+		t.Fatalf("%d files with Add, %d with AddSummed", len(a), len(b))
+	}
+	for name, data := range a {
+		if !bytes.Equal(data, b[name]) {
+			t.Errorf("%s differs (%d bytes with Add, %d with AddSummed)", name, len(data), len(b[name]))
+		}
+	}
+}

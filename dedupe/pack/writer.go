@@ -276,7 +276,25 @@ func (w *Writer) AddNear(kind Kind, data []byte, base ID) (id ID, isNew bool, er
 	return w.add(kind, data, &base, true)
 }
 
+// AddSummed is Add (base nil), AddDelta (base set) or AddNear (base set,
+// near) of data whose id the caller has computed with Store.Sum: an ingest
+// hashes each object once to plan and check its record, and need not hash
+// it again. An id that is not data's names data wrongly in the archive:
+// only the owner of the Sum may call this.
+func (w *Writer) AddSummed(kind Kind, data []byte, id ID, base *ID, near bool) (ID, bool, error) {
+	if base != nil {
+		b := w.canon(*base)
+		base = &b
+	}
+	return w.addID(kind, data, id, base, near)
+}
+
 func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool, error) {
+	return w.addID(kind, data, ID{}, base, nearOnly)
+}
+
+// addID adds data under id, or under its Sum when id is zero.
+func (w *Writer) addID(kind Kind, data []byte, id ID, base *ID, nearOnly bool) (ID, bool, error) {
 	if err := w.usable(); err != nil {
 		return ID{}, false, err
 	}
@@ -286,7 +304,9 @@ func (w *Writer) add(kind Kind, data []byte, base *ID, nearOnly bool) (ID, bool,
 	if len(data) > maxFramePlain-16 {
 		return ID{}, false, fmt.Errorf("add object: %d bytes is over the limit of %d", len(data), maxFramePlain-16)
 	}
-	id := w.s.Sum(data)
+	if id == (ID{}) {
+		id = w.s.Sum(data)
+	}
 	if _, ok := w.pending[id]; ok {
 		return id, false, nil
 	}
