@@ -28,6 +28,9 @@ func CheckRecords(path string) error {
 	}
 	defer f.Close()
 	r := NewReaderOptions(f, path, Options{})
+	// One record is read: streamed, without the megabyte the whole-member
+	// path would allocate for every file checked.
+	r.c.whole.off = true
 	head, err := r.peek(5)
 	switch {
 	case bytes.HasPrefix(head, []byte("WARC/")):

@@ -1,0 +1,45 @@
+package warcio
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// TestCheckRecords: a WARC, gzipped or not, passes; a file that is no
+// record is ErrNotRecords; and checking a gzip file allocates far less
+// than the whole-member read buffer (an ingest checks every input first).
+func TestCheckRecords(t *testing.T) {
+	dir := t.TempDir()
+	rec := record("one", "resource", "hello")
+	gz := filepath.Join(dir, "a.warc.gz")
+	plain := filepath.Join(dir, "b.warc")
+	readme := filepath.Join(dir, "README")
+	for p, b := range map[string][]byte{gz: gzipMember(t, []byte(rec), 6), plain: []byte(rec), readme: []byte("not a crawl\n")} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{gz, plain} {
+		if err := CheckRecords(p); err != nil {
+			t.Errorf("%s: %v", filepath.Base(p), err)
+		}
+	}
+	if err := CheckRecords(readme); !errors.Is(err, ErrNotRecords) {
+		t.Errorf("README: %v, want ErrNotRecords", err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const n = 20
+	for range n {
+		if err := CheckRecords(gz); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per >= wholeBufSize/2 {
+		t.Errorf("checking a small gzip file allocates %d bytes", per)
+	}
+}
