@@ -5,6 +5,7 @@ import (
 	"hash/crc64"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Matching two versions of a page: the kept blocks (leaves) of the old and
@@ -62,8 +63,8 @@ func Match(old, new *Result, opts SimOptions) []Pair {
 	if new != nil {
 		nl = new.Leaves
 	}
-	oh := leafHashes(old, ol)
-	nh := leafHashes(new, nl)
+	oh := old.leafKeys()
+	nh := new.leafKeys()
 	anchors := lcsIndex(oh, nh)
 	m := matcher{old: old, new: new, opts: opts}
 	out := make([]Pair, 0, max(len(ol), len(nl)))
@@ -85,6 +86,27 @@ func blockBytes(r *Result, b *Block) []byte {
 		return nil
 	}
 	return r.Doc[b.Start:b.End]
+}
+
+// leafKeyCache holds a Result's leafHashes, computed once: an ingest
+// matches each page twice, as the new page and then as the old one.
+type leafKeyCache struct {
+	once sync.Once
+	h    []uint64
+}
+
+// leafKeys is leafHashes of r's leaves (nil r: none). A Result's leaves
+// and document do not change once it is made, so the keys are kept; safe
+// for concurrent use.
+func (r *Result) leafKeys() []uint64 {
+	if r == nil {
+		return nil
+	}
+	if r.keys == nil {
+		return leafHashes(r, r.Leaves)
+	}
+	r.keys.once.Do(func() { r.keys.h = leafHashes(r, r.Leaves) })
+	return r.keys.h
 }
 
 // leafHashes keys each leaf by its bytes for the identical-block

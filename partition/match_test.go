@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -395,4 +396,41 @@ func FuzzMatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLeafKeysKept: a Result's leaf keys are computed once and are its
+// leaves' keys, whichever goroutine matches it first (go test -race).
+func TestLeafKeysKept(t *testing.T) {
+	a, err := Partition([]byte(`<html><body><div><p>one</p><p>two</p></div><div><p>three</p></div></body></html>`), Options{Level: LevelAdaptive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Partition([]byte(`<html><body><div><p>one</p><p>2</p></div><div><p>three</p></div></body></html>`), Options{Level: LevelAdaptive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Match(&Result{Doc: a.Doc, Leaves: a.Leaves}, &Result{Doc: b.Doc, Leaves: b.Leaves}, SimOptions{})
+	var wg sync.WaitGroup
+	got := make([][]Pair, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = Match(a, b, SimOptions{})
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if len(g) != len(want) {
+			t.Fatalf("match %d: %d pairs, want %d", i, len(g), len(want))
+		}
+		for k := range g {
+			if g[k].Kind != want[k].Kind {
+				t.Errorf("match %d, pair %d: %v, want %v", i, k, g[k].Kind, want[k].Kind)
+			}
+		}
+	}
+	if k := a.leafKeys(); len(k) != len(a.Leaves) || !slices.Equal(k, leafHashes(a, a.Leaves)) || &k[0] != &a.leafKeys()[0] {
+		t.Errorf("leaf keys %v: not the leaves' keys, kept", k)
+	}
 }

@@ -51,7 +51,7 @@ func (pp *Partitioner) partition(doc []byte, opts Options, guide *spanGuide) *Re
 
 	root, nodes := pp.tree.build(doc)
 	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
-	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes}
+	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, keys: &leafKeyCache{}}
 	res.Charset = resolveCharset(doc, opts.Charset, opts.ContentType)
 	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth, guide: guide}
 	res.facts = p.facts

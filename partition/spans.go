@@ -42,7 +42,7 @@ func (p *Partitioner) PartitionSpans(doc []byte, spans [][2]int, opts Options) (
 	}()
 	root, nodes := p.tree.build(doc)
 	styles := p.computeStyles(nodes, p.styleSheets(doc, nodes, opts.StyleSheets))
-	res = &Result{Doc: doc, Root: root, styles: styles, nodes: nodes}
+	res = &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, keys: &leafKeyCache{}}
 	res.Charset = resolveCharset(doc, opts.Charset, opts.ContentType)
 	res.facts = computeFacts(doc, nodes, &res.styles)
 	part := &partitioner{doc: doc, styles: &res.styles, facts: res.facts}

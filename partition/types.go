@@ -177,6 +177,7 @@ type Result struct {
 	styles styleTable
 	nodes  []*Node // every node of Root in pre-order (Node.id is the index)
 	facts  []facts // per-node extents computed bottom-up, indexed by Node.id
+	keys   *leafKeyCache
 }
 
 // StyleOf returns what is known of n's rendering.
