@@ -191,12 +191,28 @@ func (r *root) load(s *pack.Store) error {
 func wrapRoot(body []byte, version uint64) ([]byte, error) {
 	b := []byte(rootMagic)
 	b = binary.AppendUvarint(b, version)
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	// A window that holds the root gives the same frame as the default
+	// one (one segment), without the default's 32 MiB of history that
+	// klauspost allocates and clears for each encoder: every commit made
+	// one.
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(rootWindow(len(body))))
 	if err != nil {
 		return nil, fmt.Errorf("encode catalog root: %w", err)
 	}
 	defer e.Close()
 	return e.EncodeAll(body, b), nil
+}
+
+// rootWindow is the smallest power of two from 1 MiB up that holds n
+// bytes, or the library's default (8 MiB) for larger bodies, which must
+// keep it to come out as before.
+func rootWindow(n int) int {
+	w := 1 << 20
+	for w < n && w < 8<<20 {
+		w <<= 1
+	}
+	return w
 }
 
 // appendFileRows writes the rows of an input-file table as version 6

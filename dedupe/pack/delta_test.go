@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 func randBytes(r *rand.Rand, n int) []byte {
@@ -460,6 +462,51 @@ func TestAddSummed(t *testing.T) {
 	for name, data := range a {
 		if !bytes.Equal(data, b[name]) {
 			t.Errorf("%s differs (%d bytes with Add, %d with AddSummed)", name, len(data), len(b[name]))
+		}
+	}
+}
+
+// TestSmallWindow: a frame whose plaintext and dictionary fit
+// smallWindow comes out of the small-window encoder as out of the
+// default one, so choosing the encoder by size changes no byte; and
+// rootWindow keeps the default for a larger root.
+func TestSmallWindow(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	words := []string{"<p>", "</p>", "the", "archive", "block", "<div class=x>", "</div>", "capture", "2024", "\n"}
+	text := func(n int) []byte {
+		var b []byte
+		for len(b) < n {
+			b = append(b, words[r.IntN(len(words))]...)
+			b = append(b, ' ')
+			if r.IntN(50) == 0 {
+				b = append(b, randBytes(r, 40)...)
+			}
+		}
+		return b[:n]
+	}
+	w := &Writer{opts: Options{Level: zstd.SpeedBetterCompression}}
+	for _, c := range []struct{ plain, dict int }{{100, 0}, {40 << 10, 0}, {300 << 10, 0}, {smallWindow, 0}, {300 << 10, 200 << 10}, {smallWindow - 100<<10, 100 << 10}} {
+		plain := text(c.plain)
+		var dict []byte
+		if c.dict > 0 {
+			dict = append(text(c.dict), plain[:c.dict/2]...)
+		}
+		var out [2][]byte
+		for i, small := range []bool{false, true} {
+			e, err := w.newEncoder(small)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dict != nil {
+				if err := e.ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, dict)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out[i] = e.EncodeAll(plain, nil)
+			e.Close()
+		}
+		if !bytes.Equal(out[0], out[1]) {
+			t.Errorf("plaintext %d, dictionary %d: %d bytes with the default window, %d with the small one", len(plain), len(dict), len(out[0]), len(out[1]))
 		}
 	}
 }

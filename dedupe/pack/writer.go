@@ -790,7 +790,7 @@ func (w *Writer) Close() error {
 		w.pack = nil
 	}
 	for _, sl := range w.slots {
-		for _, e := range []*zstd.Encoder{sl.plain, sl.dict} {
+		for _, e := range []*zstd.Encoder{sl.by[0][0], sl.by[0][1], sl.by[1][0], sl.by[1][1]} {
 			if e != nil {
 				e.Close()
 			}
