@@ -18,7 +18,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultAvgChunk     = 512
+	DefaultAvgChunk     = 1024
 	DefaultFrameSize    = 4 << 20
 	DefaultMaxFrames    = 8
 	DefaultTableEntries = 1 << 21
