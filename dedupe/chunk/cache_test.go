@@ -14,7 +14,7 @@ import (
 // and what was stored.
 func sharedFixture(t *testing.T) ([]stored, Directory, *Reader, func(Directory, *Cache, uint32) *Reader) {
 	t.Helper()
-	f, dir, all := storeAll(t, pages(21, 6, 12, 20_000), Options{FrameSize: 64 << 10, ChainBytes: 256 << 10, AvgChunk: 512}, 4) // 512: chains that span the halfway frame (TestCacheAcrossLengths)
+	f, dir, all := storeAll(t, pages(21, 6, 12, 20_000), Options{FrameSize: 64 << 10, ChainBytes: 256 << 10}, 4)
 	open := func(d Directory, c *Cache, ns uint32) *Reader {
 		r, err := NewCachedReader(f, d, c, ns)
 		if err != nil {

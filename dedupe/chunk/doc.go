@@ -1,6 +1,6 @@
 // Package chunk is the proposed storage engine of the next archive format
 // version ("Storage v2 (proposed)" in docs/FORMAT.md): every stored byte string (a
-// version) is cut into content-defined chunks (FastCDC, 1 KiB average),
+// version) is cut into content-defined chunks (FastCDC, 512 B average),
 // deduplicated, and the new chunks are appended in walk order to large
 // shared zstd frames, so that a crawl's new bytes across URLs compress
 // together. It is not yet used by the archive.

@@ -18,7 +18,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultAvgChunk     = 1024
+	DefaultAvgChunk     = 512
 	DefaultFrameSize    = 4 << 20
 	DefaultMaxFrames    = 8
 	DefaultTableEntries = 1 << 21
