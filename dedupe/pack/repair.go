@@ -758,9 +758,17 @@ func (s *Store) dropDamage(m *manifest, res *RepairResult, locs mapLocator, fram
 			last = p.num
 		}
 	}
+	// The packs that stay come first: a moved pack takes a number after
+	// the last, so listing it in its old place would put a higher
+	// number before a lower one (a damaged pack of catalog frames
+	// before an intact one), which no COMMIT may hold.
 	for _, p := range m.packs {
 		if !move[p.num] {
 			nm.packs = append(nm.packs, p)
+		}
+	}
+	for _, p := range m.packs {
+		if !move[p.num] {
 			continue
 		}
 		var keep []frameRow

@@ -16,6 +16,11 @@ func Compress(dst, plain []byte, level int, dict []byte) ([]byte, error) {
 	return nil, errors.New("zstdlib: built without cgo")
 }
 
+// CompressSplit is not available without cgo.
+func CompressSplit(dst, plain []byte, level int) ([]byte, error) {
+	return nil, errors.New("zstdlib: built without cgo")
+}
+
 // Version is "" without cgo.
 func Version() string { return "" }
 

@@ -19,6 +19,29 @@ size_t ZSTD_compressStream2(ZSTD_CCtx* cctx, ZSTD_outBuffer* output, ZSTD_inBuff
 unsigned ZSTD_isError(size_t code);
 const char* ZSTD_getErrorName(size_t code);
 const char* ZSTD_versionString(void);
+size_t ZSTD_compress2(ZSTD_CCtx* cctx, void* dst, size_t dstCapacity, const void* src, size_t srcSize);
+size_t ZSTD_compressBound(size_t srcSize);
+
+// bw_compress_split compresses src (n bytes) into one frame at level
+// in a context of its own, with the post-block splitter on
+// (ZSTD_c_splitAfterSequences, experimental parameter 1010, set to
+// ZSTD_ps_enable = 1). ZSTD_compress2 knows the size, so the level's
+// window and tables are fitted to src, as in ZSTD_compress.
+static size_t bw_compress_split(void* dst, size_t cap, const void* src, size_t n, int level) {
+	ZSTD_CCtx* c = ZSTD_createCCtx();
+	if (c == NULL) {
+		return (size_t)-64; // memory_allocation
+	}
+	size_t r = ZSTD_CCtx_setParameter(c, 100, level);
+	if (!ZSTD_isError(r)) {
+		r = ZSTD_CCtx_setParameter(c, 1010, 1);
+	}
+	if (!ZSTD_isError(r)) {
+		r = ZSTD_compress2(c, dst, cap, src, n);
+	}
+	ZSTD_freeCCtx(c);
+	return r;
+}
 
 // bw_stream runs one ZSTD_compressStream2 call on plain pointers, so
 // that no Go pointer is stored in C-visible memory.
@@ -36,6 +59,7 @@ import "C"
 import (
 	"errors"
 	"io"
+	"slices"
 	"unsafe"
 )
 
@@ -47,6 +71,29 @@ const (
 	eContinue         = 0
 	eEnd              = 2
 )
+
+// CompressSplit appends to dst plain compressed at level as one zstd
+// frame (no dictionary) as Compress writes it, but for the block
+// splitter: the library splits a block where its statistics change
+// (text, then ids and CRCs, in a catalog segment) only when the window
+// is at least 128 KiB, and the window fitted to an input under 64 KiB
+// is not. Forced on, such frames compress better (a 62 KB catalog
+// segment of ota-lovescout24: 9,980 → 9,488 bytes) for no more CPU;
+// larger inputs give the bytes Compress gives.
+func CompressSplit(dst, plain []byte, level int) ([]byte, error) {
+	bound := int(C.ZSTD_compressBound(C.size_t(len(plain))))
+	out := slices.Grow(dst, bound)
+	var src unsafe.Pointer
+	if len(plain) > 0 {
+		src = unsafe.Pointer(&plain[0])
+	}
+	buf := out[len(out) : len(out)+bound]
+	r := C.bw_compress_split(unsafe.Pointer(&buf[0]), C.size_t(bound), src, C.size_t(len(plain)), C.int(level))
+	if err := zerr(r); err != nil {
+		return nil, err
+	}
+	return out[:len(out)+int(r)], nil
+}
 
 // Version is the reference library's version ("1.5.7").
 func Version() string { return C.GoString(C.ZSTD_versionString()) }

@@ -86,3 +86,42 @@ func TestWriterLong(t *testing.T) {
 		t.Errorf("reference library %d bytes, zstd command %d: %.1f %% apart", out.Len(), len(ref), 100*diff)
 	}
 }
+
+// TestCompressSplit: a small frame of text then random bytes (a catalog
+// segment's shape) is smaller with the block splitter forced on than
+// Compress makes it, decodes with klauspost (the archive's readers) to
+// the input, and keeps a window fitted to the input; dst is appended to.
+func TestCompressSplit(t *testing.T) {
+	text := samples(t)[:40<<10]
+	random := make([]byte, 4<<10)
+	for i := range random {
+		random[i] = byte(uint32(i)*2654435761>>13 ^ uint32(i)*40503)
+	}
+	plain := append(bytes.Clone(text), random...)
+	out, err := CompressSplit([]byte("prefix"), plain, 19)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(out, []byte("prefix")) {
+		t.Fatal("dst not kept")
+	}
+	frame := out[len("prefix"):]
+	old, err := Compress(nil, plain, 19, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frame) >= len(old) {
+		t.Errorf("with the splitter %d bytes, without %d", len(frame), len(old))
+	}
+	var h zstd.Header
+	if err := h.Decode(frame); err != nil || h.FrameContentSize != uint64(len(plain)) || h.WindowSize > 1<<17 {
+		t.Fatalf("header: %+v, %v", h, err)
+	}
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	defer dec.Close()
+	got, err := dec.DecodeAll(frame, nil)
+	if err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("decode: %v", err)
+	}
+	t.Logf("%d bytes: splitter %d, without %d", len(plain), len(frame), len(old))
+}
