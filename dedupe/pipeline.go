@@ -45,11 +45,7 @@ type ingester struct {
 	prevFirst    *firstPage    // the first page of the last URL that had one (applier)
 	pending      []URLVersions // catalog entries not yet in a segment
 	pendingBytes int
-	// segOpen: the open frame holds the last segment written (its frame
-	// is closed before the next segment, or by the commit, which adds
-	// the input-file part and the settings object to it first).
-	segOpen     bool
-	sinceCommit int64
+	sinceCommit  int64
 
 	cur     *job             // the job receiving captures
 	records map[string]int64 // records read, by input path (walk callback)
@@ -399,7 +395,7 @@ func (g *ingester) apply(j *job) error {
 		g.pendingBytes += len(j.key) + 200*len(j.u.added)
 	}
 	if g.pendingBytes >= 64<<10 {
-		if err := g.writeSegment(); err != nil {
+		if _, err := g.writeSegment(true); err != nil {
 			return err
 		}
 	}
@@ -433,28 +429,27 @@ func (s *Stats) add(o *Stats) {
 const segmentTail = 16 << 10
 
 // writeSegment stores the pending catalog entries as a segment and
-// leaves its frame open (segOpen): the next segment closes it first, or
-// the commit, after adding the input-file part and the settings object
-// to it, which compress with the segment and save frame headers.
-func (g *ingester) writeSegment() error {
+// reports whether it did; flush closes the segment's frame, else the
+// next objects share it (commit: the input-file part and the settings
+// object, which compress with the segment and save frame headers).
+func (g *ingester) writeSegment(flush bool) (bool, error) {
 	if len(g.pending) == 0 {
-		return nil
+		return false, nil
 	}
 	seg, serr := encodeSegment(g.pending, g.w.Unique)
 	if serr != nil {
-		return serr
+		return false, serr
 	}
 	// A segment gets a frame of its own, so that finding a URL
 	// decompresses only catalog; but a few small objects left since the
 	// last data frame (header anchors of the last URLs, say) share it:
 	// alone, they would cost a frame header and compress poorly, and
 	// decoding them along with the segment costs next to nothing.
-	if g.segOpen || g.w.FrameBytes() > segmentTail {
+	if g.w.FrameBytes() > segmentTail {
 		if err := g.w.Flush(); err != nil {
-			return err
+			return false, err
 		}
 	}
-	g.segOpen = false
 	// The previous segment of the run is the frame's zstd dictionary:
 	// segments repeat the same input file names, types, target URI
 	// shapes and header encodings, which a 64 KiB segment alone cannot
@@ -471,13 +466,17 @@ func (g *ingester) writeSegment() error {
 		id, _, err = g.w.Add(pack.KindVersionCatalog, seg)
 	}
 	if err != nil {
-		return fmt.Errorf("store catalog segment: %w", err)
+		return false, fmt.Errorf("store catalog segment: %w", err)
 	}
-	g.segOpen = true
+	if flush {
+		if err := g.w.Flush(); err != nil {
+			return false, err
+		}
+	}
 	g.r.Runs[g.run] = append(g.r.Runs[g.run], segRef{First: g.pending[0].Key, Last: g.pending[len(g.pending)-1].Key, ID: id})
 	g.pending, g.pendingBytes = nil, 0
 	clear(g.segVotes)
-	return nil
+	return true, nil
 }
 
 // segmentBase is the segment the next one is a delta of: the earlier
@@ -514,23 +513,22 @@ func (g *ingester) segmentBase() (pack.ID, bool) {
 // the previous URL's first page is forgotten here.
 func (g *ingester) commit(open *openIngest) error {
 	g.prevFirst = nil
-	// The commit's last segment (written now or before) left its frame
-	// open: the input-file part (at the final commit) and the settings
-	// object (when one is written) go into it, and Commit closes it. On
-	// ota-lovescout24, one frame instead of three: 212 bytes less, two
-	// frame-table rows of the index among them.
-	if err := g.writeSegment(); err != nil {
+	// The commit's last segment leaves its frame open: the input-file
+	// part (at the final commit) and the settings object (when one is
+	// written) go into it, and Commit closes it. On ota-lovescout24,
+	// one frame instead of three: 192 bytes less, and two frame-table
+	// rows of the index.
+	wrote, err := g.writeSegment(false)
+	if err != nil {
 		return err
 	}
-	shared := g.segOpen
-	g.segOpen = false
 	g.r.Open = open
 	// An empty run would only cost bytes.
 	runs := g.r.Runs
 	if len(runs[g.run]) == 0 {
 		g.r.Runs = runs[:g.run]
 	}
-	err := g.r.storeFilesIn(g.w, shared)
+	err = g.r.storeFilesIn(g.w, wrote)
 	var payload []byte
 	if err == nil {
 		payload, err = g.r.encode()
