@@ -33,7 +33,7 @@ func TestDeletedPackOfMany(t *testing.T) {
 	}
 	arch := filepath.Join(dir, "a.bwa")
 	opts := testOpts()
-	opts.Pack = pack.Options{PackSize: 10 << 10} // three packs or more
+	opts.Pack = pack.Options{PackSize: 12 << 10}
 	for _, run := range [][]string{ins[:2], ins[2:]} {
 		if _, err := Ingest(context.Background(), arch, run, opts); err != nil {
 			t.Fatal(err)

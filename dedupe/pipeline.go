@@ -395,7 +395,7 @@ func (g *ingester) apply(j *job) error {
 		g.pendingBytes += len(j.key) + 200*len(j.u.added)
 	}
 	if g.pendingBytes >= 64<<10 {
-		if _, err := g.writeSegment(true); err != nil {
+		if err := g.writeSegment(); err != nil {
 			return err
 		}
 	}
@@ -428,17 +428,13 @@ func (s *Stats) add(o *Stats) {
 // frame may take along (writeSegment).
 const segmentTail = 16 << 10
 
-// writeSegment stores the pending catalog entries as a segment and
-// reports whether it did; flush closes the segment's frame, else the
-// next objects share it (commit: the input-file part and the settings
-// object, which compress with the segment and save frame headers).
-func (g *ingester) writeSegment(flush bool) (bool, error) {
+func (g *ingester) writeSegment() error {
 	if len(g.pending) == 0 {
-		return false, nil
+		return nil
 	}
 	seg, serr := encodeSegment(g.pending, g.w.Unique)
 	if serr != nil {
-		return false, serr
+		return serr
 	}
 	// A segment gets a frame of its own, so that finding a URL
 	// decompresses only catalog; but a few small objects left since the
@@ -447,7 +443,7 @@ func (g *ingester) writeSegment(flush bool) (bool, error) {
 	// decoding them along with the segment costs next to nothing.
 	if g.w.FrameBytes() > segmentTail {
 		if err := g.w.Flush(); err != nil {
-			return false, err
+			return err
 		}
 	}
 	// The previous segment of the run is the frame's zstd dictionary:
@@ -466,17 +462,15 @@ func (g *ingester) writeSegment(flush bool) (bool, error) {
 		id, _, err = g.w.Add(pack.KindVersionCatalog, seg)
 	}
 	if err != nil {
-		return false, fmt.Errorf("store catalog segment: %w", err)
+		return fmt.Errorf("store catalog segment: %w", err)
 	}
-	if flush {
-		if err := g.w.Flush(); err != nil {
-			return false, err
-		}
+	if err := g.w.Flush(); err != nil {
+		return err
 	}
 	g.r.Runs[g.run] = append(g.r.Runs[g.run], segRef{First: g.pending[0].Key, Last: g.pending[len(g.pending)-1].Key, ID: id})
 	g.pending, g.pendingBytes = nil, 0
 	clear(g.segVotes)
-	return true, nil
+	return nil
 }
 
 // segmentBase is the segment the next one is a delta of: the earlier
@@ -513,13 +507,7 @@ func (g *ingester) segmentBase() (pack.ID, bool) {
 // the previous URL's first page is forgotten here.
 func (g *ingester) commit(open *openIngest) error {
 	g.prevFirst = nil
-	// The commit's last segment leaves its frame open: the input-file
-	// part (at the final commit) and the settings object (when one is
-	// written) go into it, and Commit closes it. On ota-lovescout24,
-	// one frame instead of three: 192 bytes less, and two frame-table
-	// rows of the index.
-	wrote, err := g.writeSegment(false)
-	if err != nil {
+	if err := g.writeSegment(); err != nil {
 		return err
 	}
 	g.r.Open = open
@@ -528,7 +516,7 @@ func (g *ingester) commit(open *openIngest) error {
 	if len(runs[g.run]) == 0 {
 		g.r.Runs = runs[:g.run]
 	}
-	err = g.r.storeFilesIn(g.w, wrote)
+	err := g.r.storeFiles(g.w)
 	var payload []byte
 	if err == nil {
 		payload, err = g.r.encode()

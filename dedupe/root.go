@@ -85,30 +85,19 @@ func (r *root) stored() int {
 // rows, two SHA-256 digests and a gzip member table per input file, were
 // most of them (8.4 of 8.9 KB, twice, on a site of 77 crawls).
 func (r *root) storeFiles(w *pack.Writer) error {
-	return r.storeFilesIn(w, false)
-}
-
-// storeFilesIn is storeFiles; withSegment: the open frame holds the
-// commit's last catalog segment, and the part joins it (the commit
-// closes the frame), else the part gets a frame of its own.
-func (r *root) storeFilesIn(w *pack.Writer, withSegment bool) error {
 	n := r.stored()
 	if n == len(r.Files) {
 		return nil
 	}
-	if !withSegment {
-		if err := w.Flush(); err != nil {
-			return err
-		}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	id, _, err := w.Add(pack.KindVersionCatalog, encodeFilePart(r.Files[n:]))
 	if err != nil {
 		return fmt.Errorf("store input-file table: %w", err)
 	}
-	if !withSegment {
-		if err := w.Flush(); err != nil {
-			return err
-		}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	r.Parts = append(r.Parts, filePart{Rows: len(r.Files) - n, ID: id})
 	return nil
