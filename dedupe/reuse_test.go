@@ -91,50 +91,22 @@ func samePageDumps(t *testing.T, dir string) []string {
 func TestSamePageReused(t *testing.T) {
 	dir := t.TempDir()
 	files := samePageDumps(t, dir)
-	var reused int
-	ingest := func(name string, same func(a, b *docSig) bool) (string, Stats) {
-		testSameDoc = func(a, b *docSig) bool {
-			ok := same(a, b)
-			if ok {
-				reused++
-			}
-			return ok
-		}
-		defer func() { testSameDoc = (*docSig).same }()
-		arch := filepath.Join(dir, name)
-		opts := testOpts()
-		opts.Workers = 1
-		st, err := Ingest(context.Background(), arch, files, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return arch, st
-	}
-	off, _ := ingest("off.bwa", func(a, b *docSig) bool { return false })
-	if reused != 0 {
+	off, _, n := ingestSame(t, filepath.Join(dir, "off.bwa"), files, func(a, b *docSig) bool { return false })
+	if n != 0 {
 		t.Fatal("reuse counted with the reuse off")
 	}
-	on, _ := ingest("on.bwa", (*docSig).same)
+	on, _, n := ingestSame(t, filepath.Join(dir, "on.bwa"), files, (*docSig).same)
 	// c1 matches c0; c2 is chunked (other HTTP facts); c3 changed; c4
 	// and c5 match; g1 has g0's payload bytes without its coding.
-	if reused != 3 {
-		t.Errorf("%d captures reused the previous partition, want 3", reused)
+	if n != 3 {
+		t.Errorf("%d captures reused the previous partition, want 3", n)
 	}
-	a, b := sharedtest.ArchiveFiles(t, off), sharedtest.ArchiveFiles(t, on)
-	if len(a) != len(b) {
-		t.Fatalf("%d files without the reuse, %d with", len(a), len(b))
-	}
-	for name, data := range a {
-		if !bytes.Equal(data, b[name]) {
-			t.Errorf("%s differs with the reuse (%d bytes against %d)", name, len(b[name]), len(data))
-		}
-	}
+	sameFiles(t, "with the reuse", sharedtest.ArchiveFiles(t, on), sharedtest.ArchiveFiles(t, off))
 
 	// Every capture taken as its predecessor: the changed ones must be
 	// refused by the check and restore as given.
-	reused = 0
-	coll, st := ingest("collide.bwa", func(a, b *docSig) bool { return a != nil && b != nil })
-	if reused == 0 {
+	coll, st, n := ingestSame(t, filepath.Join(dir, "collide.bwa"), files, func(a, b *docSig) bool { return a != nil && b != nil })
+	if n == 0 {
 		t.Fatal("the forced collision was never tried")
 	}
 	if st.RawRecords == 0 {
@@ -148,6 +120,50 @@ func TestSamePageReused(t *testing.T) {
 	if n := checkRoundTrip(t, ar); n != len(files) {
 		t.Errorf("restored %d records, want %d", n, len(files))
 	}
+}
+
+// TestSamePageReusedCorpus: on real pages the adaptive partition, given
+// the previous page as Prior, keeps it; reuse must give that partition
+// back. The first crawls of every corpus site in one ingest, with the
+// reuse and without it: the same archive, byte for byte.
+func TestSamePageReusedCorpus(t *testing.T) {
+	var files []string
+	for _, site := range corpusSites {
+		f := sharedtest.CorpusFiles(t, site)
+		files = append(files, f[:min(len(f), 12)]...)
+	}
+	dir := t.TempDir()
+	off, _, _ := ingestSame(t, filepath.Join(dir, "off.bwa"), files, func(a, b *docSig) bool { return false })
+	on, st, n := ingestSame(t, filepath.Join(dir, "on.bwa"), files, (*docSig).same)
+	if n < 10 {
+		t.Fatalf("%d captures reused the previous partition: the test needs unchanged pages", n)
+	}
+	if st.RawRecords != 0 {
+		t.Errorf("%d records kept whole with the reuse", st.RawRecords)
+	}
+	sameFiles(t, "with the reuse", sharedtest.ArchiveFiles(t, on), sharedtest.ArchiveFiles(t, off))
+}
+
+// ingestSame ingests files into arch with same deciding the reuse, and
+// returns how many captures it reused.
+func ingestSame(t *testing.T, arch string, files []string, same func(a, b *docSig) bool) (string, Stats, int) {
+	t.Helper()
+	var n int
+	testSameDoc = func(a, b *docSig) bool {
+		ok := same(a, b)
+		if ok {
+			n++
+		}
+		return ok
+	}
+	defer func() { testSameDoc = (*docSig).same }()
+	opts := testOpts()
+	opts.Workers = 1 // the count takes no lock
+	st, err := Ingest(context.Background(), arch, files, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return arch, st, n
 }
 
 // TestReadDigestsGate: a header context takes the reader's digests only

@@ -96,7 +96,7 @@ func (it *item) memSize() int64 {
 // computed digests; TestMetaRoundTrip fails when Record gains a field this
 // encoding does not know.
 
-const metaVersion = 2
+const metaVersion = 3
 
 func appendMeta(b []byte, it *item) []byte {
 	r := it.rec
@@ -144,6 +144,8 @@ func appendMeta(b []byte, it *item) []byte {
 	b = appendBytes(b, d.BlockSHA1)
 	b = appendBytes(b, d.PayloadSHA1)
 	b = append(b, byte(d.BlockMatch), byte(d.PayloadMatch))
+	b = binary.AppendVarint(b, d.BlockLen)
+	b = binary.AppendVarint(b, d.PayloadLen)
 	return b
 }
 
@@ -276,6 +278,8 @@ func decodeMeta(b []byte) (*item, error) {
 	r.digests.PayloadSHA1 = d.bytes()
 	r.digests.BlockMatch = Match(d.byte1())
 	r.digests.PayloadMatch = Match(d.byte1())
+	r.digests.BlockLen = d.varint()
+	r.digests.PayloadLen = d.varint()
 	if d.err != nil {
 		return nil, d.err
 	}

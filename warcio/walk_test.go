@@ -404,7 +404,7 @@ func TestMetaRoundTrip(t *testing.T) {
 		RawHeader: []byte("WARC/1.1\r\nWARC-Type: revisit\r\n\r\n"), ContentLen: 42,
 		Profile: "p", RefersTo: "<urn:uuid:0>", RefersToTargetURI: "http://x/", RefersToDate: "2019-01-01T00:00:00Z",
 		Trailer: []byte("\r\n\r\n"),
-		digests: Digests{BlockSHA1: []byte{1, 2}, PayloadSHA1: []byte{}, BlockMatch: MatchOK, PayloadMatch: MatchMismatch},
+		digests: Digests{BlockSHA1: []byte{1, 2}, PayloadSHA1: []byte{}, BlockMatch: MatchOK, PayloadMatch: MatchMismatch, BlockLen: 300, PayloadLen: 120},
 	}
 	it := &item{rec: rec, key: "com,example)/", bodyLen: 42, gap: true}
 	got, err := decodeMeta(appendMeta(nil, it))
