@@ -165,35 +165,68 @@ func (p *partitioner) proseKind(k *Node) (para, part bool) {
 	return false, isHeadingTag(k.Tag) || t == 0
 }
 
+// oneTextSectionParas: sections of one text hold this many paragraphs
+// on average; titled items of one paragraph each (a page of deals, an
+// FAQ) are a list, whose items are blocks.
+const oneTextSectionParas = 2
+
 // oneText reports whether block node n, whose candidates are kids, is
 // one text a reader reads through (an article's body): every candidate
-// is a paragraph or a part of a text (proseKind), oneTextMinParas
-// paragraphs or more holding, with the headings, at least oneTextProse
-// of its text, and under oneTextLinkShare of n's text in links. Such a
-// block is kept whole however much of the page's text it holds: cut
-// into paragraph blocks, a reader sees one article as a dozen blocks,
-// and a changed paragraph is still said by the diff's parts
-// (docs/DIFF.md, step 5).
+// is a paragraph, a part of a text (proseKind) or a section of the text
+// (a heading and its paragraphs, under oneTextLinkShare of its text in
+// links, made of the same), oneTextMinParas paragraphs or more (a
+// section counts at least one) holding, with the headings, at least
+// oneTextProse of its text, and under oneTextLinkShare of n's text in
+// links; the page's title (h1) is not part of it. Such a block is kept
+// whole however much of the page's text it holds: cut into paragraph or
+// section blocks, a reader sees one article as a dozen blocks, and the
+// same template kept it whole where comments took the page's text past
+// it. A text with sections longer than
+// maxSectionText is not one: it is divided by them, as rule 7 divides a
+// longer section; nor is a list of items titled so (a page of deals, an
+// FAQ: under oneTextSectionParas paragraphs a section). A changed
+// paragraph is still said by the diff's parts (docs/DIFF.md, step 5).
 func (p *partitioner) oneText(n *Node, kids []*Node) bool {
 	text, linkText, _, _ := p.nodeFacts(n)
 	if text == 0 || float64(linkText) >= oneTextLinkShare*float64(text) {
 		return false
 	}
-	paras, prose := 0, 0
+	paras, prose, sections, inSections := p.textParts(kids)
+	return paras >= oneTextMinParas && float64(prose) >= oneTextProse*float64(text) &&
+		!(sections >= 2 && (text > maxSectionText || inSections < oneTextSectionParas*sections))
+}
+
+// textParts counts the paragraphs and sections of candidates kids, the
+// paragraphs inside those sections and the visible text of paragraphs
+// and headings, or returns -1 paragraphs when one of them is none of
+// the things one text is made of (oneText).
+func (p *partitioner) textParts(kids []*Node) (paras, prose, sections, inSections int) {
 	for _, k := range kids {
 		para, part := p.proseKind(k)
-		if !part {
-			return false
-		}
-		t, _, _, _ := p.nodeFacts(k)
-		if para {
+		t, lt, _, _ := p.nodeFacts(k)
+		switch {
+		case para:
 			paras++
-		}
-		if para || k.Kind == ElementNode && isHeadingTag(k.Tag) {
 			prose += t
+		case part && k.Kind == ElementNode && k.Tag == "h1":
+			// The page's title is a region of its own (labelled
+			// title), not part of the text it heads.
+			return -1, 0, 0, 0
+		case part:
+			if k.Kind == ElementNode && isHeadingTag(k.Tag) {
+				prose += t
+			}
+		case k.Kind == FragmentNode && k.section && float64(lt) < oneTextLinkShare*float64(t):
+			pa, pr, _, _ := p.textParts(p.sectionParts(k))
+			if pa < 0 {
+				return -1, 0, 0, 0
+			}
+			paras, prose, sections, inSections = paras+max(pa, 1), prose+pr, sections+1, inSections+pa
+		default:
+			return -1, 0, 0, 0
 		}
 	}
-	return paras >= oneTextMinParas && float64(prose) >= oneTextProse*float64(text)
+	return paras, prose, sections, inSections
 }
 
 // proseRuns returns kids with each run of consecutive paragraphs and
@@ -210,7 +243,9 @@ func (p *partitioner) proseRuns(n *Node, kids []*Node) []*Node {
 		j, paras := i, 0
 		for j < len(kids) {
 			para, part := p.proseKind(kids[j])
-			if !part {
+			if !part || j == i && kids[j].Kind == ElementNode && kids[j].Tag == "h1" {
+				// The page's title does not open a run: it is a
+				// region of its own, labelled title.
 				break
 			}
 			if para {
@@ -219,7 +254,7 @@ func (p *partitioner) proseRuns(n *Node, kids []*Node) []*Node {
 			j++
 		}
 		if paras >= oneTextMinParas && j-i >= 2 {
-			if fr := p.runNode(n, kids[i].Start, kids[j-1].End); fr != nil {
+			if fr := p.runUnder(n, kids[i], kids[j-1].End); fr != nil {
 				out = append(out, fr)
 				joined = true
 				i = j
@@ -236,6 +271,23 @@ func (p *partitioner) proseRuns(n *Node, kids []*Node) []*Node {
 		return kids
 	}
 	return out
+}
+
+// runUnder returns runNode of the nearest ancestor of first, up to n,
+// whose children hold the run from first to end: extractBlock descends
+// through wrappers, so the candidates are children of a node below n.
+func (p *partitioner) runUnder(n, first *Node, end int) *Node {
+	for a := first.Parent; a != nil; a = a.Parent {
+		if a.End >= end {
+			if fr := p.runNode(a, first.Start, end); fr != nil {
+				return fr
+			}
+		}
+		if a == n {
+			break
+		}
+	}
+	return nil
 }
 
 // runNode returns a FragmentNode over the children of n that hold the

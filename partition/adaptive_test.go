@@ -165,4 +165,141 @@ func TestOneTextKeptWhole(t *testing.T) {
 	if len(got) != 3 || got[1] != "list" || !strings.HasPrefix(got[0], "5-") || !strings.HasPrefix(got[2], "5-") {
 		t.Fatalf("want five paragraphs, the list, five paragraphs; got %v (%s)", got, leafSig(res))
 	}
+	// The same inside a wrapper the partition descends through: the
+	// block is the named body (an id keeps it, rule 3), the paragraphs
+	// are children of the wrapper inside it.
+	doc := []byte(strings.Replace(strings.Replace(string(page(more)), "<div class=body>", "<div class=body id=story-body><div class=text>", 1), "</div></main>", "</div></div></main>", 1))
+	res = mustPartition(t, doc, Options{})
+	got = got[:0]
+	for _, l := range res.Leaves {
+		if strings.Contains(l.Text, "Paragraph") {
+			got = append(got, fmt.Sprint(strings.Count(l.Text, "Paragraph")))
+		}
+	}
+	if strings.Join(got, ",") != "5,5" {
+		t.Fatalf("want the paragraphs in a wrapper joined as five and five, got %v (%s)", got, leafSig(res))
+	}
+}
+
+// storyPage is a news template: a story (title, byline, a body of
+// sections with a figure and a quote) beside a comments thread of
+// comments comments.
+func storyPage(comments int, long bool) []byte {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html><head><title>T</title></head><body><div class=top><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a></div>
+<div class=wrap><div class=story><h1>Council passes the budget after a long night</h1><div class=byline>By A. Reporter, 3 May 2024</div><div class=body>`)
+	paras := 12
+	if long {
+		paras = 48
+	}
+	for i := range paras {
+		if i%4 == 0 {
+			fmt.Fprintf(&b, "<h2>Part %d of the story</h2>", i/4)
+		}
+		fmt.Fprintf(&b, "<p>Paragraph %d of the story tells what the council decided, why, and what it will cost the town next year and after.</p>", i)
+		if i == 5 {
+			b.WriteString(`<figure><img src=a.jpg width=600 height=400><figcaption>The council chamber on Tuesday night</figcaption></figure><blockquote>We did what we had to do, said the mayor.</blockquote>`)
+		}
+	}
+	b.WriteString(`</div></div><div class=comments><h2>Comments</h2>`)
+	for i := range comments {
+		fmt.Fprintf(&b, `<div class=comment><div class=who>reader%d</div><p>Comment %d: the council should have spent more of the money on the schools and less on the car park.</p></div>`, i, i)
+	}
+	b.WriteString(`</div></div><div class=foot>Copyright 2024 The Town Paper</div></body></html>`)
+	return []byte(b.String())
+}
+
+// Issue 35: the same template cut a story holding most of the page's
+// text into a block per section (or paragraph), and kept it whole when
+// comments took the page's text past it. The story's body is one block
+// whatever share of the page it holds.
+func TestOneTextWhateverShare(t *testing.T) {
+	storyBlocks := func(doc []byte) (spans []string, share float64) {
+		res := mustPartition(t, doc, Options{})
+		for _, l := range res.Leaves {
+			if strings.Contains(l.Text, "Paragraph") {
+				spans = append(spans, string(doc[l.Start:l.End]))
+			}
+		}
+		for _, n := range res.nodes {
+			if n.Kind == ElementNode && n.Attr("class") == "body" {
+				share = float64(res.facts[n.id].text) / float64(res.facts[res.Root.id].text)
+			}
+		}
+		return spans, share
+	}
+	few, fewShare := storyBlocks(storyPage(1, false))
+	many, manyShare := storyBlocks(storyPage(30, false))
+	if fewShare <= dominantShare || manyShare >= dominantShare {
+		t.Fatalf("the pages should put the story's body on both sides of the dominant share: %.2f, %.2f", fewShare, manyShare)
+	}
+	if len(few) != 1 || len(many) != 1 {
+		t.Fatalf("the story's body should be one block on both pages: %d blocks beside one comment, %d beside many", len(few), len(many))
+	}
+	// Beside one comment the story is most of the page and its title
+	// and byline are blocks of their own (dominantShare); its body is
+	// the same block.
+	for _, b := range []string{few[0], many[0]} {
+		if !strings.Contains(b, `<div class=body><h2>Part 0`) || !strings.Contains(b, "Paragraph 11 ") || strings.Contains(b, "Comment") {
+			t.Fatalf("the story's block should hold its whole body and no comment:\n%.300s", b)
+		}
+	}
+}
+
+// A long text of many sections is still divided by them, and a page
+// that is one long list of items splits into its items.
+func TestLongListStillSplits(t *testing.T) {
+	res := mustPartition(t, storyPage(1, true), Options{})
+	n := 0
+	for _, l := range res.Leaves {
+		if strings.Contains(l.Text, "Paragraph") {
+			n++
+			if strings.Count(l.Text, "Paragraph") > 4 {
+				t.Errorf("a block holds %d paragraphs, more than one section", strings.Count(l.Text, "Paragraph"))
+			}
+		}
+	}
+	if n != 12 {
+		t.Errorf("a story of 12 sections over %d characters should be 12 section blocks, got %d: %s", maxSectionText, n, leafSig(res))
+	}
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html><body><header><a href="/">Home</a></header><main><h1>Deals of the day</h1>`)
+	for i := range 25 {
+		fmt.Fprintf(&b, `<h3>Deal %d: a kettle for less</h3><p>Item %d is a kettle at a third off its list price today, with free delivery to most of the country.</p>`, i, i)
+	}
+	b.WriteString(`</main><footer>Copyright</footer></body></html>`)
+	res = mustPartition(t, []byte(b.String()), Options{})
+	n = 0
+	for _, l := range res.Leaves {
+		if c := strings.Count(l.Text, "Item "); c > 1 {
+			t.Fatalf("a block holds %d deals: %s", c, leafSig(res))
+		} else if c == 1 {
+			n++
+		}
+	}
+	if n != 25 {
+		t.Errorf("want a block per deal, got %d: %s", n, leafSig(res))
+	}
+}
+
+// The page's title (h1) heading a text that holds most of the page is a
+// block of its own, as it is where the title is outside the text: it is
+// labelled title, not content.
+func TestTitleNotInText(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html><body><div class=top><a href="/">Home</a></div><div class=story><h1>Council passes the budget</h1>`)
+	for i := range 6 {
+		fmt.Fprintf(&b, "<p>Paragraph %d of the story tells what the council decided, why, and what it will cost the town next year.</p>", i)
+	}
+	b.WriteString(`</div><div class=foot>Copyright 2024 The Town Paper</div></body></html>`)
+	res := mustPartition(t, []byte(b.String()), Options{})
+	var got []string
+	for _, l := range res.Leaves {
+		if strings.Contains(l.Text, "Council") || strings.Contains(l.Text, "Paragraph") {
+			got = append(got, fmt.Sprintf("%s:%d", l.Tag, strings.Count(l.Text, "Paragraph")))
+		}
+	}
+	if strings.Join(got, " ") != "h1:0 :6" {
+		t.Fatalf("want the title, then the six paragraphs as one block; got %v (%s)", got, leafSig(res))
+	}
 }
