@@ -44,14 +44,18 @@ span[data-bw-status]{display:block}
 span[data-bw-part]{display:inline}
 ins.bw-ins{background:#c8f7c5!important;color:#000!important;text-decoration:none!important}
 del.bw-del{background:#ffd0d0!important;color:#000!important;text-decoration:line-through!important}
+del.bw-del-p{display:block!important;margin:.5em 0!important;padding:0 .25em!important;font-weight:400!important;font-size:1rem!important;line-height:1.5!important;text-align:start!important;text-transform:none!important;letter-spacing:normal!important}
+del.bw-del-p[data-bw-from=heading]{font-weight:700!important}
 </style>`
 
 // markedPage returns the captured page of one side with the blocks of the
 // comparison marked: side "new" outlines every changed block of the later
 // capture and marks inserted and deleted words in place; side "old"
 // outlines removed, changed and moved blocks of the earlier capture and
-// marks deleted words. The result is UTF-8, for srcdoc.
-func markedPage(res *partition.Result, blocks []Block, newSide bool) string {
+// marks deleted words. other is the other capture's partition: where
+// the later side shows deleted words, they keep the paragraphs they
+// stood in there. The result is UTF-8, for srcdoc.
+func markedPage(res, other *partition.Result, blocks []Block, newSide bool) string {
 	doc := res.Doc
 	marks := []mark{{at: blockview.StyleOffset(res), prio: 3, text: diffPageCSS}}
 	for i, b := range blocks {
@@ -69,7 +73,11 @@ func markedPage(res *partition.Result, blocks []Block, newSide bool) string {
 			marks = append(marks, mark{blk.Start, 2, "<span" + attrs + ">"}, mark{blk.End, 1, "</span>" + blockview.WrapEnd})
 		}
 		if len(b.Words) > 0 {
-			marks = append(marks, wordMarks(res, blk, b.Words, newSide)...)
+			var groups [][]delGroup
+			if newSide && b.Old != nil && other != nil {
+				groups = deletedGroups(other, b.Old, b.Words)
+			}
+			marks = append(marks, wordMarks(res, blk, b.Words, newSide, groups)...)
 		}
 		parts := b.OldParts
 		if newSide {
@@ -197,9 +205,14 @@ const resync = 64
 
 // wordMarks places <ins> around the runs holding inserted words (newSide)
 // and <del> with the deleted words where they were, by walking the edit
-// script along the block's runs.
-func wordMarks(res *partition.Result, b *partition.Block, es []Edit, newSide bool) []mark {
+// script along the block's runs. groups (newSide, when the earlier
+// block is known) are the deleted words of each edit by the paragraph
+// they stood in (deletedGroups): deleted paragraphs are drawn as
+// paragraphs of their own between this side's (asBlocks), not run into
+// the text, or the heading, that follows them here.
+func wordMarks(res *partition.Result, b *partition.Block, es []Edit, newSide bool, groups [][]delGroup) []mark {
 	runs := wordRuns(res, b)
+	units := res.Units(b)
 	type word struct {
 		s   string
 		run int
@@ -232,11 +245,53 @@ func wordMarks(res *partition.Result, b *partition.Block, es []Edit, newSide boo
 		}
 		return b.End
 	}
-	for _, e := range es {
+	// boundary returns where deleted paragraphs go, between units of
+	// this side: before the unit holding the next word when that word is
+	// its first, else after it (its words before were before them); and
+	// whether that unit is a heading, where inline deleted words would
+	// be drawn.
+	boundary := func() (int, bool) {
+		if pos < len(flat) {
+			at := runs[flat[pos].run].start
+			u := unitAt(units, at)
+			if u < 0 {
+				return at, false
+			}
+			if pos == 0 || runs[flat[pos-1].run].start < units[u].Start {
+				return units[u].Start, headingUnit(res.Doc, units[u])
+			}
+			return units[u].End, headingUnit(res.Doc, units[u])
+		}
+		if len(runs) == 0 {
+			return b.End, false
+		}
+		end := runs[len(runs)-1].end
+		if u := unitAt(units, end-1); u >= 0 {
+			return units[u].End, headingUnit(res.Doc, units[u])
+		}
+		return end, false
+	}
+	for ei, e := range es {
 		mine := e.Op == Equal || (e.Op == Insert) == newSide
 		if !mine {
 			if newSide { // deleted words, shown where they were
 				lastRun = -2
+				var gs []delGroup
+				if ei < len(groups) {
+					gs = groups[ei]
+				}
+				if at, heading := boundary(); asBlocks(gs, heading) {
+					var h strings.Builder
+					for _, g := range gs {
+						from := ""
+						if g.heading {
+							from = ` data-bw-from="heading"`
+						}
+						h.WriteString(`<del class="bw-del bw-del-p"` + from + `>` + textEscape(strings.Join(g.words, " ")) + `</del>`)
+					}
+					marks = append(marks, mark{at, 3, h.String()})
+					continue
+				}
 				marks = append(marks, mark{here(), 3, ` <del class="bw-del">` + textEscape(strings.Join(e.Words, " ")) + `</del> `})
 			}
 			continue
@@ -271,6 +326,133 @@ func wordMarks(res *partition.Result, b *partition.Block, es []Edit, newSide boo
 		}
 	}
 	return marks
+}
+
+// delGroup is a run of deleted words that stood in one unit (a
+// paragraph, a heading, a list item: partition.Result.Units) of the
+// earlier capture's block.
+type delGroup struct {
+	words   []string
+	whole   bool // every word of its unit was deleted: a deleted paragraph
+	heading bool // its unit is a heading
+}
+
+// deletedGroups returns, for each edit of es, its deleted words grouped
+// by the unit of old block b (of res, the earlier capture) they stood
+// in. The block's words (the edit script's, from its rendered text) are
+// aligned with the words of its raw text runs by a word diff, not
+// walked as wordMarks walks them: a word the two read differently
+// ("extensions." across a link's end tag) would send a walk to a later
+// "the" in another paragraph. A word not aligned keeps the unit of the
+// word before.
+func deletedGroups(res *partition.Result, b *partition.Block, es []Edit) [][]delGroup {
+	runs := wordRuns(res, b)
+	units := res.Units(b)
+	var raw []string
+	var rawUnit []int
+	total := make([]int, len(units))
+	for _, r := range runs {
+		u := unitAt(units, r.start)
+		for _, w := range r.words {
+			raw, rawUnit = append(raw, w), append(rawUnit, u)
+			if u >= 0 {
+				total[u]++
+			}
+		}
+	}
+	var text []string
+	for _, e := range es {
+		if e.Op != Insert {
+			text = append(text, e.Words...)
+		}
+	}
+	textUnit := make([]int, 0, len(text))
+	u, j := -1, 0
+	for _, e := range Words(text, raw) {
+		switch e.Op {
+		case Equal:
+			for range e.Words {
+				u = rawUnit[j]
+				textUnit = append(textUnit, u)
+				j++
+			}
+		case Delete: // in the text, not in the runs
+			for range e.Words {
+				textUnit = append(textUnit, u)
+			}
+		case Insert:
+			j += len(e.Words)
+		}
+	}
+	deleted := make([]int, len(units))
+	groups := make([][]delGroup, len(es))
+	unitOf := make([][]int, len(es)) // the unit of each group
+	i := 0                           // next word of text
+	for ei, e := range es {
+		if e.Op == Insert {
+			continue
+		}
+		if e.Op == Equal {
+			i += len(e.Words)
+			continue
+		}
+		for _, w := range e.Words {
+			u := textUnit[i]
+			i++
+			if g := groups[ei]; len(g) == 0 || unitOf[ei][len(g)-1] != u {
+				groups[ei] = append(g, delGroup{heading: u >= 0 && headingUnit(res.Doc, units[u])})
+				unitOf[ei] = append(unitOf[ei], u)
+			}
+			g := &groups[ei][len(groups[ei])-1]
+			g.words = append(g.words, w)
+			if u >= 0 {
+				deleted[u]++
+			}
+		}
+	}
+	for ei := range groups {
+		for gi := range groups[ei] {
+			if u := unitOf[ei][gi]; u >= 0 {
+				groups[ei][gi].whole = deleted[u] >= total[u]
+			}
+		}
+	}
+	return groups
+}
+
+// asBlocks reports whether deleted words gs are drawn as paragraphs of
+// their own: when they hold a whole paragraph (or heading) of the
+// earlier capture, or when inline they would be drawn inside a heading
+// here (heading) that they were not part of.
+func asBlocks(gs []delGroup, heading bool) bool {
+	for _, g := range gs {
+		if g.whole || heading && !g.heading {
+			return true
+		}
+	}
+	return false
+}
+
+// unitAt returns the index of the unit holding byte off, or -1.
+func unitAt(units []partition.Span, off int) int {
+	i := sort.Search(len(units), func(i int) bool { return units[i].End > off })
+	if i < len(units) && units[i].Start <= off {
+		return i
+	}
+	return -1
+}
+
+// headingUnit reports whether unit u is a heading element (h1–h6).
+func headingUnit(doc []byte, u partition.Span) bool {
+	if !u.Element {
+		return false
+	}
+	i, ok := blockview.TagNameEnd(doc, u.Start, u.End)
+	if !ok || i-u.Start != 3 {
+		return false
+	}
+	t := doc[u.Start+1 : i]
+	return (t[0] == 'h' || t[0] == 'H') && t[1] >= '1' && t[1] <= '6'
 }
 
 // textEscape escapes s for HTML text, non-ASCII as character references
@@ -343,10 +525,10 @@ ins{background:#c8f7c5;text-decoration:none}del{background:#ffd0d0}
 </header>
 <main>
 <iframe id="new" title="later capture" sandbox="allow-same-origin" srcdoc="`)
-	b.WriteString(html.EscapeString(markedPage(newRes, blocks, true)))
+	b.WriteString(html.EscapeString(markedPage(newRes, oldRes, blocks, true)))
 	b.WriteString(`"></iframe>
 <iframe id="old" title="earlier capture" hidden sandbox="allow-same-origin" srcdoc="`)
-	b.WriteString(html.EscapeString(markedPage(oldRes, blocks, false)))
+	b.WriteString(html.EscapeString(markedPage(oldRes, newRes, blocks, false)))
 	b.WriteString(`"></iframe>
 <aside><h2>Changes</h2><ol>`)
 	n := 0
