@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestChainsIncremental: one Writer per crawl (an ingest a crawl at a
@@ -98,9 +100,12 @@ func TestChainBounds(t *testing.T) {
 }
 
 // TestChainDictPays: after a frame longer than cheapDict, a frame of
-// bytes that repeat it extends its chain, and a frame of unrelated bytes
-// starts a new one (its dictionary would cost a second of CPU at the best
-// level and save nothing); both restore, in both builds' compressors.
+// bytes that repeat it is compressed with the chain as dictionary, and a
+// frame of unrelated bytes alone (the dictionary would cost a second of
+// CPU at the best level and save nothing): its zstd frame names no
+// dictionary, yet it stays in the chain, so that a third frame that
+// repeats the first still has it as context. All restore, in both
+// builds' compressors.
 func TestChainDictPays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	words := pages(3, 1, 1, 3*cheapDict/2)[0][0] // text, > cheapDict
@@ -110,15 +115,20 @@ func TestChainDictPays(t *testing.T) {
 	}
 	// Edits every 3,000 bytes: about 70 new chunks, a body with a few
 	// hundred anchors, most of them in the first frame.
-	edited := bytes.Clone(words[:200_000])
-	for i := 1000; i < len(edited); i += 3000 {
-		copy(edited[i:], "an edit")
+	edit := func(b []byte, mark string) []byte {
+		b = bytes.Clone(b)
+		for i := 1000; i < len(b); i += 3000 {
+			copy(b[i:], mark)
+		}
+		return b
 	}
+	edited := edit(words[:200_000], "an edit")
+	again := edit(words[200_000:400_000], "a later edit")
 	for _, pure := range []bool{false, true} {
 		for _, tc := range []struct {
-			name  string
-			next  []byte
-			chain bool
+			name   string
+			next   []byte
+			usesIt bool // the second frame is compressed with the chain
 		}{{"repeats", edited, true}, {"unrelated", noise, false}} {
 			f, err := os.Create(filepath.Join(t.TempDir(), "chunks"))
 			if err != nil {
@@ -129,8 +139,9 @@ func TestChainDictPays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			versions := [][]byte{words, tc.next, again}
 			var refs [][]uint64
-			for _, data := range [][]byte{words, tc.next} {
+			for _, data := range versions {
 				r, err := w.Put([]Part{{Data: data}}, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -144,17 +155,29 @@ func TestChainDictPays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(dir) != 2 {
-				t.Fatalf("%s: %d frames, want 2", tc.name, len(dir))
+			if len(dir) != 3 {
+				t.Fatalf("%s: %d frames, want 3", tc.name, len(dir))
 			}
-			if got := dir[1].Prefix > 0; got != tc.chain {
-				t.Errorf("pure Go %v, %s: second frame extends the chain %v, want %v", pure, tc.name, got, tc.chain)
+			for i := 1; i < 3; i++ {
+				if int(dir[i].Prefix) != i {
+					t.Errorf("pure Go %v, %s: frame %d has prefix %d, want %d (the chain runs through every frame)", pure, tc.name, i, dir[i].Prefix, i)
+				}
+			}
+			if got := bodyNamesDict(t, f, dir[1]); got != tc.usesIt {
+				t.Errorf("pure Go %v, %s: second frame compressed with the chain %v, want %v", pure, tc.name, got, tc.usesIt)
+			}
+			// The third frame's new chunks are edits of bytes the first
+			// frame holds (text that compresses to 60 % alone): with the
+			// first frame in its dictionary they cost about 1 %.
+			if !bodyNamesDict(t, f, dir[2]) || dir[2].Size*10 > dir[2].Plain {
+				t.Errorf("pure Go %v, %s: third frame %d B of %d (dictionary %v): it lost the chain's context",
+					pure, tc.name, dir[2].Size, dir[2].Plain, bodyNamesDict(t, f, dir[2]))
 			}
 			r, err := NewReader(f, dir, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, data := range [][]byte{words, tc.next} {
+			for i, data := range versions {
 				got, err := r.Restore(nil, refs[i])
 				if err != nil || !bytes.Equal(got, data) {
 					t.Fatalf("%s: version %d does not restore: %v", tc.name, i, err)
@@ -162,4 +185,19 @@ func TestChainDictPays(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bodyNamesDict says whether the zstd frame of fr's body names a
+// dictionary.
+func bodyNamesDict(t *testing.T, f *os.File, fr Frame) bool {
+	t.Helper()
+	b := make([]byte, fr.Size-fr.Table)
+	if _, err := f.ReadAt(b, fr.Offset+int64(fr.Table)); err != nil {
+		t.Fatal(err)
+	}
+	var h zstd.Header
+	if err := h.Decode(b); err != nil {
+		t.Fatal(err)
+	}
+	return h.DictionaryID != 0
 }
