@@ -76,6 +76,9 @@ type encSlot struct {
 	// encoders of the library's default window for the others.
 	by  [2][2]*zstd.Encoder
 	buf []byte
+	// ctx is the reference library's context for the fast tier's frames
+	// (fastCompressC), nil until the first.
+	ctx *zstdlib.Ctx
 }
 
 // smallWindow is the window of the encoders for small frames. A frame
@@ -88,6 +91,9 @@ const smallWindow = 1 << 20
 
 func (w *Writer) compress(j *frameJob, sl *encSlot) {
 	if haveLibzstd && w.opts.Level == zstd.SpeedBestCompression && w.compressC(j, sl) {
+		return
+	}
+	if haveLibzstd && w.opts.Level == zstd.SpeedBetterCompression && w.fastCompressC(j, sl) {
 		return
 	}
 	small := len(j.plain)+len(j.dict) <= smallWindow
@@ -117,9 +123,17 @@ func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
 		return false
 	}
 	sl.buf = enc
+	return w.checkC(j, enc)
+}
+
+// checkC names the dictionary of enc, the reference library's frame of
+// j, and sets it as j's frame if the readers' decoder gives j's plaintext
+// back; it reports whether it did.
+func (w *Writer) checkC(j *frameJob, enc []byte) bool {
 	if j.dict != nil {
 		// The library writes no dictionary id for a raw-content
 		// dictionary; the format's frames name id 1.
+		var err error
 		if enc, err = zstdlib.NameDict(enc, dictID); err != nil {
 			return false
 		}
@@ -135,6 +149,31 @@ func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
 	}
 	j.enc = enc
 	return true
+}
+
+// fastCompressC compresses j for the fast tier (klauspost's "better"
+// level asked) with the reference library at libzstdFastLevel in the
+// slot's context, and reports whether it did; as compressC, the frame is
+// decoded by the readers' decoder first. klauspost resets (copies) its
+// full-size tables for every frame with a dictionary and rebuilds them
+// for every new one, whatever the frame's size: in the fast tier, whose
+// delta and catalog frames are mostly small, that was most of the
+// compression's CPU. The library sizes its tables from the frame and
+// its dictionary.
+func (w *Writer) fastCompressC(j *frameJob, sl *encSlot) bool {
+	if sl.ctx == nil {
+		ctx, err := zstdlib.NewCtx()
+		if err != nil {
+			return false
+		}
+		sl.ctx = ctx
+	}
+	enc, err := sl.ctx.Compress(sl.buf[:0], j.plain, libzstdFastLevel, j.dict)
+	if err != nil {
+		return false
+	}
+	sl.buf = enc
+	return w.checkC(j, enc)
 }
 
 // drain compresses the queued frames (with one worker, here; else they

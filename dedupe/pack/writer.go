@@ -795,6 +795,7 @@ func (w *Writer) Close() error {
 				e.Close()
 			}
 		}
+		sl.ctx.Close()
 	}
 	w.queue = nil
 	unlock(w.lock)
