@@ -236,11 +236,54 @@ func (w *Writer) write(j *frameJob, seq int) error {
 	w.packLen += flen
 	w.dirty[w.packNum] = w.packLen
 	w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
+	// Written: nothing reads the frame's plaintext and dictionary again.
+	w.recycle(j.plain)
+	w.recycle(j.dict)
+	j.plain, j.dict = nil, nil
 	if cf := j.chunkFrame; cf != nil {
 		w.chunkRows = append(w.chunkRows, chunkRow{pack: w.packNum, off: off, len: uint32(flen), first: cf.FirstChunk,
 			chunks: cf.Chunks, table: cf.Table, plain: cf.Plain, crc: cf.CRC, prefix: cf.Prefix})
 	}
 	return nil
+}
+
+// maxSpare bounds the buffers spare keeps.
+const maxSpare = 4
+
+// buffer returns an empty buffer of capacity at least n, one of a frame
+// written already when one is large enough. A frame's plaintext and
+// dictionary are megabytes each, short-lived: allocated anew for every
+// frame, they were a good part of a fast-tier ingest's page faults.
+func (w *Writer) buffer(n int) []byte {
+	for i, b := range w.spare {
+		if cap(b) >= n {
+			w.spare[i] = w.spare[len(w.spare)-1]
+			w.spare = w.spare[:len(w.spare)-1]
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// recycle keeps b, which nothing uses any more, for buffer; when spare is
+// full, in place of its smallest if b is larger.
+func (w *Writer) recycle(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	if len(w.spare) < maxSpare {
+		w.spare = append(w.spare, b)
+		return
+	}
+	small := 0
+	for i, s := range w.spare {
+		if cap(s) < cap(w.spare[small]) {
+			small = i
+		}
+	}
+	if cap(b) > cap(w.spare[small]) {
+		w.spare[small] = b
+	}
 }
 
 func b2i(b bool) int {
