@@ -911,8 +911,9 @@ func (w *Writer) compressC(body, dict []byte, level int) ([]byte, bool) {
 // fitted is a context of Options.Fitted and the readers' decoder that
 // checks its frames.
 type fitted struct {
-	ctx *zstdlib.Ctx
-	dec *zstd.Decoder
+	ctx  *zstdlib.Ctx
+	dec  *zstd.Decoder
+	back []byte // the last body decoded, its capacity kept for the next
 }
 
 // compressFitted compresses a frame's chunk table and body (with dict,
@@ -960,7 +961,8 @@ func (w *Writer) compressFitted(table, body, dict []byte, level int) (tbl, bd []
 	if err := f.dec.ResetWithOptions(nil, opt); err != nil {
 		return nil, nil, false
 	}
-	back, err := f.dec.DecodeAll(bd, make([]byte, 0, len(body)))
+	back, err := f.dec.DecodeAll(bd, f.back[:0])
+	f.back = back
 	if err != nil || !bytes.Equal(back, body) {
 		return nil, nil, false
 	}
