@@ -33,8 +33,11 @@ func (a *slab) readBlock(r io.Reader, declared int64) ([]byte, error) {
 		a.free = hugePages(make([]byte, slabSize))
 	}
 	b, err := readBlockInto(r, a.free[:0:n])
-	if cap(b) == n && len(b) > 0 && &b[0] == &a.free[:1][0] {
+	if len(b) == 0 {
+		return []byte{}, err // not pointing into the slab, which it would keep
+	}
+	if cap(b) == n && &b[0] == &a.free[:1][0] {
 		a.free = a.free[len(b):]
-	} // else empty, or grown into memory of its own: the slab's part is free again
+	} // else grown into memory of its own: the slab's part is free again
 	return b[:len(b):len(b)], err
 }
