@@ -30,7 +30,12 @@ func ReadBlock(r io.Reader, declared, maxAlloc int64) ([]byte, error) {
 		m.b = nil
 		return b, nil
 	}
-	b := make([]byte, 0, min(max(declared, 0), maxAlloc)+1)
+	return readBlockInto(r, make([]byte, 0, min(max(declared, 0), maxAlloc)+1))
+}
+
+// readBlockInto reads a block into b[len(b):cap(b)], growing b (a copy
+// elsewhere) beyond it.
+func readBlockInto(r io.Reader, b []byte) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]

@@ -6,12 +6,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // ErrNotRecords means a file holds no WARC or ARC record at all and does
 // not begin with one: a README, an HTML page or a tarball given as input
 // by mistake.
 var ErrNotRecords = errors.New("not WARC or ARC: no record found, and it does not begin with one")
+
+// checkReaders keeps the Readers of CheckRecords for the next checks: an
+// ingest checks every input first, and a new Reader's buffers (128 KiB,
+// and a gzip reader's state), allocated and cleared for each file, were
+// most of what a check cost.
+var checkReaders sync.Pool
 
 // CheckRecords tells whether the file at path is WARC or ARC input, as
 // the Reader reads it (compressed or not, detected from the bytes): it
@@ -27,7 +34,13 @@ func CheckRecords(path string) error {
 		return err
 	}
 	defer f.Close()
-	r := NewReaderOptions(f, path, Options{})
+	r, _ := checkReaders.Get().(*Reader)
+	if r == nil {
+		r = NewReaderOptions(f, path, Options{})
+	} else {
+		r.Reset(f, path)
+	}
+	defer checkReaders.Put(r)
 	// One record is read: streamed, without the megabyte the whole-member
 	// path would allocate for every file checked.
 	r.c.whole.off = true

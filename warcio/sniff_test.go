@@ -9,8 +9,9 @@ import (
 )
 
 // TestCheckRecords: a WARC, gzipped or not, passes; a file that is no
-// record is ErrNotRecords; and checking a gzip file allocates far less
-// than the whole-member read buffer (an ingest checks every input first).
+// record is ErrNotRecords; and checking a gzip file again allocates
+// almost nothing, its Reader reused (an ingest checks every input
+// first): 152 bytes a check here, 169 KB with a new Reader each time.
 func TestCheckRecords(t *testing.T) {
 	dir := t.TempDir()
 	rec := record("one", "resource", "hello")
@@ -39,7 +40,9 @@ func TestCheckRecords(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per >= wholeBufSize/2 {
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per >= storedBufSize/4 {
 		t.Errorf("checking a small gzip file allocates %d bytes", per)
+	} else {
+		t.Logf("checking a small gzip file allocates %d bytes", per)
 	}
 }

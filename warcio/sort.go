@@ -96,8 +96,9 @@ func (s *sorter) readAll(ctx context.Context, files []string, opts *WalkOptions,
 		go func() {
 			defer wg.Done()
 			var rd *Reader // one per worker: Reset reuses its buffers and decoders across files
+			var sl slab    // and the memory of blocks across files
 			for name := range jobs {
-				n, skipped, dropped, err := s.readInput(ctx, name, opts, progress, &rd)
+				n, skipped, dropped, err := s.readInput(ctx, name, opts, progress, &rd, &sl)
 				s.mu.Lock()
 				st.Files++
 				st.StoredBytes += n
@@ -134,7 +135,7 @@ feed:
 // readInput reads one input into the sorter and returns the stored bytes
 // it read, the records its reader skipped and the bytes of damaged
 // compressed members it dropped.
-func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, progress func(int64), reuse **Reader) (stored, skipped, dropped int64, err error) {
+func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, progress func(int64), reuse **Reader, sl *slab) (stored, skipped, dropped int64, err error) {
 	var src io.Reader
 	if name == "-" {
 		if opts.Stdin == nil {
@@ -240,7 +241,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			it.body, berr = readHTTPHeader(rec.Body, rec.ContentLen)
 			it.bodyLen = int64(len(it.body))
 		case keep >= 0 && keep < rec.ContentLen:
-			it.body, berr = ReadBlock(io.LimitReader(rec.Body, keep), keep, 1<<20)
+			it.body, berr = sl.readBlock(io.LimitReader(rec.Body, keep), keep)
 			it.bodyLen = int64(len(it.body))
 		case rec.ContentLen > s.bigRecord():
 			w, err := newRunWriter(s.dir)
@@ -250,7 +251,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 			pendingRun = w
 			it.bodyLen, berr = io.Copy(w.bw, rec.Body)
 		default:
-			it.body, berr = ReadBlock(rec.Body, rec.ContentLen, 1<<20)
+			it.body, berr = sl.readBlock(rec.Body, rec.ContentLen)
 			it.bodyLen = int64(len(it.body))
 		}
 		if berr != nil && !isFormatErr(berr) {

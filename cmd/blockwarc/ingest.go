@@ -93,7 +93,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	showProgress := fs.Bool("progress", false, "draw the progress bar on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
-	fast := fs.Bool("fast", false, "write frames at a fast zstd level (about zstd 7, pure Go) rather than 19: with -prove=false, 33-49 % less CPU on the corpus sites for an archive 6-14 % larger; 'blockwarc compact' writes the dense copy later")
+	fast := fs.Bool("fast", false, "write frames at a fast zstd level (6; pure Go's \"better\" without cgo) rather than 19: with -prove=false, 45-66 % less CPU on the corpus sites for an archive 7-14 % larger; 'blockwarc compact' writes the dense copy later")
 	nice := fs.Int("nice", defaultNice, niceUsage)
 	prove := fs.Bool("prove", true, "learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (40-60 % of ingest's CPU); -prove=false leaves that to 'blockwarc prove ARCHIVE ORIGINALS...', run before the originals are deleted")
 	var ropts reportOptions

@@ -56,6 +56,14 @@ type Options struct {
 	// fast tier gives its own level here: at the best level the frames of
 	// chunks were a third of a fast-tier ingest's CPU.
 	GoLevel zstd.EncoderLevel
+	// Fitted compresses at Level with reference-library contexts kept
+	// from frame to frame (zstdlib.Ctx), whose tables fit each frame and
+	// its chain, where the library is built in and PureGo is not set: the
+	// fast tier's frames. klauspost rebuilds its full-size tables for
+	// every new dictionary, and zstdlib.Compress streams a large one into
+	// a context of the level's full size: both cost more than a small
+	// frame at a fast level. Unset, frames are what they always were.
+	Fitted bool
 	// ChainBytes: a frame whose body, with the bodies of the chain the
 	// previous frame ends, holds at most ChainBytes is compressed with
 	// those bodies as its dictionary (docs/FORMAT.md "Chains of frames of
@@ -149,6 +157,7 @@ type Writer struct {
 	chainReady bool
 
 	dencs   chan *zstd.Encoder // klauspost encoders for frames with a dictionary
+	fits    chan *fitted       // contexts of Options.Fitted
 	pending []*frameJob
 	sem     chan struct{}
 	err     error
@@ -194,7 +203,8 @@ func NewWriter(out io.Writer, prior *Reader, opts Options) (*Writer, error) {
 	}
 	w := &Writer{opts: opts, out: out, prior: prior, split: sp,
 		cur: map[hashKey]uint64{}, local: map[hashKey]uint64{}, learnt: map[int]bool{},
-		sem: make(chan struct{}, opts.Workers), dencs: make(chan *zstd.Encoder, opts.Workers)}
+		sem: make(chan struct{}, opts.Workers), dencs: make(chan *zstd.Encoder, opts.Workers),
+		fits: make(chan *fitted, opts.Workers)}
 	if prior != nil {
 		w.dir = slices.Clone(prior.dir)
 		for _, f := range w.dir {
@@ -662,12 +672,15 @@ func (w *Writer) flush() error {
 		defer func() { <-w.sem; close(j.done) }()
 		var tbl, bd []byte
 		ok := false
-		if w.enc == nil {
+		if w.enc == nil && w.opts.Fitted {
+			tbl, bd, ok = w.compressFitted(table, body, dict, j.level)
+		}
+		if w.enc == nil && tbl == nil {
 			if tbl, j.err = libzstdCompress(nil, table, w.opts.Level, nil); j.err != nil {
 				return
 			}
 			bd, ok = w.compressC(body, dict, j.level)
-		} else {
+		} else if w.enc != nil {
 			tbl = w.enc.EncodeAll(table, nil)
 		}
 		if !ok {
@@ -902,6 +915,72 @@ func (w *Writer) compressC(body, dict []byte, level int) ([]byte, bool) {
 	return z, true
 }
 
+// fitted is a context of Options.Fitted and the readers' decoder that
+// checks its frames.
+type fitted struct {
+	ctx  *zstdlib.Ctx
+	dec  *zstd.Decoder
+	back []byte // the last body decoded, its capacity kept for the next
+}
+
+// compressFitted compresses a frame's chunk table and body (with dict,
+// when non-nil, as raw dictionary) at level in a pooled context, and
+// reports whether it did; the body is decoded again by the readers'
+// decoder first, as in compressC. On false the caller compresses as
+// without Fitted.
+func (w *Writer) compressFitted(table, body, dict []byte, level int) (tbl, bd []byte, ok bool) {
+	var f *fitted
+	select {
+	case f = <-w.fits:
+	default:
+		ctx, err := zstdlib.NewCtx()
+		if err != nil {
+			return nil, nil, false
+		}
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<32))
+		if err != nil {
+			ctx.Close()
+			return nil, nil, false
+		}
+		f = &fitted{ctx: ctx, dec: dec}
+	}
+	defer func() {
+		select {
+		case w.fits <- f:
+		default:
+			f.close()
+		}
+	}()
+	tbl, err := f.ctx.Compress(nil, table, level, nil)
+	if err != nil {
+		return nil, nil, false
+	}
+	if bd, err = f.ctx.Compress(nil, body, level, dict); err != nil {
+		return nil, nil, false
+	}
+	opt := zstd.WithDecoderDictDelete(chainDictID)
+	if dict != nil {
+		if bd, err = zstdlib.NameDict(bd, chainDictID); err != nil {
+			return nil, nil, false
+		}
+		opt = zstd.WithDecoderDictRaw(chainDictID, dict)
+	}
+	if err := f.dec.ResetWithOptions(nil, opt); err != nil {
+		return nil, nil, false
+	}
+	back, err := f.dec.DecodeAll(bd, f.back[:0])
+	f.back = back
+	if err != nil || !bytes.Equal(back, body) {
+		return nil, nil, false
+	}
+	return tbl, bd, true
+}
+
+func (f *fitted) close() {
+	f.ctx.Close()
+	f.dec.Close()
+}
+
 // FrameWriter is an output that takes a frame with its directory entry
 // (an archive that keeps frames inside files of its own and the
 // directory in its indexes). Frame.Offset is then the Writer's running
@@ -996,6 +1075,8 @@ func (w *Writer) closeEncoders() {
 		select {
 		case e := <-w.dencs:
 			e.Close()
+		case f := <-w.fits:
+			f.close()
 		default:
 			return
 		}

@@ -43,8 +43,9 @@ type Flags struct {
 	Parity  bool   // -parity
 	TempDir string // -tmp DIR
 	Workers int    // -workers N
-	// Fast is -fast: frames at klauspost's "better" zstd level (the fast
-	// tier), made dense later by 'blockwarc compact'.
+	// Fast is -fast: frames at a fast zstd level (the fast tier: the
+	// reference library's level 6 with cgo, klauspost's "better" level
+	// without), made dense later by 'blockwarc compact'.
 	Fast bool
 	// SkipProof is -prove=false: the gzip members' zlib settings are not
 	// learnt at ingest (rows "not examined"), 'blockwarc prove' learns

@@ -313,7 +313,7 @@ func (w *Writer) startChunks() error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	cw, err := chunk.NewWriter(chunkOut{w}, prior, chunk.Options{
+	co := chunk.Options{
 		// One frame of chunks compresses while the next fills, whatever
 		// Options.Workers: a chunk frame then enters the pack queue at the
 		// same point among the object frames for any worker count, so the
@@ -321,8 +321,13 @@ func (w *Writer) startChunks() error {
 		TableEntries: w.set.ChunkTable, Workers: 1, Level: chunk.DefaultLevel, ChainBytes: w.set.ChainBytes,
 		SeedBytes: w.set.SeedBytes,
 		// Frames of chunks are compressed as the pack's are: the reference
-		// library at level 19 for the default level, klauspost otherwise.
-		PureGo: w.opts.Level != zstd.SpeedBestCompression, GoLevel: w.opts.Level})
+		// library at level 19 for the default level, at libzstdFastLevel
+		// in fitted contexts for the fast tier, klauspost otherwise.
+		PureGo: w.opts.Level != zstd.SpeedBestCompression, GoLevel: w.opts.Level}
+	if haveLibzstd && w.opts.Level == zstd.SpeedBetterCompression {
+		co.PureGo, co.Fitted, co.Level = false, true, libzstdFastLevel
+	}
+	cw, err := chunk.NewWriter(chunkOut{w}, prior, co)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

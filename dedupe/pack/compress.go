@@ -76,6 +76,9 @@ type encSlot struct {
 	// encoders of the library's default window for the others.
 	by  [2][2]*zstd.Encoder
 	buf []byte
+	// ctx is the reference library's context for the fast tier's frames
+	// (fastCompressC), nil until the first.
+	ctx *zstdlib.Ctx
 }
 
 // smallWindow is the window of the encoders for small frames. A frame
@@ -88,6 +91,9 @@ const smallWindow = 1 << 20
 
 func (w *Writer) compress(j *frameJob, sl *encSlot) {
 	if haveLibzstd && w.opts.Level == zstd.SpeedBestCompression && w.compressC(j, sl) {
+		return
+	}
+	if haveLibzstd && w.opts.Level == zstd.SpeedBetterCompression && w.fastCompressC(j, sl) {
 		return
 	}
 	small := len(j.plain)+len(j.dict) <= smallWindow
@@ -117,9 +123,17 @@ func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
 		return false
 	}
 	sl.buf = enc
+	return w.checkC(j, enc)
+}
+
+// checkC names the dictionary of enc, the reference library's frame of
+// j, and sets it as j's frame if the readers' decoder gives j's plaintext
+// back; it reports whether it did.
+func (w *Writer) checkC(j *frameJob, enc []byte) bool {
 	if j.dict != nil {
 		// The library writes no dictionary id for a raw-content
 		// dictionary; the format's frames name id 1.
+		var err error
 		if enc, err = zstdlib.NameDict(enc, dictID); err != nil {
 			return false
 		}
@@ -135,6 +149,31 @@ func (w *Writer) compressC(j *frameJob, sl *encSlot) bool {
 	}
 	j.enc = enc
 	return true
+}
+
+// fastCompressC compresses j for the fast tier (klauspost's "better"
+// level asked) with the reference library at libzstdFastLevel in the
+// slot's context, and reports whether it did; as compressC, the frame is
+// decoded by the readers' decoder first. klauspost resets (copies) its
+// full-size tables for every frame with a dictionary and rebuilds them
+// for every new one, whatever the frame's size: in the fast tier, whose
+// delta and catalog frames are mostly small, that was most of the
+// compression's CPU. The library sizes its tables from the frame and
+// its dictionary.
+func (w *Writer) fastCompressC(j *frameJob, sl *encSlot) bool {
+	if sl.ctx == nil {
+		ctx, err := zstdlib.NewCtx()
+		if err != nil {
+			return false
+		}
+		sl.ctx = ctx
+	}
+	enc, err := sl.ctx.Compress(sl.buf[:0], j.plain, libzstdFastLevel, j.dict)
+	if err != nil {
+		return false
+	}
+	sl.buf = enc
+	return w.checkC(j, enc)
 }
 
 // drain compresses the queued frames (with one worker, here; else they
@@ -197,11 +236,54 @@ func (w *Writer) write(j *frameJob, seq int) error {
 	w.packLen += flen
 	w.dirty[w.packNum] = w.packLen
 	w.frames[seq] = frameRow{pack: w.packNum, off: off, len: uint32(flen)}
+	// Written: nothing reads the frame's plaintext and dictionary again.
+	w.recycle(j.plain)
+	w.recycle(j.dict)
+	j.plain, j.dict = nil, nil
 	if cf := j.chunkFrame; cf != nil {
 		w.chunkRows = append(w.chunkRows, chunkRow{pack: w.packNum, off: off, len: uint32(flen), first: cf.FirstChunk,
 			chunks: cf.Chunks, table: cf.Table, plain: cf.Plain, crc: cf.CRC, prefix: cf.Prefix})
 	}
 	return nil
+}
+
+// maxSpare bounds the buffers spare keeps.
+const maxSpare = 4
+
+// buffer returns an empty buffer of capacity at least n, one of a frame
+// written already when one is large enough. A frame's plaintext and
+// dictionary are megabytes each, short-lived: allocated anew for every
+// frame, they were a good part of a fast-tier ingest's page faults.
+func (w *Writer) buffer(n int) []byte {
+	for i, b := range w.spare {
+		if cap(b) >= n {
+			w.spare[i] = w.spare[len(w.spare)-1]
+			w.spare = w.spare[:len(w.spare)-1]
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// recycle keeps b, which nothing uses any more, for buffer; when spare is
+// full, in place of its smallest if b is larger.
+func (w *Writer) recycle(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	if len(w.spare) < maxSpare {
+		w.spare = append(w.spare, b)
+		return
+	}
+	small := 0
+	for i, s := range w.spare {
+		if cap(s) < cap(w.spare[small]) {
+			small = i
+		}
+	}
+	if cap(b) > cap(w.spare[small]) {
+		w.spare[small] = b
+	}
 }
 
 func b2i(b bool) int {

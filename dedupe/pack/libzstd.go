@@ -10,6 +10,10 @@ const haveLibzstd = zstdlib.Available
 // zstd.SpeedBestCompression, the level `zstd -19` uses.
 const libzstdLevel = 19
 
+// libzstdFastLevel is the reference library's level for the fast tier
+// (zstd.SpeedBetterCompression asked, cgo built in): see fastCompressC.
+const libzstdFastLevel = 6
+
 // libzstdCompress compresses plain into one zstd frame, with dict as raw
 // content dictionary when non-nil. The frame names no dictionary id.
 //

@@ -102,3 +102,55 @@ func FuzzNameDict(f *testing.F) {
 		}
 	})
 }
+
+// TestFastTierLibrary: with the reference library built in, a fast-tier
+// frame (klauspost's "better" level asked) with and without a base is
+// the library's frame at libzstdFastLevel from a reused context (its
+// dictionary named), and decodes to the plaintext; a base that starts
+// with the dictionary magic falls back to klauspost. Without
+// fastCompressC the frames were klauspost's and differed.
+func TestFastTierLibrary(t *testing.T) {
+	if !haveLibzstd {
+		t.Skip("built without cgo")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	s, _ := mustCreate(t, Options{noSync: true, Level: zstd.SpeedBetterCompression})
+	w, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, err := zstdlib.NewCtx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	sl := &encSlot{}
+	base := randBytes(r, 20000)
+	for i, c := range []struct {
+		plain, dict []byte
+		lib         bool
+	}{
+		{randBytes(r, 5000), nil, true},
+		{mutate(r, base), base, true},
+		{mutate(r, base[:9000]), base[:9000], true}, // another base, same slot
+		{mutate(r, base), append([]byte{0x37, 0xa4, 0x30, 0xec}, base...), false},
+	} {
+		j := &frameJob{plain: c.plain, dict: c.dict}
+		w.compress(j, sl)
+		if j.err != nil {
+			t.Fatal(j.err)
+		}
+		want, err := ctx.Compress(nil, c.plain, libzstdFastLevel, c.dict)
+		if err == nil && c.dict != nil {
+			want, err = zstdlib.NameDict(want, dictID)
+		}
+		if lib := err == nil && bytes.Equal(j.enc, want); lib != c.lib {
+			t.Errorf("frame %d: the library's frame %v, want %v (%v)", i, lib, c.lib, err)
+		}
+		back, err := s.decode(j.enc, c.dict, len(c.plain))
+		if err != nil || !bytes.Equal(back, c.plain) {
+			t.Fatalf("frame %d does not decode: %v", i, err)
+		}
+	}
+}

@@ -45,6 +45,7 @@ type Writer struct {
 	queue     []*frameJob          // flushed, not yet written: the last len(queue) frames
 	slots     []*encSlot
 	freeSlots []*encSlot // slots no background compression is using
+	spare     [][]byte   // buffers of written frames (buffer, recycle)
 
 	building // the frame being built
 
@@ -81,8 +82,11 @@ func (w *Writer) Stats() WriterStats { return w.st }
 
 // building is the frame being built.
 type building struct {
-	cur      []curObj
-	curSize  int
+	cur     []curObj
+	curSize int
+	// curBuf holds the bytes of cur's objects (those Add copies), one
+	// after the other; emptied when the frame is flushed.
+	curBuf   []byte
 	bases    []baseRef
 	baseData [][]byte
 	dictSize int
@@ -384,7 +388,12 @@ func (w *Writer) addID(kind Kind, data []byte, id ID, base *ID, nearOnly bool) (
 	}
 	w.pending[id] = pend{frame: -1, idx: int32(len(w.cur)), kind: kind}
 	w.refs[[RefLen]byte(id[:RefLen])]++
-	w.cur = append(w.cur, curObj{id: id, kind: kind, data: bytes.Clone(data)})
+	// Copied into curBuf rather than each into memory of its own: the
+	// frame's objects are short-lived and curBuf is reused frame after
+	// frame. A curBuf that grows leaves the earlier objects in the old
+	// array, which they keep.
+	w.curBuf = append(w.curBuf, data...)
+	w.cur = append(w.cur, curObj{id: id, kind: kind, data: w.curBuf[len(w.curBuf)-len(data) : len(w.curBuf) : len(w.curBuf)]})
 	w.curSize += len(data)
 	return id, true, nil
 }
@@ -406,7 +415,7 @@ func (w *Writer) Flush() error {
 	for i, o := range w.cur {
 		kinds[i], lens[i] = o.kind, len(o.data)
 	}
-	plain := appendTable(make([]byte, 0, tableLen(lens)+w.curSize), kinds, lens)
+	plain := appendTable(w.buffer(tableLen(lens)+w.curSize), kinds, lens)
 	seq := int32(len(w.frames))
 	for _, o := range w.cur {
 		p := w.pending[o.id]
@@ -416,7 +425,7 @@ func (w *Writer) Flush() error {
 	job := &frameJob{seq: int(seq), plain: plain, count: uint32(len(w.cur)), depth: w.curDepth, bases: w.bases,
 		reach: int64(len(plain)) + w.baseReach}
 	if len(w.bases) > 0 {
-		job.dict = make([]byte, 0, w.dictSize)
+		job.dict = w.buffer(w.dictSize)
 		for _, b := range w.baseData {
 			job.dict = append(job.dict, b...)
 		}
@@ -426,6 +435,7 @@ func (w *Writer) Flush() error {
 	w.queue = append(w.queue, job)
 	clear(w.cur)
 	w.cur = w.cur[:0]
+	w.curBuf = w.curBuf[:0]
 	w.curSize, w.dictSize, w.curDepth = 0, 0, 0
 	w.bases, w.baseData = nil, nil
 	w.baseFrames, w.baseReach = nil, 0
@@ -795,6 +805,7 @@ func (w *Writer) Close() error {
 				e.Close()
 			}
 		}
+		sl.ctx.Close()
 	}
 	w.queue = nil
 	unlock(w.lock)

@@ -37,3 +37,17 @@ func (z *Writer) Write(p []byte) (int, error) { return 0, errors.New("zstdlib: b
 
 // Close is not available without cgo.
 func (z *Writer) Close() error { return nil }
+
+// Ctx is not available without cgo.
+type Ctx struct{}
+
+// NewCtx is not available without cgo.
+func NewCtx() (*Ctx, error) { return nil, errors.New("zstdlib: built without cgo") }
+
+// Compress is not available without cgo.
+func (x *Ctx) Compress(dst, plain []byte, level int, dict []byte) ([]byte, error) {
+	return nil, errors.New("zstdlib: built without cgo")
+}
+
+// Close does nothing without cgo.
+func (x *Ctx) Close() {}

@@ -21,6 +21,7 @@ const char* ZSTD_getErrorName(size_t code);
 const char* ZSTD_versionString(void);
 size_t ZSTD_compress2(ZSTD_CCtx* cctx, void* dst, size_t dstCapacity, const void* src, size_t srcSize);
 size_t ZSTD_compressBound(size_t srcSize);
+size_t ZSTD_compress_usingDict(ZSTD_CCtx* ctx, void* dst, size_t dstCapacity, const void* src, size_t srcSize, const void* dict, size_t dictSize, int compressionLevel);
 
 // bw_compress_split compresses src (n bytes) into one frame at level
 // in a context of its own, with the post-block splitter on
@@ -57,6 +58,7 @@ static size_t bw_stream(ZSTD_CCtx* c, void* dst, size_t cap, size_t* dpos, const
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"slices"
@@ -93,6 +95,58 @@ func CompressSplit(dst, plain []byte, level int) ([]byte, error) {
 		return nil, err
 	}
 	return out[:len(out)+int(r)], nil
+}
+
+// Ctx is a compression context of the reference library kept from
+// frame to frame. Its Compress fits the level's window and tables to the
+// frame and its dictionary (ZSTD_compress_usingDict), so a small frame
+// costs little however large the level's defaults, and the context's
+// memory is reused: the fast tier's many small frames with a delta base
+// spent more resetting klauspost's full-size tables than compressing.
+// A Ctx is used by one goroutine at a time; Close frees it.
+type Ctx struct{ c *C.ZSTD_CCtx }
+
+// NewCtx creates a context.
+func NewCtx() (*Ctx, error) {
+	c := C.ZSTD_createCCtx()
+	if c == nil {
+		return nil, errors.New("zstd: cannot create a compression context")
+	}
+	return &Ctx{c: c}, nil
+}
+
+// Compress appends to dst plain compressed at level as one frame, with
+// dict as raw-content dictionary when non-nil (the frame names no id:
+// see NameDict). A dict that starts with the dictionary magic is
+// refused (ErrFormattedDict); one under 8 bytes the library ignores, and
+// the frame then decodes with or without it.
+func (x *Ctx) Compress(dst, plain []byte, level int, dict []byte) ([]byte, error) {
+	if bytes.HasPrefix(dict, dictMagic) {
+		return nil, ErrFormattedDict
+	}
+	bound := int(C.ZSTD_compressBound(C.size_t(len(plain))))
+	out := slices.Grow(dst, bound)
+	buf := out[len(out) : len(out)+bound]
+	var src, d unsafe.Pointer
+	if len(plain) > 0 {
+		src = unsafe.Pointer(&plain[0])
+	}
+	if len(dict) > 0 {
+		d = unsafe.Pointer(&dict[0])
+	}
+	r := C.ZSTD_compress_usingDict(x.c, unsafe.Pointer(&buf[0]), C.size_t(bound), src, C.size_t(len(plain)), d, C.size_t(len(dict)), C.int(level))
+	if err := zerr(r); err != nil {
+		return nil, err
+	}
+	return out[:len(out)+int(r)], nil
+}
+
+// Close frees the context.
+func (x *Ctx) Close() {
+	if x != nil && x.c != nil {
+		C.ZSTD_freeCCtx(x.c)
+		x.c = nil
+	}
 }
 
 // Version is the reference library's version ("1.5.7").
