@@ -738,7 +738,7 @@ func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
 		// first crawl (new bytes) reset the chain for all the others:
 		// the chains of 351 one-crawl ingests of the four corpus sites
 		// held 1.1–2.4 MB of their 4 MiB, and their frames took 733 KB
-		// where the same bodies take 640 KB in full chains.
+		// where the same bodies take 623 KB in full chains.
 		j.prefix = uint8(len(w.chain))
 		if !dictPays(body, dict) {
 			dict = nil
@@ -757,9 +757,9 @@ func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
 // trees) the library indexes a dictionary as it would compress it, so a
 // small frame at the end of a long chain — an ingest of one crawl that
 // adds 40 KB of new bytes after 4 MiB of earlier ones — cost a third of
-// a second, 80 % of such an ingest; a hash-chain level (12) indexes the
-// same dictionary about ten times faster and finds the same long
-// repeats. Frames of a large ingest (bodies near the frame size,
+// a second, 80 % of such an ingest; a lazy hash-chain level indexes the
+// same dictionary many times faster and finds the same long repeats.
+// Frames of a large ingest (bodies near the frame size,
 // dictionaries a few of them) keep Level. The level depends on the
 // frame and its chain alone, so the bytes still depend on the inputs
 // and the archive's settings alone.
@@ -773,10 +773,15 @@ func (w *Writer) frameLevel(n, d int) int {
 // dictRatio and chainLevel: see frameLevel. 64 keeps Level for every
 // frame but the small ones at the end of long chains: on 150 one-crawl
 // ingests of a corpus site, CPU 52.7 → 21.7 s for 0.6 % more frame
-// bytes (16: 16.3 s, +4.0 %; any dictionary: 14.8 s, +6.1 %).
+// bytes (16: 16.3 s, +4.0 %; any dictionary: 14.8 s, +6.1 %), with
+// level 12. Level 7 since chains run through frames compressed alone
+// (joinChain), so that their dictionaries are longer: the frames of 351
+// one-crawl ingests of the corpus sites mixed took 613.6 KB in 134 s
+// of compression at 12, 623.4 KB in 40 s at 7, 639.9 KB at 5 (34 s and
+// 732.7 KB with the chains cut as before).
 const (
 	dictRatio  = 64
-	chainLevel = 12
+	chainLevel = 7
 )
 
 // cheapDict is the longest dictionary a frame always takes (a quarter of
