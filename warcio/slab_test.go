@@ -47,6 +47,9 @@ func TestSlabBlocks(t *testing.T) {
 // faults than one per 4 KiB page: 237 here; without hugePages' madvise,
 // 16,718.
 func TestSlabHugePages(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory faults beside the slabs measured")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("Linux only")
 	}

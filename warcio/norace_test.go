@@ -1,0 +1,5 @@
+//go:build !race
+
+package warcio
+
+const raceEnabled = false
