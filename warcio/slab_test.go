@@ -2,12 +2,15 @@ package warcio
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // TestSlabBlocks: blocks read through a slab are the bytes ReadBlock
@@ -42,14 +45,13 @@ func TestSlabBlocks(t *testing.T) {
 	}
 }
 
-// TestSlabHugePages: where the kernel gives transparent huge pages on
-// madvise, 64 MiB of blocks read through slabs take far fewer page
-// faults than one per 4 KiB page: 237 here; without hugePages' madvise,
-// 16,718.
+// TestSlabHugePages: every slab's 2 MiB-aligned part is advised for
+// huge pages: the kernel marks its mapping "hg" (VmFlags in
+// /proc/self/smaps), which a slab without hugePages' madvise lacks.
+// Whether the kernel then finds free huge pages depends on the machine's
+// memory, not on this code: the page faults are logged (237 for 64 MiB
+// of blocks where it did, 16,718 without the advice), not asserted.
 func TestSlabHugePages(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector's shadow memory faults beside the slabs measured")
-	}
 	if runtime.GOOS != "linux" {
 		t.Skip("Linux only")
 	}
@@ -70,9 +72,36 @@ func TestSlabHugePages(t *testing.T) {
 		keep = append(keep, b)
 	}
 	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-	faults := after.Minflt - before.Minflt
-	t.Logf("%d blocks, %d page faults", len(keep), faults)
-	if faults > 2048 {
-		t.Errorf("%d page faults for 64 MiB of blocks", faults)
+	t.Logf("%d blocks, %d page faults", len(keep), after.Minflt-before.Minflt)
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no smaps: %v", err)
 	}
+	// Blocks 0, 256, 512 and 768 start slabs' carved parts (16 MiB
+	// slabs hold 14 to 16 MiB of whole 2 MiB pages: 224 to 256 blocks
+	// of 64 KiB + 1), so check the mapping of a block well inside each.
+	for _, i := range []int{100, 400, 700, 1000} {
+		if !advisedHuge(t, smaps, uintptr(unsafe.Pointer(&keep[i][0]))) {
+			t.Errorf("block %d is not in memory advised for huge pages", i)
+		}
+	}
+	runtime.KeepAlive(keep)
+}
+
+// advisedHuge reports whether the mapping of /proc/self/smaps holding
+// addr has the "hg" flag (madvise MADV_HUGEPAGE).
+func advisedHuge(t *testing.T, smaps []byte, addr uintptr) bool {
+	t.Helper()
+	in := false
+	for line := range strings.Lines(string(smaps)) {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= addr && addr < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return slices.Contains(strings.Fields(line)[1:], "hg")
+		}
+	}
+	return false
 }
