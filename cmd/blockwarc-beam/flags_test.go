@@ -78,18 +78,18 @@ func TestSharedFlags(t *testing.T) {
 	if got, want := cfg.options(context.Background()), v.Options(); code != 0 || !reflect.DeepEqual(got, want) || got.Pack.Level == 0 {
 		t.Fatalf("-fast: exit %d, options\n%+v\nwant\n%+v: %s", code, got, want, msg)
 	}
-	// -prove=false: refused as 'blockwarc ingest -shards N' refuses it,
-	// whatever -shards, and -help says why.
+	// -prove=false: accepted, sharded as the pipeline's archive always
+	// is, and -help says who proves then.
 	for _, shards := range []string{"1", "2"} {
-		if _, _, code, msg := parse("-prove=false", "-shards", shards, "a.bwa", "in"); code != exitUsage || !strings.Contains(msg, ingestflags.ErrProveSharded.Error()) {
-			t.Errorf("-prove=false -shards %s: exit %d, %q; want %d and %q", shards, code, msg, exitUsage, ingestflags.ErrProveSharded)
+		if cfg, _, code, msg := parse("-prove=false", "-shards", shards, "a.bwa", "in"); code != 0 || !cfg.options(context.Background()).SkipOriginal {
+			t.Errorf("-prove=false -shards %s: exit %d, %+v: %s; want the proof skipped", shards, code, cfg.Ingest, msg)
 		}
 	}
-	if cfg, _, code, msg := parse("-prove=true", "a.bwa", "in"); code != 0 || cfg.options(context.Background()).SkipOriginal {
-		t.Errorf("-prove=true: exit %d, %+v: %s", code, cfg.Ingest, msg)
+	if cfg, _, code, msg := parse("a.bwa", "in"); code != 0 || cfg.options(context.Background()).SkipOriginal {
+		t.Errorf("default: exit %d, %+v: %s; want the proof done", code, cfg.Ingest, msg)
 	}
-	if _, _, _, msg := parse("-help"); !strings.Contains(msg, "-prove=false\nis refused: the archive is sharded and 'blockwarc prove' does not read sharded") {
-		t.Errorf("-help does not say why -prove=false is refused:\n%s", msg)
+	if _, _, _, msg := parse("-help"); !strings.Contains(msg, "-prove=false, 'blockwarc prove ARCHIVE ORIGINAL...' proves the .warc.gz inputs later") {
+		t.Errorf("-help does not say who proves:\n%s", msg)
 	}
 
 	for args, want := range map[string]string{

@@ -149,10 +149,6 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if m, err := shard.ReadManifest(fs.Arg(0)); err == nil {
 		nShards = len(m.Shards) // an existing archive keeps its shards
 	}
-	if err := shared.CheckShards(nShards); err != nil {
-		fmt.Fprintf(stderr, "blockwarc ingest: %v\n", err)
-		return exitUsage
-	}
 	_, releaseHeap := ingestflags.HoldHeap(shared.MemLimit, *workers, nShards)
 	defer releaseHeap()
 	inputs := fs.Args()[1:]

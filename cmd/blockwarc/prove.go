@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 
-	"github.com/blockwarc/blockwarc/dedupe"
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/dedupe/shard"
 	"github.com/blockwarc/blockwarc/export/columnar"
@@ -40,11 +38,7 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	arch := fs.Arg(0)
-	if _, err := shard.ReadManifest(arch); err == nil {
-		fmt.Fprintf(stderr, "blockwarc prove: %s is a sharded archive, which prove does not read yet\n", arch)
-		return exitUsage
-	}
-	res, err := dedupe.Prove(ctx, arch, fs.Args()[1:], pack.Options{})
+	res, from, to, err := shard.Prove(ctx, arch, fs.Args()[1:], pack.Options{})
 	if err != nil {
 		archiveError(stderr, "prove", arch, err)
 		return exitFailure
@@ -53,7 +47,7 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		// The tables say nothing of how files restore compressed: tables
 		// that described the archive before still describe it.
 		tdir := filepath.Join(arch, "tables")
-		if _, err := columnar.AdvanceGeneration(tdir, strconv.FormatUint(res.From, 10), strconv.FormatUint(res.To, 10)); err != nil {
+		if _, err := columnar.AdvanceGeneration(tdir, from, to); err != nil {
 			fmt.Fprintf(stderr, "blockwarc prove: %s committed, but: %v\n", arch, err)
 			return exitFailure
 		}

@@ -1,12 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/blockwarc/blockwarc/dedupe/ingestflags"
 )
 
 // TestProveCLI: files ingested with -prove=false are not safe to delete
@@ -56,16 +55,39 @@ func TestProveCLI(t *testing.T) {
 	}
 }
 
-// TestProveFalseSharded: ingest -prove=false into a sharded archive is
-// refused (bad usage) with ingestflags' reason, the one blockwarc-beam
-// gives too: 'blockwarc prove' does not read sharded archives yet.
-func TestProveFalseSharded(t *testing.T) {
-	bwa := filepath.Join(t.TempDir(), "a.bwa")
-	code, _, stderr := runCmd(t, "ingest", "-prove=false", "-shards", "2", bwa, filepath.Join("..", "..", "testdata", "samples"))
-	if code != exitUsage || !strings.Contains(stderr, ingestflags.ErrProveSharded.Error()) {
-		t.Fatalf("exit %d, %q; want %d and %q", code, stderr, exitUsage, ingestflags.ErrProveSharded)
+// TestProveSharded: a sharded archive ingested with -prove=false is
+// proven as an unsharded one is (shard 0 keeps the originals): not safe
+// to delete before, safe after, its tables not made stale, and its files
+// export as given, bit for bit.
+func TestProveSharded(t *testing.T) {
+	root := t.TempDir()
+	coll := filepath.Join(root, "crawls")
+	files := sameNameCollection(t, coll)
+	bwa := filepath.Join(root, "a.bwa")
+	if code, _, stderr := runCmd(t, "ingest", "-prove=false", "-shards", "2", bwa, coll); code != exitOK {
+		t.Fatalf("ingest -prove=false -shards 2: exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(bwa); !os.IsNotExist(err) {
-		t.Fatalf("the refused ingest left %s (%v)", bwa, err)
+	if code, out, _ := runCmd(t, "verify", "-originals", coll, bwa); code == exitOK || strings.Contains(out, "SAFE TO DELETE") {
+		t.Fatalf("verify -originals of unproven files: exit %d, said safe:\n%s", code, out)
+	}
+	code, out, stderr := runCmd(t, "prove", bwa, coll)
+	if code != exitOK || !strings.Contains(out, ": 3 file(s) proven to restore as given, 0 not restorable compressed, 0 original(s) unmatched; 0 file(s) still unproven") {
+		t.Fatalf("prove: exit %d:\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := runCmd(t, "report", bwa); code != exitOK || strings.Contains(stderr, "stale") {
+		t.Fatalf("report after prove: exit %d: %s", code, stderr)
+	}
+	code, out, _ = runCmd(t, "verify", "-originals", coll, bwa)
+	if code != exitOK || strings.Count(out, "SAFE TO DELETE") != 3 {
+		t.Fatalf("verify -originals after prove: exit %d:\n%s", code, out)
+	}
+	dst := filepath.Join(root, "out.warc.gz")
+	if code, _, stderr := runCmd(t, "export-warc", "-source", "2024-01/crawl.warc.gz", "-original", "-o", dst, bwa); code != exitOK {
+		t.Fatalf("export-warc -original after prove: exit %d: %s", code, stderr)
+	}
+	got, _ := os.ReadFile(dst)
+	want, _ := os.ReadFile(files["2024-01"])
+	if !bytes.Equal(got, want) {
+		t.Fatalf("export-warc -original: %d bytes, not the original's %d", len(got), len(want))
 	}
 }

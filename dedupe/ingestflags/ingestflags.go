@@ -8,7 +8,6 @@ package ingestflags
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"runtime/debug"
@@ -115,19 +114,6 @@ func (v Values) Options() dedupe.Options {
 		o.Pack.Level = zstd.SpeedBetterCompression
 	}
 	return o
-}
-
-// ErrProveSharded refuses -prove=false for a sharded archive: 'blockwarc
-// prove', which learns later what it skips, reads one unsharded archive.
-var ErrProveSharded = errors.New("-prove=false is not supported for sharded archives yet ('blockwarc prove' reads one archive)")
-
-// CheckShards checks v for an ingest into an archive of shards shards:
-// ErrProveSharded when v skips the proof of a sharded one.
-func (v Values) CheckShards(shards int) error {
-	if v.SkipProof && shards > 1 {
-		return ErrProveSharded
-	}
-	return nil
 }
 
 // ParseSize reads a size: a byte count or a number (a fraction or an

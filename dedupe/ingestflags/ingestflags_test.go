@@ -58,8 +58,7 @@ func TestParse(t *testing.T) {
 		o.TempDir != "/t" || o.Reader.Policy != warcio.PolicyFail || o.Reader.OnError != nil {
 		t.Fatalf("Options = %+v", o)
 	}
-	// -fast: the fast tier's level; -prove=false: no proof, refused for
-	// a sharded archive.
+	// -fast: the fast tier's level; -prove=false: no proof.
 	fast, err := Flags{Commit: DefaultCommit, Mem: DefaultMem, Policy: DefaultPolicy, Fast: true, SkipProof: true, Workers: 1}.Parse()
 	if err != nil {
 		t.Fatal(err)
@@ -69,15 +68,6 @@ func TestParse(t *testing.T) {
 	}
 	if o := v.Options(); o.Pack.Level != 0 || o.SkipOriginal {
 		t.Fatalf("defaults: level %v, skip the proof %v", o.Pack.Level, o.SkipOriginal)
-	}
-	if err := fast.CheckShards(2); !errors.Is(err, ErrProveSharded) {
-		t.Fatalf("-prove=false, 2 shards: %v", err)
-	}
-	if err := fast.CheckShards(1); err != nil {
-		t.Fatalf("-prove=false, unsharded: %v", err)
-	}
-	if err := v.CheckShards(64); err != nil {
-		t.Fatalf("proven, 64 shards: %v", err)
 	}
 	def, err := Flags{Commit: DefaultCommit, Mem: DefaultMem, Policy: DefaultPolicy, Parity: true, Workers: 1}.Parse()
 	if err != nil {
