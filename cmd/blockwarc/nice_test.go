@@ -42,7 +42,7 @@ func niceChild() {
 	os.Exit(code)
 }
 
-// TestNice: ingest and compact run every thread at -nice's value (10 by
+// TestNice: ingest, compact and prove run every thread at -nice's value (10 by
 // default), -nice 0 leaves the priority they were started with, and a
 // process started nicer than -nice stays as nice. The ingest runs in a
 // process of its own, which it renices, and prints the nice value of
@@ -99,6 +99,8 @@ func TestNice(t *testing.T) {
 	want("ingest -nice 0", child("ingest", "-nice", "0", "-tables=false", filepath.Join(dir, "b.bwa"), in), self)
 	want("ingest -nice 15", child("ingest", "-nice", "15", "-tables=false", filepath.Join(dir, "c.bwa"), in), 15)
 	want("compact", child("compact", "-tables=false", a, filepath.Join(dir, "d.bwa")), 10)
+	want("prove", child("prove", a, in), 10)
+	want("prove -nice 0", child("prove", "-nice", "0", a, in), self)
 	// Started nicer than -nice: kept.
 	cmd := exec.Command("nice", "-n", "19", os.Args[0], "ingest", "-nice", "5", "-tables=false", filepath.Join(dir, "e.bwa"), in)
 	cmd.Env = append(os.Environ(), niceChildEnv+"=1")

@@ -29,12 +29,17 @@ starts over; nothing is committed until every original given is read.`
 
 func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("prove", "ARCHIVE ORIGINAL...", proveAbout, stderr)
+	// Work for idle cores, as ingest's and compact's.
+	nice := fs.Int("nice", defaultNice, niceUsage)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() < 2 {
 		fmt.Fprintln(stderr, "blockwarc prove: want ARCHIVE and at least one ORIGINAL")
 		fs.Usage()
+		return exitUsage
+	}
+	if !setNice("prove", *nice, stderr) {
 		return exitUsage
 	}
 	arch := fs.Arg(0)
