@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-serve fuzz npm clean test-beam bench-beam bench-compare
+.PHONY: all build run test test-all test-corpus vet lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-cores bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -208,6 +208,14 @@ clean:
 # ../shared and the zstd and xz commands; several minutes.
 bench-scale:
 	$(GO) test -run '^$$' -bench 'Scale$$' -benchtime 1x -timeout 60m -v ./dedupe/
+
+# What a second core gives ingest (issue 33: the 2-core ÷ 1-core ratio
+# x-1core, on at least 500 MB): the corpus sites (120 MB of records), then
+# with a generated collection beside them (460 MB more), each in a process
+# confined to one CPU against one on two. Needs ../shared and two CPUs;
+# about ten minutes on a quiet machine.
+bench-cores:
+	$(GO) test -run '^$$' -bench 'IngestCores' -benchtime 1x -timeout 60m -v ./dedupe/
 
 # bench-scale's per-site part alone: each corpus site in one ingest
 # against its files recompressed alone, the floor (its sorted records by
