@@ -470,8 +470,9 @@ type segment struct{ runes, commas int }
 // breakParagraphs appends to segs the runs of element i's own inline
 // text (text and inline children) that a run of two or more <br>
 // (whitespace between them aside) sets apart, each of at least
-// minParagraphRunes. It returns segs unchanged when there is no such
-// run of <br>.
+// minParagraphRunes. The <br>s may be inside inline children (a cell
+// whose text is one <font>): those are read through. It returns segs
+// unchanged when there is no such run of <br>.
 func (m *mainExtractor) breakParagraphs(i int32, segs []segment) []segment {
 	x := m.x
 	base := len(segs)
@@ -483,29 +484,36 @@ func (m *mainExtractor) breakParagraphs(i int32, segs []segment) []segment {
 		}
 		cur = segment{}
 	}
-	for j := i + 1; j < x.end[i]; j = x.end[j] {
-		nd := x.nodes[j]
-		if x.hidden[j] {
-			continue
-		}
-		s := span{j, x.end[j]}
-		switch {
-		case nd.Kind == TextNode && len(bytes.TrimSpace(x.text[x.textOff[j]:x.textOff[x.end[j]]])) == 0:
-			continue // whitespace between <br>s
-		case nd.Kind == ElementNode && nd.Tag == "br":
-			if brs++; brs == 2 {
-				flush()
-				split = true
+	var walk func(i int32)
+	walk = func(i int32) {
+		for j := i + 1; j < x.end[i]; j = x.end[j] {
+			nd := x.nodes[j]
+			if x.hidden[j] {
+				continue
 			}
-			continue
-		case nd.Kind == ElementNode && breakTags[nd.Tag]:
-			flush() // a block child: its text is not the element's own
-		case nd.Kind == TextNode || nd.Kind == ElementNode:
-			cur.runes += m.runes(s)
-			cur.commas += int(sum(m.commas, s))
+			s := span{j, x.end[j]}
+			switch {
+			case nd.Kind == TextNode && len(bytes.TrimSpace(x.text[x.textOff[j]:x.textOff[x.end[j]]])) == 0:
+				continue // whitespace between <br>s
+			case nd.Kind == ElementNode && nd.Tag == "br":
+				if brs++; brs == 2 {
+					flush()
+					split = true
+				}
+				continue
+			case nd.Kind == ElementNode && breakTags[nd.Tag]:
+				flush() // a block child: its text is not the element's own
+			case nd.Kind == ElementNode && m.hasTag(s, "br"):
+				walk(j) // an inline child holding <br>s
+				continue
+			case nd.Kind == TextNode || nd.Kind == ElementNode:
+				cur.runes += m.runes(s)
+				cur.commas += int(sum(m.commas, s))
+			}
+			brs = 0
 		}
-		brs = 0
 	}
+	walk(i)
 	flush()
 	if !split {
 		return segs[:base]

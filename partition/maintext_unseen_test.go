@@ -1,0 +1,95 @@
+package partition
+
+import (
+	"strings"
+	"testing"
+)
+
+// Issue 35, second round: variants of the causes seen on unseen pages,
+// each a made-up page in a shape the first round's pages
+// (maintext_causes_test.go) do not have.
+
+// prose returns n made-up sentences about a mill, numbered so no two
+// are the same; withComma gives each sentence one comma.
+func prose(topic string, n int, withComma bool) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(topic)
+		b.WriteString(" entry ")
+		b.WriteString(strings.Repeat("v", i+1))
+		if withComma {
+			b.WriteString(" turned the wheel all autumn, while the river ran high. ")
+		} else {
+			b.WriteString(" turned the wheel all autumn while the river ran high. ")
+		}
+	}
+	return b.String()
+}
+
+// Cause 1: a box named with "text" inside a longer name (a subhead box,
+// a poll) next to an article in unnamed divs.
+func TestMainTextUnseenTextNames(t *testing.T) {
+	article := `<div><div><p>` + prose("The mill", 3, true) + `</p><p>` + prose("The weir", 3, true) + `</p><p>` + prose("The sluice", 3, true) + `</p></div></div>`
+	subhead := `<div class="text_topbox_subhead"><p>Read the whole story of the mill in our weekend paper.</p></div>`
+	poll := `<div id="polltext"><p>Should the mill reopen as a museum next spring?</p><p>Yes, it should.</p><p>No, it should not.</p></div>`
+	checkMainText(t, `<html><body>`+subhead+article+poll+`</body></html>`,
+		[]string{"The mill entry v turned", "The sluice entry vvv"}, []string{"weekend paper", "museum next spring"})
+}
+
+// Cause 2: an article of <br><br> paragraphs set in a <font> inside a
+// table cell (the cell's own text is one inline element) loses to a
+// column of one-line comments.
+func TestMainTextUnseenBreaksInFont(t *testing.T) {
+	var cell strings.Builder
+	for i := range 6 {
+		if i > 0 {
+			cell.WriteString("<br><br>\n")
+		}
+		cell.WriteString("Part " + strings.Repeat("I", i+1) + " says how the old mill wheel was taken out of the river, and mended by hand over the winter. It turned again in March, to the joy of the village.")
+	}
+	var comments strings.Builder
+	for i := range 8 {
+		comments.WriteString(`<tr><td>Visitor ` + strings.Repeat("y", i+1) + ` thinks this is a lovely mill story, well done</td></tr>`)
+	}
+	page := `<html><body><table><tr><td><font face="Arial" size="2">` + cell.String() + `</font></td></tr></table><table>` + comments.String() + `</table></body></html>`
+	checkMainText(t, page, []string{"Part I says how", "Part IIIIII says how"}, []string{"Visitor y thinks"})
+}
+
+// Cause 2 as a div: a story of <br><br> paragraphs in a div against
+// eight one-line comments in divs.
+func TestMainTextUnseenBreaksInDiv(t *testing.T) {
+	var story strings.Builder
+	for i := range 6 {
+		if i > 0 {
+			story.WriteString("<br />\n<br />\n")
+		}
+		story.WriteString("Section " + strings.Repeat("I", i+1) + " says how the old mill wheel was taken out of the river, and mended by hand over the winter. It turned again in March, to the joy of the village.")
+	}
+	var comments strings.Builder
+	for i := range 8 {
+		comments.WriteString(`<div class="c"><div>Visitor ` + strings.Repeat("y", i+1) + ` thinks this is a lovely mill story, well done</div></div>`)
+	}
+	page := `<html><body><div class="w"><div class="s"><span>` + story.String() + `</span></div></div><div class="list">` + comments.String() + `</div></body></html>`
+	checkMainText(t, page, []string{"Section I says how", "Section IIIIII says how"}, []string{"Visitor y thinks"})
+}
+
+// Cause 3: text in nested layout cells counts once, not once per cell
+// Cause 4: the part of an article behind a subscription is the article,
+// Cause 4: an article of loose text with single <br>s in a div, against
+// Cause 5: widening to the parent brings in a "More in …" list of
+// teasers whose headlines are linked lines, not headings.
+func TestMainTextUnseenTeaserLines(t *testing.T) {
+	teaser := func(n int) string {
+		return `<div class="item"><div class="t"><a href="/m` + strings.Repeat("x", n) + `">Another mill story ` + strings.Repeat("I", n) + ` from the valley</a></div><p>Excerpt ` + strings.Repeat("I", n) + `: the miller, the baker, the river, the weather, all of it, this week and next.</p></div>`
+	}
+	page := `<html><body><div class="col"><div class="story"><p>` + prose("The mill", 3, true) + `</p><p>` + prose("The weir", 3, true) + `</p><p>` + prose("The sluice", 3, true) + `</p></div>` +
+		`<div class="more"><div class="label">More in Valley</div>` + teaser(1) + teaser(2) + teaser(3) + teaser(4) + `</div></div></body></html>`
+	checkMainText(t, page, []string{"The mill entry v turned", "The sluice entry vvv"}, []string{"Another mill story", "Excerpt I"})
+}
+
+// Cause 6: related posts set directly in the article wrapper, one after
+// Cause 7: an unclosed <TITLE> in capitals with an attribute.
+func TestMainTextUnseenUnclosedTitle(t *testing.T) {
+	page := `<!DOCTYPE html><HTML><HEAD><TITLE lang="en">Mill reopens<META charset="utf-8"></HEAD><BODY><DIV><P>` + prose("The mill", 3, true) + `</P><P>` + prose("The weir", 3, true) + `</P></DIV></BODY></HTML>`
+	checkMainText(t, page, []string{"The mill entry v turned", "The weir entry vvv"}, nil)
+}
