@@ -298,19 +298,19 @@ func (m *mainExtractor) linkDensity(s span) float64 {
 	return float64(sum(m.x.cumLinkRunes, s)) / float64(r)
 }
 
-// directRunes counts the text of n's own text children.
-func (m *mainExtractor) directRunes(i int32) int {
+// ownText counts the runes and commas of element i's own text: its text
+// children and inline children (a, em, span), not the text of its block
+// children, which vote for themselves.
+func (m *mainExtractor) ownText(i int32) (runes, commas int) {
 	x := m.x
-	k := 0
 	for j := i + 1; j < x.end[i]; j = x.end[j] {
-		if x.nodes[j].Kind == TextNode {
-			k += sum(x.cumRunes, span{j, j + 1})
-		} else if x.nodes[j].Kind == ElementNode && !breakTags[x.nodes[j].Tag] {
-			// inline children (a, em, span) are part of the own text
-			k += sum(x.cumRunes, span{j, x.end[j]})
+		if nd := x.nodes[j]; nd.Kind == TextNode || nd.Kind == ElementNode && !breakTags[nd.Tag] {
+			s := span{j, x.end[j]}
+			runes += m.runes(s)
+			commas += int(sum(m.commas, s))
 		}
 	}
-	return k
+	return runes, commas
 }
 
 func (m *mainExtractor) initNode(i int32, tag string) {
@@ -342,12 +342,16 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		if nd.Kind != ElementNode || x.hidden[i] {
 			continue
 		}
-		var textLen int
+		var textLen, commas int
 		switch nd.Tag {
-		case "p", "pre", "td", "blockquote":
-			textLen = m.runes(span{i, x.end[i]})
-		case "div", "section", "article", "main", "li", "dd":
-			textLen = m.directRunes(i)
+		case "p", "pre":
+			s := span{i, x.end[i]}
+			textLen, commas = m.runes(s), int(sum(m.commas, s))
+		case "td", "blockquote", "div", "section", "article", "main", "li", "dd":
+			// A container's own text (a cell's, a quote's): the text of
+			// its paragraphs and nested cells votes once, for them, not
+			// again for every level that holds them.
+			textLen, commas = m.ownText(i)
 		case "span", "font", "center":
 			// Inline: its text is already its block's own text when the
 			// block votes (<div><font><font>… counts once, not once per
@@ -355,7 +359,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			if m.inVotingBlock(i) {
 				continue
 			}
-			textLen = m.directRunes(i)
+			textLen, commas = m.ownText(i)
 		default:
 			continue
 		}
@@ -380,9 +384,9 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			}
 			continue
 		}
-		sc := 1 + float64(sum(m.commas, span{i, x.end[i]})) + min(float64(textLen/100), 3)
+		sc := 1 + float64(commas) + min(float64(textLen/100), 3)
 		switch nd.Tag {
-		case "div", "section", "article", "main":
+		case "div", "section", "article", "main", "td", "blockquote":
 			// Loose text beside blocks of a container is a paragraph of
 			// the container, as if wrapped in a <p>: the container
 			// scores it first, not only its parent. A div of inline

@@ -37,8 +37,8 @@ func TestMainTextUnseenTextNames(t *testing.T) {
 }
 
 // Cause 2: an article of <br><br> paragraphs set in a <font> inside a
-// table cell (the cell's own text is one inline element) loses to a
-// column of one-line comments.
+// table cell (the cell's own text is one inline element) against a
+// column of one-line comments (passed before the second round too).
 func TestMainTextUnseenBreaksInFont(t *testing.T) {
 	var cell strings.Builder
 	for i := range 6 {
@@ -74,8 +74,13 @@ func TestMainTextUnseenBreaksInDiv(t *testing.T) {
 }
 
 // Cause 3: text in nested layout cells counts once, not once per cell
-// Cause 4: the part of an article behind a subscription is the article,
-// Cause 4: an article of loose text with single <br>s in a div, against
+// level: a teaser four tables deep does not beat the story or join it.
+func TestMainTextUnseenNestedCells(t *testing.T) {
+	story := `<div><p>` + prose("The mill", 2, true) + `</p><p>` + prose("The weir", 2, true) + `</p><p>` + prose("The sluice", 2, true) + `</p><p>` + prose("The race", 2, true) + `</p></div>`
+	teaser := `<table><tr><td><table><tr><td><table><tr><td><table><tr><td>Also today: the bakery, the smithy, the inn, the chapel, the school, the ferry, the bridge, the market, the mill pond, the fair, the races, the dances, the lanes, the farms and the fields, all of them, this week, in pictures.</td></tr></table></td></tr></table></td></tr></table></td></tr></table>`
+	checkMainText(t, `<html><body>`+teaser+story+`</body></html>`, []string{"The mill entry v turned", "The race entry vv"}, []string{"Also today"})
+}
+
 // Cause 5: widening to the parent brings in a "More in …" list of
 // teasers whose headlines are linked lines, not headings.
 func TestMainTextUnseenTeaserLines(t *testing.T) {
@@ -87,7 +92,6 @@ func TestMainTextUnseenTeaserLines(t *testing.T) {
 	checkMainText(t, page, []string{"The mill entry v turned", "The sluice entry vvv"}, []string{"Another mill story", "Excerpt I"})
 }
 
-// Cause 6: related posts set directly in the article wrapper, one after
 // Cause 7: an unclosed <TITLE> in capitals with an attribute.
 func TestMainTextUnseenUnclosedTitle(t *testing.T) {
 	page := `<!DOCTYPE html><HTML><HEAD><TITLE lang="en">Mill reopens<META charset="utf-8"></HEAD><BODY><DIV><P>` + prose("The mill", 3, true) + `</P><P>` + prose("The weir", 3, true) + `</P></DIV></BODY></HTML>`
