@@ -815,6 +815,14 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		// and links (handles, the post's own link) say.
 		return false
 	}
+	// A part of the core holding much of its paragraph text is article
+	// text whatever its name says (a "subscriber-only" or "paywall"
+	// rest of the story, a "media-body"): a name prunes boxes, not the
+	// text. Regions named as comments or related links hold no such
+	// text, their paragraphs do not vote (unlikely).
+	if w < 0 && m.coreText(i) {
+		w = 0
+	}
 	if w < 0 && (nd.Tag != "p" || strings.Contains(nameOf(nd), "caption")) {
 		return true
 	}
@@ -830,7 +838,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	// A list scores because its items are paragraphs: its tag base
 	// (-3) must not then make it boilerplate; lists are judged by their
 	// links below.
-	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) {
+	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) {
 		return true
 	}
 	if sum(m.commas, s) >= 10 {
@@ -884,6 +892,18 @@ func (m *mainExtractor) outsideCore(i int32) bool {
 		return false
 	}
 	return !(c <= i && i < end[c]) || 2*m.runes(span{i, end[i]}) < m.runes(span{c, end[c]})
+}
+
+// coreText reports whether element i is inside the run's core and
+// holds at least a third of the core's voting paragraph text, under 20 %
+// of it in links.
+func (m *mainExtractor) coreText(i int32) bool {
+	c, end := m.core, m.x.end
+	if i <= c || i >= end[c] {
+		return false
+	}
+	s := span{i, end[i]}
+	return 3*sum(m.para, s) >= sum(m.para, span{c, end[c]}) && sum(m.para, s) > 0 && m.linkDensity(s) < 0.2
 }
 
 // teaserMaxRunes: a teaser (a linked headline and an excerpt) is

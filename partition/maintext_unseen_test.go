@@ -81,6 +81,13 @@ func TestMainTextUnseenNestedCells(t *testing.T) {
 	checkMainText(t, `<html><body>`+teaser+story+`</body></html>`, []string{"The mill entry v turned", "The race entry vv"}, []string{"Also today"})
 }
 
+// Cause 4: the part of an article behind a subscription is the article,
+// whatever its container's name says.
+func TestMainTextUnseenSubscriberText(t *testing.T) {
+	page := articlePageHTML(`<div class="subscriber-only"><p>` + prose("The mill", 3, true) + `</p><p>` + prose("The weir", 3, true) + `</p><p>` + prose("The sluice", 3, true) + `</p></div>`)
+	checkMainText(t, page, []string{"The mill entry v turned", "The sluice entry vvv"}, nil)
+}
+
 // Cause 5: widening to the parent brings in a "More in …" list of
 // teasers whose headlines are linked lines, not headings.
 func TestMainTextUnseenTeaserLines(t *testing.T) {
