@@ -753,7 +753,7 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 			closeSection()
 			head = b.Len()
 		}
-		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && m.teaserList(j)) {
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
 			prunedList = true
 		}
 		if isHead {
@@ -782,6 +782,10 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	s := span{i, x.end[i]}
 	w := classWeight(nd)
 	switch nd.Tag {
+	case "article":
+		// An <article> inside the content is a post of its own: one of
+		// a run of teasers is pruned, nothing else.
+		return m.outsideCore(i) && m.teaserRun(i)
 	case "div", "section", "ul", "ol", "table", "header", "figure", "dl", "p", "aside":
 	case "span":
 		// Inline: pruning one breaks the sentence around it, so only
@@ -829,7 +833,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if printOnly(nd) {
 		return true
 	}
-	if m.outsideCore(i) && m.teaserList(i) {
+	if m.outsideCore(i) && (m.teaserList(i) || m.teaserRun(i)) {
 		return true
 	}
 	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
@@ -960,9 +964,54 @@ func (m *mainExtractor) isTeaser(j int32) bool {
 		}
 		if t := x.nodes[k].Tag; len(t) == 2 && t[0] == 'h' && t[1] >= '1' && t[1] <= '6' {
 			hs := span{k, x.end[k]}
-			if m.runes(hs) > 0 && m.linkDensity(hs) >= 0.8 {
+			if m.runes(hs) > 0 && m.linkDensity(hs) >= 0.8 && m.linksAway(hs) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// teaserRun reports whether element i is a teaser next to another: the
+// teasers of a list set directly in the article's wrapper, one after
+// the other, with no list element of their own around them.
+func (m *mainExtractor) teaserRun(i int32) bool {
+	if !m.isTeaser(i) {
+		return false
+	}
+	p, ok := m.parentIndex(i)
+	if !ok {
+		return false
+	}
+	x := m.x
+	prev := int32(-1)
+	for j := p + 1; j < x.end[p]; j = x.end[j] {
+		if x.nodes[j].Kind != ElementNode || x.hidden[j] {
+			continue
+		}
+		if j == i {
+			if prev >= 0 && m.isTeaser(prev) {
+				return true
+			}
+			for k := x.end[i]; k < x.end[p]; k = x.end[k] {
+				if x.nodes[k].Kind == ElementNode && !x.hidden[k] {
+					return m.isTeaser(k)
+				}
+			}
+			return false
+		}
+		prev = j
+	}
+	return false
+}
+
+// linksAway reports whether s holds a link to another page (not a
+// "#section" anchor of this one: a heading linked to itself is not a
+// headline of another page).
+func (m *mainExtractor) linksAway(s span) bool {
+	for j := s.lo; j < s.hi; j++ {
+		if nd := m.x.nodes[j]; nd.Tag == "a" && !strings.HasPrefix(strings.TrimSpace(nd.Attr("href")), "#") {
+			return true
 		}
 	}
 	return false

@@ -99,6 +99,29 @@ func TestMainTextUnseenTeaserLines(t *testing.T) {
 	checkMainText(t, page, []string{"The mill entry v turned", "The sluice entry vvv"}, []string{"Another mill story", "Excerpt I"})
 }
 
+// Cause 6: related posts set directly in the article wrapper, one after
+// the other, not in a list of their own.
+func TestMainTextUnseenTeasersInWrapper(t *testing.T) {
+	teaser := func(n int) string {
+		return `<article class="post"><h3><a href="/r` + strings.Repeat("x", n) + `">Related mill post ` + strings.Repeat("I", n) + `</a></h3><p>Excerpt ` + strings.Repeat("I", n) + `: the miller, the baker, the river and the weather, all of it, this week.</p></article>`
+	}
+	page := `<html><body><article class="post"><h1>Mill reopens</h1><p>` + prose("The mill", 3, true) + `</p><p>` + prose("The weir", 3, true) + `</p><p>` + prose("The sluice", 3, true) + `</p><p>` + prose("The race", 3, true) + `</p>` +
+		teaser(1) + teaser(2) + teaser(3) + teaser(4) + teaser(5) + teaser(6) + `</article></body></html>`
+	checkMainText(t, page, []string{"The mill entry v turned", "The race entry vvv"}, []string{"Related mill post", "Excerpt I"})
+}
+
+// Sections of one article whose headings link to themselves (a
+// "#anchor") are not teasers of other pages.
+func TestMainTextUnseenAnchoredSections(t *testing.T) {
+	section := func(n int) string {
+		id := "s" + strings.Repeat("x", n)
+		return `<section id="` + id + `"><h2><a href="#` + id + `">Step ` + strings.Repeat("I", n) + `</a></h2><p>Step ` + strings.Repeat("I", n) + ` of the repair: the wheel, the axle, the paddles and the gears, one by one.</p></section>`
+	}
+	page := `<html><body><article class="post"><h1>Mending a mill</h1><p>` + prose("The mill", 3, true) + `</p>` +
+		section(1) + section(2) + section(3) + section(4) + `<p>` + prose("The race", 2, true) + `</p></article></body></html>`
+	checkMainText(t, page, []string{"The mill entry v turned", "Step I of the repair", "Step IIII of the repair", "The race entry vv"}, nil)
+}
+
 // Cause 7: an unclosed <TITLE> in capitals with an attribute.
 func TestMainTextUnseenUnclosedTitle(t *testing.T) {
 	page := `<!DOCTYPE html><HTML><HEAD><TITLE lang="en">Mill reopens<META charset="utf-8"></HEAD><BODY><DIV><P>` + prose("The mill", 3, true) + `</P><P>` + prose("The weir", 3, true) + `</P></DIV></BODY></HTML>`
