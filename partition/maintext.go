@@ -668,7 +668,10 @@ func (m *mainExtractor) siblings(top int32) []int32 {
 		if topClass != "" && nd.Attr("class") == topClass {
 			bonus = m.score[top] * 0.2
 		}
-		if m.scored[j] && m.score[j]+bonus >= threshold {
+		// A sibling joins on its score when it reads as prose: lines
+		// without a sentence end (an address, a list of places) score
+		// by their commas alone.
+		if m.scored[j] && m.score[j]+bonus >= threshold && hasSentenceEnd(x.spanText(span{j, x.end[j]})) {
 			out = append(out, j)
 			continue
 		}
@@ -685,6 +688,25 @@ func (m *mainExtractor) siblings(top int32) []int32 {
 		out = []int32{top}
 	}
 	return out
+}
+
+// hasSentenceEnd reports whether t holds the end of a sentence: a full
+// stop, question or exclamation mark at the end or before a space, or
+// an ideographic one anywhere.
+func hasSentenceEnd(t string) bool {
+	if strings.ContainsAny(t, "。！？") {
+		return true
+	}
+	t = strings.TrimRight(t, " \n\"'”’»)")
+	if strings.HasSuffix(t, ".") || strings.HasSuffix(t, "!") || strings.HasSuffix(t, "?") {
+		return true
+	}
+	for _, e := range []string{". ", "! ", "? ", ".\n", "!\n", "?\n", ".\"", ".”"} {
+		if strings.Contains(t, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *mainExtractor) hasH1(i int32) bool {

@@ -88,6 +88,19 @@ func TestMainTextUnseenSubscriberText(t *testing.T) {
 	checkMainText(t, page, []string{"The mill entry v turned", "The sluice entry vvv"}, nil)
 }
 
+// Cause 4: an article of loose text with single <br>s in a div, against
+// a footer of address lines in paragraphs: the article wins, and the
+// footer, next to it and scoring by its commas, does not join it.
+func TestMainTextUnseenLooseText(t *testing.T) {
+	body := strings.ReplaceAll(prose("The mill", 8, true), ". ", ".<br>\n")
+	var foot strings.Builder
+	for i := range 3 {
+		foot.WriteString(`<p>Mill Lane ` + strings.Repeat("1", i+1) + `, Riverside, Westshire, the Old Country, postcode AB1 2CD</p>`)
+	}
+	page := `<html><body><div class="page"><div id="c1">` + body + `</div></div><div class="bottom"><div>` + foot.String() + `</div></div></body></html>`
+	checkMainText(t, page, []string{"The mill entry v turned", "The mill entry vvvvvvvv turned"}, []string{"Mill Lane 1,"})
+}
+
 // Cause 5: widening to the parent brings in a "More in …" list of
 // teasers whose headlines are linked lines, not headings.
 func TestMainTextUnseenTeaserLines(t *testing.T) {
