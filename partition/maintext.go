@@ -661,7 +661,9 @@ func (m *mainExtractor) siblings(top int32) []int32 {
 			continue
 		}
 		nd := x.nodes[j]
-		if nd.Kind != ElementNode || x.hidden[j] {
+		if nd.Kind != ElementNode || x.hidden[j] || m.isTeaser(j) {
+			// a teaser of another page beside the article (each
+			// related post an <article class=post>) is not a part of it
 			continue
 		}
 		bonus := 0.0
