@@ -117,8 +117,11 @@ type mainExtractor struct {
 	withTitle bool
 	// core is the best-scoring element of the run, before it is widened
 	// to an ancestor and joined by siblings.
-	core   int32
-	score  []float64
+	core  int32
+	score []float64
+	// bonus is the content bonus of an element's name, which counts
+	// when it holds enough paragraph text (run).
+	bonus  []float64
 	scored []bool
 	para   []int32 // prefix sums over pre-order of the runes of voting paragraphs
 	commas []int32 // prefix sums over pre-order of commas (, ， 、) in the text
@@ -316,7 +319,11 @@ func (m *mainExtractor) ownText(i int32) (runes, commas int) {
 func (m *mainExtractor) initNode(i int32, tag string) {
 	if !m.scored[i] {
 		m.scored[i] = true
-		m.score[i] = tagBase(tag) + classWeight(m.x.nodes[i])
+		w := classWeight(m.x.nodes[i])
+		if w > 0 {
+			m.bonus[i], w = w, 0
+		}
+		m.score[i] = tagBase(tag) + w
 	}
 }
 
@@ -335,6 +342,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	n := len(x.nodes)
 	m.score = make([]float64, n)
 	m.scored = make([]bool, n)
+	m.bonus = make([]float64, n)
 	own := make([]int32, n)
 	var segs []segment
 	for i := int32(0); i < int32(n); i++ {
@@ -407,6 +415,12 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	for i := int32(0); i < int32(n); i++ {
 		if !m.scored[i] {
 			continue
+		}
+		// A content name counts for an element holding as much
+		// paragraph text as a main text needs: a one-line box named
+		// "text" or "content" is a box.
+		if sum(m.para, span{i, x.end[i]}) >= minMainRunes {
+			m.score[i] += m.bonus[i]
 		}
 		m.score[i] *= 1 - m.linkDensity(span{i, x.end[i]})
 		if top < 0 || m.score[i] > best {

@@ -36,6 +36,16 @@ func TestMainTextUnseenTextNames(t *testing.T) {
 		[]string{"The mill entry v turned", "The sluice entry vvv"}, []string{"weekend paper", "museum next spring"})
 }
 
+// Cause 1 at its root: a content name is worth more than a paragraph,
+// so a one-line box named "text" (a whole token) beat an article of
+// three paragraphs in unnamed divs. The name counts for an element
+// holding as much paragraph text as a main text needs.
+func TestMainTextUnseenTextBox(t *testing.T) {
+	article := `<div><div><p>` + prose("The mill", 3, true) + `</p><p>` + prose("The weir", 3, true) + `</p><p>` + prose("The sluice", 3, true) + `</p></div></div>`
+	box := `<div class="text"><p>Get the valley news in your inbox every morning, for free.</p></div>`
+	checkMainText(t, `<html><body>`+box+article+`</body></html>`, []string{"The mill entry v turned", "The sluice entry vvv"}, []string{"valley news"})
+}
+
 // Cause 2: an article of <br><br> paragraphs set in a <font> inside a
 // table cell (the cell's own text is one inline element) against a
 // column of one-line comments (passed before the second round too).
