@@ -108,13 +108,14 @@ func relabelByMainText(res *Result, x *docIndex) {
 }
 
 // teaserBlock reports whether block b is a teaser of another page as
-// the extraction defines one (isTeaser).
+// the extraction defines one (isTeaser), not holding the page's top
+// heading (the article's head, its headline a link to its permalink).
 func (m *mainExtractor) teaserBlock(b *Block) bool {
 	if b.Node == nil {
 		return false
 	}
 	i, ok := m.x.index(b.Node)
-	return ok && m.isTeaser(i)
+	return ok && m.isTeaser(i) && !holdsTopHeading(m.x.doc, b.Node)
 }
 
 // inCommentThread reports whether n lies inside an element named as a

@@ -978,9 +978,9 @@ func (m *mainExtractor) teaserList(i int32) bool {
 
 // isTeaser reports whether element j is a teaser: a short article,
 // list item, div or section with a heading that is nearly all link (a
-// headline leading to another page). A list item that merely opens
-// with a link ("<a>The study</a> found …") is not one: articles hold
-// such lists.
+// headline leading to another page), or that opens with such a headline
+// set apart (leadHeadline). A list item that merely opens with a link
+// ("<a>The study</a> found …") is not one: articles hold such lists.
 func (m *mainExtractor) isTeaser(j int32) bool {
 	x := m.x
 	nd := x.nodes[j]
@@ -1005,6 +1005,50 @@ func (m *mainExtractor) isTeaser(j int32) bool {
 			if m.runes(hs) > 0 && m.linkDensity(hs) >= 0.8 && m.linksAway(hs) {
 				return true
 			}
+		}
+	}
+	return m.leadHeadline(j)
+}
+
+// leadHeadline reports whether element j, holding no heading, opens
+// with a headline set apart from the excerpt that follows: its first text is in an element that
+// is nearly all link to another page, of 3 or more words, set as a
+// block of its own or in bold (<a><strong>…</strong></a> …), with at
+// least a paragraph's worth of other text after it. A link run into a
+// sentence ("<a>The study</a> found …") is not set apart.
+func (m *mainExtractor) leadHeadline(j int32) bool {
+	x := m.x
+	if sum(x.cumHeadings, span{j, x.end[j]}) > 0 {
+		return false // its headings say what it is (isTeaser)
+	}
+	k := j + 1
+	for ; k < x.end[j]; k++ {
+		if x.nodes[k].Kind == TextNode && !x.hidden[k] && len(bytes.TrimSpace(x.text[x.textOff[k]:x.textOff[k+1]])) > 0 {
+			break
+		}
+	}
+	if k >= x.end[j] {
+		return false
+	}
+	h := int32(-1)
+	for a, ok := m.parentIndex(k); ok && a != j; a, ok = m.parentIndex(a) {
+		if m.linkDensity(span{a, x.end[a]}) >= 0.8 {
+			h = a
+		}
+	}
+	if h < 0 {
+		return false
+	}
+	hs := span{h, x.end[h]}
+	if !m.linksAway(hs) || countWords(x.spanText(hs)) < 3 || m.runes(span{j, x.end[j]})-m.runes(hs) < minParagraphRunes {
+		return false
+	}
+	if breakTags[x.nodes[h].Tag] {
+		return true
+	}
+	for b := h; b < x.end[h]; b++ {
+		if t := x.nodes[b].Tag; (t == "strong" || t == "b") && 5*m.runes(span{b, x.end[b]}) >= 4*m.runes(hs) {
+			return true
 		}
 	}
 	return false

@@ -122,6 +122,28 @@ func TestMainTextUnseenTeaserLines(t *testing.T) {
 	checkMainText(t, page, []string{"The mill entry v turned", "The sluice entry vvv"}, []string{"Another mill story", "Excerpt I"})
 }
 
+// Cause 5: a "Breaking News" list beside the story whose items open
+// with a bold linked headline run into an excerpt (no heading element):
+// gathering the story's parent for its paragraph text brings it in.
+func TestMainTextUnseenBreakingList(t *testing.T) {
+	item := func(n int) string {
+		return `<li><a href="/b` + strings.Repeat("x", n) + `"><strong>Breaking story ` + strings.Repeat("I", n) + ` in the valley</strong></a> The council, the miller and the baker met today, and more news will follow, says the desk.</li>`
+	}
+	page := `<html><body><div class="col"><div class="story"><p>` + prose("The mill", 3, true) + `</p><p>` + prose("The weir", 3, true) + `</p><p>` + prose("The sluice", 3, true) + `</p></div>` +
+		`<div class="box"><h2>Breaking News</h2><ul>` + item(1) + item(2) + item(3) + item(4) + `</ul></div></div></body></html>`
+	checkMainText(t, page, []string{"The mill entry v turned", "The sluice entry vvv"}, []string{"Breaking story", "Breaking News"})
+}
+
+// A list of sources in the article, each opening with a link run into
+// its sentence, is the article's.
+func TestMainTextUnseenLinkLedList(t *testing.T) {
+	item := func(n int) string {
+		return `<li><a href="/s` + strings.Repeat("x", n) + `">The survey number ` + strings.Repeat("I", n) + `</a> found that the mill, the weir and the race were older than anyone thought.</li>`
+	}
+	page := `<html><body><div class="story"><p>` + prose("The mill", 3, true) + `</p><ul>` + item(1) + item(2) + item(3) + `</ul><p>` + prose("The sluice", 3, true) + `</p></div></body></html>`
+	checkMainText(t, page, []string{"The mill entry v turned", "The survey number I found", "The survey number III found", "The sluice entry vvv"}, nil)
+}
+
 // Cause 6: related posts set directly in the article wrapper, one after
 // the other, not in a list of their own.
 func TestMainTextUnseenTeasersInWrapper(t *testing.T) {
