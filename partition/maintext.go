@@ -68,9 +68,11 @@ func mainText(res *Result, withTitle bool) string {
 }
 
 // closeTitle returns a copy of the document with "</title>" put before
-// the first tag after its <title>, when the title is never closed: the
-// tokenizer then reads the rest of the page as title text (HTML5), and
-// the page has nothing to show. Read the way its author meant it, the
+// the first tag after its <title>, when the title is never closed (or
+// closed only after the head's end or the body's start, by an inline
+// SVG icon's </title>): the tokenizer then reads the rest of the page
+// (up to that close) as title text (HTML5), and the page has nothing to
+// show. Read the way its author meant it, the
 // title ends where the markup starts again.
 func closeTitle(res *Result) ([]byte, bool) {
 	t := firstElement(res.Root, "title")
@@ -81,7 +83,7 @@ func closeTitle(res *Result) ([]byte, bool) {
 	if off < 0 || off > len(res.Doc) {
 		return nil, false
 	}
-	if e, ok := rawTextEnd(res.Doc, off, "title"); !ok || e < len(res.Doc) {
+	if e, ok := rawTextEnd(res.Doc, off, "title"); !ok || e < len(res.Doc) && !swallowsPage(res.Doc[off:e]) {
 		return nil, false
 	}
 	k := bytes.IndexByte(res.Doc[off:], '<')
@@ -92,6 +94,19 @@ func closeTitle(res *Result) ([]byte, bool) {
 	doc = append(doc, res.Doc[:off+k]...)
 	doc = append(doc, "</title>"...)
 	return append(doc, res.Doc[off+k:]...), true
+}
+
+// swallowsPage reports whether a title's text holds the end of the head
+// or the start of the body: a title left open that a later </title>
+// (an inline SVG icon's) closes, the page between read as its text.
+func swallowsPage(t []byte) bool {
+	for i := bytes.IndexByte(t, '<'); i >= 0; i = bytes.IndexByte(t, '<') {
+		t = t[i+1:]
+		if len(t) >= 5 && asciiEqualFold(t[:5], "/head") || len(t) >= 4 && asciiEqualFold(t[:4], "body") {
+			return true
+		}
+	}
+	return false
 }
 
 // firstElement returns the first element with tag in n's subtree, in

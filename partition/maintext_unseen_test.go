@@ -172,3 +172,11 @@ func TestMainTextUnseenUnclosedTitle(t *testing.T) {
 	page := `<!DOCTYPE html><HTML><HEAD><TITLE lang="en">Mill reopens<META charset="utf-8"></HEAD><BODY><DIV><P>` + prose("The mill", 3, true) + `</P><P>` + prose("The weir", 3, true) + `</P></DIV></BODY></HTML>`
 	checkMainText(t, page, []string{"The mill entry v turned", "The weir entry vvv"}, nil)
 }
+
+// Cause 7: an unclosed <title> that an inline SVG icon's </title> in
+// the body closes: the head and the article up to the icon were title
+// text.
+func TestMainTextUnseenTitleClosedLater(t *testing.T) {
+	page := `<html><head><title>Mill reopens<meta name="x" content="y"></head><body><div><p>` + prose("The mill", 3, true) + `</p><p>` + prose("The weir", 3, true) + `</p></div><svg><title>icon</title></svg></body></html>`
+	checkMainText(t, page, []string{"The mill entry v turned", "The weir entry vvv"}, nil)
+}
