@@ -12,17 +12,20 @@ import (
 // The block tree says where the regions of a page are; which region is
 // the article is decided by scoring, at every granularity at once:
 //
-//  1. Every paragraph-like element (p, pre, td, blockquote, or a block
+//  1. Every paragraph-like element (p, pre, or a cell, quote or block
 //     element with enough text of its own) scores by its length and
-//     punctuation; the score flows to its ancestors, halving and then
-//     thirding with distance. An ancestor therefore scores high when it
-//     holds many such paragraphs: the best content *subtree*, not a leaf.
+//     punctuation, each text counted once; the score flows to its
+//     ancestors, halving and then thirding with distance. An ancestor
+//     therefore scores high when it holds many such paragraphs: the best
+//     content *subtree*, not a leaf.
 //  2. Class/id names shift scores (article, content, post, entry, story,
-//     body ... up; comment, share, related, footer, sidebar ... down) and
+//     body ... up, for an element holding a main text's worth of
+//     paragraphs; comment, share, related, footer, sidebar ... down) and
 //     link density scales them down.
 //  3. The best subtree may be widened to its parent when the parent scores
-//     higher, and siblings of it that score well or are clean paragraphs
-//     are merged in (small blocks next to the content block join it).
+//     higher, and siblings of it that score well and read as prose, or
+//     are clean paragraphs, are merged in (small blocks next to the
+//     content block join it; teasers of other pages do not).
 //  4. Inside the chosen subtrees, boilerplate children are pruned: the
 //     blocks the labeller marked navigation, advertisement, footer,
 //     related links or form (unless one holds most of the page), notices,
