@@ -20,6 +20,9 @@ import (
 //     (an element named comment, comments, disqus, respond, reply,
 //     discussion, or marked schema.org Comment) is other: readers'
 //     comments and the form to write one are not the article;
+//   - a block labelled title outside the main text that is a teaser of
+//     another page (a short block whose heading is a link away, over an
+//     excerpt: isTeaser) is related links;
 //   - a block labelled other or related links of which the extraction
 //     kept nearly all (mainShareContent) and whose text is not mostly
 //     links is a part of the article: content;
@@ -87,6 +90,11 @@ func relabelByMainText(res *Result, x *docIndex) {
 			b.Label = LabelTitle
 		case share == 0 && (b.Label == LabelContent || b.Label == LabelTitle) && b.Node != nil && inCommentThread(b.Node):
 			b.Label = LabelOther
+		case share == 0 && b.Label == LabelTitle && m.teaserBlock(b):
+			// A teaser of another page (a linked headline over a short
+			// excerpt) reads as a heading to the rules; outside the main
+			// text it is a related link.
+			b.Label = LabelRelatedLinks
 		case b.Label == LabelContent && share == 0:
 			if f.Links >= 1 && f.LinkTextRatio >= 1.0/3 {
 				b.Label = LabelRelatedLinks
@@ -97,6 +105,17 @@ func relabelByMainText(res *Result, x *docIndex) {
 			b.Label = LabelContent
 		}
 	}
+}
+
+// teaserBlock reports whether block b is a teaser of another page as
+// the extraction defines one (isTeaser), not holding the page's top
+// heading (the article's head, its headline a link to its permalink).
+func (m *mainExtractor) teaserBlock(b *Block) bool {
+	if b.Node == nil {
+		return false
+	}
+	i, ok := m.x.index(b.Node)
+	return ok && m.isTeaser(i) && !holdsTopHeading(m.x.doc, b.Node)
 }
 
 // inCommentThread reports whether n lies inside an element named as a

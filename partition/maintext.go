@@ -12,17 +12,20 @@ import (
 // The block tree says where the regions of a page are; which region is
 // the article is decided by scoring, at every granularity at once:
 //
-//  1. Every paragraph-like element (p, pre, td, blockquote, or a block
+//  1. Every paragraph-like element (p, pre, or a cell, quote or block
 //     element with enough text of its own) scores by its length and
-//     punctuation; the score flows to its ancestors, halving and then
-//     thirding with distance. An ancestor therefore scores high when it
-//     holds many such paragraphs: the best content *subtree*, not a leaf.
+//     punctuation, each text counted once; the score flows to its
+//     ancestors, halving and then thirding with distance. An ancestor
+//     therefore scores high when it holds many such paragraphs: the best
+//     content *subtree*, not a leaf.
 //  2. Class/id names shift scores (article, content, post, entry, story,
-//     body ... up; comment, share, related, footer, sidebar ... down) and
+//     body ... up, for an element holding a main text's worth of
+//     paragraphs; comment, share, related, footer, sidebar ... down) and
 //     link density scales them down.
 //  3. The best subtree may be widened to its parent when the parent scores
-//     higher, and siblings of it that score well or are clean paragraphs
-//     are merged in (small blocks next to the content block join it).
+//     higher, and siblings of it that score well and read as prose, or
+//     are clean paragraphs, are merged in (small blocks next to the
+//     content block join it; teasers of other pages do not).
 //  4. Inside the chosen subtrees, boilerplate children are pruned: the
 //     blocks the labeller marked navigation, advertisement, footer,
 //     related links or form (unless one holds most of the page), notices,
@@ -68,9 +71,11 @@ func mainText(res *Result, withTitle bool) string {
 }
 
 // closeTitle returns a copy of the document with "</title>" put before
-// the first tag after its <title>, when the title is never closed: the
-// tokenizer then reads the rest of the page as title text (HTML5), and
-// the page has nothing to show. Read the way its author meant it, the
+// the first tag after its <title>, when the title is never closed (or
+// closed only after the head's end or the body's start, by an inline
+// SVG icon's </title>): the tokenizer then reads the rest of the page
+// (up to that close) as title text (HTML5), and the page has nothing to
+// show. Read the way its author meant it, the
 // title ends where the markup starts again.
 func closeTitle(res *Result) ([]byte, bool) {
 	t := firstElement(res.Root, "title")
@@ -81,7 +86,7 @@ func closeTitle(res *Result) ([]byte, bool) {
 	if off < 0 || off > len(res.Doc) {
 		return nil, false
 	}
-	if e, ok := rawTextEnd(res.Doc, off, "title"); !ok || e < len(res.Doc) {
+	if e, ok := rawTextEnd(res.Doc, off, "title"); !ok || e < len(res.Doc) && !swallowsPage(res.Doc[off:e]) {
 		return nil, false
 	}
 	k := bytes.IndexByte(res.Doc[off:], '<')
@@ -92,6 +97,19 @@ func closeTitle(res *Result) ([]byte, bool) {
 	doc = append(doc, res.Doc[:off+k]...)
 	doc = append(doc, "</title>"...)
 	return append(doc, res.Doc[off+k:]...), true
+}
+
+// swallowsPage reports whether a title's text holds the end of the head
+// or the start of the body: a title left open that a later </title>
+// (an inline SVG icon's) closes, the page between read as its text.
+func swallowsPage(t []byte) bool {
+	for i := bytes.IndexByte(t, '<'); i >= 0; i = bytes.IndexByte(t, '<') {
+		t = t[i+1:]
+		if len(t) >= 5 && asciiEqualFold(t[:5], "/head") || len(t) >= 4 && asciiEqualFold(t[:4], "body") {
+			return true
+		}
+	}
+	return false
 }
 
 // firstElement returns the first element with tag in n's subtree, in
@@ -117,8 +135,11 @@ type mainExtractor struct {
 	withTitle bool
 	// core is the best-scoring element of the run, before it is widened
 	// to an ancestor and joined by siblings.
-	core   int32
-	score  []float64
+	core  int32
+	score []float64
+	// bonus is the content bonus of an element's name, which counts
+	// when it holds enough paragraph text (run).
+	bonus  []float64
 	scored []bool
 	para   []int32 // prefix sums over pre-order of the runes of voting paragraphs
 	commas []int32 // prefix sums over pre-order of commas (, ， 、) in the text
@@ -298,25 +319,29 @@ func (m *mainExtractor) linkDensity(s span) float64 {
 	return float64(sum(m.x.cumLinkRunes, s)) / float64(r)
 }
 
-// directRunes counts the text of n's own text children.
-func (m *mainExtractor) directRunes(i int32) int {
+// ownText counts the runes and commas of element i's own text: its text
+// children and inline children (a, em, span), not the text of its block
+// children, which vote for themselves.
+func (m *mainExtractor) ownText(i int32) (runes, commas int) {
 	x := m.x
-	k := 0
 	for j := i + 1; j < x.end[i]; j = x.end[j] {
-		if x.nodes[j].Kind == TextNode {
-			k += sum(x.cumRunes, span{j, j + 1})
-		} else if x.nodes[j].Kind == ElementNode && !breakTags[x.nodes[j].Tag] {
-			// inline children (a, em, span) are part of the own text
-			k += sum(x.cumRunes, span{j, x.end[j]})
+		if nd := x.nodes[j]; nd.Kind == TextNode || nd.Kind == ElementNode && !breakTags[nd.Tag] {
+			s := span{j, x.end[j]}
+			runes += m.runes(s)
+			commas += int(sum(m.commas, s))
 		}
 	}
-	return k
+	return runes, commas
 }
 
 func (m *mainExtractor) initNode(i int32, tag string) {
 	if !m.scored[i] {
 		m.scored[i] = true
-		m.score[i] = tagBase(tag) + classWeight(m.x.nodes[i])
+		w := classWeight(m.x.nodes[i])
+		if w > 0 {
+			m.bonus[i], w = w, 0
+		}
+		m.score[i] = tagBase(tag) + w
 	}
 }
 
@@ -335,6 +360,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	n := len(x.nodes)
 	m.score = make([]float64, n)
 	m.scored = make([]bool, n)
+	m.bonus = make([]float64, n)
 	own := make([]int32, n)
 	var segs []segment
 	for i := int32(0); i < int32(n); i++ {
@@ -342,12 +368,16 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		if nd.Kind != ElementNode || x.hidden[i] {
 			continue
 		}
-		var textLen int
+		var textLen, commas int
 		switch nd.Tag {
-		case "p", "pre", "td", "blockquote":
-			textLen = m.runes(span{i, x.end[i]})
-		case "div", "section", "article", "main", "li", "dd":
-			textLen = m.directRunes(i)
+		case "p", "pre":
+			s := span{i, x.end[i]}
+			textLen, commas = m.runes(s), int(sum(m.commas, s))
+		case "td", "blockquote", "div", "section", "article", "main", "li", "dd":
+			// A container's own text (a cell's, a quote's): the text of
+			// its paragraphs and nested cells votes once, for them, not
+			// again for every level that holds them.
+			textLen, commas = m.ownText(i)
 		case "span", "font", "center":
 			// Inline: its text is already its block's own text when the
 			// block votes (<div><font><font>… counts once, not once per
@@ -355,7 +385,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			if m.inVotingBlock(i) {
 				continue
 			}
-			textLen = m.directRunes(i)
+			textLen, commas = m.ownText(i)
 		default:
 			continue
 		}
@@ -380,9 +410,9 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			}
 			continue
 		}
-		sc := 1 + float64(sum(m.commas, span{i, x.end[i]})) + min(float64(textLen/100), 3)
+		sc := 1 + float64(commas) + min(float64(textLen/100), 3)
 		switch nd.Tag {
-		case "div", "section", "article", "main":
+		case "div", "section", "article", "main", "td", "blockquote":
 			// Loose text beside blocks of a container is a paragraph of
 			// the container, as if wrapped in a <p>: the container
 			// scores it first, not only its parent. A div of inline
@@ -403,6 +433,12 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	for i := int32(0); i < int32(n); i++ {
 		if !m.scored[i] {
 			continue
+		}
+		// A content name counts for an element holding as much
+		// paragraph text as a main text needs: a one-line box named
+		// "text" or "content" is a box.
+		if sum(m.para, span{i, x.end[i]}) >= minMainRunes {
+			m.score[i] += m.bonus[i]
 		}
 		m.score[i] *= 1 - m.linkDensity(span{i, x.end[i]})
 		if top < 0 || m.score[i] > best {
@@ -470,8 +506,9 @@ type segment struct{ runes, commas int }
 // breakParagraphs appends to segs the runs of element i's own inline
 // text (text and inline children) that a run of two or more <br>
 // (whitespace between them aside) sets apart, each of at least
-// minParagraphRunes. It returns segs unchanged when there is no such
-// run of <br>.
+// minParagraphRunes. The <br>s may be inside inline children (a cell
+// whose text is one <font>): those are read through. It returns segs
+// unchanged when there is no such run of <br>.
 func (m *mainExtractor) breakParagraphs(i int32, segs []segment) []segment {
 	x := m.x
 	base := len(segs)
@@ -483,29 +520,36 @@ func (m *mainExtractor) breakParagraphs(i int32, segs []segment) []segment {
 		}
 		cur = segment{}
 	}
-	for j := i + 1; j < x.end[i]; j = x.end[j] {
-		nd := x.nodes[j]
-		if x.hidden[j] {
-			continue
-		}
-		s := span{j, x.end[j]}
-		switch {
-		case nd.Kind == TextNode && len(bytes.TrimSpace(x.text[x.textOff[j]:x.textOff[x.end[j]]])) == 0:
-			continue // whitespace between <br>s
-		case nd.Kind == ElementNode && nd.Tag == "br":
-			if brs++; brs == 2 {
-				flush()
-				split = true
+	var walk func(i int32)
+	walk = func(i int32) {
+		for j := i + 1; j < x.end[i]; j = x.end[j] {
+			nd := x.nodes[j]
+			if x.hidden[j] {
+				continue
 			}
-			continue
-		case nd.Kind == ElementNode && breakTags[nd.Tag]:
-			flush() // a block child: its text is not the element's own
-		case nd.Kind == TextNode || nd.Kind == ElementNode:
-			cur.runes += m.runes(s)
-			cur.commas += int(sum(m.commas, s))
+			s := span{j, x.end[j]}
+			switch {
+			case nd.Kind == TextNode && len(bytes.TrimSpace(x.text[x.textOff[j]:x.textOff[x.end[j]]])) == 0:
+				continue // whitespace between <br>s
+			case nd.Kind == ElementNode && nd.Tag == "br":
+				if brs++; brs == 2 {
+					flush()
+					split = true
+				}
+				continue
+			case nd.Kind == ElementNode && breakTags[nd.Tag]:
+				flush() // a block child: its text is not the element's own
+			case nd.Kind == ElementNode && m.hasTag(s, "br"):
+				walk(j) // an inline child holding <br>s
+				continue
+			case nd.Kind == TextNode || nd.Kind == ElementNode:
+				cur.runes += m.runes(s)
+				cur.commas += int(sum(m.commas, s))
+			}
+			brs = 0
 		}
-		brs = 0
 	}
+	walk(i)
 	flush()
 	if !split {
 		return segs[:base]
@@ -649,14 +693,19 @@ func (m *mainExtractor) siblings(top int32) []int32 {
 			continue
 		}
 		nd := x.nodes[j]
-		if nd.Kind != ElementNode || x.hidden[j] {
+		if nd.Kind != ElementNode || x.hidden[j] || m.isTeaser(j) {
+			// a teaser of another page beside the article (each
+			// related post an <article class=post>) is not a part of it
 			continue
 		}
 		bonus := 0.0
 		if topClass != "" && nd.Attr("class") == topClass {
 			bonus = m.score[top] * 0.2
 		}
-		if m.scored[j] && m.score[j]+bonus >= threshold {
+		// A sibling joins on its score when it reads as prose: lines
+		// without a sentence end (an address, a list of places) score
+		// by their commas alone.
+		if m.scored[j] && m.score[j]+bonus >= threshold && hasSentenceEnd(x.spanText(span{j, x.end[j]})) {
 			out = append(out, j)
 			continue
 		}
@@ -673,6 +722,25 @@ func (m *mainExtractor) siblings(top int32) []int32 {
 		out = []int32{top}
 	}
 	return out
+}
+
+// hasSentenceEnd reports whether t holds the end of a sentence: a full
+// stop, question or exclamation mark at the end or before a space, or
+// an ideographic one anywhere.
+func hasSentenceEnd(t string) bool {
+	if strings.ContainsAny(t, "。！？") {
+		return true
+	}
+	t = strings.TrimRight(t, " \n\"'”’»)")
+	if strings.HasSuffix(t, ".") || strings.HasSuffix(t, "!") || strings.HasSuffix(t, "?") {
+		return true
+	}
+	for _, e := range []string{". ", "! ", "? ", ".\n", "!\n", "?\n", ".\"", ".”"} {
+		if strings.Contains(t, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *mainExtractor) hasH1(i int32) bool {
@@ -741,7 +809,7 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 			closeSection()
 			head = b.Len()
 		}
-		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && m.teaserList(j)) {
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
 			prunedList = true
 		}
 		if isHead {
@@ -770,6 +838,10 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	s := span{i, x.end[i]}
 	w := classWeight(nd)
 	switch nd.Tag {
+	case "article":
+		// An <article> inside the content is a post of its own: one of
+		// a run of teasers is pruned, nothing else.
+		return m.outsideCore(i) && m.teaserRun(i)
 	case "div", "section", "ul", "ol", "table", "header", "figure", "dl", "p", "aside":
 	case "span":
 		// Inline: pruning one breaks the sentence around it, so only
@@ -803,13 +875,21 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		// and links (handles, the post's own link) say.
 		return false
 	}
+	// A part of the core holding much of its paragraph text is article
+	// text whatever its name says (a "subscriber-only" or "paywall"
+	// rest of the story, a "media-body"): a name prunes boxes, not the
+	// text. Regions named as comments or related links hold no such
+	// text, their paragraphs do not vote (unlikely).
+	if w < 0 && m.coreText(i) {
+		w = 0
+	}
 	if w < 0 && (nd.Tag != "p" || strings.Contains(nameOf(nd), "caption")) {
 		return true
 	}
 	if printOnly(nd) {
 		return true
 	}
-	if m.outsideCore(i) && m.teaserList(i) {
+	if m.outsideCore(i) && (m.teaserList(i) || m.teaserRun(i)) {
 		return true
 	}
 	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
@@ -818,7 +898,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	// A list scores because its items are paragraphs: its tag base
 	// (-3) must not then make it boilerplate; lists are judged by their
 	// links below.
-	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) {
+	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) {
 		return true
 	}
 	if sum(m.commas, s) >= 10 {
@@ -874,6 +954,18 @@ func (m *mainExtractor) outsideCore(i int32) bool {
 	return !(c <= i && i < end[c]) || 2*m.runes(span{i, end[i]}) < m.runes(span{c, end[c]})
 }
 
+// coreText reports whether element i is inside the run's core and
+// holds at least a third of the core's voting paragraph text, under 20 %
+// of it in links.
+func (m *mainExtractor) coreText(i int32) bool {
+	c, end := m.core, m.x.end
+	if i <= c || i >= end[c] {
+		return false
+	}
+	s := span{i, end[i]}
+	return 3*sum(m.para, s) >= sum(m.para, span{c, end[c]}) && sum(m.para, s) > 0 && m.linkDensity(s) < 0.2
+}
+
 // teaserMaxRunes: a teaser (a linked headline and an excerpt) is
 // shorter than this.
 const teaserMaxRunes = 500
@@ -904,9 +996,9 @@ func (m *mainExtractor) teaserList(i int32) bool {
 
 // isTeaser reports whether element j is a teaser: a short article,
 // list item, div or section with a heading that is nearly all link (a
-// headline leading to another page). A list item that merely opens
-// with a link ("<a>The study</a> found …") is not one: articles hold
-// such lists.
+// headline leading to another page), or that opens with such a headline
+// set apart (leadHeadline). A list item that merely opens with a link
+// ("<a>The study</a> found …") is not one: articles hold such lists.
 func (m *mainExtractor) isTeaser(j int32) bool {
 	x := m.x
 	nd := x.nodes[j]
@@ -928,9 +1020,98 @@ func (m *mainExtractor) isTeaser(j int32) bool {
 		}
 		if t := x.nodes[k].Tag; len(t) == 2 && t[0] == 'h' && t[1] >= '1' && t[1] <= '6' {
 			hs := span{k, x.end[k]}
-			if m.runes(hs) > 0 && m.linkDensity(hs) >= 0.8 {
+			if m.runes(hs) > 0 && m.linkDensity(hs) >= 0.8 && m.linksAway(hs) {
 				return true
 			}
+		}
+	}
+	return m.leadHeadline(j)
+}
+
+// leadHeadline reports whether element j, holding no heading, opens
+// with a headline set apart from the excerpt that follows: its first text is in an element that
+// is nearly all link to another page, of 3 or more words, set as a
+// block of its own or in bold (<a><strong>…</strong></a> …), with at
+// least a paragraph's worth of other text after it. A link run into a
+// sentence ("<a>The study</a> found …") is not set apart.
+func (m *mainExtractor) leadHeadline(j int32) bool {
+	x := m.x
+	if sum(x.cumHeadings, span{j, x.end[j]}) > 0 {
+		return false // its headings say what it is (isTeaser)
+	}
+	k := j + 1
+	for ; k < x.end[j]; k++ {
+		if x.nodes[k].Kind == TextNode && !x.hidden[k] && len(bytes.TrimSpace(x.text[x.textOff[k]:x.textOff[k+1]])) > 0 {
+			break
+		}
+	}
+	if k >= x.end[j] {
+		return false
+	}
+	h := int32(-1)
+	for a, ok := m.parentIndex(k); ok && a != j; a, ok = m.parentIndex(a) {
+		if m.linkDensity(span{a, x.end[a]}) >= 0.8 {
+			h = a
+		}
+	}
+	if h < 0 {
+		return false
+	}
+	hs := span{h, x.end[h]}
+	if !m.linksAway(hs) || countWords(x.spanText(hs)) < 3 || m.runes(span{j, x.end[j]})-m.runes(hs) < minParagraphRunes {
+		return false
+	}
+	if breakTags[x.nodes[h].Tag] {
+		return true
+	}
+	for b := h; b < x.end[h]; b++ {
+		if t := x.nodes[b].Tag; (t == "strong" || t == "b") && 5*m.runes(span{b, x.end[b]}) >= 4*m.runes(hs) {
+			return true
+		}
+	}
+	return false
+}
+
+// teaserRun reports whether element i is a teaser next to another: the
+// teasers of a list set directly in the article's wrapper, one after
+// the other, with no list element of their own around them.
+func (m *mainExtractor) teaserRun(i int32) bool {
+	if !m.isTeaser(i) {
+		return false
+	}
+	p, ok := m.parentIndex(i)
+	if !ok {
+		return false
+	}
+	x := m.x
+	prev := int32(-1)
+	for j := p + 1; j < x.end[p]; j = x.end[j] {
+		if x.nodes[j].Kind != ElementNode || x.hidden[j] {
+			continue
+		}
+		if j == i {
+			if prev >= 0 && m.isTeaser(prev) {
+				return true
+			}
+			for k := x.end[i]; k < x.end[p]; k = x.end[k] {
+				if x.nodes[k].Kind == ElementNode && !x.hidden[k] {
+					return m.isTeaser(k)
+				}
+			}
+			return false
+		}
+		prev = j
+	}
+	return false
+}
+
+// linksAway reports whether s holds a link to another page (not a
+// "#section" anchor of this one: a heading linked to itself is not a
+// headline of another page).
+func (m *mainExtractor) linksAway(s span) bool {
+	for j := s.lo; j < s.hi; j++ {
+		if nd := m.x.nodes[j]; nd.Tag == "a" && !strings.HasPrefix(strings.TrimSpace(nd.Attr("href")), "#") {
+			return true
 		}
 	}
 	return false
