@@ -38,7 +38,12 @@ import (
 // last (x-growth-*). At -mem 4GiB, after every tenth, the archive is
 // also compacted (Compact, `blockwarc compact`: one dense ingest of the
 // same files) and the copy's bytes and restore cost logged; the last
-// copy is measured against the same baselines (x-*-compacted).
+// copy is measured against the same baselines (x-*-compacted). Then
+// the crawl-at-a-time ingest once more at -mem 4GiB with `-chain off`
+// (no chains of frames of chunks: more bytes, less decoded per
+// restore), not compacted, and the two settings side by side (chains
+// 4MiB, the default, and off: bytes, x-zstd-per-file, restore p50/p99,
+// decodes p99 and x-growth-restore-p99; metrics *-chain-off).
 func BenchmarkScale(b *testing.B) {
 	files := sharedtest.CorpusFiles(b)
 	// Crawl date order: the files are SITE-YYYYMMDDhhmmss.warc.gz.
@@ -66,15 +71,34 @@ func BenchmarkScale(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(sharedtest.RepoRoot(b), "cmd", "blockwarc")).CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	type tenth struct{ bytesPerCapture, cpuPerGB, p99, dec99 float64 }
-	archives := map[int64]string{}
-	var growth [2]tenth
+	type tenth struct{ bytesPerCapture, cpuPerGB, p50, p99, dec99 float64 }
+	// The runs: -mem 64MiB and 4GiB (compacted after every tenth), the
+	// default settings; then 4GiB with -chain off.
+	type run struct {
+		name     string
+		mem      int64
+		chainOff bool
+	}
+	runs := []run{{"64MiB", 64 << 20, false}, {"4GiB", 4 << 30, false}, {"4GiB-chain-off", 4 << 30, true}}
+	archives := map[string]string{}
+	// growths: the first and last tenth of each run; sizes: its archive
+	// at the end, and the per-file baseline.
+	growths := map[string][2]tenth{}
+	sizes := map[string]int64{}
 	var compacted int64    // the last compacted size (-mem 4GiB)
 	var compactedPar int64 // its parity sidecars' bytes
 	var compDec [2]float64 // its restore decoded p99, first and last tenth
-	for _, mem := range []int64{64 << 20, 4 << 30} {
+	for _, r := range runs {
+		mem := r.mem
 		arch := filepath.Join(b.TempDir(), "scale.bwa")
-		archives[mem] = arch
+		archives[r.name] = arch
+		var growth [2]tenth
+		opts := Options{MemLimit: mem}
+		cliFlags := []string{"-tables=false", "-mem", formatSize(mem)}
+		if r.chainOff {
+			opts.Pack.ChainBytes = -1
+			cliFlags = append(cliFlags, "-chain", "off")
+		}
 		old := debug.SetMemoryLimit(SplitMemory(mem, 1, 0).GoHeap)
 		var in, zs, cpuTenth, inTenth int64
 		var capsBefore int64
@@ -87,11 +111,11 @@ func BenchmarkScale(b *testing.B) {
 				// it: `blockwarc ingest` in a process of its own, whose
 				// peak RSS is the figure (this process's holds every
 				// ingest before it, and the restores and compactions).
-				r, cpu := cliIngest(b, bin, "-tables=false", "-mem", formatSize(mem), arch, f)
+				r, cpu := cliIngest(b, bin, append(cliFlags, arch, f)...)
 				rss, cpuTenth = max(rss, r), cpuTenth+cpu
 			} else {
 				c0 := cpuTime()
-				if _, err := Ingest(context.Background(), arch, []string{f}, Options{MemLimit: mem}); err != nil {
+				if _, err := Ingest(context.Background(), arch, []string{f}, opts); err != nil {
 					b.Fatal(err)
 				}
 				cpuTenth += cpuTime() - c0
@@ -109,9 +133,9 @@ func BenchmarkScale(b *testing.B) {
 			bpc := float64(size-sizeBefore) / float64(max(caps-capsBefore, 1))
 			cpuGB := float64(cpuTenth) / 1e9 / (float64(inTenth) / 1e9)
 			b.Logf("-mem %-5s %3.0f%%: input %6.1f MB, archive %8d B (%5.0f KB/GB, x-zstd-per-file %.4f), %5.0f B/new capture, ingest %5.1f CPU-s/GB, restore p50 %.2f p99 %.2f ms (decodes p99 %.1f MB), peak RSS %4d MB, index %d B, catalog %d B",
-				formatSize(mem), 100*float64(in)/float64(total), float64(in)/1e6, size, float64(size)/1e3/(float64(in)/1e9),
+				r.name, 100*float64(in)/float64(total), float64(in)/1e6, size, float64(size)/1e3/(float64(in)/1e9),
 				float64(size)/float64(zs), bpc, cpuGB, p50, p99, dec99, rss>>20, st.IndexBytes, st.Kinds[pack.KindVersionCatalog].Stored)
-			if mem == 4<<30 {
+			if r.name == "4GiB" {
 				// What `blockwarc compact` makes of the archive so far.
 				comp := filepath.Join(b.TempDir(), "compact.bwa")
 				if _, err := Compact(context.Background(), arch, comp, Options{MemLimit: mem, TempDir: b.TempDir()}); err != nil {
@@ -128,24 +152,39 @@ func BenchmarkScale(b *testing.B) {
 				compDec[1] = cdec99
 				os.RemoveAll(comp)
 			}
-			t := tenth{bpc, cpuGB, p99, dec99}
+			t := tenth{bpc, cpuGB, p50, p99, dec99}
 			if capsBefore == 0 {
 				growth[0] = t
 			}
 			growth[1] = t
 			sizeBefore, capsBefore, cpuTenth, inTenth, rss = size, caps, 0, 0, 0
 			if i == len(files)-1 {
-				b.ReportMetric(float64(size)/float64(zs), "x-zstd-per-file-"+formatSize(mem))
+				b.ReportMetric(float64(size)/float64(zs), "x-zstd-per-file-"+r.name)
+				sizes[r.name], sizes["per-file"] = size, zs
 			}
 		}
 		debug.SetMemoryLimit(old)
+		growths[r.name] = growth
 	}
+	growth := growths["4GiB"]
 	b.ReportMetric(growth[1].bytesPerCapture/growth[0].bytesPerCapture, "x-growth-bytes-per-capture")
 	b.ReportMetric(growth[1].cpuPerGB/growth[0].cpuPerGB, "x-growth-cpu-per-GB")
 	b.ReportMetric(growth[1].p99/growth[0].p99, "x-growth-restore-p99")
 	b.ReportMetric(growth[1].dec99/max(growth[0].dec99, 0.001), "x-growth-restore-decoded-p99")
+	off := growths["4GiB-chain-off"]
+	b.ReportMetric(off[1].p99/off[0].p99, "x-growth-restore-p99-chain-off")
+	b.ReportMetric(off[1].dec99/max(off[0].dec99, 0.001), "x-growth-restore-decoded-p99-chain-off")
+	// The trade-off of -chain, side by side: the same crawl-at-a-time
+	// ingest at -mem 4GiB, at the end (restores of the last tenth).
+	for _, c := range []struct{ name, label string }{{"4GiB", "chains 4MiB (default)"}, {"4GiB-chain-off", "-chain off           "}} {
+		g := growths[c.name]
+		b.Logf("-chain: %s archive %8d B (x-zstd-per-file %.4f), restore p50 %.2f p99 %.2f ms, decodes p99 %.1f MB; first tenth p99 %.2f ms (decodes %.1f MB), x-growth-restore-p99 %.2f, x-growth-restore-decoded-p99 %.2f",
+			c.label, sizes[c.name], float64(sizes[c.name])/float64(sizes["per-file"]), g[1].p50, g[1].p99, g[1].dec99,
+			g[0].p99, g[0].dec99, g[1].p99/g[0].p99, g[1].dec99/max(g[0].dec99, 0.001))
+	}
+	b.ReportMetric(float64(sizes["4GiB-chain-off"])/float64(sizes["4GiB"]), "x-chain-off-vs-on-bytes")
 
-	small, large := archiveFiles(b, archives[64<<20]), archiveFiles(b, archives[4<<30])
+	small, large := archiveFiles(b, archives["64MiB"]), archiveFiles(b, archives["4GiB"])
 	identical := len(small) == len(large)
 	for name, data := range small {
 		if !bytes.Equal(large[name], data) {

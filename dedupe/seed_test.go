@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
@@ -45,7 +44,7 @@ func TestCommitSeed(t *testing.T) {
 	// hide, by compressing the page against the first, whether its
 	// chunks were found.
 	opts := testOpts()
-	opts.Pack.SetTestHooks(testhooks.Pack{ChainBytes: -1})
+	opts.Pack.ChainBytes = -1
 	// arch takes a then b, one ingest (one commit) each; first holds a
 	// alone, for the growth b made; alone holds b alone.
 	arch, first, alone := filepath.Join(dir, "ab.bwa"), filepath.Join(dir, "a.bwa"), filepath.Join(dir, "b.bwa")

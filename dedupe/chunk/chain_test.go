@@ -105,7 +105,8 @@ func TestChainBounds(t *testing.T) {
 // CPU at the best level and save nothing): its zstd frame names no
 // dictionary, yet it stays in the chain, so that a third frame that
 // repeats the first still has it as context. All restore, in both
-// builds' compressors.
+// builds' compressors; a cold reader restores the frame that names no
+// dictionary without decoding the chain before it.
 func TestChainDictPays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	words := pages(3, 1, 1, 3*cheapDict/2)[0][0] // text, > cheapDict
@@ -182,6 +183,20 @@ func TestChainDictPays(t *testing.T) {
 				if err != nil || !bytes.Equal(got, data) {
 					t.Fatalf("%s: version %d does not restore: %v", tc.name, i, err)
 				}
+			}
+			cold, err := NewReader(f, dir, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := cold.Restore(nil, refs[1]); err != nil || !bytes.Equal(got, versions[1]) {
+				t.Fatalf("%s: version 1 does not restore from a cold reader: %v", tc.name, err)
+			}
+			want := int64(dir[0].Plain) + int64(dir[1].Plain)
+			if !tc.usesIt {
+				want = int64(dir[1].Plain) // its chunks and no dictionary
+			}
+			if got := cold.decoded; got != want {
+				t.Errorf("pure Go %v, %s: a cold restore of the second frame decoded %d bytes, want %d", pure, tc.name, got, want)
 			}
 		}
 	}

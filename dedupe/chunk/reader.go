@@ -35,7 +35,11 @@ type Reader struct {
 	ddec   *zstd.Decoder // for frames with a chain: its dictionary changes per frame
 	dict   []byte        // the chain's bodies, built per decode
 	raw    []byte
-	table  []byte
+	// last holds the stored bytes of the frame a chain is decoded for,
+	// read before its chain (whose frames are read into raw) to see
+	// whether its body names the chain's dictionary at all.
+	last  []byte
+	table []byte
 	// spare is the buffer of the frame evicted last, reused by the next
 	// decode: a cold restore then allocates nothing frame-sized, which
 	// keeps the garbage collector out of restore latency.
@@ -204,14 +208,25 @@ func (r *Reader) dropCache() {
 }
 
 // load reads, checks and decodes frame i, and the chain before it when
-// it has one (frames of the chain not in the cache are decoded once each,
-// in order, each with the bodies before it as dictionary, and cached).
+// it has one and its zstd frame names the chain's dictionary (frames of
+// the chain not in the cache are decoded once each, in order, each with
+// the bodies before it as dictionary, and cached). A frame in a chain
+// that names no dictionary (the writer compressed it alone) is decoded
+// alone: the decoder would take no dictionary for it anyway.
 func (r *Reader) load(i int) (*frameData, error) {
 	if r.dir[i].Prefix == 0 {
 		return r.decode(i, nil)
 	}
 	if err := r.dir.CheckFrame(i); err != nil {
 		return nil, &CorruptError{Frame: i, Offset: r.dir[i].Offset, Reason: err.Error()}
+	}
+	last, err := r.read(i, r.last)
+	if err != nil {
+		return nil, err
+	}
+	r.last = last
+	if !namesDict(last[r.dir[i].Table:]) {
+		return r.decodeRead(i, last, nil)
 	}
 	r.dict = r.dict[:0]
 	for j := r.dir.ChainStart(i); j < i; j++ {
@@ -225,34 +240,52 @@ func (r *Reader) load(i int) (*frameData, error) {
 		}
 		r.dict = append(r.dict, fd.plain...)
 	}
-	return r.decode(i, r.dict)
+	return r.decodeRead(i, last, r.dict)
 }
 
 // decode reads, checks and decodes frame i, whose dictionary (the bodies
 // of its chain) is dict.
 func (r *Reader) decode(i int, dict []byte) (*frameData, error) {
+	raw, err := r.read(i, r.raw)
+	if err != nil {
+		return nil, err
+	}
+	r.raw = raw
+	return r.decodeRead(i, raw, dict)
+}
+
+// read reads frame i's stored bytes into buf (grown as needed) and
+// checks them.
+func (r *Reader) read(i int, buf []byte) ([]byte, error) {
+	f := r.dir[i]
+	buf = slices.Grow(buf[:0], int(f.Size))[:f.Size]
+	if _, err := r.ra.ReadAt(buf, f.Offset); err != nil {
+		return buf, fmt.Errorf("chunk: read frame %d: %w", i, err)
+	}
+	if crc32.Checksum(buf, castagnoli) != f.CRC {
+		return buf, &CorruptError{Frame: i, Offset: f.Offset, Reason: "CRC-32C mismatch"}
+	}
+	if f.Table > f.Size {
+		return buf, &CorruptError{Frame: i, Offset: f.Offset, Reason: "table frame larger than the frame"}
+	}
+	return buf, nil
+}
+
+// decodeRead decodes frame i from raw, its stored bytes (read), with
+// dict as its dictionary when it has a chain (nil: it names none).
+func (r *Reader) decodeRead(i int, raw, dict []byte) (*frameData, error) {
 	f := r.dir[i]
 	bad := func(format string, a ...any) error {
 		return &CorruptError{Frame: i, Offset: f.Offset, Reason: fmt.Sprintf(format, a...)}
 	}
 	dec := r.dec
-	if f.Prefix > 0 {
+	if f.Prefix > 0 && dict != nil {
 		var err error
 		if dec, err = r.chainDecoder(dict); err != nil {
 			return nil, err
 		}
 	}
-	r.raw = slices.Grow(r.raw[:0], int(f.Size))[:f.Size]
-	if _, err := r.ra.ReadAt(r.raw, f.Offset); err != nil {
-		return nil, fmt.Errorf("chunk: read frame %d: %w", i, err)
-	}
-	if crc32.Checksum(r.raw, castagnoli) != f.CRC {
-		return nil, bad("CRC-32C mismatch")
-	}
-	if f.Table > f.Size {
-		return nil, bad("table frame larger than the frame")
-	}
-	table, err := r.dec.DecodeAll(r.raw[:f.Table], r.table[:0])
+	table, err := r.dec.DecodeAll(raw[:f.Table], r.table[:0])
 	if err != nil {
 		return nil, bad("zstd (chunk table): %v", err)
 	}
@@ -269,7 +302,7 @@ func (r *Reader) decode(i int, dict []byte) (*frameData, error) {
 	} else {
 		dst = make([]byte, 0, f.Plain)
 	}
-	plain, err := dec.DecodeAll(r.raw[f.Table:], dst)
+	plain, err := dec.DecodeAll(raw[f.Table:], dst)
 	if err != nil {
 		return nil, bad("zstd: %v", err)
 	}
@@ -317,6 +350,38 @@ func (r *Reader) decode(i int, dict []byte) (*frameData, error) {
 	}
 	return &frameData{idx: i, buf: plain, plain: plain, offs: offs}, nil
 }
+
+// namesDict says whether body, a frame's body (its second zstd frame,
+// after the chunk table), names a dictionary in its frame header
+// (Dictionary_ID present and not 0: RFC 8878 3.1.1.1), as the readers'
+// decoder takes it: one that names none is decoded without the chain's.
+// A header that does not read says true: the frame is decoded as
+// before, and its decoder says what is wrong.
+func namesDict(body []byte) bool {
+	if len(body) < 5 || binary.LittleEndian.Uint32(body) != zstdMagic {
+		return true
+	}
+	fhd := body[4]
+	size := [4]int{0, 1, 2, 4}[fhd&3]
+	if size == 0 {
+		return false
+	}
+	at := 5
+	if fhd&0x20 == 0 { // not a single segment: a window descriptor byte
+		at++
+	}
+	if at+size > len(body) {
+		return true
+	}
+	var id uint32
+	for k := size - 1; k >= 0; k-- {
+		id = id<<8 | uint32(body[at+k])
+	}
+	return id != 0
+}
+
+// zstdMagic begins a zstd frame (little-endian).
+const zstdMagic = 0xFD2FB528
 
 // chainDecoder returns the decoder of frames with a chain, set up with
 // dict.

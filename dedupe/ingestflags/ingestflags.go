@@ -99,9 +99,9 @@ func (f Flags) Parse() (Values, error) {
 }
 
 // Options are the ingest options of v. A caller that wants warnings
-// (PolicyWarn) sets Reader.OnError; the archive settings only 'blockwarc
-// ingest' has (-chunk-table, -digest-min) and the progress callbacks are
-// the caller's too.
+// (PolicyWarn) sets Reader.OnError; the archive settings only
+// 'blockwarc ingest' has (-chunk-table, -chain, -digest-min) and the
+// progress callbacks are the caller's too.
 func (v Values) Options() dedupe.Options {
 	o := dedupe.Options{
 		Level: cmp.Or(v.Level, partition.LevelAdaptive), Workers: max(v.Workers, 1),
@@ -143,6 +143,32 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return int64(n), nil
+}
+
+// Bounds of -chain SIZE: a chain of less than MinChain holds a few small
+// frames at most (off says it better); one of more than MaxChain makes a
+// restore decode that much, and the writer index that much as the
+// dictionary of every frame that extends it.
+const (
+	MinChain = 64 << 10
+	MaxChain = 16 << 20
+)
+
+// ParseChain reads a -chain value, the archive setting
+// pack.Options.ChainBytes: "" or 0, the archive's (0); off, no chains
+// (-1); else a size from MinChain to MaxChain.
+func ParseChain(s string) (int, error) {
+	if s == "off" {
+		return -1, nil
+	}
+	if s == "" {
+		return 0, nil
+	}
+	n, err := ParseSize(s)
+	if err != nil || (n != 0 && (n < MinChain || n > MaxChain)) {
+		return 0, &Error{"chain", s, "a size from 64KiB to 16MiB such as 4MiB, or off"}
+	}
+	return int(n), nil
 }
 
 // ParsePolicy reads a -policy value: skip, warn or fail.

@@ -118,3 +118,19 @@ func TestHoldHeap(t *testing.T) {
 		t.Logf("prior limit %d (GOMEMLIMIT set?)", prior)
 	}
 }
+
+// TestParseChain: -chain takes off, the archive's ("" or 0) and sizes
+// from MinChain to MaxChain, and refuses the rest naming -chain.
+func TestParseChain(t *testing.T) {
+	for in, want := range map[string]int{"off": -1, "": 0, "0": 0, "64KiB": MinChain, "4MiB": 4 << 20, "1M": 1 << 20, "16MiB": MaxChain, "8MB": 8e6} {
+		if got, err := ParseChain(in); err != nil || got != want {
+			t.Errorf("ParseChain(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"65535", "1KiB", "16MiB1", "17MiB", "1GiB", "-1", "-4MiB", "on", "OFF", "none", "lots"} {
+		var e *Error
+		if n, err := ParseChain(bad); !errors.As(err, &e) || e.Flag != "chain" {
+			t.Errorf("ParseChain(%q) = %d, %v; want an error for -chain", bad, n, err)
+		}
+	}
+}

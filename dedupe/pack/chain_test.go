@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,4 +102,58 @@ func TestChainDamage(t *testing.T) {
 			t.Fatalf("verify: %d problems, the pack named %v (%v)", res.Problems, named, verr)
 		}
 	}
+}
+
+// TestChainFrameAlone: a frame of chunks in a chain whose body the
+// writer compressed alone (new bytes after a long chain: its zstd frame
+// names no dictionary) is read back through the packs without decoding
+// the chain before it: a store opened anew restores its object having
+// decoded about its own bytes, not the megabytes of the chain.
+func TestChainFrameAlone(t *testing.T) {
+	s, dir := mustCreate(t, Options{noSync: true, NoParity: true, Level: 1})
+	r := rand.New(rand.NewPCG(5, 5))
+	var text []obj
+	for range 80 { // 80 × 20 KB of words: a chain over the 1 MiB a dictionary always pays
+		var b []byte
+		for len(b) < 20_000 {
+			for range 4 + r.IntN(8) {
+				b = append(b, byte('a'+r.IntN(26)))
+			}
+			b = append(b, ' ')
+		}
+		text = append(text, obj{kind: KindBlock, data: b})
+	}
+	noise := make([]byte, 60_000)
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	alone := []obj{{kind: KindBlock, data: noise}}
+	for c, objs := range [][]obj{text, alone} {
+		w, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addAll(t, w, objs)
+		if err := w.Commit([]byte{byte(c)}); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	s.Close()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if st, err := s.Stats(); err != nil || st.ChainedFrames == 0 {
+		t.Fatalf("%d of %d frames of chunks in a chain (%v): the second commit did not extend the first's", st.ChainedFrames, st.ChunkFrames, err)
+	}
+	got, _, err := s.Get(alone[0].id)
+	if err != nil || !bytes.Equal(got, noise) {
+		t.Fatalf("the object of the frame compressed alone does not read back: %v", err)
+	}
+	if n := s.DecodedBytes(); n > 256<<10 {
+		t.Errorf("reading it decoded %d bytes: the chain before its frame was decoded", n)
+	}
+	checkAll(t, s, append(text, alone...))
 }

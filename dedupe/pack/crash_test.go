@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 )
 
@@ -75,7 +74,7 @@ func writeCommit(w *Writer, c uint64) error {
 func crashChild(dir string) error {
 	// Short chains: a child commits every few KiB, and a frame extending
 	// a 4 MiB chain would cost it half a second (longer under -race).
-	s, err := Open(dir, Options{noSync: true, FrameSize: 8 << 10, PackSize: 96 << 10, Workers: 2, hooks: testhooks.Pack{ChainBytes: 64 << 10}})
+	s, err := Open(dir, Options{noSync: true, FrameSize: 8 << 10, PackSize: 96 << 10, Workers: 2, ChainBytes: 64 << 10})
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/blockwarc/blockwarc/dedupe/internal/testhooks"
 )
 
 // TestSeedDamagedFrame: a frame of chunks among the archive's last ones
@@ -16,7 +14,7 @@ import (
 // the damaged chunks, and read back; so do the others'.
 func TestSeedDamagedFrame(t *testing.T) {
 	for _, chain := range []int{-1, 0} {
-		s, dir := mustCreate(t, Options{noSync: true, NoParity: true, hooks: testhooks.Pack{ChainBytes: chain}})
+		s, dir := mustCreate(t, Options{noSync: true, NoParity: true, ChainBytes: chain})
 		w, err := s.Begin()
 		if err != nil {
 			t.Fatal(err)

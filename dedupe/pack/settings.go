@@ -75,8 +75,8 @@ func (o *Options) KeepSettings(s Settings) {
 	if o.hooks.SeedBytes == 0 {
 		o.hooks.SeedBytes = s.SeedBytes
 	}
-	if o.hooks.ChainBytes == 0 {
-		o.hooks.ChainBytes = s.ChainBytes
+	if o.ChainBytes == 0 {
+		o.ChainBytes = s.ChainBytes
 	}
 	if o.DigestMin == 0 {
 		o.DigestMin = s.DigestMin

@@ -69,10 +69,10 @@ type Options struct {
 	// docs/FORMAT.md "Chunked objects"): tests of the frame and delta
 	// layer, and comparisons with the old layout.
 	Plain bool
-	// ChunkTable and DigestMin set the archive's Settings (see there;
-	// the other two, SeedBytes and ChainBytes, are for tests:
-	// SetTestHooks; KeepSettings takes all four of an archive's): Create
-	// records them (zero: the defaults);
+	// ChunkTable, ChainBytes and DigestMin set the archive's Settings
+	// (see there; the fourth, SeedBytes, is for tests: SetTestHooks;
+	// KeepSettings takes all four of an archive's): Create records them
+	// (zero: the defaults);
 	// given non-zero to a writer of an existing archive, they replace
 	// the recorded ones from its next commit on. Never derive them from
 	// the machine (memory, cores): the archive's bytes would then depend
@@ -80,6 +80,11 @@ type Options struct {
 	//
 	// ChunkTable: the writer's table of chunk hashes, in entries.
 	ChunkTable int
+	// ChainBytes bounds a chain of frames of chunks (0 the default,
+	// chunk.DefaultFrameSize; negative no chains: every frame of chunks
+	// compressed alone, a restore decodes no frame's chain). See
+	// docs/FORMAT.md "Chains of frames of chunks"; ingest -chain.
+	ChainBytes int
 	// DigestMin: objects of at least this many bytes get digest rows
 	// (0 the default, DefaultDigestMin; negative none).
 	DigestMin int
@@ -87,14 +92,14 @@ type Options struct {
 	// "Parity"). Reads use the sidecars that are there either way.
 	NoParity bool
 	// hooks are the tests' (SetTestHooks): fault injection, and the
-	// archive settings SeedBytes and ChainBytes.
+	// archive setting SeedBytes.
 	hooks testhooks.Pack
 
 	noSync bool // tests only: skip fsync
 }
 
 // SetTestHooks sets the hooks only tests set (testhooks.Pack: fault
-// injection, the archive settings SeedBytes and ChainBytes). The type is
+// injection, the archive setting SeedBytes). The type is
 // internal to dedupe/: no caller outside the archive's packages can
 // give one.
 func (o *Options) SetTestHooks(h testhooks.Pack) {
@@ -134,7 +139,7 @@ func (o Options) NativeMemory() int64 {
 
 // settings are the Settings o gives explicitly (zero fields unset).
 func (o *Options) settings() Settings {
-	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.hooks.SeedBytes, ChainBytes: o.hooks.ChainBytes, DigestMin: o.DigestMin}
+	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.hooks.SeedBytes, ChainBytes: o.ChainBytes, DigestMin: o.DigestMin}
 }
 
 func (o Options) withDefaults() Options {

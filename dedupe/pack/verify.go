@@ -247,10 +247,14 @@ type Stats struct {
 	Frames      int64
 	ChunkFrames int64 // frames of chunks (format 3)
 	ChunkBytes  int64 // their bytes, headers included
-	PackBytes   int64 // committed pack bytes, headers included
-	IndexBytes  int64
-	CommitBytes int64 // COMMIT and its copy
-	ParityBytes int64 // parity sidecars of the committed packs and indexes
+	// ChainedFrames: of the frames of chunks, those that extend a chain
+	// (prefix above 0, format 4: docs/FORMAT.md "Chains of frames of
+	// chunks"); none in an archive of -chain off.
+	ChainedFrames int64
+	PackBytes     int64 // committed pack bytes, headers included
+	IndexBytes    int64
+	CommitBytes   int64 // COMMIT and its copy
+	ParityBytes   int64 // parity sidecars of the committed packs and indexes
 }
 
 // Add adds o's figures to s (the stores of a sharded archive): every
@@ -268,6 +272,7 @@ func (s *Stats) Add(o Stats) {
 	s.Frames += o.Frames
 	s.ChunkFrames += o.ChunkFrames
 	s.ChunkBytes += o.ChunkBytes
+	s.ChainedFrames += o.ChainedFrames
 	s.PackBytes += o.PackBytes
 	s.IndexBytes += o.IndexBytes
 	s.CommitBytes += o.CommitBytes
@@ -341,7 +346,14 @@ func (s *Store) StatsWith(places []ID) (Stats, error) {
 			st.Kinds[k].Plain += int64(e.len)
 			return nil
 		}, func(i uint32, r frameRow) error { fr[i].row = r; return nil },
-			func(r chunkRow) error { chunkBytes += int64(r.len); st.ChunkFrames++; return nil })
+			func(r chunkRow) error {
+				chunkBytes += int64(r.len)
+				st.ChunkFrames++
+				if r.prefix > 0 {
+					st.ChainedFrames++
+				}
+				return nil
+			})
 		if err != nil {
 			return st, fmt.Errorf("stats: %w", err)
 		}

@@ -1,7 +1,8 @@
 // Package testhooks holds what tests of the archive's packages set on a
-// pack writer and no caller should: fault injection, and the bounds of
-// chunk seeding and of chains of frames that make small archives
-// exercise them. pack.Options carries them unexported
+// pack writer and no caller should: fault injection, and the bound of
+// chunk seeding that makes small archives exercise it (the bound of
+// chains of frames, once a hook too, is pack.Options.ChainBytes, the
+// archive setting ingest -chain gives). pack.Options carries them unexported
 // (pack.Options.SetTestHooks); being internal to dedupe/, this package
 // cannot be named, so the hooks cannot be set, from outside the
 // archive's own packages and their tests.
@@ -23,11 +24,4 @@ type Pack struct {
 	// created, and from the next commit on when given to a writer of an
 	// existing one.
 	SeedBytes int
-	// ChainBytes bounds a chain of frames of chunks (chunk.Options,
-	// docs/FORMAT.md "Chains of frames of chunks"): 0 the default (the
-	// 4 MiB frame), negative no chains. A frame that extends a chain costs
-	// the indexing of the chain as its dictionary at level 19 (about 0.5 s
-	// for 4 MiB): tests that commit every few KiB bound it lower. An
-	// archive setting, as SeedBytes.
-	ChainBytes int
 }
