@@ -48,6 +48,13 @@ type Options struct {
 	Level int
 	// Workers compress closed frames concurrently (0: GOMAXPROCS).
 	Workers int
+	// Pending frames are closed and not yet written (compressing, or
+	// compressed and waiting for an older one) before a flush writes the
+	// oldest (0: Workers). It decides where a frame's bytes are written
+	// among its owner's, so an owner whose output must not depend on
+	// Workers fixes it; Workers then only sets how many of them compress
+	// at once.
+	Pending int
 	// PureGo compresses with klauspost/compress even when the reference
 	// library is built in (tests of the fallback, the fast tier).
 	PureGo bool
@@ -101,6 +108,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Pending <= 0 {
+		o.Pending = o.Workers
 	}
 	if o.ChainBytes == 0 {
 		o.ChainBytes = o.FrameSize
@@ -692,8 +702,8 @@ func (w *Writer) flush() error {
 		j.out = append(tbl, bd...)
 	}()
 	w.pending = append(w.pending, j)
-	// Frames are written in order; at most Workers wait compressed.
-	for len(w.pending) > w.opts.Workers {
+	// Frames are written in order; at most Pending wait.
+	for len(w.pending) > w.opts.Pending {
 		if err := w.writeHead(); err != nil {
 			return err
 		}
