@@ -1,10 +1,8 @@
 package dedupe
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -46,27 +44,11 @@ func TestFramesInFlightSameArchive(t *testing.T) {
 		if err != nil || st.ChunkFrames < 4 {
 			t.Fatalf("%d workers: %d frames of chunks (%v), want several in flight", w, st.ChunkFrames, err)
 		}
-		files := map[string][]byte{}
-		ents, err := os.ReadDir(arch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			if b, err := os.ReadFile(filepath.Join(arch, e.Name())); err == nil {
-				files[e.Name()] = b
-			}
-		}
+		files := archiveFiles(t, arch)
 		if first == nil {
 			first = files
 			continue
 		}
-		for name, b := range first {
-			if !bytes.Equal(files[name], b) {
-				t.Errorf("%s differs between 1 and %d workers", name, w)
-			}
-		}
-		if len(files) != len(first) {
-			t.Errorf("%d workers wrote %d files, 1 worker %d", w, len(files), len(first))
-		}
+		sameFiles(t, fmt.Sprintf("1 worker against %d", w), files, first)
 	}
 }
