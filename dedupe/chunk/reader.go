@@ -353,35 +353,14 @@ func (r *Reader) decodeRead(i int, raw, dict []byte) (*frameData, error) {
 
 // namesDict says whether body, a frame's body (its second zstd frame,
 // after the chunk table), names a dictionary in its frame header
-// (Dictionary_ID present and not 0: RFC 8878 3.1.1.1), as the readers'
-// decoder takes it: one that names none is decoded without the chain's.
-// A header that does not read says true: the frame is decoded as
-// before, and its decoder says what is wrong.
+// (Dictionary_ID present and not 0), as the readers' decoder takes it:
+// one that names none is decoded without the chain's. A header that
+// does not read says true: the frame is decoded as before, and its
+// decoder says what is wrong.
 func namesDict(body []byte) bool {
-	if len(body) < 5 || binary.LittleEndian.Uint32(body) != zstdMagic {
-		return true
-	}
-	fhd := body[4]
-	size := [4]int{0, 1, 2, 4}[fhd&3]
-	if size == 0 {
-		return false
-	}
-	at := 5
-	if fhd&0x20 == 0 { // not a single segment: a window descriptor byte
-		at++
-	}
-	if at+size > len(body) {
-		return true
-	}
-	var id uint32
-	for k := size - 1; k >= 0; k-- {
-		id = id<<8 | uint32(body[at+k])
-	}
-	return id != 0
+	var h zstd.Header
+	return h.Decode(body) != nil || h.Skippable || h.DictionaryID != 0
 }
-
-// zstdMagic begins a zstd frame (little-endian).
-const zstdMagic = 0xFD2FB528
 
 // chainDecoder returns the decoder of frames with a chain, set up with
 // dict.
