@@ -30,32 +30,55 @@ func MakeLockedTemp(parent, prefix string) (string, func(), error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	// Made under a name RemoveStaleTemp does not match, locked, then
-	// renamed to its own: a RemoveStaleTemp running at the same time
-	// never sees it unlocked.
+	// Made under a hidden name, locked, then renamed to its own: a
+	// RemoveStaleTemp never sees it under its name unlocked. A hidden
+	// one that is not locked may be what a process killed before the
+	// rename left, so RemoveStaleTemp removes those too; when it takes
+	// ours before we lock it, we make another.
+	var err error
+	for range 16 {
+		var dir string
+		var f *os.File
+		var retry bool
+		if dir, f, retry, err = makeLocked(parent, prefix); err == nil {
+			return dir, func() {
+				os.RemoveAll(dir)
+				f.Close()
+			}, nil
+		} else if !retry {
+			break
+		}
+	}
+	return "", nil, fmt.Errorf("lock temp dir: %w", err)
+}
+
+// makeLocked is one attempt of MakeLockedTemp; retry says a concurrent
+// RemoveStaleTemp took the hidden directory before it was locked.
+func makeLocked(parent, prefix string) (dir string, f *os.File, retry bool, err error) {
 	made, err := os.MkdirTemp(parent, "."+prefix)
 	if err != nil {
-		return "", nil, fmt.Errorf("create temp dir: %w", err)
+		return "", nil, false, fmt.Errorf("create temp dir: %w", err)
 	}
-	f, err := os.Open(made)
-	if err == nil {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if f, err = os.Open(made); err != nil {
+		return "", nil, os.IsNotExist(err), err
 	}
-	dir := filepath.Join(parent, strings.TrimPrefix(filepath.Base(made), "."))
-	if err == nil {
-		err = os.Rename(made, dir)
-	}
-	if err != nil {
-		if f != nil {
-			f.Close()
+	if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		dir = filepath.Join(parent, strings.TrimPrefix(filepath.Base(made), "."))
+		if err = os.Rename(made, dir); err == nil {
+			return dir, f, false, nil
 		}
-		os.RemoveAll(made)
-		return "", nil, fmt.Errorf("lock temp dir: %w", err)
+		// Locked after a remover had unlinked it: the rename finds
+		// nothing.
+		retry = os.IsNotExist(err)
+	} else {
+		// A remover holds it and is about to remove it.
+		retry = errors.Is(err, syscall.EWOULDBLOCK)
 	}
-	return dir, func() {
-		os.RemoveAll(dir)
-		f.Close()
-	}, nil
+	f.Close()
+	if !retry {
+		os.RemoveAll(made)
+	}
+	return "", nil, retry, err
 }
 
 // RemoveStaleWalkDirs removes from dir the private directories of Walks
@@ -68,8 +91,8 @@ func RemoveStaleWalkDirs(dir string) ([]string, error) {
 }
 
 // RemoveStaleTemp removes from dir the directories MakeLockedTemp made
-// with prefix that no live process holds locked. It returns the
-// directories removed.
+// with prefix (or was making, under the hidden name) that no live
+// process holds locked. It returns the directories removed.
 func RemoveStaleTemp(dir, prefix string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -78,7 +101,10 @@ func RemoveStaleTemp(dir, prefix string) ([]string, error) {
 	var removed []string
 	var errs []error
 	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+		// A hidden one is MakeLockedTemp's before its rename: a killed
+		// process leaves it unlocked; a live one being made, if taken
+		// here, is made again.
+		if !e.IsDir() || !strings.HasPrefix(strings.TrimPrefix(e.Name(), "."), prefix) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())

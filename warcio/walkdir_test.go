@@ -8,7 +8,8 @@ import (
 )
 
 // TestRemoveStaleWalkDirs: a walk directory no process holds (what a
-// killed Walk leaves) is removed; a live Walk's is kept, and removed by
+// killed Walk leaves, under its name or under the hidden one it has
+// before its rename) is removed; a live Walk's is kept, and removed by
 // its own release.
 func TestRemoveStaleWalkDirs(t *testing.T) {
 	parent := t.TempDir()
@@ -17,6 +18,10 @@ func TestRemoveStaleWalkDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(stale, "run-1.zst"), []byte("x"), 0o644)
+	hidden := filepath.Join(parent, "."+walkDirPrefix+"456")
+	if err := os.Mkdir(hidden, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	other := filepath.Join(parent, "keep-me")
 	os.Mkdir(other, 0o755)
 	live, release, err := makeWalkDir(parent)
@@ -24,16 +29,18 @@ func TestRemoveStaleWalkDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	removed, err := RemoveStaleWalkDirs(parent)
-	if err != nil || !slices.Equal(removed, []string{filepath.Base(stale)}) {
-		t.Fatalf("removed %v (%v), want the stale one only", removed, err)
+	if slices.Sort(removed); err != nil || !slices.Equal(removed, []string{filepath.Base(hidden), filepath.Base(stale)}) {
+		t.Fatalf("removed %v (%v), want the two stale ones only", removed, err)
 	}
 	for _, p := range []string{live, other} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("stale walk dir kept: %v", err)
+	for _, p := range []string{stale, hidden} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("stale walk dir %s kept: %v", p, err)
+		}
 	}
 	release()
 	if _, err := os.Stat(live); !os.IsNotExist(err) {
