@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/blockwarc/blockwarc/dedupe"
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/dedupe/shard"
 	"github.com/blockwarc/blockwarc/partition"
 	"github.com/blockwarc/blockwarc/warcio"
@@ -151,7 +152,7 @@ func ParseSize(s string) (int64, error) {
 // dictionary of every frame that extends it.
 const (
 	MinChain = 64 << 10
-	MaxChain = 16 << 20
+	MaxChain = pack.MaxChainBytes
 )
 
 // ParseChain reads a -chain value, the archive setting

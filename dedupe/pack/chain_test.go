@@ -157,3 +157,45 @@ func TestChainFrameAlone(t *testing.T) {
 	}
 	checkAll(t, s, append(text, alone...))
 }
+
+// TestChainBytesBound: a library caller's ChainBytes over MaxChainBytes
+// (the flag's bound, which Options bypass) is refused when the archive
+// is created and when a writer begins on an existing one, rather than
+// writing chains its readers would have to decode whole; the bound
+// itself is accepted.
+func TestChainBytesBound(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a")
+	if _, err := Create(dir, Options{noSync: true, ChainBytes: MaxChainBytes + 1}); err == nil || !strings.Contains(err.Error(), "MaxChainBytes") {
+		t.Fatalf("create with chains over the bound: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, commitName)); !os.IsNotExist(err) {
+		t.Fatalf("an archive was created: %v", err)
+	}
+	s, dir := mustCreate(t, Options{noSync: true, ChainBytes: MaxChainBytes})
+	s.Close()
+	s, err := Open(dir, Options{noSync: true, ChainBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if w, err := s.Begin(); err == nil || !strings.Contains(err.Error(), "MaxChainBytes") {
+		if w != nil {
+			w.Close()
+		}
+		t.Fatalf("begin with chains over the bound: %v", err)
+	}
+	// The refusal released the archive's lock.
+	s2, err := Open(dir, Options{noSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	w, err := s2.Begin()
+	if err != nil {
+		t.Fatalf("begin after a refused begin: %v", err)
+	}
+	if got := w.Settings().ChainBytes; got != MaxChainBytes {
+		t.Errorf("recorded chain bound %d, want %d", got, MaxChainBytes)
+	}
+	w.Close()
+}

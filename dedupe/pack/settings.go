@@ -48,6 +48,20 @@ const (
 	DefaultDigestMin = 8 << 10
 )
 
+// MaxChainBytes bounds Settings.ChainBytes: a restore decodes up to a
+// chain's bytes, and the writer indexes that much as a frame's
+// dictionary (the readers refuse chains of more than 256 MiB).
+const MaxChainBytes = 16 << 20
+
+// check refuses settings a writer must not store by: a library caller
+// bypasses the flags' bounds (ingestflags.ParseChain).
+func (s Settings) check() error {
+	if s.ChainBytes > MaxChainBytes {
+		return fmt.Errorf("settings: chains of %d bytes, over the bound of %d (pack.MaxChainBytes)", s.ChainBytes, MaxChainBytes)
+	}
+	return nil
+}
+
 // withDefaults resolves zero fields.
 func (s Settings) withDefaults() Settings {
 	if s.ChunkTable <= 0 {

@@ -83,7 +83,8 @@ type Options struct {
 	// ChainBytes bounds a chain of frames of chunks (0 the default,
 	// chunk.DefaultFrameSize; negative no chains: every frame of chunks
 	// compressed alone, a restore decodes no frame's chain). See
-	// docs/FORMAT.md "Chains of frames of chunks"; ingest -chain.
+	// docs/FORMAT.md "Chains of frames of chunks"; ingest -chain. At
+	// most MaxChainBytes.
 	ChainBytes int
 	// DigestMin: objects of at least this many bytes get digest rows
 	// (0 the default, DefaultDigestMin; negative none).
@@ -238,6 +239,9 @@ func Create(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("create archive %s: %w", dir, fs.ErrExist)
 	}
 	set := opts.settings().withDefaults()
+	if err := set.check(); err != nil {
+		return nil, fmt.Errorf("create archive %s: %w", dir, err)
+	}
 	if err := publishManifest(dir, &manifest{short: true, settings: &set}, &opts); err != nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, err)
 	}

@@ -166,6 +166,10 @@ func (s *Store) Begin() (*Writer, error) {
 		w.set = *m.settings
 	}
 	w.set = w.set.override(s.opts.settings())
+	if err := w.set.check(); err != nil {
+		unlock(lock)
+		return nil, fmt.Errorf("begin: %w", err)
+	}
 	w.setLost = m.settingsObjectLost(s)
 	w.nextIndex = 1
 	if n := len(m.indexes); n > 0 {
