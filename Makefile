@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-cores bench-serve fuzz npm clean test-beam bench-beam bench-compare
+.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-cores bench-rss bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -223,6 +223,12 @@ bench-scale:
 # about ten minutes on a quiet machine.
 bench-cores:
 	$(GO) test -run '^$$' -bench 'IngestCores' -benchtime 1x -timeout 60m -v ./dedupe/
+
+# Peak RSS of ingest against -mem + 256 MiB (x-limit+256MiB, ≤ 1): the
+# corpus at -mem 256MiB, and a generated collection of 460 MB at -mem
+# 64MiB. Needs ../shared; about three minutes.
+bench-rss:
+	$(GO) test -run '^$$' -bench 'IngestRSS$$' -benchtime 1x -timeout 30m -v ./dedupe/
 
 # bench-scale's per-site part alone: each corpus site in one ingest
 # against its files recompressed alone, the floor (its sorted records by

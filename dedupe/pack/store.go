@@ -124,7 +124,8 @@ func (o *Options) fault(op, path string) error {
 // each frame compressing (a context of about 90 MiB at level 19, plus a
 // digested dictionary that the library frees only when the Go collector
 // finalizes it: 160 MiB is what keeps ingest's peak RSS within -mem +
-// 256 MiB, BenchmarkIngestRSS), 0 in a build without cgo. Callers that
+// 256 MiB, BenchmarkIngestRSS) and for each frame of chunks compressing,
+// 0 in a build without cgo. Callers that
 // bound the Go heap (debug.SetMemoryLimit) leave this much room.
 func (o Options) NativeMemory() int64 {
 	o = o.withDefaults()
@@ -135,8 +136,15 @@ func (o Options) NativeMemory() int64 {
 	if n > 1 {
 		n++ // Writer.Flush lets Workers + 1 frames compress
 	}
-	return n * 160 << 20
+	// Frames of chunks compress beside the pack's frames, each in a
+	// context of its own (startChunks).
+	return n*160<<20 + int64(min(chunkFrames, o.Workers))*chunkFrameNative
 }
+
+// chunkFrameNative is what the reference library holds while it
+// compresses one frame of chunks at level 19: a context of about 70 MiB
+// with a 4 MiB dictionary (the chain before it), rounded up.
+const chunkFrameNative = 80 << 20
 
 // settings are the Settings o gives explicitly (zero fields unset).
 func (o *Options) settings() Settings {
@@ -227,6 +235,10 @@ type Store struct {
 // Create makes a new, empty archive in dir (created if missing; it must
 // not already hold an archive), with short ids, and opens it.
 func Create(dir string, opts Options) (*Store, error) {
+	set := opts.settings().withDefaults()
+	if err := set.check(); err != nil {
+		return nil, fmt.Errorf("create archive %s: %w", dir, err)
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("create archive: %w", err)
 	}
@@ -237,10 +249,6 @@ func Create(dir string, opts Options) (*Store, error) {
 	defer unlock(lock)
 	if _, err := os.Stat(filepath.Join(dir, commitName)); err == nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, fs.ErrExist)
-	}
-	set := opts.settings().withDefaults()
-	if err := set.check(); err != nil {
-		return nil, fmt.Errorf("create archive %s: %w", dir, err)
 	}
 	if err := publishManifest(dir, &manifest{short: true, settings: &set}, &opts); err != nil {
 		return nil, fmt.Errorf("create archive %s: %w", dir, err)
