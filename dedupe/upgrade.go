@@ -269,14 +269,14 @@ func Upgrade(ctx context.Context, dir string, opts UpgradeOptions) (UpgradeStats
 	}
 	if err != nil {
 		// The new archive is not swapped in: it goes, the old one stays.
-		os.RemoveAll(staging)
+		removeMarked(staging)
 		return st, fmt.Errorf("upgrade %s: %w", dir, err)
 	}
 	if err := exchange(newDir, dir); err != nil {
 		return st, fmt.Errorf("upgrade %s: swap in the new archive: %w", dir, err)
 	}
 	// newDir now holds the old archive; dir is the new one.
-	if err := os.RemoveAll(staging); err != nil {
+	if err := removeMarked(staging); err != nil {
 		return st, fmt.Errorf("upgrade %s: remove the old archive (%s): %w", dir, staging, err)
 	}
 	return st, warcio.SyncDir(filepath.Dir(dir))
@@ -296,10 +296,29 @@ func removeStaging(staging string) (bool, error) {
 			return false, fmt.Errorf("%s is in the way of an upgrade and is not one's: move it away", staging)
 		}
 	}
-	if err := os.RemoveAll(staging); err != nil {
+	if err := removeMarked(staging); err != nil {
 		return false, fmt.Errorf("remove a killed upgrade's %s: %w", staging, err)
 	}
 	return true, nil
+}
+
+// removeMarked removes a staging directory, its mark last: os.RemoveAll
+// goes in directory order, and killed after the mark and before the
+// rest it left a directory the next upgrade refused as not an
+// upgrade's.
+func removeMarked(staging string) error {
+	ents, err := os.ReadDir(staging)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() != upgradeMark {
+			if err := os.RemoveAll(filepath.Join(staging, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return os.RemoveAll(staging)
 }
 
 // rewrite writes the new archive of dir to newDir and checks it.

@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// defaultNice is the nice value ingest and compact run at: they are
+// defaultNice is the nice value ingest, compact, prove and upgrade run at: they are
 // batch work of hours that takes every core it is given, and beside them
 // 'blockwarc serve' answered 1 fetch in 100 only after 18-29 ms at
 // equal priority against 7-12 ms with the ingest niced (make

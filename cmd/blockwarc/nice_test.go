@@ -101,6 +101,8 @@ func TestNice(t *testing.T) {
 	want("compact", child("compact", "-tables=false", a, filepath.Join(dir, "d.bwa")), 10)
 	want("prove", child("prove", a, in), 10)
 	want("prove -nice 0", child("prove", "-nice", "0", a, in), self)
+	want("upgrade", child("upgrade", a), 10)
+	want("upgrade -nice 12", child("upgrade", "-nice", "12", a), 12)
 	// Started nicer than -nice: kept.
 	cmd := exec.Command("nice", "-n", "19", os.Args[0], "ingest", "-nice", "5", "-tables=false", filepath.Join(dir, "e.bwa"), in)
 	cmd.Env = append(os.Environ(), niceChildEnv+"=1")

@@ -50,12 +50,18 @@ func runUpgrade(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	workers := fs.Int("workers", runtime.NumCPU(), "`N` URLs modelled and frames compressed in parallel (the new archive is the same for any N)")
 	memFlag := fs.String("mem", ingestflags.DefaultMem, "`SIZE` of memory, as for ingest; it changes how fast, never what is stored")
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
+	nice := fs.Int("nice", defaultNice, niceUsage)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "blockwarc upgrade: want ARCHIVE")
 		fs.Usage()
+		return exitUsage
+	}
+	// An upgrade is an ingest of every input file again: batch work, as
+	// ingest and compact are.
+	if !setNice("upgrade", *nice, stderr) {
 		return exitUsage
 	}
 	dir := fs.Arg(0)
