@@ -88,7 +88,7 @@ func relabelByMainText(res *Result, x *docIndex) {
 		case share == 0 && (b.Label == LabelContent || b.Label == LabelOther || b.Label == LabelRelatedLinks) && f.TextLen <= maxHeadBlock &&
 			b.Node != nil && holdsTopHeading(x.doc, b.Node) && (f.LinkTextRatio < 0.5 && b.Label != LabelRelatedLinks || selfLinkedHeading(x.doc, b.Node, self)):
 			b.Label = LabelTitle
-		case share == 0 && (b.Label == LabelContent || b.Label == LabelTitle) && b.Node != nil && inCommentThread(b.Node):
+		case share == 0 && (b.Label == LabelContent || b.Label == LabelTitle) && b.Node != nil && (inCommentThread(b.Node) || m.nodeInThread(b.Node)):
 			b.Label = LabelOther
 		case share == 0 && b.Label == LabelTitle && m.teaserBlock(b):
 			// A teaser of another page (a linked headline over a short
@@ -116,6 +116,26 @@ func (m *mainExtractor) teaserBlock(b *Block) bool {
 	}
 	i, ok := m.x.index(b.Node)
 	return ok && m.isTeaser(i) && !holdsTopHeading(m.x.doc, b.Node)
+}
+
+// nodeInThread reports whether n is or lies in a comment thread found
+// by its shape (commentThread), or is the heading over one.
+func (m *mainExtractor) nodeInThread(n *Node) bool {
+	i, ok := m.x.index(n)
+	if !ok {
+		return false
+	}
+	if m.inThread(i) {
+		return true
+	}
+	if m.isCommentHeading(i) {
+		for j := m.x.end[i]; j < int32(len(m.x.nodes)); j = m.x.end[j] {
+			if m.x.nodes[j].Kind == ElementNode && !m.x.hidden[j] && m.runes(span{j, m.x.end[j]}) > 0 {
+				return m.commentThread(j)
+			}
+		}
+	}
+	return false
 }
 
 // inCommentThread reports whether n lies inside an element named as a

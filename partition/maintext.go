@@ -156,6 +156,11 @@ type mainExtractor struct {
 	marks     []textMark
 	unl       []int8 // unlikelyFrom's answers: 1 yes, -1 no, 0 not yet
 	titleNode int32
+	// dates, replies and authors are prefix sums over pre-order of the
+	// marks of a comment thread's entries, thread commentThread's
+	// answers (comments.go).
+	dates, replies, authors []int32
+	thread                  []int8
 }
 
 // prefixes fills the comma and list-item prefix sums in one pass, so the
@@ -189,6 +194,7 @@ func (m *mainExtractor) prefixes() {
 			}
 		}
 	}
+	m.threadMarks()
 }
 
 // pruneLabels records the boilerplate blocks of the block tree.
@@ -615,7 +621,7 @@ func (m *mainExtractor) unlikelyFrom(p int32) bool {
 		r = true
 	case "body", "html", "article", "main":
 	default:
-		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) || m.useLabelDrop(p) {
+		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) || m.useLabelDrop(p) || m.commentThread(p) {
 			r = true
 		} else if q, ok := m.parentIndex(p); ok {
 			r = m.unlikelyFrom(q)
@@ -809,7 +815,7 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 			closeSection()
 			head = b.Len()
 		}
-		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.commentThread(j) || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
 			prunedList = true
 		}
 		if isHead {
@@ -887,6 +893,11 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	}
 	if printOnly(nd) {
+		return true
+	}
+	// Readers' comments, however named: a run of dated entries with
+	// reply links, or under a heading that counts them (comments.go).
+	if m.commentThread(i) {
 		return true
 	}
 	if m.outsideCore(i) && (m.teaserList(i) || m.teaserRun(i)) {

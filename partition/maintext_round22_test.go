@@ -1,0 +1,80 @@
+package partition
+
+import (
+	"strings"
+	"testing"
+)
+
+// Issue 35, third round: causes left open by the second round's review,
+// each a made-up page written from the cause, not from a corpus page.
+
+// millArticle is an article body of six paragraphs about a mill.
+func millArticle() string {
+	var b strings.Builder
+	for i := range 6 {
+		b.WriteString("<p>" + prose("The mill "+strings.Repeat("w", i+1), 2, true) + "</p>")
+	}
+	return b.String()
+}
+
+// reader returns the text of reader n's comment: two sentences with
+// commas, as long as a paragraph.
+func reader(n int) string {
+	return "Comment " + strings.Repeat("k", n) + " here: I grew up near that mill, and my father took the grain there every autumn. It is good news, really, that it turns again."
+}
+
+// Cause 1: a comment thread named neither "comment" nor schema.org
+// Comment (a section of "responses", items of class "r"): each item has
+// an avatar, an author, a <time> and a Reply link, under a heading "3
+// Responses". It is not the article.
+func TestMainTextCommentThreadUnnamed(t *testing.T) {
+	item := func(n int) string {
+		return `<li class="r"><div class="r-head"><img class="pic" src="/a/` + strings.Repeat("k", n) + `.png" alt=""><cite>Reader ` + strings.Repeat("K", n) + `</cite> <time datetime="2026-05-0` + string(rune('0'+n)) + `">May ` + string(rune('0'+n)) + `, 2026 at 10:04 am</time></div><p>` + reader(n) + `</p><a class="r-link" href="?replyto=` + string(rune('0'+n)) + `#respond">Reply</a></li>`
+	}
+	thread := `<section class="responses"><h3>3 Responses to “Mill reopens”</h3><ol class="list">` + item(1) + item(2) + item(3) + `</ol></section>`
+	page := `<html><body><div class="wrap"><h1>Mill reopens</h1><div class="body">` + millArticle() + `</div>` + thread + `</div></body></html>`
+	checkMainText(t, page, []string{"Mill reopens", "The mill w entry v", "The mill wwwwww entry vv"}, []string{"Comment k here", "Comment kkk here", "Responses", "Reader K"})
+	checkLabels(t, page, map[string]Label{"Comment kk here": LabelOther, "The mill www entry v": LabelContent})
+}
+
+// Cause 1 without list or heading: the comments are divs one after the
+// other, each with a <time> and a Reply link, in an unnamed wrapper
+// inside the article's body, after its paragraphs.
+func TestMainTextCommentThreadReplyLinks(t *testing.T) {
+	item := func(n int) string {
+		return `<div class="c` + string(rune('0'+n)) + `"><div class="who"><b>Reader ` + strings.Repeat("K", n) + `</b> <time datetime="2026-05-03T10:0` + string(rune('0'+n)) + `">3 May</time></div><div class="said">` + reader(n) + `</div><a class="rl" href="#f">Reply</a></div>`
+	}
+	page := `<html><body><article><h1>Mill reopens</h1><div>` + millArticle() + `<div class="x">` + item(1) + item(2) + item(3) + item(4) + `</div></div></article></body></html>`
+	checkMainText(t, page, []string{"Mill reopens", "The mill w entry v", "The mill wwwwww entry vv"}, []string{"Comment k here", "Comment kkkk here"})
+}
+
+// Cause 1 with only a heading to tell it: "4 Comments" over repeated
+// items each opening with an author line and a date in text ("Ann
+// says: 3 May 2026 at 10:04"), no <time>, no Reply link.
+func TestMainTextCommentThreadHeading(t *testing.T) {
+	item := func(n int) string {
+		return `<div class="item"><p class="who">Reader ` + strings.Repeat("K", n) + ` says:<br>May ` + string(rune('0'+n)) + `, 2026 at 10:04 am</p><p>` + reader(n) + `</p></div>`
+	}
+	page := `<html><body><div class="wrap"><h1>Mill reopens</h1><div class="body">` + millArticle() + `</div><h2>4 Comments</h2><div class="list">` + item(1) + item(2) + item(3) + item(4) + `</div></div></body></html>`
+	checkMainText(t, page, []string{"Mill reopens", "The mill w entry v", "The mill wwwwww entry vv"}, []string{"Comment k here", "Comment kkkk here", "4 Comments"})
+}
+
+// Guards for cause 1: dated entries that are the article's — a timeline
+// of the mill's history (each item a <time> and a paragraph) and a live
+// blog (each entry a <time>, an author's picture and text) — stay.
+func TestMainTextDatedEntriesStay(t *testing.T) {
+	var timeline strings.Builder
+	for i := range 4 {
+		y := string(rune('5'+i)) + "0"
+		timeline.WriteString(`<li><time datetime="18` + y + `">18` + y + `</time> <p>` + prose("The year 18"+y, 1, true) + `</p></li>`)
+	}
+	page := `<html><body><div class="wrap"><h1>Mill reopens</h1><div class="body">` + millArticle() + `<ul>` + timeline.String() + `</ul></div></div></body></html>`
+	checkMainText(t, page, []string{"The mill w entry v", "The year 1850 entry v", "The year 1880 entry v"}, nil)
+
+	var live strings.Builder
+	for i := range 5 {
+		live.WriteString(`<div class="entry-` + string(rune('a'+i)) + `"><time datetime="2026-05-03T1` + string(rune('0'+i)) + `:00">1` + string(rune('0'+i)) + `:00</time><img src="/p/ann.png" alt="Ann"><p>` + prose("Update "+strings.Repeat("u", i+1), 2, true) + `</p></div>`)
+	}
+	page = `<html><body><div class="wrap"><h1>Mill reopens: live</h1><div class="feed">` + live.String() + `</div></div></body></html>`
+	checkMainText(t, page, []string{"Update u entry v", "Update uuuuu entry vv"}, nil)
+}
