@@ -758,18 +758,106 @@ func (m *mainExtractor) hasH1(i int32) bool {
 	return false
 }
 
-// titleBefore returns the text of the last visible h1 before node i.
+// titleBefore returns the text of the last visible h1 before node i
+// that is not the site's logo (logoHeading). A page whose h1 is its
+// logo sets the headline a rank lower: then it is the h2 nearest before
+// i, with no more than a byline's text between them (nearHeading).
 func (m *mainExtractor) titleBefore(i int32) string {
+	logo := false
 	for j := i - 1; j >= 0; j-- {
 		if m.x.nodes[j].Tag == "h1" && !m.x.hidden[j] && m.x.end[j] <= i {
-			t := m.x.spanText(span{j, m.x.end[j]})
-			if t != "" && countWords(t) <= 40 {
-				m.titleNode = j
-				return t
+			if m.logoHeading(j) {
+				logo = true
+				continue
 			}
+			t := m.x.spanText(span{j, m.x.end[j]})
+			if t == "" || countWords(t) > 40 {
+				continue
+			}
+			m.titleNode = j
+			return t
+		}
+	}
+	if logo {
+		if j := m.nearHeading(i, "h2"); j >= 0 {
+			m.titleNode = j
+			return m.x.spanText(span{j, m.x.end[j]})
 		}
 	}
 	return ""
+}
+
+// maxTitleGap bounds the text between a headline and the article's
+// body: a kicker, a byline, a date, not a paragraph.
+const maxTitleGap = 300
+
+// nearHeading returns the last visible heading with tag before node i
+// with under maxTitleGap runes of text between its end and i, or -1.
+func (m *mainExtractor) nearHeading(i int32, tag string) int32 {
+	x := m.x
+	for j := i - 1; j >= 0; j-- {
+		if x.nodes[j].Kind == TextNode && m.runes(span{j, i}) >= maxTitleGap {
+			return -1
+		}
+		if x.nodes[j].Tag == tag && !x.hidden[j] && x.end[j] <= i && m.runes(span{x.end[j], i}) < maxTitleGap {
+			if t := x.spanText(span{j, x.end[j]}); t != "" && countWords(t) <= 40 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// logoHeading reports whether h1 j is the site's logo, not a headline:
+// at most six words, nearly all of them a link to the home page (or an
+// image in such a link). Themes set the site's name as the h1 of every
+// page and the headline one rank lower.
+func (m *mainExtractor) logoHeading(j int32) bool {
+	x := m.x
+	s := span{j, x.end[j]}
+	if countWords(x.spanText(s)) > 6 {
+		return false
+	}
+	if m.runes(s) > 0 && m.linkDensity(s) < 0.8 {
+		return false
+	}
+	home := false
+	for k := j; k < x.end[j]; k++ {
+		if nd := x.nodes[k]; nd.Tag == "a" && !x.hidden[k] {
+			if !homeLink(nd.Attr("href")) {
+				return false
+			}
+			home = true
+		}
+	}
+	return home
+}
+
+// homeLink reports whether href leads to a site's home page: its path,
+// after any scheme and host, is empty, "/", "./" or an index file.
+func homeLink(href string) bool {
+	u := strings.TrimSpace(href)
+	if u == "" {
+		return false
+	}
+	if k := strings.IndexAny(u, "?#"); k >= 0 {
+		u = u[:k]
+	}
+	if k := strings.Index(u, "//"); k >= 0 && !strings.Contains(u[:k], "/") {
+		// "https://host/path" or "//host/path": drop scheme and host
+		rest := u[k+2:]
+		if p := strings.IndexByte(rest, '/'); p >= 0 {
+			u = rest[p:]
+		} else {
+			u = "/"
+		}
+	}
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "."), "/")
+	switch strings.ToLower(u) {
+	case "", "index.html", "index.htm", "index.php":
+		return true
+	}
+	return false
 }
 
 // emit writes the text of node i's subtree minus pruned boilerplate and

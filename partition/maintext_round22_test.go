@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -77,4 +78,52 @@ func TestMainTextDatedEntriesStay(t *testing.T) {
 	}
 	page = `<html><body><div class="wrap"><h1>Mill reopens: live</h1><div class="feed">` + live.String() + `</div></div></body></html>`
 	checkMainText(t, page, []string{"Update u entry v", "Update uuuuu entry vv"}, nil)
+}
+
+// logoPage is an article page whose site name is an h1 in the page's
+// header, a link to the home page; the headline is an h2 above the
+// article's body, with a byline between them, inside the body's
+// wrapper or (outside) beside it.
+func logoPage(logo string, outside bool) string {
+	head := `<h2 class="title">The old mill on the river turns again after forty years</h2><div class="meta">By Ann Miller, 3 May</div>`
+	body := `<div class="post">` + head + `<div class="text-wrap">` + millArticle() + `</div></div>`
+	if outside {
+		body = head + `<div class="post"><div class="text-wrap">` + millArticle() + `</div></div>`
+	}
+	return `<html><body><header class="top">` + logo + `<p class="tag">News from the valley</p></header>` +
+		`<div class="main">` + body + `</div><footer><p>Valley Post, Mill Lane 1.</p></footer></body></html>`
+}
+
+// Cause 2: a logo h1 (the site's name, a link to the home page) above
+// an h2 headline came first as the title; the headline is the heading
+// nearest the main text.
+func TestMainTextLogoH1(t *testing.T) {
+	for name, logo := range map[string]string{
+		"link":  `<h1 class="site"><a href="/">Valley Post</a></h1>`,
+		"image": `<h1><a href="https://valley.example/"><img src="/logo.png" alt="Valley Post"></a></h1>`,
+	} {
+		for _, outside := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/outside=%v", name, outside), func(t *testing.T) {
+				page := logoPage(logo, outside)
+				got := MainText(partitionString(t, page, Options{}))
+				if strings.Contains(got, "Valley Post") {
+					t.Errorf("logo kept in %q", got)
+				}
+				if !strings.HasPrefix(got, "The old mill on the river turns again") {
+					t.Errorf("main text does not open with the headline: %q", got[:min(len(got), 120)])
+				}
+				checkLabels(t, page, map[string]Label{"The old mill on the river turns": LabelTitle})
+			})
+		}
+	}
+}
+
+// Guard for cause 2: an h1 that is the headline, though short and a
+// link (to the article's own address), is still put first.
+func TestMainTextShortH1Headline(t *testing.T) {
+	page := `<html><body><h1><a href="/2026/05/mill-reopens">Mill reopens</a></h1><div class="post"><div class="text-wrap">` + millArticle() + `</div></div></body></html>`
+	got := MainText(partitionString(t, page, Options{}))
+	if !strings.HasPrefix(got, "Mill reopens\n") {
+		t.Errorf("headline not first: %q", got[:min(len(got), 120)])
+	}
 }
