@@ -974,7 +974,8 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	// rest of the story, a "media-body"): a name prunes boxes, not the
 	// text. Regions named as comments or related links hold no such
 	// text, their paragraphs do not vote (unlikely).
-	if w < 0 && m.coreText(i) {
+	own := w < 0 && m.ownParagraph(i)
+	if w < 0 && (own || m.coreText(i)) {
 		w = 0
 	}
 	if w < 0 && (nd.Tag != "p" || strings.Contains(nameOf(nd), "caption")) {
@@ -997,7 +998,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	// A list scores because its items are paragraphs: its tag base
 	// (-3) must not then make it boilerplate; lists are judged by their
 	// links below.
-	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) {
+	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) && !own {
 		return true
 	}
 	if sum(m.commas, s) >= 10 {
@@ -1063,6 +1064,52 @@ func (m *mainExtractor) coreText(i int32) bool {
 	}
 	s := span{i, end[i]}
 	return 3*sum(m.para, s) >= sum(m.para, span{c, end[c]}) && sum(m.para, s) > 0 && m.linkDensity(s) < 0.2
+}
+
+// ownParagraph reports whether element i, inside the run's core, is a
+// wrapper of one of the article's own paragraphs: a <p> holding 80 % of
+// its text, with a sentence end, of a class that two or more other
+// elements of the core holding voting paragraph text carry (<p> or
+// <div>), and no picture and under 20 % links in it. CMSs
+// set a paragraph in a wrapper named for what it may hold (a lead
+// paragraph in a "leafmedia" slot); the name prunes boxes, and the
+// paragraph's class says it is one of the article's.
+func (m *mainExtractor) ownParagraph(i int32) bool {
+	x := m.x
+	c := m.core
+	if i <= c || i >= x.end[c] {
+		return false
+	}
+	s := span{i, x.end[i]}
+	total := m.runes(s)
+	if total == 0 || sum(x.cumImages, s) > 0 || m.linkDensity(s) >= 0.2 {
+		return false
+	}
+	para := int32(-1)
+	for k := i + 1; k < x.end[i]; k++ {
+		if x.nodes[k].Tag == "p" && !x.hidden[k] && 5*m.runes(span{k, x.end[k]}) >= 4*total {
+			para = k
+			break
+		}
+	}
+	if para < 0 {
+		return false
+	}
+	class := strings.TrimSpace(x.nodes[para].Attr("class"))
+	if class == "" || !hasSentenceEnd(x.spanText(span{para, x.end[para]})) {
+		return false
+	}
+	same := 0
+	for k := c + 1; k < x.end[c] && same < 2; k++ {
+		if k == i {
+			k = x.end[i] - 1
+			continue
+		}
+		if nd := x.nodes[k]; nd.Kind == ElementNode && !x.hidden[k] && strings.TrimSpace(nd.Attr("class")) == class && sum(m.para, span{k, x.end[k]}) > 0 {
+			same++
+		}
+	}
+	return same >= 2
 }
 
 // teaserMaxRunes: a teaser (a linked headline and an excerpt) is

@@ -127,3 +127,29 @@ func TestMainTextShortH1Headline(t *testing.T) {
 		t.Errorf("headline not first: %q", got[:min(len(got), 120)])
 	}
 }
+
+// Cause 3 (from the tune half: an article whose first paragraph sits
+// alone in a wrapper named for media): a wrapper is pruned for a
+// boilerplate name, but a paragraph in it of the class the article's
+// own paragraphs (<p> or <div>) carry is the article's, when nothing
+// else is in the wrapper (no picture, no links to speak of).
+func TestMainTextOwnParagraphInNamedWrapper(t *testing.T) {
+	for _, wrap := range []string{"lead-media-slot", "overflow-hidden", "div"} {
+		// the article's other paragraphs are <p>, or <div> of that class
+		tag := "p"
+		if wrap == "div" {
+			wrap, tag = "lead-media-slot", "div"
+		}
+		var rest strings.Builder
+		for i := range 5 {
+			rest.WriteString(`<` + tag + ` class="story-para">` + prose("The mill "+strings.Repeat("w", i+1), 2, true) + `</` + tag + `>`)
+		}
+		page := `<html><body><article><h1>Mill reopens</h1><div class="story-body">` +
+			`<div class="` + wrap + `"><p class="story-para"><cite>Riverside (Valley Post)</cite> The old mill on the river turned again on Monday, and the whole village came out to watch it.</p></div>` +
+			rest.String() +
+			`<div class="newsletter-promo"><p>Sign up for the Valley Post letter, and get the news every morning.</p></div>` +
+			`<div class="media"><img src="/m.jpg" alt=""><p class="story-para">The mill in 1950, as the river ran high.</p></div>` +
+			`</div></article></body></html>`
+		checkMainText(t, page, []string{"The old mill on the river turned again on Monday", "The mill w entry v", "The mill wwwww entry vv"}, []string{"Sign up for the Valley Post", "The mill in 1950"})
+	}
+}
