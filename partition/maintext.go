@@ -929,6 +929,9 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if !strict {
 		return false
 	}
+	if m.tagLine(i) {
+		return true
+	}
 	s := span{i, x.end[i]}
 	w := classWeight(nd)
 	switch nd.Tag {
@@ -1257,6 +1260,65 @@ func (m *mainExtractor) teaserRun(i int32) bool {
 func (m *mainExtractor) linksAway(s span) bool {
 	for j := s.lo; j < s.hi; j++ {
 		if nd := m.x.nodes[j]; nd.Tag == "a" && !strings.HasPrefix(strings.TrimSpace(nd.Attr("href")), "#") {
+			return true
+		}
+	}
+	return false
+}
+
+// tagLine reports whether block element i is a post's taxonomy line
+// ("Filed under: News | Mills", "Tags: …"): under 200 runes, every
+// link in it marked rel=tag or rel=category (the rel-tag microformat
+// WordPress and others write), a label of at most 40 runes before the
+// first, and after it nothing but separators (punctuation, words of up
+// to three letters: "and", "und"). A sentence with a tag link in it
+// ("how <a rel=tag>hibernation</a> starts") is not one.
+func (m *mainExtractor) tagLine(i int32) bool {
+	x := m.x
+	if !breakTags[x.nodes[i].Tag] {
+		return false
+	}
+	s := span{i, x.end[i]}
+	if r := m.runes(s); r == 0 || r >= 200 || sum(x.cumLinks, s) == 0 {
+		return false
+	}
+	links, label := 0, 0
+	for k := i + 1; k < x.end[i]; k++ {
+		if x.hidden[k] {
+			continue
+		}
+		nd := x.nodes[k]
+		switch {
+		case nd.Kind == ElementNode && nd.Tag == "a":
+			if m.runes(span{k, x.end[k]}) > 0 {
+				if !relTag(nd.Attr("rel")) {
+					return false
+				}
+				links++
+			}
+			k = x.end[k] - 1
+		case nd.Kind == TextNode:
+			t := string(x.text[x.textOff[k]:x.textOff[k+1]])
+			if links == 0 {
+				if label += utf8.RuneCountInString(t); label > 40 {
+					return false
+				}
+				continue
+			}
+			for _, w := range strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) {
+				if utf8.RuneCountInString(w) > 3 {
+					return false
+				}
+			}
+		}
+	}
+	return links > 0
+}
+
+// relTag reports whether a link's rel names a tag or a category.
+func relTag(rel string) bool {
+	for _, t := range strings.Fields(strings.ToLower(rel)) {
+		if t == "tag" || t == "category" {
 			return true
 		}
 	}

@@ -153,3 +153,24 @@ func TestMainTextOwnParagraphInNamedWrapper(t *testing.T) {
 		checkMainText(t, page, []string{"The old mill on the river turned again on Monday", "The mill w entry v", "The mill wwwww entry vv"}, []string{"Sign up for the Valley Post", "The mill in 1950"})
 	}
 }
+
+// Cause 4 (from the tune half: a post ending in "Filed under: <a
+// rel="category tag">…</a>"): a short line whose links are all the
+// post's tags or categories (rel=tag, the rel-tag microformat) is its
+// taxonomy, not its text, whatever words label it.
+func TestMainTextTagLine(t *testing.T) {
+	for _, line := range []string{
+		`<p class="info">Filed under: <a href="/c/mills/" rel="category tag">Mills</a> | </p>`,
+		`<div class="x">Abgelegt unter <a href="/t/muehle" rel="tag">Mühle</a>, <a href="/t/fluss" rel="tag">Fluss</a></div>`,
+		`<p><span>Posted in <a href="/c/news" rel="category">News</a></span></p>`,
+	} {
+		page := `<html><body><article><h1>Mill reopens</h1><div class="body">` + millArticle() + line + `</div></article></body></html>`
+		checkMainText(t, page, []string{"The mill w entry v", "The mill wwwwww entry vv"}, []string{"Filed under", "Mills", "Mühle", "News"})
+	}
+	// a sentence that links to a tag page is still the article's, and
+	// so is a tag link inside one
+	page := `<html><body><article><h1>Mill reopens</h1><div class="body">` + millArticle() + `<p>More about the valley's <a href="/t/mills" rel="tag">mills</a> is in our series, which ran all summer, and in the book the village wrote.</p></div></article></body></html>`
+	checkMainText(t, page, []string{"which ran all summer"}, nil)
+	page = `<html><body><article><h1>Mill reopens</h1><div class="body">` + millArticle() + `<p>They studied how <a href="/t/hibernation" rel="tag">hibernation</a> starts.</p></div></article></body></html>`
+	checkMainText(t, page, []string{"They studied how hibernation starts."}, nil)
+}
