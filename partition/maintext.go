@@ -837,8 +837,8 @@ func (m *mainExtractor) logoHeading(j int32) bool {
 // after any scheme and host, is empty, "/", "./" or an index file.
 func homeLink(href string) bool {
 	u := strings.TrimSpace(href)
-	if u == "" {
-		return false
+	if u == "" || u[0] == '#' || strings.Contains(strings.ToLower(u[:min(len(u), 12)]), ":") && !strings.Contains(u, "//") {
+		return false // this page's anchor, javascript:, mailto:
 	}
 	if k := strings.IndexAny(u, "?#"); k >= 0 {
 		u = u[:k]

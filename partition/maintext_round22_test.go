@@ -174,3 +174,16 @@ func TestMainTextTagLine(t *testing.T) {
 	page = `<html><body><article><h1>Mill reopens</h1><div class="body">` + millArticle() + `<p>They studied how <a href="/t/hibernation" rel="tag">hibernation</a> starts.</p></div></article></body></html>`
 	checkMainText(t, page, []string{"They studied how hibernation starts."}, nil)
 }
+
+// homeLink: what leads to a site's home page, for logoHeading.
+func TestHomeLink(t *testing.T) {
+	for href, want := range map[string]bool{
+		"/": true, "": false, "./": true, "index.html": true, "https://valley.example/": true, "https://valley.example": true,
+		"//valley.example/?ref=logo": true, "/2026/05/mill": false, "#": false, "#top": false, "javascript:void(0)": false,
+		"mailto:desk@valley.example": false, "https://valley.example/news/": false,
+	} {
+		if got := homeLink(href); got != want {
+			t.Errorf("homeLink(%q) = %v, want %v", href, got, want)
+		}
+	}
+}
