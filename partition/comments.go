@@ -83,8 +83,9 @@ func (m *mainExtractor) threadMarks() {
 }
 
 // commentThread reports whether element i is a thread of comments: two
-// or more of its child elements are entries holding most of its text,
-// each under threadMaxItemRunes with a date and a reply link; or, under
+// or more of its child elements are entries under threadMaxItemRunes
+// with a date and a reply link, and such entries (short or holding
+// their replies) hold 60 % of its text; or, under
 // a heading that counts or invites comments (before i or its first
 // child), each with a date, an author or a reply link. Memoised.
 func (m *mainExtractor) commentThread(i int32) bool {
@@ -123,16 +124,24 @@ func (m *mainExtractor) isThread(i int32) bool {
 		}
 		s := span{j, x.end[j]}
 		r := m.runes(s)
-		if r == 0 || r > threadMaxItemRunes {
+		if r == 0 {
 			continue
 		}
+		// An entry holding the replies to it (a nested thread) may be
+		// long: it counts for the share, not as one of the two short
+		// entries a thread needs.
+		short := r <= threadMaxItemRunes
 		date, reply, author := sum(m.dates, s) > 0, sum(m.replies, s) > 0, sum(m.authors, s) > 0
 		if date && reply {
-			strong++
+			if short {
+				strong++
+			}
 			inStrong += r
 		}
 		if date || reply || author {
-			weak++
+			if short {
+				weak++
+			}
 			inWeak += r
 		}
 	}

@@ -187,3 +187,18 @@ func TestHomeLink(t *testing.T) {
 		}
 	}
 }
+
+// Cause 1 with nested replies, the thread inside the article's body:
+// an entry holding the replies to it is longer than a comment, and
+// still an entry of the thread.
+func TestMainTextCommentThreadNested(t *testing.T) {
+	item := func(n int, kids string) string {
+		return `<li><span>Reader ` + strings.Repeat("K", n) + `</span> <time>3 May 2026</time><p>` + reader(n) + `</p><a href="#r">Reply</a>` + kids + `</li>`
+	}
+	var kids strings.Builder
+	for k := range 22 {
+		kids.WriteString(item(k+4, ""))
+	}
+	page := `<html><body><div class="wrap"><h1>Mill reopens</h1><div class="body">` + millArticle() + `<ol class="list">` + item(1, "") + item(2, "") + item(3, `<ol>`+kids.String()+`</ol>`) + `</ol></div></div></body></html>`
+	checkMainText(t, page, []string{"Mill reopens", "The mill w entry v"}, []string{"Comment k here", "Comment kkkk here"})
+}
