@@ -155,17 +155,32 @@ func (m *mainExtractor) isThread(i int32) bool {
 		return true
 	}
 	// the heading just before i, among its siblings
-	p, ok := m.parentIndex(i)
-	if !ok {
-		return false
-	}
-	prev := int32(-1)
-	for j := p + 1; j < i && j < x.end[p]; j = x.end[j] {
-		if x.nodes[j].Kind == ElementNode && !x.hidden[j] && m.runes(span{j, x.end[j]}) > 0 {
-			prev = j
-		}
+	prev := m.prevSibling(i)
+	for prev >= 0 && (x.nodes[prev].Kind != ElementNode || x.hidden[prev] || m.runes(span{prev, x.end[prev]}) == 0) {
+		prev = m.prevSibling(prev)
 	}
 	return prev >= 0 && m.isCommentHeading(prev)
+}
+
+// prevSibling returns the sibling node before node i, or -1: the
+// ancestor of node i-1 (the last node before i in pre-order) that is a
+// child of i's parent. It costs the depth, not the number of siblings.
+func (m *mainExtractor) prevSibling(i int32) int32 {
+	p, ok := m.parentIndex(i)
+	if !ok || i-1 == p {
+		return -1
+	}
+	j := i - 1
+	for {
+		q, ok := m.parentIndex(j)
+		if !ok {
+			return -1
+		}
+		if q == p {
+			return j
+		}
+		j = q
+	}
 }
 
 // isCommentHeading reports whether element j is a heading (h1-h6, or an
