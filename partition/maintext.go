@@ -886,7 +886,9 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 	}
 	// A heading over a list of links that was pruned ("More:", "Related
 	// links") goes with it: from the heading to the next one (or the end
-	// of i) a list was pruned and nothing written.
+	// of i) a list was pruned and nothing written. So does a heading
+	// over a pruned comment thread or form ("3 Responses", "Leave a
+	// Reply", "Subscribe").
 	head, headEnd, prunedList := -1, 0, false
 	closeSection := func() {
 		if head >= 0 && prunedList && len(bytes.TrimSpace(b.Bytes()[headEnd:])) == 0 {
@@ -903,7 +905,7 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 			closeSection()
 			head = b.Len()
 		}
-		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.commentThread(j) || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.commentThread(j) || sum(x.cumForms, span{j, x.end[j]}) > 0 || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
 			prunedList = true
 		}
 		if isHead {

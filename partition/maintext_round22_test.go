@@ -206,3 +206,18 @@ func TestMainTextCommentThreadNested(t *testing.T) {
 	page := `<html><body><div class="wrap"><h1>Mill reopens</h1><div class="body">` + millArticle() + `<ol class="list">` + item(1, "") + item(2, "") + item(3, `<ol>`+kids.String()+`</ol>`) + `</ol></div></div></body></html>`
 	checkMainText(t, page, []string{"Mill reopens", "The mill w entry v"}, []string{"Comment k here", "Comment kkkk here"})
 }
+
+// Cause 1's companion: the heading over the form to write a comment
+// ("Leave a Reply") goes with the form, as a heading over a pruned list
+// of links does.
+func TestMainTextReplyFormHeading(t *testing.T) {
+	form := `<form action="/post" method="post"><p><label>Name</label><input name="n"></p><p><textarea name="c"></textarea></p><p><input type="submit" value="Post"></p></form>`
+	for _, end := range []string{
+		`<div class="x"><h3 class="t">Leave a Reply</h3>` + form + `</div>`, // passed before
+		`<h3 class="t">Leave a Reply</h3>` + form,
+		`<h3 class="t">Leave a Reply</h3><div class="f">` + form + `</div>`,
+	} {
+		page := `<html><body><article><h1>Mill reopens</h1><div class="body">` + millArticle() + end + `</div></article></body></html>`
+		checkMainText(t, page, []string{"The mill w entry v", "The mill wwwwww entry vv"}, []string{"Leave a Reply"})
+	}
+}
