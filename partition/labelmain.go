@@ -26,7 +26,9 @@ import (
 //   - a block labelled other or related links of which the extraction
 //     kept nearly all (mainShareContent) and whose text is not mostly
 //     links is a part of the article: content;
-//   - the block holding the h1 the extraction put first (the headline
+//   - a block outside the main text whose h1s are all the site's logo
+//     (a short link to the home page: logoHeading) is other;
+//   - the block holding the heading the extraction put first (the headline
 //     above the article's body) is its title when it is short, and so is
 //     a block outside the main text holding an h1 with at most
 //     maxHeadBlock characters, mostly not links: the article's head (a
@@ -85,10 +87,14 @@ func relabelByMainText(res *Result, x *docIndex) {
 		case m.titleNode >= 0 && s.lo <= m.titleNode && m.titleNode < s.hi && f.TextLen <= maxTitleBlock &&
 			(b.Label == LabelContent || b.Label == LabelOther):
 			b.Label = LabelTitle
+		case share == 0 && (b.Label == LabelTitle || b.Label == LabelContent || b.Label == LabelOther) && m.logoBlock(s):
+			// The site's name set as an h1 (a link home) heads every
+			// page of the site: it is not this page's title.
+			b.Label = LabelOther
 		case share == 0 && (b.Label == LabelContent || b.Label == LabelOther || b.Label == LabelRelatedLinks) && f.TextLen <= maxHeadBlock &&
 			b.Node != nil && holdsTopHeading(x.doc, b.Node) && (f.LinkTextRatio < 0.5 && b.Label != LabelRelatedLinks || selfLinkedHeading(x.doc, b.Node, self)):
 			b.Label = LabelTitle
-		case share == 0 && (b.Label == LabelContent || b.Label == LabelTitle) && b.Node != nil && inCommentThread(b.Node):
+		case share == 0 && (b.Label == LabelContent || b.Label == LabelTitle) && b.Node != nil && (inCommentThread(b.Node) || m.nodeInThread(b.Node)):
 			b.Label = LabelOther
 		case share == 0 && b.Label == LabelTitle && m.teaserBlock(b):
 			// A teaser of another page (a linked headline over a short
@@ -107,6 +113,21 @@ func relabelByMainText(res *Result, x *docIndex) {
 	}
 }
 
+// logoBlock reports whether the nodes s hold an h1 and every h1 among
+// them is the site's logo (logoHeading).
+func (m *mainExtractor) logoBlock(s span) bool {
+	logos := 0
+	for j := s.lo; j < s.hi; j++ {
+		if m.x.nodes[j].Tag == "h1" && !m.x.hidden[j] {
+			if !m.logoHeading(j) {
+				return false
+			}
+			logos++
+		}
+	}
+	return logos > 0
+}
+
 // teaserBlock reports whether block b is a teaser of another page as
 // the extraction defines one (isTeaser), not holding the page's top
 // heading (the article's head, its headline a link to its permalink).
@@ -116,6 +137,26 @@ func (m *mainExtractor) teaserBlock(b *Block) bool {
 	}
 	i, ok := m.x.index(b.Node)
 	return ok && m.isTeaser(i) && !holdsTopHeading(m.x.doc, b.Node)
+}
+
+// nodeInThread reports whether n is or lies in a comment thread found
+// by its shape (commentThread), or is the heading over one.
+func (m *mainExtractor) nodeInThread(n *Node) bool {
+	i, ok := m.x.index(n)
+	if !ok {
+		return false
+	}
+	if m.inThread(i) {
+		return true
+	}
+	if m.isCommentHeading(i) {
+		for j := m.x.end[i]; j < int32(len(m.x.nodes)); j = m.x.end[j] {
+			if m.x.nodes[j].Kind == ElementNode && !m.x.hidden[j] && m.runes(span{j, m.x.end[j]}) > 0 {
+				return m.commentThread(j)
+			}
+		}
+	}
+	return false
 }
 
 // inCommentThread reports whether n lies inside an element named as a

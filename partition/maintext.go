@@ -156,6 +156,11 @@ type mainExtractor struct {
 	marks     []textMark
 	unl       []int8 // unlikelyFrom's answers: 1 yes, -1 no, 0 not yet
 	titleNode int32
+	// dates, replies and authors are prefix sums over pre-order of the
+	// marks of a comment thread's entries, thread commentThread's
+	// answers (comments.go).
+	dates, replies, authors []int32
+	thread                  []int8
 }
 
 // prefixes fills the comma and list-item prefix sums in one pass, so the
@@ -189,6 +194,7 @@ func (m *mainExtractor) prefixes() {
 			}
 		}
 	}
+	m.threadMarks()
 }
 
 // pruneLabels records the boilerplate blocks of the block tree.
@@ -615,7 +621,7 @@ func (m *mainExtractor) unlikelyFrom(p int32) bool {
 		r = true
 	case "body", "html", "article", "main":
 	default:
-		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) || m.useLabelDrop(p) {
+		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) || m.useLabelDrop(p) || m.commentThread(p) {
 			r = true
 		} else if q, ok := m.parentIndex(p); ok {
 			r = m.unlikelyFrom(q)
@@ -752,18 +758,106 @@ func (m *mainExtractor) hasH1(i int32) bool {
 	return false
 }
 
-// titleBefore returns the text of the last visible h1 before node i.
+// titleBefore returns the text of the last visible h1 before node i
+// that is not the site's logo (logoHeading). A page whose h1 is its
+// logo sets the headline a rank lower: then it is the h2 nearest before
+// i, with no more than a byline's text between them (nearHeading).
 func (m *mainExtractor) titleBefore(i int32) string {
+	logo := false
 	for j := i - 1; j >= 0; j-- {
 		if m.x.nodes[j].Tag == "h1" && !m.x.hidden[j] && m.x.end[j] <= i {
-			t := m.x.spanText(span{j, m.x.end[j]})
-			if t != "" && countWords(t) <= 40 {
-				m.titleNode = j
-				return t
+			if m.logoHeading(j) {
+				logo = true
+				continue
 			}
+			t := m.x.spanText(span{j, m.x.end[j]})
+			if t == "" || countWords(t) > 40 {
+				continue
+			}
+			m.titleNode = j
+			return t
+		}
+	}
+	if logo {
+		if j := m.nearHeading(i, "h2"); j >= 0 {
+			m.titleNode = j
+			return m.x.spanText(span{j, m.x.end[j]})
 		}
 	}
 	return ""
+}
+
+// maxTitleGap bounds the text between a headline and the article's
+// body: a kicker, a byline, a date, not a paragraph.
+const maxTitleGap = 300
+
+// nearHeading returns the last visible heading with tag before node i
+// with under maxTitleGap runes of text between its end and i, or -1.
+func (m *mainExtractor) nearHeading(i int32, tag string) int32 {
+	x := m.x
+	for j := i - 1; j >= 0; j-- {
+		if x.nodes[j].Kind == TextNode && m.runes(span{j, i}) >= maxTitleGap {
+			return -1
+		}
+		if x.nodes[j].Tag == tag && !x.hidden[j] && x.end[j] <= i && m.runes(span{x.end[j], i}) < maxTitleGap {
+			if t := x.spanText(span{j, x.end[j]}); t != "" && countWords(t) <= 40 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// logoHeading reports whether h1 j is the site's logo, not a headline:
+// at most six words, nearly all of them a link to the home page (or an
+// image in such a link). Themes set the site's name as the h1 of every
+// page and the headline one rank lower.
+func (m *mainExtractor) logoHeading(j int32) bool {
+	x := m.x
+	s := span{j, x.end[j]}
+	if countWords(x.spanText(s)) > 6 {
+		return false
+	}
+	if m.runes(s) > 0 && m.linkDensity(s) < 0.8 {
+		return false
+	}
+	home := false
+	for k := j; k < x.end[j]; k++ {
+		if nd := x.nodes[k]; nd.Tag == "a" && !x.hidden[k] {
+			if !homeLink(nd.Attr("href")) {
+				return false
+			}
+			home = true
+		}
+	}
+	return home
+}
+
+// homeLink reports whether href leads to a site's home page: its path,
+// after any scheme and host, is empty, "/", "./" or an index file.
+func homeLink(href string) bool {
+	u := strings.TrimSpace(href)
+	if u == "" || u[0] == '#' || strings.Contains(strings.ToLower(u[:min(len(u), 12)]), ":") && !strings.Contains(u, "//") {
+		return false // this page's anchor, javascript:, mailto:
+	}
+	if k := strings.IndexAny(u, "?#"); k >= 0 {
+		u = u[:k]
+	}
+	if k := strings.Index(u, "//"); k >= 0 && !strings.Contains(u[:k], "/") {
+		// "https://host/path" or "//host/path": drop scheme and host
+		rest := u[k+2:]
+		if p := strings.IndexByte(rest, '/'); p >= 0 {
+			u = rest[p:]
+		} else {
+			u = "/"
+		}
+	}
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "."), "/")
+	switch strings.ToLower(u) {
+	case "", "index.html", "index.htm", "index.php":
+		return true
+	}
+	return false
 }
 
 // emit writes the text of node i's subtree minus pruned boilerplate and
@@ -792,7 +886,9 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 	}
 	// A heading over a list of links that was pruned ("More:", "Related
 	// links") goes with it: from the heading to the next one (or the end
-	// of i) a list was pruned and nothing written.
+	// of i) a list was pruned and nothing written. So does a heading
+	// over a pruned comment thread or form ("3 Responses", "Leave a
+	// Reply", "Subscribe").
 	head, headEnd, prunedList := -1, 0, false
 	closeSection := func() {
 		if head >= 0 && prunedList && len(bytes.TrimSpace(b.Bytes()[headEnd:])) == 0 {
@@ -809,7 +905,7 @@ func (m *mainExtractor) emit(b *bytes.Buffer, i int32, strict, useLabels bool, r
 			closeSection()
 			head = b.Len()
 		}
-		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
+		if m.emit(b, j, strict, useLabels, root) && (x.nodes[j].Tag == "ul" || x.nodes[j].Tag == "ol" || m.commentThread(j) || sum(x.cumForms, span{j, x.end[j]}) > 0 || m.outsideCore(j) && (m.teaserList(j) || m.teaserRun(j))) {
 			prunedList = true
 		}
 		if isHead {
@@ -834,6 +930,9 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	}
 	if !strict {
 		return false
+	}
+	if m.tagLine(i) {
+		return true
 	}
 	s := span{i, x.end[i]}
 	w := classWeight(nd)
@@ -880,13 +979,19 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	// rest of the story, a "media-body"): a name prunes boxes, not the
 	// text. Regions named as comments or related links hold no such
 	// text, their paragraphs do not vote (unlikely).
-	if w < 0 && m.coreText(i) {
+	own := w < 0 && m.ownParagraph(i)
+	if w < 0 && (own || m.coreText(i)) {
 		w = 0
 	}
 	if w < 0 && (nd.Tag != "p" || strings.Contains(nameOf(nd), "caption")) {
 		return true
 	}
 	if printOnly(nd) {
+		return true
+	}
+	// Readers' comments, however named: a run of dated entries with
+	// reply links, or under a heading that counts them (comments.go).
+	if m.commentThread(i) {
 		return true
 	}
 	if m.outsideCore(i) && (m.teaserList(i) || m.teaserRun(i)) {
@@ -898,7 +1003,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	// A list scores because its items are paragraphs: its tag base
 	// (-3) must not then make it boilerplate; lists are judged by their
 	// links below.
-	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) {
+	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) && !own {
 		return true
 	}
 	if sum(m.commas, s) >= 10 {
@@ -964,6 +1069,52 @@ func (m *mainExtractor) coreText(i int32) bool {
 	}
 	s := span{i, end[i]}
 	return 3*sum(m.para, s) >= sum(m.para, span{c, end[c]}) && sum(m.para, s) > 0 && m.linkDensity(s) < 0.2
+}
+
+// ownParagraph reports whether element i, inside the run's core, is a
+// wrapper of one of the article's own paragraphs: a <p> holding 80 % of
+// its text, with a sentence end, of a class that two or more other
+// elements of the core holding voting paragraph text carry (<p> or
+// <div>), and no picture and under 20 % links in it. CMSs
+// set a paragraph in a wrapper named for what it may hold (a lead
+// paragraph in a "leafmedia" slot); the name prunes boxes, and the
+// paragraph's class says it is one of the article's.
+func (m *mainExtractor) ownParagraph(i int32) bool {
+	x := m.x
+	c := m.core
+	if i <= c || i >= x.end[c] {
+		return false
+	}
+	s := span{i, x.end[i]}
+	total := m.runes(s)
+	if total == 0 || sum(x.cumImages, s) > 0 || m.linkDensity(s) >= 0.2 {
+		return false
+	}
+	para := int32(-1)
+	for k := i + 1; k < x.end[i]; k++ {
+		if x.nodes[k].Tag == "p" && !x.hidden[k] && 5*m.runes(span{k, x.end[k]}) >= 4*total {
+			para = k
+			break
+		}
+	}
+	if para < 0 {
+		return false
+	}
+	class := strings.TrimSpace(x.nodes[para].Attr("class"))
+	if class == "" || !hasSentenceEnd(x.spanText(span{para, x.end[para]})) {
+		return false
+	}
+	same := 0
+	for k := c + 1; k < x.end[c] && same < 2; k++ {
+		if k == i {
+			k = x.end[i] - 1
+			continue
+		}
+		if nd := x.nodes[k]; nd.Kind == ElementNode && !x.hidden[k] && strings.TrimSpace(nd.Attr("class")) == class && sum(m.para, span{k, x.end[k]}) > 0 {
+			same++
+		}
+	}
+	return same >= 2
 }
 
 // teaserMaxRunes: a teaser (a linked headline and an excerpt) is
@@ -1111,6 +1262,65 @@ func (m *mainExtractor) teaserRun(i int32) bool {
 func (m *mainExtractor) linksAway(s span) bool {
 	for j := s.lo; j < s.hi; j++ {
 		if nd := m.x.nodes[j]; nd.Tag == "a" && !strings.HasPrefix(strings.TrimSpace(nd.Attr("href")), "#") {
+			return true
+		}
+	}
+	return false
+}
+
+// tagLine reports whether block element i is a post's taxonomy line
+// ("Filed under: News | Mills", "Tags: …"): under 200 runes, every
+// link in it marked rel=tag or rel=category (the rel-tag microformat
+// WordPress and others write), a label of at most 40 runes before the
+// first, and after it nothing but separators (punctuation, words of up
+// to three letters: "and", "und"). A sentence with a tag link in it
+// ("how <a rel=tag>hibernation</a> starts") is not one.
+func (m *mainExtractor) tagLine(i int32) bool {
+	x := m.x
+	if !breakTags[x.nodes[i].Tag] {
+		return false
+	}
+	s := span{i, x.end[i]}
+	if r := m.runes(s); r == 0 || r >= 200 || sum(x.cumLinks, s) == 0 {
+		return false
+	}
+	links, label := 0, 0
+	for k := i + 1; k < x.end[i]; k++ {
+		if x.hidden[k] {
+			continue
+		}
+		nd := x.nodes[k]
+		switch {
+		case nd.Kind == ElementNode && nd.Tag == "a":
+			if m.runes(span{k, x.end[k]}) > 0 {
+				if !relTag(nd.Attr("rel")) {
+					return false
+				}
+				links++
+			}
+			k = x.end[k] - 1
+		case nd.Kind == TextNode:
+			t := string(x.text[x.textOff[k]:x.textOff[k+1]])
+			if links == 0 {
+				if label += utf8.RuneCountInString(t); label > 40 {
+					return false
+				}
+				continue
+			}
+			for _, w := range strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) {
+				if utf8.RuneCountInString(w) > 3 {
+					return false
+				}
+			}
+		}
+	}
+	return links > 0
+}
+
+// relTag reports whether a link's rel names a tag or a category.
+func relTag(rel string) bool {
+	for _, t := range strings.Fields(strings.ToLower(rel)) {
+		if t == "tag" || t == "category" {
 			return true
 		}
 	}
