@@ -153,11 +153,19 @@ func CompareCDXJ(a, b []byte) int {
 }
 
 // IndexCDXJ writes the CDXJ index of inputs to w, sorted by urlkey and
-// timestamp: warcio.Walk with opts (Keep set to CDXJKeep) feeding a
-// CDXJIndexer through a CDXJSpool in opts.TempDir. each, when set, sees
-// every entry as it is indexed (walk order, before sorting). It is the
-// index of blockwarc index and of export-wacz.
+// timestamp: warcio.Walk with opts (Keep set to CDXJKeep, and the blocks
+// summarized by the walk's workers, Summarize) feeding a CDXJIndexer
+// through a CDXJSpool in opts.TempDir. each, when set, sees every entry
+// as it is indexed (walk order, before sorting). It is the index of
+// blockwarc index and of export-wacz.
 func IndexCDXJ(ctx context.Context, inputs []string, opts warcio.WalkOptions, w io.Writer, each func(*CDXJEntry) error) (warcio.WalkStats, error) {
+	opts.Summarize = cdxjSummarize // the blocks are read on all workers
+	return indexCDXJ(ctx, inputs, opts, w, each)
+}
+
+// indexCDXJ is IndexCDXJ with opts.Summarize as given: nil summarizes
+// every block in the walk's callback, one at a time (tests compare).
+func indexCDXJ(ctx context.Context, inputs []string, opts warcio.WalkOptions, w io.Writer, each func(*CDXJEntry) error) (warcio.WalkStats, error) {
 	opts.Keep = CDXJKeep
 	sp := &CDXJSpool{TempDir: opts.TempDir}
 	defer sp.Cleanup()
