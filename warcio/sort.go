@@ -30,7 +30,7 @@ type sorter struct {
 
 	// Candidates for URL-agnostic revisits (response and resource records),
 	// written compactly to side, and the targets revisits asked for.
-	side     bytes.Buffer
+	side     sideList
 	sideFile *os.File
 	wanted   map[string]*Origin
 	// notes, when set (Presort), gets the revisit notes of each record

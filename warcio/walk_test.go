@@ -545,3 +545,34 @@ func TestWalkSummarize(t *testing.T) {
 		t.Fatalf("Summarize's error: Walk returned %v", err)
 	}
 }
+
+// TestSideList checks the chunked list of revisit candidates: what is
+// read back is what was written, across chunk ends, and after a reset
+// (the spill) the chunks are reused.
+func TestSideList(t *testing.T) {
+	var l sideList
+	var want bytes.Buffer
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 2; round++ {
+		want.Reset()
+		for want.Len() < 3*sideChunk+100 {
+			p := make([]byte, rng.IntN(3000))
+			for i := range p {
+				p[i] = byte(rng.Uint32())
+			}
+			l.write(p)
+			want.Write(p)
+		}
+		l.write(make([]byte, 2*sideChunk)) // one write over several chunks
+		want.Write(make([]byte, 2*sideChunk))
+		got, err := io.ReadAll(l.reader())
+		if err != nil || !bytes.Equal(got, want.Bytes()) || l.n != want.Len() {
+			t.Fatalf("round %d: read back %d bytes (n %d), wrote %d", round, len(got), l.n, want.Len())
+		}
+		chunks := len(l.chunks)
+		l.reset()
+		if l.n != 0 || len(l.bytes()) != 0 || len(l.chunks) != chunks {
+			t.Fatalf("round %d: after reset n %d, %d chunks in use, %d kept of %d", round, l.n, len(l.bytes()), len(l.chunks), chunks)
+		}
+	}
+}
