@@ -49,6 +49,7 @@ type summary struct {
 	typ, uri, dateRaw, file string
 	offset, length          int64
 	warcCT                  string // joined WARC Content-Type values
+	key                     string // Capture.Key
 	isHTTP                  bool   // an HTTP header was parsed
 	status                  string
 	httpCT                  string // joined HTTP Content-Type values
@@ -82,6 +83,10 @@ type CDXJIndexer struct {
 	emit func(*CDXJEntry) error
 	prev *summary
 	buf  []byte
+	// walkKeys says that every capture's Key is SURT(TargetURI), as
+	// warcio.Walk's are (IndexCDXJ): the urlkey of an entry not built
+	// from a POST is then that, not computed again one at a time.
+	walkKeys bool
 }
 
 // NewCDXJIndexer returns an indexer that passes each entry to emit; the
@@ -139,6 +144,7 @@ func included(s *summary) bool {
 
 func (x *CDXJIndexer) summarize(c *warcio.Capture) (*summary, error) {
 	s := recordSummary(&c.Record)
+	s.key = c.Key
 	if c.Compression == warcio.CompressionNone {
 		// Uncompressed: the record ends with its block, as warcio.js and
 		// pywb count it; the line ends after it are not part of it.
@@ -331,7 +337,11 @@ func (x *CDXJIndexer) index(s, req *summary) error {
 		}
 		keyURL = keyURL + sep + "__wb_method=" + req.method + "&" + query
 	}
-	e.URLKey = warcio.SURT(keyURL)
+	if keyURL == s.uri && x.walkKeys {
+		e.URLKey = s.key
+	} else {
+		e.URLKey = warcio.SURT(keyURL)
+	}
 	if e.URLKey == "" {
 		// No WARC-Target-URI: "-", the CDX mark of a missing value, keeps
 		// the line parseable (warcio.js writes "undefined").

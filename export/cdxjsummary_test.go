@@ -12,8 +12,9 @@ import (
 )
 
 // TestIndexCDXJSummarized checks that summarizing the blocks in the
-// walk's workers (IndexCDXJ) writes the index that summarizing them in
-// the walk's callback writes, byte for byte: at 1 and 2 workers, and
+// walk's workers and taking urlkeys from the walk's keys (IndexCDXJ)
+// writes the index that summarizing and keying each capture in the
+// walk's callback writes, byte for byte: at 1 and 2 workers, and
 // with a memory limit so small that summaries go through sorted runs on
 // disk and the larger blocks stream to runs of their own, unsummarized.
 // The inputs have POST requests (bodies in the summary), revisits, ARC,
@@ -45,7 +46,7 @@ func TestIndexCDXJSummarized(t *testing.T) {
 		if summarize {
 			_, err = IndexCDXJ(context.Background(), inputs, o, &b, nil)
 		} else {
-			_, err = indexCDXJ(context.Background(), inputs, o, &b, nil)
+			_, err = indexCDXJ(context.Background(), inputs, o, &b, nil, false)
 		}
 		if err != nil {
 			t.Fatalf("summarize %v, %+v: %v", summarize, o, err)
