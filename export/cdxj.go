@@ -170,7 +170,7 @@ func indexCDXJ(ctx context.Context, inputs []string, opts warcio.WalkOptions, w 
 	opts.Keep = CDXJKeep
 	opts.Summarize = nil
 	if fast {
-		opts.Summarize = cdxjSummarize // the blocks are read on all workers
+		opts.Summarize = cdxjSummarize() // the blocks are read on all workers
 	}
 	sp := &CDXJSpool{TempDir: opts.TempDir}
 	defer sp.Cleanup()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/blockwarc/blockwarc/warcio"
 )
@@ -156,7 +157,7 @@ func (x *CDXJIndexer) summarize(c *warcio.Capture) (*summary, error) {
 		}
 		return s, nil
 	}
-	if err := s.readBlock(&c.Record, x.buf[:0]); err != nil {
+	if err := s.readBlock(&c.Record, x.buf[:0], nil); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -173,27 +174,43 @@ func recordSummary(rec *warcio.Record) *summary {
 	}
 }
 
-// cdxjSummarize is the warcio.WalkOptions.Summarize of an index: the part
-// of the summary read from the block (HTTP header, request body, computed
-// digest), encoded by appendBlock, worked out by the walk's workers.
-func cdxjSummarize(rec *warcio.Record, block []byte) ([]byte, error) {
+// cdxjSummarize returns the warcio.WalkOptions.Summarize of an index: the
+// part of the summary read from the block (HTTP header, request body,
+// computed digest), encoded by appendBlock, worked out by the walk's
+// workers, each lent an HTTPReader by the pool.
+func cdxjSummarize() func(rec *warcio.Record, block []byte) ([]byte, error) {
+	pool := sync.Pool{New: func() any { return new(warcio.HTTPReader) }}
+	return func(rec *warcio.Record, block []byte) ([]byte, error) {
+		hr := pool.Get().(*warcio.HTTPReader)
+		defer pool.Put(hr)
+		return summarizeBlock(rec, block, hr)
+	}
+}
+
+func summarizeBlock(rec *warcio.Record, block []byte, hr *warcio.HTTPReader) ([]byte, error) {
 	r := *rec
 	r.Body = bytes.NewReader(block)
 	s := recordSummary(&r)
 	var buf [sha1.Size]byte
-	if err := s.readBlock(&r, buf[:0]); err != nil {
+	if err := s.readBlock(&r, buf[:0], hr); err != nil {
 		return nil, err
 	}
 	return s.appendBlock(make([]byte, 0, 64+len(s.status)+len(s.httpCT)+len(s.digest)+len(s.method)+len(s.body))), nil
 }
 
 // readBlock fills in the fields of s that come from the block rec.Body
-// reads; buf is room for a SHA-1.
-func (s *summary) readBlock(rec *warcio.Record, buf []byte) error {
+// reads; buf is room for a SHA-1; hr, when set, reads the HTTP header.
+func (s *summary) readBlock(rec *warcio.Record, buf []byte, hr *warcio.HTTPReader) error {
 	var payload io.Reader = rec.Body
 	switch {
 	case rec.Type == "response" || rec.Type == "request" || (rec.Type == "revisit" && rec.ContentLen > 0):
-		m, err := rec.HTTP()
+		var m *warcio.HTTPMessage
+		var err error
+		if hr != nil {
+			m, err = hr.Record(rec)
+		} else {
+			m, err = rec.HTTP()
+		}
 		if err != nil {
 			// Not HTTP (dns: responses, a truncated header): no status, no
 			// HTTP mime; the block is the payload.
