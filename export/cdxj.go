@@ -153,12 +153,25 @@ func CompareCDXJ(a, b []byte) int {
 }
 
 // IndexCDXJ writes the CDXJ index of inputs to w, sorted by urlkey and
-// timestamp: warcio.Walk with opts (Keep set to CDXJKeep) feeding a
-// CDXJIndexer through a CDXJSpool in opts.TempDir. each, when set, sees
-// every entry as it is indexed (walk order, before sorting). It is the
-// index of blockwarc index and of export-wacz.
+// timestamp: warcio.Walk with opts (Keep set to CDXJKeep, and the blocks
+// summarized by the walk's workers, Summarize) feeding a CDXJIndexer,
+// which takes the urlkeys of most entries from the walk's keys,
+// through a CDXJSpool in opts.TempDir. each, when set, sees every entry
+// as it is indexed (walk order, before sorting). It is the index of
+// blockwarc index and of export-wacz.
 func IndexCDXJ(ctx context.Context, inputs []string, opts warcio.WalkOptions, w io.Writer, each func(*CDXJEntry) error) (warcio.WalkStats, error) {
+	return indexCDXJ(ctx, inputs, opts, w, each, true)
+}
+
+// indexCDXJ is IndexCDXJ; with fast false, every capture is summarized
+// and its urlkey computed in the walk's callback, one at a time, as a
+// CDXJIndexer of any captures does (tests compare).
+func indexCDXJ(ctx context.Context, inputs []string, opts warcio.WalkOptions, w io.Writer, each func(*CDXJEntry) error, fast bool) (warcio.WalkStats, error) {
 	opts.Keep = CDXJKeep
+	opts.Summarize = nil
+	if fast {
+		opts.Summarize = cdxjSummarize() // the blocks are read on all workers
+	}
 	sp := &CDXJSpool{TempDir: opts.TempDir}
 	defer sp.Cleanup()
 	var line []byte
@@ -176,6 +189,7 @@ func IndexCDXJ(ctx context.Context, inputs []string, opts warcio.WalkOptions, w 
 		sp.Late(line)
 		return nil
 	})
+	ix.walkKeys = fast
 	st, err := warcio.Walk(ctx, inputs, opts, func(c *warcio.Capture) error {
 		if c.Key != curKey {
 			if err := ix.Flush(); err != nil {

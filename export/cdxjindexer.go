@@ -1,14 +1,17 @@
 package export
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/blockwarc/blockwarc/warcio"
 )
@@ -47,6 +50,7 @@ type summary struct {
 	typ, uri, dateRaw, file string
 	offset, length          int64
 	warcCT                  string // joined WARC Content-Type values
+	key                     string // Capture.Key
 	isHTTP                  bool   // an HTTP header was parsed
 	status                  string
 	httpCT                  string // joined HTTP Content-Type values
@@ -80,6 +84,10 @@ type CDXJIndexer struct {
 	emit func(*CDXJEntry) error
 	prev *summary
 	buf  []byte
+	// walkKeys says that every capture's Key is SURT(TargetURI), as
+	// warcio.Walk's are (IndexCDXJ): the urlkey of an entry not built
+	// from a POST is then that, not computed again one at a time.
+	walkKeys bool
 }
 
 // NewCDXJIndexer returns an indexer that passes each entry to emit; the
@@ -136,27 +144,79 @@ func included(s *summary) bool {
 }
 
 func (x *CDXJIndexer) summarize(c *warcio.Capture) (*summary, error) {
-	s := &summary{
-		typ: c.Type, uri: c.TargetURI, dateRaw: c.DateRaw, file: c.File,
-		offset: c.Offset, length: c.Length,
-		warcCT: strings.Join(c.Header.Values("Content-Type"), ", "),
-	}
+	s := recordSummary(&c.Record)
+	s.key = c.Key
 	if c.Compression == warcio.CompressionNone {
 		// Uncompressed: the record ends with its block, as warcio.js and
 		// pywb count it; the line ends after it are not part of it.
 		s.length -= int64(len(c.Trailer))
 	}
-	s.digest = declaredDigest(c.Header)
-	var payload io.Reader = c.Body
+	if c.Summary != nil {
+		if !s.decodeBlock(c.Summary) {
+			return nil, fmt.Errorf("index %s at %d: bad block summary", c.File, c.Offset)
+		}
+		return s, nil
+	}
+	if err := s.readBlock(&c.Record, x.buf[:0], nil); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// recordSummary is the part of a summary that comes from the record's
+// WARC header, without the block.
+func recordSummary(rec *warcio.Record) *summary {
+	return &summary{
+		typ: rec.Type, uri: rec.TargetURI, dateRaw: rec.DateRaw, file: rec.File,
+		offset: rec.Offset, length: rec.Length,
+		warcCT: strings.Join(rec.Header.Values("Content-Type"), ", "),
+		digest: declaredDigest(rec.Header),
+	}
+}
+
+// cdxjSummarize returns the warcio.WalkOptions.Summarize of an index: the
+// part of the summary read from the block (HTTP header, request body,
+// computed digest), encoded by appendBlock, worked out by the walk's
+// workers, each lent an HTTPReader by the pool.
+func cdxjSummarize() func(rec *warcio.Record, block []byte) ([]byte, error) {
+	pool := sync.Pool{New: func() any { return new(warcio.HTTPReader) }}
+	return func(rec *warcio.Record, block []byte) ([]byte, error) {
+		hr := pool.Get().(*warcio.HTTPReader)
+		defer pool.Put(hr)
+		return summarizeBlock(rec, block, hr)
+	}
+}
+
+func summarizeBlock(rec *warcio.Record, block []byte, hr *warcio.HTTPReader) ([]byte, error) {
+	r := *rec
+	r.Body = bytes.NewReader(block)
+	s := recordSummary(&r)
+	var buf [sha1.Size]byte
+	if err := s.readBlock(&r, buf[:0], hr); err != nil {
+		return nil, err
+	}
+	return s.appendBlock(make([]byte, 0, 64+len(s.status)+len(s.httpCT)+len(s.digest)+len(s.method)+len(s.body))), nil
+}
+
+// readBlock fills in the fields of s that come from the block rec.Body
+// reads; buf is room for a SHA-1; hr, when set, reads the HTTP header.
+func (s *summary) readBlock(rec *warcio.Record, buf []byte, hr *warcio.HTTPReader) error {
+	var payload io.Reader = rec.Body
 	switch {
-	case c.Type == "response" || c.Type == "request" || (c.Type == "revisit" && c.ContentLen > 0):
-		m, err := c.HTTP()
+	case rec.Type == "response" || rec.Type == "request" || (rec.Type == "revisit" && rec.ContentLen > 0):
+		var m *warcio.HTTPMessage
+		var err error
+		if hr != nil {
+			m, err = hr.Record(rec)
+		} else {
+			m, err = rec.HTTP()
+		}
 		if err != nil {
 			// Not HTTP (dns: responses, a truncated header): no status, no
 			// HTTP mime; the block is the payload.
 			var he *warcio.HTTPError
 			if !errors.As(err, &he) {
-				return nil, fmt.Errorf("index %s at %d: %w", c.File, c.Offset, err)
+				return fmt.Errorf("index %s at %d: %w", rec.File, rec.Offset, err)
 			}
 			if he.Input != nil {
 				payload = he.Input
@@ -166,7 +226,7 @@ func (x *CDXJIndexer) summarize(c *warcio.Capture) (*summary, error) {
 		s.isHTTP = true
 		s.httpCT = strings.Join(m.Header.Values("Content-Type"), ", ")
 		payload = m.Payload
-		if c.Type == "request" {
+		if rec.Type == "request" {
 			// warcio.js takes the first word of the start line as the
 			// method, whatever it is ("HTTP/1.1" for a response stored as
 			// a request).
@@ -177,22 +237,81 @@ func (x *CDXJIndexer) summarize(c *warcio.Capture) (*summary, error) {
 			if s.method != "GET" {
 				b, err := io.ReadAll(io.LimitReader(m.Payload, maxRequestBody))
 				if err != nil && !isFormat(err) {
-					return nil, fmt.Errorf("index %s at %d: read request body: %w", c.File, c.Offset, err)
+					return fmt.Errorf("index %s at %d: read request body: %w", rec.File, rec.Offset, err)
 				}
 				s.body = b
 			}
-			return s, nil
+			return nil
 		}
 		s.status = strconv.Itoa(m.StatusCode)
 	}
-	if s.digest == "" && c.Type != "revisit" && c.Type != "request" && payload != nil && included(s) {
+	if s.digest == "" && rec.Type != "revisit" && rec.Type != "request" && payload != nil && included(s) {
 		h := sha1.New()
 		if _, err := io.Copy(h, payload); err != nil && !isFormat(err) {
-			return nil, fmt.Errorf("index %s at %d: digest payload: %w", c.File, c.Offset, err)
+			return fmt.Errorf("index %s at %d: digest payload: %w", rec.File, rec.Offset, err)
 		}
-		s.digest = base32.StdEncoding.EncodeToString(h.Sum(x.buf[:0]))
+		s.digest = base32.StdEncoding.EncodeToString(h.Sum(buf))
 	}
-	return s, nil
+	return nil
+}
+
+// appendBlock encodes the fields readBlock fills in: a flags byte (1: an
+// HTTP header was parsed, 2: a request body is kept), then status,
+// httpCT, digest, method and body, each as uvarint length and bytes.
+func (s *summary) appendBlock(b []byte) []byte {
+	var flags byte
+	if s.isHTTP {
+		flags |= 1
+	}
+	if s.body != nil {
+		flags |= 2
+	}
+	b = append(b, flags)
+	for _, f := range []string{s.status, s.httpCT, s.digest, s.method} {
+		b = binary.AppendUvarint(b, uint64(len(f)))
+		b = append(b, f...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.body)))
+	return append(b, s.body...)
+}
+
+// decodeBlock sets the fields appendBlock encoded in b; false when b is
+// not such an encoding.
+func (s *summary) decodeBlock(b []byte) bool {
+	if len(b) == 0 || b[0] > 3 {
+		return false
+	}
+	flags := b[0]
+	b = b[1:]
+	next := func() ([]byte, bool) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return nil, false
+		}
+		f := b[k : k+int(n)]
+		b = b[k+int(n):]
+		return f, true
+	}
+	var f [5][]byte
+	for i := range f {
+		var ok bool
+		if f[i], ok = next(); !ok {
+			return false
+		}
+	}
+	if len(b) != 0 {
+		return false
+	}
+	s.isHTTP = flags&1 != 0
+	s.status, s.httpCT, s.method = string(f[0]), string(f[1]), string(f[3])
+	s.digest = string(f[2]) // the declared one, or the one computed
+	if flags&2 != 0 {
+		s.body = bytes.Clone(f[4])
+		if s.body == nil {
+			s.body = []byte{}
+		}
+	}
+	return true
 }
 
 func isFormat(err error) bool {
@@ -235,7 +354,11 @@ func (x *CDXJIndexer) index(s, req *summary) error {
 		}
 		keyURL = keyURL + sep + "__wb_method=" + req.method + "&" + query
 	}
-	e.URLKey = warcio.SURT(keyURL)
+	if keyURL == s.uri && x.walkKeys {
+		e.URLKey = s.key
+	} else {
+		e.URLKey = warcio.SURT(keyURL)
+	}
 	if e.URLKey == "" {
 		// No WARC-Target-URI: "-", the CDX mark of a missing value, keeps
 		// the line parseable (warcio.js writes "undefined").

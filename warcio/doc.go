@@ -75,7 +75,9 @@
 //
 // ReadHTTP (or Record.HTTP) parses the HTTP header at the start of an
 // application/http block and leaves the entity streaming in
-// HTTPMessage.Payload, exactly as stored. The entity has three views:
+// HTTPMessage.Payload, exactly as stored; an HTTPReader does the same
+// with buffers it reuses from one header to the next. The entity has
+// three views:
 //
 //   - as stored: HTTPMessage.Payload;
 //   - de-chunked: NewDechunker(payload), when Transfer-Encoding says chunked

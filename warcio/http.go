@@ -106,15 +106,60 @@ type HTTPMessage struct {
 // are rewritten). A block whose first line is neither a status line nor a
 // request line fails with ErrNotHTTP.
 func ReadHTTP(r io.Reader, maxHeader int) (*HTTPMessage, error) {
+	return readHTTP(r, maxHeader, nil)
+}
+
+// HTTPReader reads HTTP headers as ReadHTTP and Record.HTTP do, reusing
+// its buffers from one call to the next: what a call returns (the
+// message's Raw, its fields' Raw and its Payload, an HTTPError's Input)
+// is valid only until the next call. The zero value is ready to use, by
+// one goroutine at a time.
+type HTTPReader struct {
+	br     *bufio.Reader
+	raw    []byte
+	starts []int
+}
+
+// maxReusedHeader bounds the header buffer an HTTPReader keeps.
+const maxReusedHeader = 16 << 10
+
+// Read is ReadHTTP(r, maxHeader) with h's buffers.
+func (h *HTTPReader) Read(r io.Reader, maxHeader int) (*HTTPMessage, error) {
+	return readHTTP(r, maxHeader, h)
+}
+
+// Record is rec.HTTP() with h's buffers.
+func (h *HTTPReader) Record(rec *Record) (*HTTPMessage, error) { return rec.http(h) }
+
+func readHTTP(r io.Reader, maxHeader int, h *HTTPReader) (*HTTPMessage, error) {
 	if maxHeader <= 0 {
 		maxHeader = DefaultMaxHTTPHeader
 	}
 	// A small buffer: header lines are short and longer ones are appended
 	// piecewise; the payload's large reads bypass the buffer anyway. This
-	// buffer is allocated per record, so its size shows in index speed.
-	br := bufio.NewReaderSize(r, 1024)
-	raw := make([]byte, 0, 1024)
-	var lineStarts []int // start of every line in raw, for the fields
+	// buffer is allocated per record unless h lends it, so its size
+	// shows in index speed.
+	var (
+		br         *bufio.Reader
+		raw        []byte
+		lineStarts []int // start of every line in raw, for the fields
+	)
+	if h == nil {
+		br = bufio.NewReaderSize(r, 1024)
+		raw = make([]byte, 0, 1024)
+	} else {
+		if h.br == nil {
+			h.br, h.raw = bufio.NewReaderSize(r, 1024), make([]byte, 0, 1024)
+		}
+		h.br.Reset(r)
+		br, raw, lineStarts = h.br, h.raw[:0], h.starts[:0]
+		defer func() {
+			if cap(raw) <= maxReusedHeader {
+				h.raw = raw
+			}
+			h.starts = lineStarts
+		}()
+	}
 	truncated := false
 	fail := func(pos int, msg string, err error) (*HTTPMessage, error) {
 		return nil, &HTTPError{Pos: int64(pos), Msg: msg, Err: err,
@@ -406,7 +451,9 @@ func httpCodings(h Header, name string) []string {
 // block is application/http (and ARC records of http(s) URLs); other
 // records fail with ErrNotHTTP without reading the body. Errors are
 // *HTTPError carrying rec.File and rec.Offset.
-func (rec *Record) HTTP() (*HTTPMessage, error) {
+func (rec *Record) HTTP() (*HTTPMessage, error) { return rec.http(nil) }
+
+func (rec *Record) http(h *HTTPReader) (*HTTPMessage, error) {
 	if !rec.holdsHTTP() {
 		return nil, &HTTPError{File: rec.File, Offset: rec.Offset, Err: ErrNotHTTP,
 			Msg: fmt.Sprintf("%s record with Content-Type %q", rec.Type, rec.Header.Get("Content-Type"))}
@@ -414,7 +461,7 @@ func (rec *Record) HTTP() (*HTTPMessage, error) {
 	if rec.Body == nil {
 		return nil, &HTTPError{File: rec.File, Offset: rec.Offset, Err: ErrEmptyHTTP}
 	}
-	m, err := ReadHTTP(rec.Body, DefaultMaxHTTPHeader)
+	m, err := readHTTP(rec.Body, DefaultMaxHTTPHeader, h)
 	if err != nil {
 		var he *HTTPError
 		if errors.As(err, &he) {

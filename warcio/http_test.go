@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -640,4 +641,61 @@ func ExampleReadHTTP() {
 	// 200 text/javascript true [gzip]
 	// true true
 	// [gzip] true windows-1252 false
+}
+
+// TestHTTPReaderReuse reads blocks one after the other with one
+// HTTPReader (so that whatever a call leaves in its buffers meets the
+// next) and checks each result against ReadHTTP's: message, fields,
+// payload bytes, or error and its Input; and the same for Record.
+func TestHTTPReaderReuse(t *testing.T) {
+	var blocks [][]byte
+	for _, b := range httpTestdata(t) {
+		blocks = append(blocks, b)
+	}
+	slices.SortFunc(blocks, bytes.Compare) // a fixed order
+	blocks = append(blocks,
+		[]byte("HTTP/1.0 302 \r\r\nLocation: http://www.iana.org/badst\r\r\nContent-Length: 0\r\r\n\r\r\n"),
+		[]byte("HTTP/1.0 200 OK\r\nServer: blah.com\r\nX-Somthing: \xff\xff\xff\r\n\r\na\r\n\r\n"),
+		[]byte("HTTP/1.1 200 OK\nA: b\n c\n\n"),
+		[]byte("GET / HTTP/1.1\r\n\r\n"),
+		[]byte("not http at all\r\n\r\n"),
+		[]byte(""),
+		[]byte("HTTP/1.1 200 OK\r\nX: "+strings.Repeat("y", 20<<10)+"\r\n\r\nbody"), // grows raw past what is kept
+		[]byte("HTTP/1.1 404 Not Found\r\nA: b\r\n"),                                // truncated
+	)
+	describe := func(m *HTTPMessage, err error) string {
+		if err != nil {
+			var in []byte
+			var he *HTTPError
+			if errors.As(err, &he) && he.Input != nil {
+				in, _ = io.ReadAll(he.Input)
+			}
+			return fmt.Sprintf("error %v, input %q", err, in)
+		}
+		payload, perr := io.ReadAll(m.Payload)
+		return fmt.Sprintf("%q %v %q %d %q %q %q %q %v payload %q %v", m.Raw, m.Request, m.Proto, m.StatusCode, m.Reason,
+			m.Method, m.RequestURI, m.Header, m.Truncated, payload, perr)
+	}
+	var hr HTTPReader
+	for _, limit := range []int{0, 512} {
+		for i, b := range blocks {
+			want := describe(ReadHTTP(bytes.NewReader(b), limit))
+			if got := describe(hr.Read(bytes.NewReader(b), limit)); got != want {
+				t.Fatalf("limit %d, block %d: HTTPReader.Read gave\n%s\nReadHTTP\n%s", limit, i, got, want)
+			}
+		}
+	}
+	for i, b := range blocks {
+		rec := &Record{Type: "response", TargetURI: "http://example.com/", File: "f", Offset: int64(i),
+			Header: Header{{Name: "Content-Type", Value: "application/http; msgtype=response"}}}
+		rec.Body = bytes.NewReader(b)
+		want := describe(rec.HTTP())
+		rec.Body = bytes.NewReader(b)
+		if got := describe(hr.Record(rec)); got != want {
+			t.Fatalf("block %d: HTTPReader.Record gave\n%s\nRecord.HTTP\n%s", i, got, want)
+		}
+	}
+	if cap(hr.raw) > maxReusedHeader {
+		t.Fatalf("the reader keeps a header buffer of %d bytes", cap(hr.raw))
+	}
 }

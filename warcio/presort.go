@@ -112,7 +112,7 @@ func Presort(ctx context.Context, file string, o PresortOptions) (Part, error) {
 		OnFile: func(fs FileStream) { p.Stream = fs }}
 	wo.Reader.StreamDigest = true
 	var rd *Reader
-	p.StoredBytes, p.Skipped, p.Dropped, err = s.readInput(ctx, file, wo, func(int64) {}, &rd, &slab{})
+	p.StoredBytes, p.Skipped, p.Dropped, err = s.readInput(ctx, file, wo, func(int64) {}, &rd, &slab{}, new([]byte))
 	if err != nil {
 		return p, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Policy says what a Reader does with malformed input.
@@ -635,7 +636,7 @@ func parseWARCHeader(rec *Record) bool {
 		rest = end
 	}
 	for _, f := range rec.Header {
-		switch strings.ToLower(f.Name) {
+		switch lowerFieldName(f.Name) {
 		case "warc-type":
 			rec.Type = f.Value
 		case "warc-target-uri":
@@ -660,6 +661,38 @@ func parseWARCHeader(rec *Record) bool {
 		}
 	}
 	return true
+}
+
+// recordFields are the field names parseWARCHeader sets Record fields
+// from, lower-cased.
+var recordFields = [...]string{"warc-type", "warc-target-uri", "warc-date", "warc-record-id",
+	"warc-profile", "warc-refers-to", "warc-refers-to-target-uri", "warc-refers-to-date"}
+
+// lowerFieldName is strings.ToLower(name) for the names in recordFields
+// and for names that are not ASCII; for the other ASCII names it returns
+// "", matching none of them. It spares the allocation ToLower makes for
+// almost every field of every record.
+func lowerFieldName(name string) string {
+	var b [32]byte
+	if len(name) > len(b) {
+		return strings.ToLower(name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			return strings.ToLower(name)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	for _, k := range recordFields {
+		if string(b[:len(name)]) == k {
+			return k
+		}
+	}
+	return ""
 }
 
 // newBody attaches the block reader to a record whose header was consumed.

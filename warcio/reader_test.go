@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -1031,5 +1032,27 @@ func TestBoundedBuffers(t *testing.T) {
 		if !strings.HasPrefix(name, "arc") && (last == nil || last.RecordID != "<urn:z>") {
 			t.Errorf("%s: the record after the damage was lost", name)
 		}
+	}
+}
+
+// TestLowerFieldName checks lowerFieldName against strings.ToLower for
+// what parseWARCHeader's switch tells apart: the names it knows in any
+// case, other names, non-ASCII look-alikes (the Kelvin sign lower-cases
+// to k, the long s does not fold to s) and a name longer than its buffer.
+func TestLowerFieldName(t *testing.T) {
+	known := func(s string) bool { return slices.Contains(recordFields[:], s) }
+	names := []string{"", "WARC-Type", "warc-type", "WARC-TYPE", "WaRc-TaRgEt-UrI", "WARC-Date", "WARC-Record-ID",
+		"WARC-Profile", "WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date", "Content-Type",
+		"WARC-Payload-Digest", "WARC-Type ", "WARC-Typ", "WAR\u212aC-Type", "WARC-Refer\u017f-To", "WARC-\u212aype",
+		"WARC-Refers-To-Target-URI-And-Then-Some", strings.Repeat("x", 40)}
+	for _, n := range names {
+		want := strings.ToLower(n)
+		got := lowerFieldName(n)
+		if known(want) != known(got) || (known(want) && got != want) {
+			t.Errorf("lowerFieldName(%q) = %q, strings.ToLower %q", n, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { lowerFieldName("WARC-Target-URI"); lowerFieldName("Content-Length") }); n != 0 {
+		t.Errorf("%v allocations for ASCII names", n)
 	}
 }

@@ -30,7 +30,7 @@ type sorter struct {
 
 	// Candidates for URL-agnostic revisits (response and resource records),
 	// written compactly to side, and the targets revisits asked for.
-	side     bytes.Buffer
+	side     sideList
 	sideFile *os.File
 	wanted   map[string]*Origin
 	// notes, when set (Presort), gets the revisit notes of each record
@@ -60,6 +60,10 @@ func (c *storedCounter) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// maxScratch bounds the buffer a walk worker keeps to read the blocks it
+// summarizes: one larger is dropped after its block.
+const maxScratch = 1 << 20
 
 // readAll reads the inputs with opts.Workers goroutines; the first error
 // stops the others.
@@ -95,10 +99,11 @@ func (s *sorter) readAll(ctx context.Context, files []string, opts *WalkOptions,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var rd *Reader // one per worker: Reset reuses its buffers and decoders across files
-			var sl slab    // and the memory of blocks across files
+			var rd *Reader     // one per worker: Reset reuses its buffers and decoders across files
+			var sl slab        // and the memory of blocks across files
+			var scratch []byte // blocks to summarize (WalkOptions.Summarize)
 			for name := range jobs {
-				n, skipped, dropped, err := s.readInput(ctx, name, opts, progress, &rd, &sl)
+				n, skipped, dropped, err := s.readInput(ctx, name, opts, progress, &rd, &sl, &scratch)
 				s.mu.Lock()
 				st.Files++
 				st.StoredBytes += n
@@ -135,7 +140,7 @@ feed:
 // readInput reads one input into the sorter and returns the stored bytes
 // it read, the records its reader skipped and the bytes of damaged
 // compressed members it dropped.
-func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, progress func(int64), reuse **Reader, sl *slab) (stored, skipped, dropped int64, err error) {
+func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, progress func(int64), reuse **Reader, sl *slab, scratch *[]byte) (stored, skipped, dropped int64, err error) {
 	var src io.Reader
 	if name == "-" {
 		if opts.Stdin == nil {
@@ -240,9 +245,17 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 		case keep == KeepHTTPHeader:
 			it.body, berr = readHTTPHeader(rec.Body, rec.ContentLen)
 			it.bodyLen = int64(len(it.body))
+		case opts.Summarize != nil && keep >= 0 && keep < rec.ContentLen:
+			*scratch, berr = readBlockInto(io.LimitReader(rec.Body, keep), (*scratch)[:0])
+			it.body = *scratch
 		case keep >= 0 && keep < rec.ContentLen:
 			it.body, berr = sl.readBlock(io.LimitReader(rec.Body, keep), keep)
 			it.bodyLen = int64(len(it.body))
+		case opts.Summarize != nil && rec.ContentLen <= s.bigRecord():
+			// The block is summarized at once: read into the worker's
+			// scratch buffer, not the slab that holds blocks for the sort.
+			*scratch, berr = readBlockInto(rec.Body, (*scratch)[:0])
+			it.body = *scratch
 		case rec.ContentLen > s.bigRecord():
 			w, err := newRunWriter(s.dir)
 			if err != nil {
@@ -256,6 +269,19 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 		}
 		if berr != nil && !isFormatErr(berr) {
 			return fail(fmt.Errorf("read %s: record at %d: %w", name, rec.Offset, berr))
+		}
+		if opts.Summarize != nil && pendingRun == nil {
+			sum, err := opts.Summarize(rec, it.body)
+			if err != nil {
+				return fail(err)
+			}
+			if sum == nil {
+				sum = []byte{}
+			}
+			it.body, it.bodyLen, it.summary = sum, int64(len(sum)), true
+			if cap(*scratch) > maxScratch {
+				*scratch = nil // a large block's buffer is not kept for the small ones
+			}
 		}
 		rec.Body = nil
 		pending = it

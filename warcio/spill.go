@@ -40,6 +40,9 @@ type item struct {
 	bodyLen int64
 	body    []byte // nil once spilled
 	gap     bool   // bytes of the file between records (Capture.Gap)
+	// summary: body holds what WalkOptions.Summarize returned for the
+	// record's block, not the block (Capture.Summary).
+	summary bool
 }
 
 // itemCompare is the capture order: key, then WARC-Date (unparseable dates
@@ -110,11 +113,14 @@ func appendMeta(b []byte, it *item) []byte {
 	b = binary.AppendVarint(b, r.Length)
 	b = binary.AppendVarint(b, r.Pos)
 	b = binary.AppendVarint(b, r.End)
+	var flags byte // 0 or 1 before Summarize: runs of older Parts read the same
 	if it.gap {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
+		flags |= 1
 	}
+	if it.summary {
+		flags |= 2
+	}
+	b = append(b, flags)
 	b = appendStr(b, r.Version)
 	b = appendStr(b, r.Type)
 	b = appendStr(b, r.TargetURI)
@@ -246,7 +252,8 @@ func decodeMeta(b []byte) (*item, error) {
 	r.Length = d.varint()
 	r.Pos = d.varint()
 	r.End = d.varint()
-	it.gap = d.byte1() == 1
+	flags := d.byte1()
+	it.gap, it.summary = flags&1 != 0, flags&2 != 0
 	r.Version = d.str()
 	r.Type = d.str()
 	r.TargetURI = d.str()

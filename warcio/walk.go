@@ -1,7 +1,9 @@
 package warcio
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"time"
 )
@@ -37,6 +39,18 @@ type WalkOptions struct {
 	// Capture.Body then reads only the kept prefix. Consumers that need
 	// headers only, such as an index, save the copy and the memory.
 	Keep func(rec *Record) int64
+	// Summarize, when set, is called by the goroutine that read a record
+	// (Workers of them at once), with the record and the block bytes Keep
+	// kept, and Walk keeps and sorts the bytes it returns instead of the
+	// block: Capture.Summary holds them and Capture.Body reads nothing.
+	// The work a consumer does on every block then runs on all workers
+	// rather than in fn, one capture at a time, and the block's memory is
+	// free again at once. rec's Length, End and Trailer are not final
+	// yet (they are when fn gets the capture); block is valid only during
+	// the call. A record whose block is larger than a quarter of MemLimit
+	// streams to disk unsummarized (Capture.Summary nil, Body reads the
+	// block), as do all records of Parts. An error stops the walk.
+	Summarize func(rec *Record, block []byte) ([]byte, error)
 	// Gaps makes Walk yield, besides the records, every run of bytes of a
 	// file's decompressed stream that no record covers (stray line ends,
 	// damaged or unparseable regions the readers skipped, garbage at the
@@ -72,6 +86,19 @@ type WalkOptions struct {
 	Range KeyRange
 
 	onRecord func(rec *Record, key string) // PresortOptions.OnRecord
+}
+
+// readSummary returns the summary an item carries instead of its block:
+// its bytes in memory, else read from its run.
+func readSummary(it *item, body io.Reader) ([]byte, error) {
+	if it.body != nil {
+		return it.body, nil
+	}
+	b := make([]byte, it.bodyLen)
+	if _, err := io.ReadFull(body, b); err != nil {
+		return nil, fmt.Errorf("read run: summary: %w", err)
+	}
+	return b, nil
 }
 
 // MaxGapPiece bounds the bytes of one gap Capture: a long damaged region
@@ -118,6 +145,9 @@ type Capture struct {
 	// with the records without a target URI (key ""), by file and
 	// position.
 	Gap bool
+	// Summary is what WalkOptions.Summarize returned for the record's
+	// block, when it was called (then Body reads nothing); nil otherwise.
+	Summary []byte
 	// RevisitOf is set for a revisit record whose original was found among
 	// the inputs: first the latest earlier capture of the same key with the
 	// revisit's payload digest, else (URL-agnostic revisits) the capture
@@ -225,6 +255,13 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 		}
 		c = Capture{Record: *it.rec, Key: it.key, Gap: it.gap}
 		c.Body = body
+		if it.summary {
+			sum, err := readSummary(it, body)
+			if err != nil {
+				return err
+			}
+			c.Summary, c.Body = sum, bytes.NewReader(nil)
+		}
 		if it.gap {
 			st.Gaps++
 			return fn(&c)

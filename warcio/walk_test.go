@@ -411,8 +411,14 @@ func TestMetaRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.rec, rec) || got.key != it.key || got.bodyLen != it.bodyLen || !got.gap {
+	if !reflect.DeepEqual(got.rec, rec) || got.key != it.key || got.bodyLen != it.bodyLen || !got.gap || got.summary {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got.rec, rec)
+	}
+	for _, gap := range []bool{false, true} {
+		s := &item{rec: rec, key: it.key, bodyLen: 3, gap: gap, summary: true}
+		if got, err := decodeMeta(appendMeta(nil, s)); err != nil || !got.summary || got.gap != gap {
+			t.Fatalf("summary flag (gap %v): round trip gave %+v, %v", gap, got, err)
+		}
 	}
 	b := appendMeta(nil, it)
 	for i := 0; i < len(b); i++ {
@@ -468,6 +474,105 @@ func TestWalkKeep(t *testing.T) {
 		}
 		if n == 0 {
 			t.Fatal("no response seen")
+		}
+	}
+}
+
+// TestWalkSummarize checks WalkOptions.Summarize: each capture's Summary
+// is what Summarize returned for exactly the block (or kept prefix) a walk
+// without it yields, in the same order, at 1 and 3 workers and with a
+// limit so small that summaries go through sorted runs on disk; a block
+// above a quarter of the limit streams unsummarized (Summary nil, Body
+// reads it); an error from Summarize stops the walk.
+func TestWalkSummarize(t *testing.T) {
+	files := samples(t)[:6]
+	summarize := func(rec *Record, block []byte) ([]byte, error) {
+		return fmt.Appendf(nil, "%x|%s", sha1.Sum(block), rec.Type), nil
+	}
+	keepHeader := func(r *Record) int64 {
+		if r.Type == "response" {
+			return KeepHTTPHeader
+		}
+		return 100
+	}
+	for _, keep := range []func(*Record) int64{nil, keepHeader} {
+		ref, _ := walkAll(t, files, WalkOptions{Keep: keep})
+		for _, o := range []WalkOptions{{Workers: 1}, {Workers: 3}, {Workers: 2, MemLimit: 8 << 10}} {
+			o.TempDir, o.Keep, o.Summarize = t.TempDir(), keep, summarize
+			var i, whole int
+			st, err := Walk(context.Background(), files, o, func(c *Capture) error {
+				if i >= len(ref) {
+					return fmt.Errorf("capture %d: more than the %d of a walk without Summarize", i, len(ref))
+				}
+				w := ref[i]
+				i++
+				if c.RecordID != w.id || c.File != w.file || c.Offset != w.offset || c.Length != w.length {
+					return fmt.Errorf("capture %d is %s in %s at %d (length %d), want %s in %s at %d (length %d)",
+						i-1, c.RecordID, c.File, c.Offset, c.Length, w.id, w.file, w.offset, w.length)
+				}
+				body, err := io.ReadAll(c.Body)
+				if err != nil {
+					return err
+				}
+				if c.Summary == nil {
+					whole++
+					if o.MemLimit == 0 || int64(len(body)) <= o.MemLimit/4 || fmt.Sprintf("%x", sha1.Sum(body)) != w.bodySHA1 {
+						return fmt.Errorf("%s: not summarized, a block of %d bytes", c.RecordID, len(body))
+					}
+					return nil
+				}
+				if want := w.bodySHA1 + "|" + c.Type; string(c.Summary) != want || len(body) != 0 {
+					return fmt.Errorf("%s: summary %q and %d bytes of body, want %q and none", c.RecordID, c.Summary, len(body), want)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("keep %v, %+v: %v", keep != nil, o, err)
+			}
+			if i != len(ref) || st.Records != int64(len(ref)) {
+				t.Fatalf("keep %v, %+v: %d captures, want %d", keep != nil, o, i, len(ref))
+			}
+			if o.MemLimit > 0 && (st.Runs < 2 || (keep == nil && whole == 0)) {
+				t.Fatalf("keep %v, %+v: %d runs, %d blocks unsummarized: the small limit tests nothing", keep != nil, o, st.Runs, whole)
+			}
+		}
+	}
+
+	boom := errors.New("boom")
+	_, err := Walk(context.Background(), files, WalkOptions{TempDir: t.TempDir(),
+		Summarize: func(*Record, []byte) ([]byte, error) { return nil, boom }}, func(*Capture) error { return nil })
+	if !errors.Is(err, boom) {
+		t.Fatalf("Summarize's error: Walk returned %v", err)
+	}
+}
+
+// TestSideList checks the chunked list of revisit candidates: what is
+// read back is what was written, across chunk ends, and after a reset
+// (the spill) the chunks are reused.
+func TestSideList(t *testing.T) {
+	var l sideList
+	var want bytes.Buffer
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 2; round++ {
+		want.Reset()
+		for want.Len() < 3*sideChunk+100 {
+			p := make([]byte, rng.IntN(3000))
+			for i := range p {
+				p[i] = byte(rng.Uint32())
+			}
+			l.write(p)
+			want.Write(p)
+		}
+		l.write(make([]byte, 2*sideChunk)) // one write over several chunks
+		want.Write(make([]byte, 2*sideChunk))
+		got, err := io.ReadAll(l.reader())
+		if err != nil || !bytes.Equal(got, want.Bytes()) || l.n != want.Len() {
+			t.Fatalf("round %d: read back %d bytes (n %d), wrote %d", round, len(got), l.n, want.Len())
+		}
+		chunks := len(l.chunks)
+		l.reset()
+		if l.n != 0 || len(l.bytes()) != 0 || len(l.chunks) != chunks {
+			t.Fatalf("round %d: after reset n %d, %d chunks in use, %d kept of %d", round, l.n, len(l.bytes()), len(l.chunks), chunks)
 		}
 	}
 }

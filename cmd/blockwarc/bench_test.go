@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -142,6 +143,68 @@ func BenchmarkIndex(b *testing.B) {
 	b.ReportMetric(gz.Seconds()/ours.Seconds(), "x-gzip")
 	b.ReportMetric(zc.Seconds()/ours.Seconds(), "x-zcat")
 	b.ReportMetric(node.Seconds()/ours.Seconds(), "x-warciojs")
+}
+
+// BenchmarkIndexWall times what issue 33 asks of index from the command
+// line, each process's start included: the built binary's `blockwarc
+// index -o FILE` of the whole corpus against warcio.js's `cdx-index` of
+// the same files (node, from `make npm`), run alternately in the same
+// iteration, wallRounds of each after one untimed run of each.
+// x-warciojs-wall = warcio.js's median wall time / ours (target >= 8);
+// ours-ms and warciojs-ms are the medians, load-avg the machine's
+// 1-minute load average at the end (the cores are shared: wall time
+// moves with it). It skips when node or warcio.js is missing.
+func BenchmarkIndexWall(b *testing.B) {
+	files := corpusFiles(b)
+	js := warcioJS(b)
+	const wallRounds = 5
+	tmp := b.TempDir()
+	bin := filepath.Join(tmp, "blockwarc")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	timed := func(name string, args ...string) time.Duration {
+		b.Helper()
+		cmd := exec.Command(name, args...)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s: %v\n%s", filepath.Base(name), err, stderr.String())
+		}
+		return time.Since(start)
+	}
+	ourArgs := append([]string{"index", "-policy", "skip", "-tmp", tmp, "-o", filepath.Join(tmp, "out.cdxj")}, files...)
+	jsArgs := append([]string{"cdx-index"}, files...)
+	var ours, node []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		timed(bin, ourArgs...) // binaries, scripts and inputs in the page cache
+		timed(js, jsArgs...)
+		for r := 0; r < wallRounds; r++ {
+			b.StartTimer()
+			ours = append(ours, timed(bin, ourArgs...))
+			b.StopTimer()
+			node = append(node, timed(js, jsArgs...))
+		}
+	}
+	med := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	o, n := med(ours), med(node)
+	b.ReportMetric(n.Seconds()/o.Seconds(), "x-warciojs-wall")
+	b.ReportMetric(float64(o.Milliseconds()), "ours-ms")
+	b.ReportMetric(float64(n.Milliseconds()), "warciojs-ms")
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(la)); len(f) > 0 {
+			if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+				b.ReportMetric(v, "load-avg")
+			}
+		}
+	}
 }
 
 // BenchmarkWalkSpill runs the built binary as `blockwarc index -mem 4MiB`
