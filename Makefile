@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-cores bench-rss bench-serve fuzz npm clean test-beam bench-beam bench-compare
+.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-cores bench-rss bench-index bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -223,6 +223,13 @@ bench-scale:
 # about ten minutes on a quiet machine.
 bench-cores:
 	$(GO) test -run '^$$' -bench 'IngestCores' -benchtime 1x -timeout 60m -v ./dedupe/
+
+# index against zcat and warcio.js's cdx-index on the corpus: CPU of one
+# core in process (x-zcat, x-warciojs), and the two commands' wall time,
+# alternated (x-warciojs-wall; BenchmarkIndexWall). Needs ../shared and
+# npm; a minute or two.
+bench-index: npm
+	$(GO) test -run '^$$' -bench 'BenchmarkIndex' -benchtime 1x -timeout 20m ./cmd/blockwarc/
 
 # Peak RSS of ingest against -mem + 256 MiB (x-limit+256MiB, ≤ 1): the
 # corpus at -mem 256MiB, and a generated collection of 460 MB at -mem
