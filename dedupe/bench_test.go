@@ -287,7 +287,7 @@ func benchRestore(b *testing.B, site string) {
 
 // openVersions opens arch with a 4 MiB cache of decoded frames (about
 // one frame: far less than the archive) and lists its versions.
-func openVersions(b *testing.B, arch string) (*Archive, []Version) {
+func openVersions(b testing.TB, arch string) (*Archive, []Version) {
 	a, err := Open(arch, pack.Options{CacheBytes: 4 << 20})
 	if err != nil {
 		b.Fatal(err)
