@@ -65,13 +65,12 @@ func createAtomic(name string) (*atomicFile, error) {
 }
 
 // lockedAsCreated locks f, just created, and says whether its name still
-// names it (a removeStaleTemps may have taken it before the lock).
+// names it (a removeStaleTemps may have taken it before the lock). On a
+// file system without flock the file is used unlocked: removeStaleTemps,
+// which cannot lock there either, removes nothing there.
 func lockedAsCreated(f *os.File) (bool, error) {
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return false, nil
-		}
-		return false, fmt.Errorf("lock %s: %w", f.Name(), err)
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
 	}
 	fi, err := f.Stat()
 	if err != nil {
