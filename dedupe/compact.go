@@ -13,8 +13,10 @@ import (
 	"github.com/blockwarc/blockwarc/warcio"
 )
 
-// compactPrefix names Compact's directory of restored originals.
-const compactPrefix = "blockwarc-compact-"
+// compactPrefix names Compact's directory of restored originals: not
+// the "blockwarc-compact-" of the unlocked ones of blockwarc before it,
+// which a live compaction of that version may still be using.
+const compactPrefix = "blockwarc-compact-run-"
 
 // Compact writes to dst a dense copy of the archive src: one ingest of
 // every input file src holds, restored as given, under the names src

@@ -79,8 +79,10 @@ type WACZPackage struct {
 	Resources   []WACZResource `json:"resources"`
 }
 
-// waczTempPrefix names WriteWACZ's temporary directory.
-const waczTempPrefix = "blockwarc-wacz-"
+// waczTempPrefix names WriteWACZ's temporary directory: not the
+// "blockwarc-wacz-" of the unlocked ones of blockwarc before it, which a
+// live export of that version may still be using.
+const waczTempPrefix = "blockwarc-wacz-run-"
 
 // WriteWACZ writes the selected records of a as a WACZ package to w. The
 // WARC is written first to a temporary file (WriteWARC), then indexed

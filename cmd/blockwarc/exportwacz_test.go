@@ -202,7 +202,7 @@ func TestExportWACZKilledTemp(t *testing.T) {
 	root, tmp := t.TempDir(), t.TempDir()
 	bwa := filepath.Join(root, "a.bwa")
 	mustRun(t, "ingest", "-tables=false", bwa, filepath.Join("..", "..", "testdata", "samples", "ota-lovescout24-20220120143355.warc.gz"))
-	stale := filepath.Join(tmp, "blockwarc-wacz-123")
+	stale := filepath.Join(tmp, "blockwarc-wacz-run-123")
 	if err := os.Mkdir(stale, 0o700); err != nil {
 		t.Fatal(err)
 	}
