@@ -13,6 +13,11 @@ import (
 	"github.com/blockwarc/blockwarc/warcio"
 )
 
+// compactPrefix names Compact's directory of restored originals: not
+// the "blockwarc-compact-" of the unlocked ones of blockwarc before it,
+// which a live compaction of that version may still be using.
+const compactPrefix = "blockwarc-compact-run-"
+
 // Compact writes to dst a dense copy of the archive src: one ingest of
 // every input file src holds, restored as given, under the names src
 // gives them, with src's settings (Options set the rest, as for
@@ -27,7 +32,8 @@ import (
 // last commit); dst must not exist or be an archive a Compact was
 // interrupted writing, which it then completes (an ingest resumes). The
 // originals are restored into a directory under Options.TempDir (the
-// system's by default) and removed at the end: Compact needs free space
+// system's by default) and removed at the end (a killed Compact's, by
+// the next one): Compact needs free space
 // there of about the inputs' size. Every file must restore bit for bit
 // as given (InputFile.OriginalExact): a file the archive can give back
 // only decompressed would be described as another file, so Compact
@@ -62,11 +68,20 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 	}
 	opts.Pack.KeepSettings(a.Store().Settings())
 
-	tmp, err := os.MkdirTemp(opts.TempDir, "blockwarc-compact-")
+	// The originals (the collection's size) go in a locked directory:
+	// one a killed compaction left (kill -9 removes nothing) is told
+	// from a live one's and removed here, else every killed run, re-run
+	// as documented, left another copy of the whole collection in -tmp.
+	parent := opts.TempDir
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	warcio.RemoveStaleTemp(parent, compactPrefix)
+	tmp, release, err := warcio.MakeLockedTemp(parent, compactPrefix)
 	if err != nil {
 		return st, fmt.Errorf("compact: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer release()
 	paths, err := a.restoreInputs(ctx, tmp, &opts, false)
 	if err != nil {
 		return st, fmt.Errorf("compact %s: %w", src, err)

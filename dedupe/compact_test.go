@@ -3,6 +3,7 @@ package dedupe
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // TestCompactDense: an archive ingested a crawl at a time, compacted, is
@@ -145,4 +147,45 @@ func total(fs map[string][]byte) (n int) {
 		n += len(b)
 	}
 	return n
+}
+
+// TestCompactRemovesKilledTemp: a compaction killed (kill -9) left its
+// restored originals, the collection's size, in -tmp; the next
+// compaction removes them (and what one killed while making its
+// directory left), but never a live compaction's.
+func TestCompactRemovesKilledTemp(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	src := filepath.Join("..", "testdata", "samples", "ota-lovescout24-20220120143355.warc.gz")
+	arch := filepath.Join(dir, "a.bwa")
+	opts := Options{TempDir: tmp}
+	if _, err := Ingest(context.Background(), arch, []string{src}, opts); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(tmp, compactPrefix+"123")
+	if err := os.MkdirAll(filepath.Join(stale, "000000000"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stale, "000000000", "x.warc.gz"), []byte("restored"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hidden := filepath.Join(tmp, "."+compactPrefix+"456")
+	if err := os.Mkdir(hidden, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	live, release, err := warcio.MakeLockedTemp(tmp, compactPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if _, err := Compact(context.Background(), arch, filepath.Join(dir, "c.bwa"), opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{stale, hidden} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a killed compaction's %s is still there (%v)", filepath.Base(p), err)
+		}
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live compaction's directory was removed: %v", err)
+	}
 }

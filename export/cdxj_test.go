@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // Expected values below come from warcio.js 2.4.11 (jsonToQueryString,
@@ -144,5 +147,43 @@ func TestCDXJSpool(t *testing.T) {
 		if (limit != 0) != (sp.f != nil) {
 			t.Errorf("memLimit %d: spilled to file: %v", limit, sp.f != nil)
 		}
+	}
+}
+
+// TestCDXJSpoolKilledLeftover: the temporary file an index run killed
+// (kill -9) left in -tmp, the index's size, is removed by the next
+// spool that spills there; a live one's is not.
+func TestCDXJSpoolKilledLeftover(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "blockwarc-index-123")
+	if err := os.Mkdir(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stale, "index-1.cdxj"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live, release, err := warcio.MakeLockedTemp(dir, "blockwarc-index-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	sp := &CDXJSpool{TempDir: dir, MemLimit: 8}
+	for _, l := range []string{"a 1 {}\n", "b 1 {}\n", "c 1 {}\n"} {
+		if err := sp.Main([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sp.f == nil {
+		t.Fatal("the spool did not spill")
+	}
+	if _, err := os.Lstat(stale); err == nil {
+		t.Error("a killed index's temporary file is still there")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live index's temporary file was removed: %v", err)
+	}
+	sp.Cleanup()
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("%d entries left, want the live one's alone", len(left))
 	}
 }

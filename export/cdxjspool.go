@@ -3,10 +3,13 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+
+	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // CDXJSpool puts the lines of a CDXJ index in index order (CompareCDXJ)
@@ -22,6 +25,7 @@ type CDXJSpool struct {
 
 	mem     bytes.Buffer
 	f       *os.File
+	release func() // removes f's locked directory
 	fw      *bufio.Writer
 	late    [][]byte
 	run     [][]byte // main lines of one (urlkey, timestamp), not written yet
@@ -30,6 +34,9 @@ type CDXJSpool struct {
 }
 
 const spoolMem = 16 << 20
+
+// spoolPrefix names the locked directory of a spool's temporary file.
+const spoolPrefix = "blockwarc-index-"
 
 // maxUndated bounds the undated lines of one urlkey held back.
 const maxUndated = 1 << 16
@@ -118,11 +125,21 @@ func (s *CDXJSpool) writeSorted(line []byte) error {
 		if s.mem.Len() < limit {
 			return nil
 		}
-		f, err := os.CreateTemp(s.TempDir, "blockwarc-index-*.cdxj")
+		// In a directory of its own, locked while the spool lives: the
+		// file a killed index left (kill -9 removes nothing), the
+		// index's size, is told from a live one's and removed here.
+		dir := cmp.Or(s.TempDir, os.TempDir())
+		warcio.RemoveStaleTemp(dir, spoolPrefix)
+		d, release, err := warcio.MakeLockedTemp(dir, spoolPrefix)
 		if err != nil {
 			return fmt.Errorf("create temp file: %w", err)
 		}
-		s.f, s.fw = f, bufio.NewWriterSize(f, 256<<10)
+		f, err := os.CreateTemp(d, "index-*.cdxj")
+		if err != nil {
+			release()
+			return fmt.Errorf("create temp file: %w", err)
+		}
+		s.f, s.fw, s.release = f, bufio.NewWriterSize(f, 256<<10), release
 		_, err = s.fw.Write(s.mem.Bytes())
 		s.mem = bytes.Buffer{}
 		return err
@@ -196,5 +213,6 @@ func (s *CDXJSpool) Cleanup() {
 	if s.f != nil {
 		s.f.Close()
 		os.Remove(s.f.Name())
+		s.release()
 	}
 }

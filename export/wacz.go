@@ -79,6 +79,11 @@ type WACZPackage struct {
 	Resources   []WACZResource `json:"resources"`
 }
 
+// waczTempPrefix names WriteWACZ's temporary directory: not the
+// "blockwarc-wacz-" of the unlocked ones of blockwarc before it, which a
+// live export of that version may still be using.
+const waczTempPrefix = "blockwarc-wacz-run-"
+
 // WriteWACZ writes the selected records of a as a WACZ package to w. The
 // WARC is written first to a temporary file (WriteWARC), then indexed
 // from that file (IndexCDXJ, the index of blockwarc index, so offsets are
@@ -94,11 +99,18 @@ func WriteWACZ(ctx context.Context, w io.Writer, a *dedupe.Archive, opts WACZOpt
 	// The WARC, the index and the pages are built in a directory of
 	// their own: the WARC under its name in the package, which the index
 	// gives as each line's filename.
-	tmp, err := os.MkdirTemp(opts.TempDir, "blockwarc-wacz-")
+	// Locked while in use: what a killed export left there (a WARC of
+	// the whole export) is told from a live one's and removed here.
+	parent := opts.TempDir
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	warcio.RemoveStaleTemp(parent, waczTempPrefix)
+	tmp, release, err := warcio.MakeLockedTemp(parent, waczTempPrefix)
 	if err != nil {
 		return st, fmt.Errorf("write WACZ: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer release()
 	create := func(name string) (*os.File, error) {
 		f, err := os.Create(filepath.Join(tmp, name))
 		if err != nil {

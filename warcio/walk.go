@@ -2,9 +2,11 @@ package warcio
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -20,7 +22,9 @@ type WalkOptions struct {
 	MemLimit int64
 	// TempDir is where Walk creates its private directory of runs
 	// (os.TempDir() when empty). Nothing is written anywhere else, and the
-	// directory is removed before Walk returns, whatever happened.
+	// directory is removed before Walk returns, whatever happened; one
+	// that a killed Walk left there (no live process holds it locked) is
+	// removed when the next Walk starts.
 	TempDir string
 	// Reader configures the reader of every input.
 	Reader Options
@@ -202,6 +206,10 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 	if opts.MemLimit <= 0 {
 		opts.MemLimit = DefaultWalkMemLimit
 	}
+	// What a killed walk left there (its sorted runs, up to the inputs'
+	// size: kill -9 removes nothing) goes first, else each killed run,
+	// re-run as documented, left one more; a live walk's is locked.
+	RemoveStaleWalkDirs(cmp.Or(opts.TempDir, os.TempDir()))
 	dir, release, err := makeWalkDir(opts.TempDir)
 	if err != nil {
 		return st, err

@@ -1,6 +1,7 @@
 package warcio
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,5 +90,32 @@ func TestMakeLockedTempRace(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(parent); len(left) != 0 {
 		t.Errorf("%d directories left after their release", len(left))
+	}
+}
+
+// TestWalkRemovesKilledWalkDir: the sorted runs a walk killed (kill -9)
+// left in TempDir, up to the inputs' size, are removed by the next walk
+// there; every killed ingest re-run left one more before.
+func TestWalkRemovesKilledWalkDir(t *testing.T) {
+	tmp := t.TempDir()
+	stale := filepath.Join(tmp, walkDirPrefix+"123")
+	if err := os.Mkdir(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stale, "run-1.zst"), []byte("x"), 0o600)
+	live, release, err := makeWalkDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	in := filepath.Join("..", "testdata", "samples", "ota-lovescout24-20220120143355.warc.gz")
+	if _, err := Walk(context.Background(), []string{in}, WalkOptions{TempDir: tmp}, func(*Capture) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(stale); err == nil {
+		t.Error("a killed walk's directory is still there")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live walk's directory was removed: %v", err)
 	}
 }

@@ -194,3 +194,25 @@ func TestExportWACZ(t *testing.T) {
 		t.Errorf("reader of a changed WARC: %+v", c.Resources)
 	}
 }
+
+// TestExportWACZKilledTemp: an export-wacz killed (kill -9) left its
+// working directory in -tmp, a WARC of the whole export; the next
+// export-wacz there removes it.
+func TestExportWACZKilledTemp(t *testing.T) {
+	root, tmp := t.TempDir(), t.TempDir()
+	bwa := filepath.Join(root, "a.bwa")
+	mustRun(t, "ingest", "-tables=false", bwa, filepath.Join("..", "..", "testdata", "samples", "ota-lovescout24-20220120143355.warc.gz"))
+	stale := filepath.Join(tmp, "blockwarc-wacz-run-123")
+	if err := os.Mkdir(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stale, "data.warc.gz"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCmd(t, "export-wacz", "-tmp", tmp, "-o", filepath.Join(root, "a.wacz"), bwa); code != exitOK {
+		t.Fatalf("export-wacz: exit %d: %s", code, stderr)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("-tmp holds %d entries after the export (%s first): a killed export's are not removed", len(ents), ents[0].Name())
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe"
@@ -261,7 +260,6 @@ func runExportSources(ctx context.Context, archive, name, dir, out string, opts 
 			if err := os.MkdirAll(filepath.Dir(final), 0o777); err != nil {
 				return nil, fmt.Errorf("create output: %w", err)
 			}
-			removeStaleTemps(final)
 		}
 		if final == "" {
 			bw = bufio.NewWriterSize(stdout, 256<<10)
@@ -377,16 +375,4 @@ func hashPath(path string) (sum [32]byte, n int64, err error) {
 	}
 	h.Sum(sum[:0])
 	return sum, n, nil
-}
-
-// removeStaleTemps removes the temporary files an interrupted run left
-// for final (createAtomic's names).
-func removeStaleTemps(final string) {
-	dir, prefix := filepath.Dir(final), "."+filepath.Base(final)+".tmp-"
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/blockwarc/blockwarc/dedupe"
 	"github.com/blockwarc/blockwarc/dedupe/pack"
@@ -32,8 +33,13 @@ type atomicFile struct {
 	done   bool // committed or discarded
 }
 
-// createAtomic starts the file that Commit will publish as name.
+// createAtomic starts the file that Commit will publish as name. The
+// temporary file is locked (flock) until Commit or Discard: what a run
+// killed (kill -9, a crash) left for name, as big as what it was writing
+// (an export of a whole archive), is told from a live run's and removed
+// here, else every killed run re-run left one more.
 func createAtomic(name string) (*atomicFile, error) {
+	removeStaleTemps(name)
 	dir, base := filepath.Dir(name), filepath.Base(name)
 	for range 100 {
 		p := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
@@ -44,13 +50,62 @@ func createAtomic(name string) (*atomicFile, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ok, err := lockedAsCreated(f); err != nil || !ok {
+			// Taken as a leftover by another run before it was locked.
+			f.Close()
+			if err != nil {
+				os.Remove(p)
+				return nil, err
+			}
+			continue
+		}
 		return &atomicFile{File: f, target: name}, nil
 	}
 	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, "."+base+".tmp-*"), Err: fs.ErrExist}
 }
 
-// Commit syncs and closes the file and renames it over its target (never
-// over a directory). After an error the temporary file is gone.
+// lockedAsCreated locks f, just created, and says whether its name still
+// names it (a removeStaleTemps may have taken it before the lock). On a
+// file system without flock the file is used unlocked: removeStaleTemps,
+// which cannot lock there either, removes nothing there.
+func lockedAsCreated(f *os.File) (bool, error) {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	now, err := os.Lstat(f.Name())
+	return err == nil && os.SameFile(fi, now), nil
+}
+
+// removeStaleTemps removes the temporary files that killed runs left
+// for final (createAtomic's names): those no live run holds locked.
+func removeStaleTemps(final string) {
+	dir, prefix := filepath.Dir(final), "."+filepath.Base(final)+".tmp-"
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(p)
+		}
+		f.Close()
+	}
+}
+
+// Commit syncs the file and renames it over its target (never over a
+// directory), then syncs the directory, so that the name is durable
+// too. It renames before it closes: the lock keeps a live file from
+// being taken as a leftover until it has its name. After an error the
+// temporary file is gone.
 func (f *atomicFile) Commit() error {
 	if f.done {
 		return fmt.Errorf("publish %s: already done", f.target)
@@ -58,9 +113,6 @@ func (f *atomicFile) Commit() error {
 	f.done = true
 	tmp := f.Name()
 	err := f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
 		if fi, serr := os.Stat(f.target); serr == nil && fi.IsDir() {
 			err = fs.ErrExist
@@ -73,6 +125,14 @@ func (f *atomicFile) Commit() error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		f.Close()
+		return fmt.Errorf("write %s: %w", f.target, err)
+	}
+	err = f.Close()
+	if err == nil {
+		err = warcio.SyncDir(filepath.Dir(f.target))
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", f.target, err)
 	}
 	return nil
@@ -85,8 +145,8 @@ func (f *atomicFile) Discard() {
 		return
 	}
 	f.done = true
-	f.Close()
 	os.Remove(f.Name())
+	f.Close()
 }
 
 // writeFileAtomic writes name through an atomicFile: a failed run never

@@ -64,3 +64,42 @@ func TestOutputsRespectUmask(t *testing.T) {
 		t.Fatalf("archive: %d entries, %v", n, err)
 	}
 }
+
+// TestAtomicFileKilledTemps: the temporary file a run killed while
+// writing an output left beside it (an export's size) is removed by the
+// next output of that name, and a live run's is not: it is locked.
+func TestAtomicFileKilledTemps(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "a.warc.gz")
+	live, err := createAtomic(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, ".a.warc.gz.tmp-killed")
+	other := filepath.Join(dir, ".b.warc.gz.tmp-killed")
+	for _, p := range []string{stale, other} {
+		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, err := createAtomic(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Discard()
+	if _, err := os.Lstat(stale); err == nil {
+		t.Error("a killed run's temporary file is still there")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another output's temporary file was removed: %v", err)
+	}
+	if _, err := live.WriteString("whole"); err != nil {
+		t.Fatal(err)
+	}
+	if err := live.Commit(); err != nil {
+		t.Fatalf("a live run's file: %v", err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "whole" {
+		t.Errorf("published %q, %v", b, err)
+	}
+}

@@ -399,3 +399,53 @@ func TestRebuildIndexesCrashSafe(t *testing.T) {
 	}
 	t.Logf("%d operations failed in turn: %v", len(ops), ops)
 }
+
+// TestCleanupKilledFix: a repair killed while parity rewrote a pack or
+// an index (Sidecar.Fix copies the whole file to NAME.tmp, then renames
+// it over NAME) left the copy; the next writer or repair removes it,
+// and nothing of another name.
+func TestCleanupKilledFix(t *testing.T) {
+	for _, next := range []string{"repair", "writer"} {
+		dir, objs := repairArchive(t, false)
+		var left []string
+		for _, pat := range []string{"*.pack", "*.idx"} {
+			m, _ := filepath.Glob(filepath.Join(dir, pat))
+			if len(m) == 0 {
+				t.Fatalf("no %s", pat)
+			}
+			b, err := os.ReadFile(m[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := filepath.Base(m[0]) + ".tmp"
+			os.WriteFile(filepath.Join(dir, n), b[:len(b)/2], 0o644)
+			left = append(left, n)
+		}
+		os.WriteFile(filepath.Join(dir, "notes.tmp"), []byte("mine"), 0o644)
+		if next == "repair" {
+			if _, err := Repair(dir, Options{noSync: true}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			s, err := Open(dir, Options{noSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := s.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			s.Close()
+		}
+		for _, n := range left {
+			if _, err := os.Lstat(filepath.Join(dir, n)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: a killed Fix's %s is still there (%v)", next, n, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "notes.tmp")); err != nil {
+			t.Errorf("%s: removed a file of no name of the archive's: %v", next, err)
+		}
+		allReadable(t, dir, objs)
+	}
+}

@@ -188,8 +188,8 @@ func (s *Store) Begin() (*Writer, error) {
 }
 
 // cleanup removes the temp commit and the pack and index files the commit
-// does not name: leftovers of an interrupted writer. Only names of the
-// archive's own patterns are touched.
+// does not name: leftovers of an interrupted writer (or repair). Only
+// names of the archive's own patterns are touched.
 func cleanup(dir string, m *manifest) error {
 	if err := os.Remove(filepath.Join(dir, commitTemp)); err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("remove temp commit: %w", err)
@@ -213,7 +213,11 @@ func cleanup(dir string, m *manifest) error {
 			}
 			continue
 		}
-		if named[name] || !ownName(name) && !(isParityName(name) && staleParity(name, m)) {
+		// NAME.tmp of a pack or index is parity.Sidecar.Fix's copy, left
+		// by a repair killed before its rename (the file it copies is
+		// still there): no pattern took it, and it stayed, a pack's size.
+		fixCopy := strings.HasSuffix(name, ".tmp") && ownName(strings.TrimSuffix(name, ".tmp"))
+		if named[name] || !ownName(name) && !fixCopy && !(isParityName(name) && staleParity(name, m)) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil {

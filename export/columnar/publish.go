@@ -77,6 +77,11 @@ func recoverTarget(dir string) error {
 		return err
 	}
 	for _, d := range tmps {
+		// Only what a writer writes: a user's directory that happens to
+		// bear the name (-o out beside out.tmp-notes) is not a leftover.
+		if checkReplaceable(d) != nil {
+			continue
+		}
 		if err := os.RemoveAll(d); err != nil {
 			return fmt.Errorf("remove unfinished tables: %w", err)
 		}
@@ -86,6 +91,9 @@ func recoverTarget(dir string) error {
 		return err
 	}
 	for _, d := range olds {
+		if checkReplaceable(d) != nil {
+			continue // not old tables (out.old-2023 of the user's)
+		}
 		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 			if err := os.Rename(d, dir); err != nil {
 				return fmt.Errorf("restore old tables: %w", err)
@@ -126,7 +134,10 @@ func checkReplaceable(dir string) error {
 	}
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if e.Name() == GenerationFile && e.Type().IsRegular() {
+		// GENERATION.tmp is AdvanceGeneration's, left whole, empty or
+		// half written by one killed before its rename: the tables are
+		// still a writer's, and rewriting them is what repairs them.
+		if (e.Name() == GenerationFile || e.Name() == generationTemp) && e.Type().IsRegular() {
 			continue
 		}
 		if !e.IsDir() || !known[e.Name()] {
@@ -218,6 +229,10 @@ var errNoExchange = errors.New("atomic exchange not supported")
 // pipeline) have no such file.
 const GenerationFile = "GENERATION"
 
+// generationTemp is where AdvanceGeneration writes GenerationFile
+// before renaming it into place.
+const generationTemp = GenerationFile + ".tmp"
+
 // writeGeneration writes GenerationFile into the tables being published
 // at tmp, synced with tmp, when gen is set.
 func writeGeneration(tmp, gen string) error {
@@ -260,7 +275,7 @@ func AdvanceGeneration(dir, from, to string) (bool, error) {
 	if err != nil || !ok || had != from {
 		return false, err
 	}
-	tmp := filepath.Join(dir, GenerationFile+".tmp")
+	tmp := filepath.Join(dir, generationTemp)
 	if err := writeGenerationFile(tmp, to); err != nil {
 		return false, err
 	}

@@ -759,3 +759,48 @@ func (a *peakAllocator) Reallocate(n int, b []byte) []byte {
 // asF32 is v as a float32 column holds it (link_text_ratio, position,
 // similarity): the rows of package tables are float64, the column narrows.
 func asF32(v float64) float64 { return float64(float32(v)) }
+
+// TestRecoverGenerationTemp: AdvanceGeneration killed between writing
+// GENERATION.tmp and renaming it (whole, empty or half written) leaves
+// tables the next writer still replaces: it wrote them.
+func TestRecoverGenerationTemp(t *testing.T) {
+	for _, left := range []string{"4\n", "", "4"} {
+		dir := filepath.Join(t.TempDir(), "tables")
+		w, err := NewWriter(dir, WriterOptions{Generation: "3"})
+		must(t, err)
+		synth(5, 8).writeAll(t, w)
+		must(t, os.WriteFile(filepath.Join(dir, GenerationFile+".tmp"), []byte(left), 0o644))
+		w, err = NewWriter(dir, WriterOptions{Generation: "4"})
+		if err != nil {
+			t.Fatalf("GENERATION.tmp %q left by a killed AdvanceGeneration: %v", left, err)
+		}
+		must(t, w.Close())
+		if g, ok, err := ReadGeneration(dir); err != nil || !ok || g != "4" {
+			t.Errorf("generation %q, %v, %v; want 4", g, ok, err)
+		}
+		assertNoSiblings(t, dir)
+	}
+}
+
+// TestRecoverLeavesForeignSiblings: a directory beside the target whose
+// name has the writer's infixes but that holds what no writer writes is
+// the user's: neither removed nor renamed into the target's place.
+func TestRecoverLeavesForeignSiblings(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	for _, d := range []string{dir + oldInfix + "2023", dir + tmpInfix + "notes"} {
+		must(t, os.Mkdir(d, 0o755))
+		must(t, os.WriteFile(filepath.Join(d, "notes.txt"), []byte("mine"), 0o644))
+	}
+	w, err := NewWriter(dir, WriterOptions{})
+	must(t, err)
+	synth(5, 8).writeAll(t, w)
+	for _, d := range []string{dir + oldInfix + "2023", dir + tmpInfix + "notes"} {
+		if b, err := os.ReadFile(filepath.Join(d, "notes.txt")); err != nil || string(b) != "mine" {
+			t.Errorf("%s: %q, %v: a user's directory was taken as a writer's leftover", d, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err == nil {
+		t.Error("a user's directory was put in place of the tables")
+	}
+}

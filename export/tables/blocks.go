@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/warcio"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -31,25 +32,42 @@ type blockCount struct {
 // (url_surtkey, then capture order, then page order), which is block_no
 // order, the blocks table's.
 type blockSpill struct {
-	f    *os.File
-	zw   *zstd.Encoder
-	bw   *bufio.Writer
-	enc  *gob.Encoder
-	rows int64
+	f       *os.File
+	release func() // removes the spill's locked directory
+	zw      *zstd.Encoder
+	bw      *bufio.Writer
+	enc     *gob.Encoder
+	rows    int64
 }
 
+// blockSpillPrefix names the locked directory of a spill file.
+const blockSpillPrefix = "blockwarc-blocks-"
+
+// newBlockSpill makes the spill file in a directory of its own under dir
+// (os.TempDir() when empty), locked while the spill lives: the file a
+// killed run left (kill -9 removes nothing), the size of the blocks
+// table, is told from a live run's and removed here.
 func newBlockSpill(dir string) (*blockSpill, error) {
-	f, err := os.CreateTemp(dir, "blockwarc-blocks-*.gob.zst")
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	warcio.RemoveStaleTemp(dir, blockSpillPrefix)
+	d, release, err := warcio.MakeLockedTemp(dir, blockSpillPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("create block spill file: %w", err)
+	}
+	f, err := os.CreateTemp(d, "blocks-*.gob.zst")
+	if err != nil {
+		release()
 		return nil, fmt.Errorf("create block spill file: %w", err)
 	}
 	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		release()
 		return nil, fmt.Errorf("create block spill encoder: %w", err)
 	}
-	s := &blockSpill{f: f, zw: zw}
+	s := &blockSpill{f: f, zw: zw, release: release}
 	s.bw = bufio.NewWriterSize(zw, 64<<10)
 	s.enc = gob.NewEncoder(s.bw)
 	return s, nil
@@ -109,13 +127,14 @@ func (s *blockSpill) emit(counts map[pack.ID]blockCount, fn func(*Block) error) 
 	return nil
 }
 
-// close removes the spill file.
+// close removes the spill file (and its directory).
 func (s *blockSpill) close() error {
 	s.zw.Close()
 	err := s.f.Close()
 	if rerr := os.Remove(s.f.Name()); err == nil {
 		err = rerr
 	}
+	s.release()
 	return err
 }
 
