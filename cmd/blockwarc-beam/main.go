@@ -31,7 +31,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -111,6 +113,13 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 // Run checks the arguments, clears what an earlier failed run staged,
 // and runs the pipeline with run.
 func Run(ctx context.Context, cfg Config, inputs []string, run func(context.Context, *beam.Pipeline) error) error {
+	// One run at a time on an archive: a second would remove the first's
+	// staging below, and could publish shards the first staged.
+	release, err := lockRun(cfg)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if _, err := os.Stat(cfg.Archive); err == nil && !cfg.Replace {
 		// An existing sharded archive is extended: its stored boundaries
 		// route the new records into its shards.
@@ -148,4 +157,46 @@ func Run(ctx context.Context, cfg Config, inputs []string, run func(context.Cont
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, cfg, inputs)
 	return run(ctx, p)
+}
+
+// runLock names the file a run holds locked beside the archive.
+func (c Config) runLock() string {
+	return filepath.Join(filepath.Dir(c.Archive), "."+filepath.Base(c.Archive)+".beam-lock")
+}
+
+// lockRun takes the archive's run lock: an exclusive flock on runLock,
+// which release removes. One a killed run left is taken over (the
+// kernel dropped its lock). Where the file system has no flock (some
+// network file systems) the run goes on unlocked, as before.
+func lockRun(c Config) (release func(), err error) {
+	p := c.runLock()
+	for range 16 {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", c.Archive, err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			switch {
+			case errors.Is(err, syscall.EWOULDBLOCK):
+				return nil, fmt.Errorf("another blockwarc-beam run is writing %s (it holds %s)", c.Archive, p)
+			case errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EINVAL):
+				os.Remove(p)
+				return func() {}, nil
+			}
+			return nil, fmt.Errorf("lock %s: %w", c.Archive, err)
+		}
+		// The file locked must still be the one at p: a run that just
+		// released it removed it, and a third may have made another.
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(p)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return func() {
+				os.Remove(p)
+				f.Close()
+			}, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("lock %s: %s keeps changing", c.Archive, p)
 }
