@@ -70,14 +70,10 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 
 	// The originals (the collection's size) go in a locked directory:
 	// one a killed compaction left (kill -9 removes nothing) is told
-	// from a live one's and removed here, else every killed run, re-run
-	// as documented, left another copy of the whole collection in -tmp.
-	parent := opts.TempDir
-	if parent == "" {
-		parent = os.TempDir()
-	}
-	warcio.RemoveStaleTemp(parent, compactPrefix)
-	tmp, release, err := warcio.MakeLockedTemp(parent, compactPrefix)
+	// from a live one's and removed by MakeLockedTemp, else every killed
+	// run, re-run as documented, left another copy of the whole
+	// collection in -tmp.
+	tmp, release, err := warcio.MakeLockedTemp(opts.TempDir, compactPrefix)
 	if err != nil {
 		return st, fmt.Errorf("compact: %w", err)
 	}

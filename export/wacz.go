@@ -100,13 +100,8 @@ func WriteWACZ(ctx context.Context, w io.Writer, a *dedupe.Archive, opts WACZOpt
 	// their own: the WARC under its name in the package, which the index
 	// gives as each line's filename.
 	// Locked while in use: what a killed export left there (a WARC of
-	// the whole export) is told from a live one's and removed here.
-	parent := opts.TempDir
-	if parent == "" {
-		parent = os.TempDir()
-	}
-	warcio.RemoveStaleTemp(parent, waczTempPrefix)
-	tmp, release, err := warcio.MakeLockedTemp(parent, waczTempPrefix)
+	// the whole export) is told from a live one's and removed (MakeLockedTemp).
+	tmp, release, err := warcio.MakeLockedTemp(opts.TempDir, waczTempPrefix)
 	if err != nil {
 		return st, fmt.Errorf("write WACZ: %w", err)
 	}

@@ -2,11 +2,9 @@ package warcio
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 )
 
@@ -206,10 +204,8 @@ func Walk(ctx context.Context, inputs []string, opts WalkOptions, fn func(*Captu
 	if opts.MemLimit <= 0 {
 		opts.MemLimit = DefaultWalkMemLimit
 	}
-	// What a killed walk left there (its sorted runs, up to the inputs'
-	// size: kill -9 removes nothing) goes first, else each killed run,
-	// re-run as documented, left one more; a live walk's is locked.
-	RemoveStaleWalkDirs(cmp.Or(opts.TempDir, os.TempDir()))
+	// What a killed walk left there (its sorted runs) goes first
+	// (MakeLockedTemp); a live walk's is locked.
 	dir, release, err := makeWalkDir(opts.TempDir)
 	if err != nil {
 		return st, err

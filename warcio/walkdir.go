@@ -25,11 +25,15 @@ func makeWalkDir(parent string) (string, func(), error) {
 // when empty), its name prefix and random characters, and holds an
 // exclusive lock on it until release, which also removes it: one that a
 // killed process left is told apart by RemoveStaleTemp (the kernel drops
-// the lock when the process dies). Walk's directories are made by it.
+// the lock when the process dies), which it runs first. Otherwise each
+// killed run, run again as documented, would leave one more (sort runs,
+// spools, restored originals: up to the inputs' size; kill -9 removes
+// nothing). Walk's directories are made by it.
 func MakeLockedTemp(parent, prefix string) (string, func(), error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
+	RemoveStaleTemp(parent, prefix) // best effort: what it cannot remove stays, as before
 	// Made under a hidden name, locked, then renamed to its own: a
 	// RemoveStaleTemp never sees it under its name unlocked. A hidden
 	// one that is not locked may be what a process killed before the

@@ -10,25 +10,41 @@ import (
 
 // TestRemoveStaleWalkDirs: a walk directory no process holds (what a
 // killed Walk leaves, under its name or under the hidden one it has
-// before its rename) is removed; a live Walk's is kept, and removed by
-// its own release.
+// before its rename) is removed, by the next walk directory made and by
+// RemoveStaleWalkDirs; a live Walk's is kept, and removed by its own
+// release.
 func TestRemoveStaleWalkDirs(t *testing.T) {
 	parent := t.TempDir()
-	stale := filepath.Join(parent, walkDirPrefix+"123")
-	if err := os.MkdirAll(filepath.Join(stale, "sub"), 0o755); err != nil {
-		t.Fatal(err)
+	plant := func(stale, hidden string) (string, string) {
+		t.Helper()
+		s := filepath.Join(parent, walkDirPrefix+stale)
+		if err := os.MkdirAll(filepath.Join(s, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(s, "run-1.zst"), []byte("x"), 0o644)
+		h := filepath.Join(parent, "."+walkDirPrefix+hidden)
+		if err := os.Mkdir(h, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return s, h
 	}
-	os.WriteFile(filepath.Join(stale, "run-1.zst"), []byte("x"), 0o644)
-	hidden := filepath.Join(parent, "."+walkDirPrefix+"456")
-	if err := os.Mkdir(hidden, 0o755); err != nil {
-		t.Fatal(err)
+	gone := func(paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Errorf("stale walk dir %s kept: %v", p, err)
+			}
+		}
 	}
+	stale, hidden := plant("123", "456")
 	other := filepath.Join(parent, "keep-me")
 	os.Mkdir(other, 0o755)
 	live, release, err := makeWalkDir(parent)
 	if err != nil {
 		t.Fatal(err)
 	}
+	gone(stale, hidden)
+	stale, hidden = plant("789", "012")
 	removed, err := RemoveStaleWalkDirs(parent)
 	if slices.Sort(removed); err != nil || !slices.Equal(removed, []string{filepath.Base(hidden), filepath.Base(stale)}) {
 		t.Fatalf("removed %v (%v), want the two stale ones only", removed, err)
@@ -38,11 +54,7 @@ func TestRemoveStaleWalkDirs(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	for _, p := range []string{stale, hidden} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("stale walk dir %s kept: %v", p, err)
-		}
-	}
+	gone(stale, hidden)
 	release()
 	if _, err := os.Stat(live); !os.IsNotExist(err) {
 		t.Errorf("released walk dir kept: %v", err)

@@ -46,12 +46,11 @@ const blockSpillPrefix = "blockwarc-blocks-"
 // newBlockSpill makes the spill file in a directory of its own under dir
 // (os.TempDir() when empty), locked while the spill lives: the file a
 // killed run left (kill -9 removes nothing), the size of the blocks
-// table, is told from a live run's and removed here.
+// table, is told from a live run's and removed (MakeLockedTemp).
 func newBlockSpill(dir string) (*blockSpill, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	warcio.RemoveStaleTemp(dir, blockSpillPrefix)
 	d, release, err := warcio.MakeLockedTemp(dir, blockSpillPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create block spill file: %w", err)
