@@ -3,7 +3,6 @@ package export
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -128,8 +127,7 @@ func (s *CDXJSpool) writeSorted(line []byte) error {
 		// In a directory of its own, locked while the spool lives: the
 		// file a killed index left (kill -9 removes nothing), the
 		// index's size, is told from a live one's and removed (MakeLockedTemp).
-		dir := cmp.Or(s.TempDir, os.TempDir())
-		d, release, err := warcio.MakeLockedTemp(dir, spoolPrefix)
+		d, release, err := warcio.MakeLockedTemp(s.TempDir, spoolPrefix)
 		if err != nil {
 			return fmt.Errorf("create temp file: %w", err)
 		}

@@ -635,64 +635,52 @@ func parseWARCHeader(rec *Record) bool {
 		}
 		rest = end
 	}
+	var lower [32]byte
 	for _, f := range rec.Header {
-		switch lowerFieldName(f.Name) {
-		case "warc-type":
-			rec.Type = f.Value
-		case "warc-target-uri":
-			v := f.Value
-			if len(v) >= 2 && v[0] == '<' && v[len(v)-1] == '>' {
-				v = v[1 : len(v)-1]
-			}
-			rec.TargetURI = v
-		case "warc-date":
-			rec.DateRaw = f.Value
-			rec.Date = parseDate(f.Value)
-		case "warc-record-id":
-			rec.RecordID = f.Value
-		case "warc-profile":
-			rec.Profile = f.Value
-		case "warc-refers-to":
-			rec.RefersTo = f.Value
-		case "warc-refers-to-target-uri":
-			rec.RefersToTargetURI = f.Value
-		case "warc-refers-to-date":
-			rec.RefersToDate = f.Value
+		// m[string(b)] does not allocate: the lower-cased copy stays on
+		// the stack for almost every field of every record.
+		if set := recordFields[string(lowerName(lower[:0], f.Name))]; set != nil {
+			set(rec, f.Value)
 		}
 	}
 	return true
 }
 
-// recordFields are the field names parseWARCHeader sets Record fields
-// from, lower-cased.
-var recordFields = [...]string{"warc-type", "warc-target-uri", "warc-date", "warc-record-id",
-	"warc-profile", "warc-refers-to", "warc-refers-to-target-uri", "warc-refers-to-date"}
+// recordFields set the Record fields parseWARCHeader fills, by their
+// field names lower-cased.
+var recordFields = map[string]func(rec *Record, v string){
+	"warc-type": func(rec *Record, v string) { rec.Type = v },
+	"warc-target-uri": func(rec *Record, v string) {
+		if len(v) >= 2 && v[0] == '<' && v[len(v)-1] == '>' {
+			v = v[1 : len(v)-1]
+		}
+		rec.TargetURI = v
+	},
+	"warc-date": func(rec *Record, v string) {
+		rec.DateRaw = v
+		rec.Date = parseDate(v)
+	},
+	"warc-record-id":            func(rec *Record, v string) { rec.RecordID = v },
+	"warc-profile":              func(rec *Record, v string) { rec.Profile = v },
+	"warc-refers-to":            func(rec *Record, v string) { rec.RefersTo = v },
+	"warc-refers-to-target-uri": func(rec *Record, v string) { rec.RefersToTargetURI = v },
+	"warc-refers-to-date":       func(rec *Record, v string) { rec.RefersToDate = v },
+}
 
-// lowerFieldName is strings.ToLower(name) for the names in recordFields
-// and for names that are not ASCII; for the other ASCII names it returns
-// "", matching none of them. It spares the allocation ToLower makes for
-// almost every field of every record.
-func lowerFieldName(name string) string {
-	var b [32]byte
-	if len(name) > len(b) {
-		return strings.ToLower(name)
-	}
+// lowerName appends strings.ToLower(name) to dst; an ASCII name (every
+// WARC field name) is lowered in dst without allocating.
+func lowerName(dst []byte, name string) []byte {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if c >= utf8.RuneSelf {
-			return strings.ToLower(name)
+			return append(dst[:0], strings.ToLower(name)...)
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		b[i] = c
+		dst = append(dst, c)
 	}
-	for _, k := range recordFields {
-		if string(b[:len(name)]) == k {
-			return k
-		}
-	}
-	return ""
+	return dst
 }
 
 // newBody attaches the block reader to a record whose header was consumed.

@@ -48,9 +48,6 @@ const blockSpillPrefix = "blockwarc-blocks-"
 // killed run left (kill -9 removes nothing), the size of the blocks
 // table, is told from a live run's and removed (MakeLockedTemp).
 func newBlockSpill(dir string) (*blockSpill, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
 	d, release, err := warcio.MakeLockedTemp(dir, blockSpillPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create block spill file: %w", err)
