@@ -34,10 +34,12 @@ const compactPrefix = "blockwarc-compact-run-"
 // originals are restored into a directory under Options.TempDir (the
 // system's by default) and removed at the end (a killed Compact's, by
 // the next one): Compact needs free space
-// there of about the inputs' size. Every file must restore bit for bit
-// as given (InputFile.OriginalExact): a file the archive can give back
-// only decompressed would be described as another file, so Compact
-// refuses the archive and names it.
+// there of about the inputs' size. A file that does not restore bit
+// for bit as given (not proven yet, or zlib does not reproduce it) is
+// copied as its stream, its records placed where they were in it
+// (restoredStream): the copy describes the file itself. Compact refuses
+// an archive with a file whose records and gaps do not tile its stream,
+// and names it.
 func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) {
 	var st Stats
 	if same, err := sameDir(src, dst); err != nil || same {
@@ -62,8 +64,8 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 		return st, fmt.Errorf("compact %s: the archive holds no input file", src)
 	}
 	for _, f := range files {
-		if !f.OriginalExact() {
-			return st, fmt.Errorf("compact %s: input file %s cannot be restored as given (%s): a compacted archive would describe another file; nothing was written", src, f.Name, f.OriginalReason())
+		if !f.OriginalExact() && !streamRestorable(&f) {
+			return st, fmt.Errorf("compact %s: input file %s restores neither as given (%s) nor as its decompressed stream: a compacted archive would describe another file; nothing was written", src, f.Name, f.OriginalReason())
 		}
 	}
 	opts.Pack.KeepSettings(a.Store().Settings())
@@ -100,7 +102,7 @@ func (a *Archive) restoreInputs(ctx context.Context, tmp string, opts *Options, 
 	}
 	files := a.Files()
 	paths := make([]string, 0, len(files))
-	opts.rename, opts.rowNames = map[string]string{}, map[string]string{}
+	opts.rename, opts.rowNames, opts.restored = map[string]string{}, map[string]string{}, map[string]*restoredStream{}
 	err := a.WalkSources(nil, func(f InputFile, vs []Version) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -111,10 +113,23 @@ func (a *Archive) restoreInputs(ctx context.Context, tmp string, opts *Options, 
 		}
 		p := filepath.Join(d, filepath.Base(f.Name))
 		var err error
-		if stream && !f.OriginalExact() {
+		switch {
+		case f.OriginalExact():
+			err = writeOriginalFile(a, p, f, vs)
+		case streamRestorable(&f):
+			// Its stream, in which its records are placed where they
+			// were in the file: the copy describes the file itself.
+			// Its whole name kept: x.warc and x.warc.lz4 holding one
+			// stream would otherwise be one input to the ingest.
+			p += ".zst"
+			var rs *restoredStream
+			if rs, err = writeRestoredStream(a, p, f, vs); err == nil {
+				opts.restored[p] = rs
+			}
+		case stream:
 			p = filepath.Join(d, warcio.TrimCompressionSuffix(filepath.Base(f.Name)))
 			err = writeStreamFile(a, p, f, vs)
-		} else {
+		default:
 			err = writeOriginalFile(a, p, f, vs)
 		}
 		if err != nil {

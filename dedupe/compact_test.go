@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
+	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 	"github.com/blockwarc/blockwarc/warcio"
 )
@@ -89,40 +91,126 @@ func TestCompactDense(t *testing.T) {
 	sameFiles(t, "resumed vs one pass", sharedtest.ArchiveFiles(t, resumed), sharedtest.ArchiveFiles(t, once))
 }
 
-// TestCompactRefusesInexact: an input the archive cannot give back as
-// given stops the compaction before anything is written.
-func TestCompactRefusesInexact(t *testing.T) {
+// TestCompactStreams: files the archive gives back only decompressed
+// (ingested without the proof, or a gzip file with a byte after its
+// last member) are compacted as their streams: the copy is byte for byte
+// one ingest of the files themselves (with the proof or without, its
+// rows say what the source's said), a killed copy completes to the same
+// bytes, and prove then proves the copy from the originals.
+func TestCompactStreams(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "samples", "*.warc.gz"))
+	if len(files) < 6 {
+		t.Fatalf("want the sample dumps, found %d", len(files))
+	}
 	dir := t.TempDir()
-	src := filepath.Join("..", "testdata", "samples", "ota-lovescout24-20220120143355.warc.gz")
-	b, err := os.ReadFile(src)
+	// The inputs in one directory, in path order: the order one ingest
+	// of them takes.
+	var inputs []string
+	for _, f := range files[:6] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, p)
+	}
+	b, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A trailing byte that is no gzip member: kept as a gap, but the
-	// file is not rebuilt as given.
-	odd := filepath.Join(dir, "odd.warc.gz")
+	// A trailing byte that is no gzip member: the file does not restore
+	// as given, proven or not.
+	odd := filepath.Join(dir, "zz-odd.warc.gz")
 	if err := os.WriteFile(odd, append(b, 'x'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	arch := filepath.Join(dir, "a.bwa")
-	if _, err := Ingest(context.Background(), arch, []string{odd}, Options{}); err != nil {
+	inputs = append(inputs, odd)
+	files = inputs[:6]
+	crawls, dense := filepath.Join(dir, "crawls.bwa"), filepath.Join(dir, "dense.bwa")
+	opts := Options{CommitBytes: 256 << 10, TempDir: t.TempDir(), SkipOriginal: true}
+	for _, f := range inputs {
+		if _, err := Ingest(context.Background(), crawls, []string{f}, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Ingest(context.Background(), dense, inputs, opts); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(arch, pack.Options{})
+	want := sharedtest.ArchiveFiles(t, dense)
+	for _, proof := range []bool{false, true} {
+		copyOpts := opts
+		copyOpts.SkipOriginal = !proof
+		out := filepath.Join(dir, fmt.Sprintf("compact-%v.bwa", proof))
+		if _, err := Compact(context.Background(), crawls, out, copyOpts); err != nil {
+			t.Fatalf("compact (proof %v): %v", proof, err)
+		}
+		sameFiles(t, fmt.Sprintf("compacted (proof %v) vs one ingest", proof), sharedtest.ArchiveFiles(t, out), want)
+	}
+	if ents, _ := os.ReadDir(opts.TempDir); len(ents) != 0 {
+		t.Errorf("compaction left %d entries in its temporary directory", len(ents))
+	}
+
+	// Killed after its first commit, completed by a second run.
+	resumed := filepath.Join(dir, "resumed.bwa")
+	ctx, cancel := context.WithCancel(context.Background())
+	iopts := opts
+	commits := 0
+	iopts.Progress = func(st Stats) {
+		if st.Commits > commits {
+			commits = st.Commits
+			cancel()
+		}
+	}
+	if _, err := Compact(ctx, crawls, resumed, iopts); err == nil || commits == 0 {
+		t.Fatalf("a compaction cancelled at its first commit (%d): %v", commits, err)
+	}
+	iopts.Progress = nil
+	if _, err := Compact(context.Background(), crawls, resumed, iopts); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	sameFiles(t, "resumed vs one ingest", sharedtest.ArchiveFiles(t, resumed), want)
+
+	if !zlibenc.Available {
+		return
+	}
+	// The copy's rows are the files': prove finds and proves them.
+	out := filepath.Join(dir, "compact-false.bwa")
+	res, err := Prove(context.Background(), out, inputs, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact := a.Files()[0].OriginalExact()
-	a.Close()
-	if exact {
-		t.Skip("this build restores the odd file as given; nothing to refuse")
+	if len(res.Proven) != len(files) || len(res.NotExact) != 1 || !strings.HasPrefix(res.NotExact[0], "zz-odd.warc.gz: ") {
+		t.Fatalf("prove of the copy: %+v; want the %d samples proven and zz-odd.warc.gz not exact", res, len(files))
 	}
-	out := filepath.Join(dir, "c.bwa")
-	if _, err := Compact(context.Background(), arch, out, Options{TempDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "odd.warc.gz") {
-		t.Fatalf("compaction of an archive with an inexact input: %v", err)
+	a, err := Open(out, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a refused compaction wrote its output")
+	defer a.Close()
+	n := 0
+	err = a.WalkSources(nil, func(f InputFile, vs []Version) error {
+		if !f.OriginalExact() {
+			return nil
+		}
+		var got bytes.Buffer
+		if _, err := a.WriteOriginal(&got, f, vs); err != nil {
+			return err
+		}
+		orig, err := os.ReadFile(filepath.Join(dir, f.Name))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got.Bytes(), orig) {
+			t.Errorf("%s: %d bytes written as given, the original has %d", f.Name, got.Len(), len(orig))
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != len(files) {
+		t.Fatalf("%d of %d originals written back: %v", n, len(files), err)
 	}
 }
 
@@ -188,4 +276,51 @@ func TestCompactRemovesKilledTemp(t *testing.T) {
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a live compaction's directory was removed: %v", err)
 	}
+}
+
+// TestCompactInteropStreams: every interop file (odd and broken ones,
+// ARC, bzip2, LZ4, clipped and truncated gzip), ingested without the
+// proof in one ingest; its compaction, which copies the compressed files
+// as their streams, is the same archive byte for byte.
+func TestCompactInteropStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: reads every interop file")
+	}
+	dir := sharedtest.Interop(t)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []string
+	for _, e := range ents {
+		if warcio.IsInputName(e.Name()) {
+			inputs = append(inputs, filepath.Join(dir, e.Name()))
+		}
+	}
+	work := t.TempDir()
+	arch, out := filepath.Join(work, "a.bwa"), filepath.Join(work, "c.bwa")
+	opts := testOpts()
+	opts.SkipOriginal, opts.TempDir = true, t.TempDir()
+	if _, err := Ingest(context.Background(), arch, inputs, opts); err != nil {
+		t.Logf("ingest: %v", err) // the broken files' errors; the rest is in
+	}
+	a, err := Open(arch, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams, rows := 0, len(a.Files())
+	for _, f := range a.Files() {
+		if !f.OriginalExact() && streamRestorable(&f) {
+			streams++
+		}
+	}
+	a.Close()
+	if streams < 10 {
+		t.Fatalf("%d of %d files copied as their streams: the test copies too few", streams, rows)
+	}
+	if _, err := Compact(context.Background(), arch, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, "compacted vs ingested", sharedtest.ArchiveFiles(t, out), sharedtest.ArchiveFiles(t, arch))
+	t.Logf("%d files, %d copied as their streams", rows, streams)
 }

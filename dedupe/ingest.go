@@ -51,6 +51,9 @@ type Options struct {
 	// versions and the input-file table record (Compact: originals
 	// restored under a temporary directory keep their names).
 	rename, rowNames map[string]string
+	// restored are the inputs that are the streams of files the archive
+	// gives back only decompressed (Compact, Upgrade), by path.
+	restored map[string]*restoredStream
 	// Level is the partition level for URLs the archive has no level for
 	// yet (DefaultLevel when 0; partition.LevelAdaptive for the adaptive
 	// partition). A URL keeps the level of its history.
@@ -271,6 +274,9 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		return st, err
 	}
 	st.FilesSkipped = skipped
+	if err := checkRestoredTodo(opts.restored, todo); err != nil {
+		return st, err
+	}
 	if len(todo) == 0 {
 		return st, nil
 	}
@@ -344,10 +350,11 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 		Progress: opts.InputProgress, Select: opts.Select,
 		Gaps: true, OnFile: func(fs warcio.FileStream) {
 			g.streams[fs.File] = fs
-			if !opts.SkipOriginal {
+			if !opts.SkipOriginal && opts.restored[fs.File] == nil {
 				learner.start(fs)
 			}
 		},
+		Relocate: relocator(opts.restored),
 		OnRead: func(int64) {
 			if opts.ReadDone != nil {
 				var total int64
@@ -405,6 +412,13 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	}
 	if err := learner.apply(rows, paths, g.pieces, opts.SkipOriginal); err != nil {
 		return st, err
+	}
+	for i, t := range todo {
+		if rs := opts.restored[t.path]; rs != nil {
+			if err := rs.apply(&rows[i]); err != nil {
+				return st, err
+			}
+		}
 	}
 	if rec == nil {
 		r.Files = append(r.Files, rows...)

@@ -17,8 +17,9 @@ type span struct{ start, end int64 }
 // of each gap as gap items (the first pass kept only their positions: a
 // gap is found only once the record after it starts). want is the
 // stream's length in the first pass; a different length now means the
-// file changed under the walk.
-func (s *sorter) readGaps(ctx context.Context, name string, gaps []span, want int64) error {
+// file changed under the walk. place, when set, is the walk's Relocate
+// for the file.
+func (s *sorter) readGaps(ctx context.Context, name string, gaps []span, want int64, place func(*Record) error) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("open input again for its gaps: %w", err)
@@ -71,6 +72,11 @@ func (s *sorter) readGaps(ctx context.Context, name string, gaps []span, want in
 			}
 			rec := &Record{File: name, Compression: c.comp, Offset: off, SkipInMember: skipIn,
 				Length: max(end-off, 0), Pos: start, End: start + n, ContentLen: n}
+			if place != nil {
+				if err := place(rec); err != nil {
+					return err
+				}
+			}
 			if err := s.add(&item{rec: rec, bodyLen: n, body: body, gap: true}); err != nil {
 				return err
 			}

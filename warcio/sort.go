@@ -163,6 +163,10 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 	} else {
 		rd.Reset(cr, name)
 	}
+	var place func(*Record) error
+	if opts.Relocate != nil && name != "-" {
+		place = opts.Relocate(name)
+	}
 	reported := int64(0)
 	var pending *item // added once its Length is final (after the next Next)
 	var pendingRun *runWriter
@@ -172,6 +176,14 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 		}
 		it, w := pending, pendingRun
 		pending, pendingRun = nil, nil
+		if place != nil {
+			if err := place(it.rec); err != nil {
+				if w != nil {
+					w.abort()
+				}
+				return err
+			}
+		}
 		if w != nil {
 			path, err := w.close()
 			if err != nil {
@@ -302,7 +314,7 @@ func (s *sorter) readInput(ctx context.Context, name string, opts *WalkOptions, 
 		if opts.Gaps && len(gaps) > 0 && tiled && (opts.Select == nil || opts.Select("")) {
 			if name == "-" {
 				fs.Tiled = false
-			} else if err := s.readGaps(ctx, name, gaps, fs.Len); err != nil {
+			} else if err := s.readGaps(ctx, name, gaps, fs.Len, place); err != nil {
 				return fail(err)
 			}
 		}

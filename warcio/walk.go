@@ -62,6 +62,18 @@ type WalkOptions struct {
 	// the file, only for files that have gaps; standard input cannot be
 	// read twice, so its gaps are counted (FileStream) but not yielded.
 	Gaps bool
+	// Relocate, when set, is called as Walk starts reading an input file
+	// (not standard input, not Parts); the function it returns, when not
+	// nil, is called with each of the file's records and gap pieces, in
+	// the reading goroutine, once its Length is final and before it is
+	// sorted, and may set its Offset, SkipInMember and Length: where the
+	// record is in another copy of the file, compressed otherwise (Pos and
+	// End stay this file's stream's, which the two copies share; the
+	// Origin of a revisit keeps this file's offsets). Compact and upgrade
+	// read a file the archive gives back only decompressed as its stream
+	// and place its records where they were in the file ingested. An
+	// error stops the walk.
+	Relocate func(file string) func(rec *Record) error
 	// OnFile, when set, is called once per input read to its end, with its
 	// decompressed stream's length and digest and its gaps. Calls are
 	// serialised, in no particular order.

@@ -30,8 +30,9 @@ disturbed meanwhile.
 
 The originals are restored into -tmp (the system's temporary directory
 by default) and removed at the end: about the input files' size of free
-space is needed there. Every input file must restore bit for bit as
-given ('blockwarc verify' says which do): otherwise nothing is written.
+space is needed there. A file not proven yet (ingest -prove=false), or
+one that restores only decompressed, is restored as its stream and keeps
+its row: 'blockwarc prove' proves the copy from the original later.
 After Ctrl-C or a crash, running the same command again completes
 NEWARCHIVE into the same bytes; an existing complete archive is never
 written over. Sharded archives are not compacted yet.`
