@@ -46,6 +46,9 @@ run: build npm
 	@# report's input is the files as given, the summary's the records
 	@# decompressed.
 	./$(BIN) ingest -report out/report.txt -report-html out/report.html out/samples.bwa $(SAMPLES)
+	@# What 'verify -originals' needs before it calls an original safe
+	@# to delete: the proof that it restores as given, bit for bit.
+	./$(BIN) prove out/samples.bwa $(SAMPLES)
 	./$(BIN) verify out/samples.bwa
 	@cat out/report.txt
 	@echo "wrote out/report.html: the storage report as one self-contained page with charts"
@@ -154,10 +157,11 @@ bench-ingest:
 	$(GO) test -run '^$$' -bench 'IngestCPU$$' -benchtime $(BENCHTIME) ./dedupe/
 
 # Ingest CPU against `zstd -19 --long=27 -T1` CPU of the same records on
-# every corpus site (x-zstd-cpu-SITE), without the zlib proof that each
-# .warc.gz restores as given (x-zstd-cpu-noproof-SITE: ingest -prove=false)
-# and the archive's bytes against zstd's (x-zstd-bytes-SITE). Needs the
-# zstd command; about two minutes.
+# every corpus site (x-zstd-cpu-SITE; the default ingest leaves the zlib
+# proof that each .warc.gz restores as given to 'blockwarc prove'), with
+# the proof (x-zstd-cpu-proof-SITE: ingest -prove), the fast tier
+# (x-zstd-cpu-fast-SITE) and the archive's bytes against zstd's
+# (x-zstd-bytes-SITE). Needs the zstd command; about two minutes.
 bench-zstd-cpu:
 	$(GO) test -run '^$$' -bench 'IngestVsZstd$$' -benchtime 1x -v ./dedupe/
 

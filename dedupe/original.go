@@ -78,6 +78,10 @@ func (f *InputFile) OriginalRestorable() (bool, string) {
 	return true, ""
 }
 
+// NotProven says that f was ingested without the proof (ingest's default,
+// -prove=false) and 'blockwarc prove' has not examined it yet.
+func (f *InputFile) NotProven() bool { return f.OriginalWhy == originalSkipped }
+
 // OriginalCompressed says that f is a gzip file that restores bit-exact
 // compressed (OriginalExact, not merely uncompressed).
 func (f *InputFile) OriginalCompressed() bool { return f.OriginalExact() && f.Original != nil }

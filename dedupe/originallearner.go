@@ -118,12 +118,16 @@ func (l *originalLearner) apply(rows []InputFile, paths []string, pieces map[str
 		switch {
 		case in.StreamLen < 0:
 			// no version 6 field is written
-		case skip || paths[i] == "-": // standard input cannot be read again
+		case paths[i] == "-": // standard input cannot be read again
+			in.OriginalWhy = originalSkipped
+		case in.Rebuildable && in.StreamLen == in.Size && in.StreamSHA256 == in.SHA256:
+			// Not compressed: nothing to prove, with the proof or
+			// without.
+			in.OriginalWhy = originalPlain
+		case skip:
 			in.OriginalWhy = originalSkipped
 		case !in.Rebuildable:
 			in.OriginalWhy = originalStream
-		case in.StreamLen == in.Size && in.StreamSHA256 == in.SHA256:
-			in.OriginalWhy = originalPlain
 		case r == nil:
 			if err := l.ctx.Err(); err != nil {
 				return err

@@ -45,7 +45,7 @@ func TestSharedFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
-	v, err := ingestflags.Flags{Level: 2, Commit: "64M", Mem: "512MiB", Policy: "fail", Parity: false, TempDir: "/tmp", Workers: 3}.Parse()
+	v, err := ingestflags.Flags{Level: 2, Commit: "64M", Mem: "512MiB", Policy: "fail", Parity: false, TempDir: "/tmp", Workers: 3, SkipProof: true}.Parse()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestSharedFlags(t *testing.T) {
 		t.Fatal("-policy warn: no warnings")
 	}
 	got.Reader.OnError = nil
-	v, _ = ingestflags.Flags{Commit: ingestflags.DefaultCommit, Mem: ingestflags.DefaultMem, Policy: ingestflags.DefaultPolicy, Parity: true, Workers: 1}.Parse()
+	v, _ = ingestflags.Flags{Commit: ingestflags.DefaultCommit, Mem: ingestflags.DefaultMem, Policy: ingestflags.DefaultPolicy, Parity: true, Workers: 1, SkipProof: true}.Parse()
 	if want := v.Options(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults\n%+v\nwant\n%+v", got, want)
 	}
@@ -74,21 +74,22 @@ func TestSharedFlags(t *testing.T) {
 
 	// -fast as the CLI's: the fast tier's options.
 	cfg, _, code, msg = parse("-fast", "-policy", "fail", "a.bwa", "in")
-	v, _ = ingestflags.Flags{Commit: ingestflags.DefaultCommit, Mem: ingestflags.DefaultMem, Policy: "fail", Parity: true, Workers: 1, Fast: true}.Parse()
+	v, _ = ingestflags.Flags{Commit: ingestflags.DefaultCommit, Mem: ingestflags.DefaultMem, Policy: "fail", Parity: true, Workers: 1, Fast: true, SkipProof: true}.Parse()
 	if got, want := cfg.options(context.Background()), v.Options(); code != 0 || !reflect.DeepEqual(got, want) || got.Pack.Level == 0 {
 		t.Fatalf("-fast: exit %d, options\n%+v\nwant\n%+v: %s", code, got, want, msg)
 	}
-	// -prove=false: accepted, sharded as the pipeline's archive always
-	// is, and -help says who proves then.
+	// The proof left to 'blockwarc prove' by default, as ingest leaves
+	// it, sharded as the pipeline's archive always is; -prove does it;
+	// -help says who proves.
 	for _, shards := range []string{"1", "2"} {
-		if cfg, _, code, msg := parse("-prove=false", "-shards", shards, "a.bwa", "in"); code != 0 || !cfg.options(context.Background()).SkipOriginal {
-			t.Errorf("-prove=false -shards %s: exit %d, %+v: %s; want the proof skipped", shards, code, cfg.Ingest, msg)
+		if cfg, _, code, msg := parse("-shards", shards, "a.bwa", "in"); code != 0 || !cfg.options(context.Background()).SkipOriginal {
+			t.Errorf("-shards %s: exit %d, %+v: %s; want the proof skipped", shards, code, cfg.Ingest, msg)
 		}
 	}
-	if cfg, _, code, msg := parse("a.bwa", "in"); code != 0 || cfg.options(context.Background()).SkipOriginal {
-		t.Errorf("default: exit %d, %+v: %s; want the proof done", code, cfg.Ingest, msg)
+	if cfg, _, code, msg := parse("-prove", "a.bwa", "in"); code != 0 || cfg.options(context.Background()).SkipOriginal {
+		t.Errorf("-prove: exit %d, %+v: %s; want the proof done", code, cfg.Ingest, msg)
 	}
-	if _, _, _, msg := parse("-help"); !strings.Contains(msg, "-prove=false, 'blockwarc prove ARCHIVE ORIGINAL...' proves the .warc.gz inputs later") {
+	if _, _, _, msg := parse("-help"); !strings.Contains(msg, "-prove, 'blockwarc prove ARCHIVE ORIGINAL...' proves the .warc.gz inputs later") {
 		t.Errorf("-help does not say who proves:\n%s", msg)
 	}
 

@@ -17,9 +17,8 @@
 // "blockwarc-beam"). The archive is built beside ARCHIVE and published by
 // one rename when every shard is written, so a failed or killed run
 // publishes nothing; run it again. -fast writes the fast tier as
-// 'blockwarc ingest -fast' does; -prove=false leaves the proof that each
-// .warc.gz input restores as given to 'blockwarc prove', as 'blockwarc
-// ingest -prove=false' does.
+// 'blockwarc ingest -fast' does; as there, the proof that each .warc.gz
+// input restores as given is left to 'blockwarc prove' unless -prove.
 package main
 
 import (
@@ -76,7 +75,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 	policy := fs.String("policy", ingestflags.DefaultPolicy, "`POLICY` for malformed input: skip, warn or fail")
 	lanes := fs.Int("lanes", runtime.GOMAXPROCS(0), "`N` lanes of each long step, run at once by runners that run a step's elements one after the other (Prism; default: this machine's cores)")
 	fast := fs.Bool("fast", false, "write frames at a fast zstd level (as blockwarc ingest -fast: the fast tier, 'blockwarc compact' writes the dense copy later)")
-	prove := fs.Bool("prove", true, "learn the zlib settings that restore each .warc.gz input as given, bit for bit (as blockwarc ingest -prove); -prove=false leaves that to 'blockwarc prove ARCHIVE ORIGINAL...', run before the originals are deleted")
+	prove := fs.Bool("prove", false, "also learn the zlib settings that restore each .warc.gz input as given, bit for bit (as blockwarc ingest -prove); by default 'blockwarc prove ARCHIVE ORIGINAL...' does that later, before the originals are deleted")
 	replace := fs.Bool("replace", false, "replace ARCHIVE if it exists (atomically, once the new one is complete)")
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -85,8 +84,8 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (Config, []str
 			"writes, as an Apache Beam pipeline (-runner prism by default: in this process).\n"+
 			"An existing sharded ARCHIVE is extended: its stored boundaries route the inputs.\n"+
 			"The flags blockwarc ingest has too (-level -commit -parity -policy -tmp -fast -prove,\n"+
-			"-shard-mem and -shard-workers for each shard) mean what they mean there: with\n"+
-			"-prove=false, 'blockwarc prove ARCHIVE ORIGINAL...' proves the .warc.gz inputs later.\n\n"+
+			"-shard-mem and -shard-workers for each shard) mean what they mean there: without\n"+
+			"-prove, 'blockwarc prove ARCHIVE ORIGINAL...' proves the .warc.gz inputs later.\n\n"+
 			"Exit status: 0 done, 1 failed (nothing published), 2 bad usage.\n\nFlags (Beam's too):\n")
 		fs.PrintDefaults()
 	}

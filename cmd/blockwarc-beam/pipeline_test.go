@@ -168,8 +168,9 @@ func TestSameAsCLI(t *testing.T) {
 		{"samples-3", samples, 3, 2, nil},
 		// The fast tier, its flag parsed by both commands.
 		{"samples-2-fast", samples, 2, 2, []string{"-fast"}},
-		// The proof left to 'blockwarc prove', which reads shard 0.
-		{"samples-2-noproof", samples, 2, 2, []string{"-prove=false"}},
+		// The proof made by the ingest (by default 'blockwarc prove'
+		// makes it later, reading shard 0).
+		{"samples-2-prove", samples, 2, 2, []string{"-prove"}},
 		{"corpus-2sites-3", func(t *testing.T) []string {
 			return sharedtest.CorpusFiles(t, "ota-lovescout24", "ota-mektoube")
 		}, 3, 3, nil},

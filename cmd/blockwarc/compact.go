@@ -30,7 +30,7 @@ disturbed meanwhile.
 
 The originals are restored into -tmp (the system's temporary directory
 by default) and removed at the end: about the input files' size of free
-space is needed there. A file not proven yet (ingest -prove=false), or
+space is needed there. A file not proven yet ('blockwarc prove'), or
 one that restores only decompressed, is restored as its stream and keeps
 its row: 'blockwarc prove' proves the copy from the original later.
 After Ctrl-C or a crash, running the same command again completes

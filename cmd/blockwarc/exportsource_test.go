@@ -214,7 +214,7 @@ func TestExportSourcesResume(t *testing.T) {
 	zw.Close()
 	os.WriteFile(goGzip, zb.Bytes(), 0o644)
 	bwa := filepath.Join(root, "a.bwa")
-	if code, _, stderr := runCmd(t, "ingest", "-tables=false", bwa, coll); code != exitOK {
+	if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-prove", bwa, coll); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, stderr)
 	}
 	out := filepath.Join(root, "out")

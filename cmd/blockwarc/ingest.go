@@ -28,13 +28,16 @@ Each input is recorded under its path below the directory given
 (2024-01/crawl.warc.gz), or its base name when given as a file, with
 as many folders of its path as tell it apart from the other inputs
 (blockwarc ls -files lists the names). A file already ingested (same
-base name, size and SHA-256) is skipped. A .warc.gz input is also proven
-to restore as given, compressed, bit for bit (its gzip members' zlib
-settings found by deflating them again); -prove=false skips that, the
-costliest step, and 'blockwarc prove' does it later from the originals.
--fast compresses at a fast level (the fast tier): with -prove=false it
-costs less CPU than zstd -19 --long of the same records; 'blockwarc
-compact' later writes the dense copy, byte for byte a default ingest. The
+base name, size and SHA-256) is skipped. Every record restores byte for
+byte and every input file decompressed; that a .warc.gz input also
+restores as given, compressed, bit for bit (its gzip members' zlib
+settings found by deflating them again, as costly as the rest of ingest)
+is proven by 'blockwarc prove ARCHIVE ORIGINALS...' later, when cores are
+idle and before the originals are deleted ('blockwarc verify -originals'
+says which are safe to delete), or by ingest itself with -prove. -fast
+compresses at a fast level (the fast tier), for a third of the CPU of
+zstd -19 --long of the same records; 'blockwarc compact' later writes
+the dense copy, byte for byte a default ingest. The
 archive is committed every -commit bytes of input and at the end: after
 Ctrl-C or a crash it stays at its last commit, and running ingest again
 with the same inputs resumes after it and completes it, into the same
@@ -98,9 +101,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	showProgress := fs.Bool("progress", false, "draw the progress bar on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
-	fast := fs.Bool("fast", false, "write frames at a fast zstd level (6; pure Go's \"better\" without cgo) rather than 19: with -prove=false, 45-66 % less CPU on the corpus sites for an archive 7-14 % larger; 'blockwarc compact' writes the dense copy later")
+	fast := fs.Bool("fast", false, "write frames at a fast zstd level (6; pure Go's \"better\" without cgo) rather than 19: 45-66 % less CPU on the corpus sites for an archive 7-14 % larger; 'blockwarc compact' writes the dense copy later")
 	nice := fs.Int("nice", defaultNice, niceUsage)
-	prove := fs.Bool("prove", true, "learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (40-60 % of ingest's CPU); -prove=false leaves that to 'blockwarc prove ARCHIVE ORIGINALS...', run before the originals are deleted")
+	prove := fs.Bool("prove", false, "also learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (40-60 % more CPU); by default 'blockwarc prove ARCHIVE ORIGINALS...' does that later, before the originals are deleted")
 	var ropts reportOptions
 	fs.StringVar(&ropts.text, "report", "", "also write the storage report (as 'blockwarc report' prints it) to `FILE` after the ingest; - for standard output, after the summary")
 	fs.StringVar(&ropts.html, "report-html", "", "also write the storage report as a self-contained HTML page to `FILE` after the ingest")

@@ -38,7 +38,8 @@ func TestIngestSharedFlags(t *testing.T) {
 	if code != exitFailure || got.CommitBytes == 0 {
 		t.Fatalf("exit %d, options %+v: %s", code, got, stderr.String())
 	}
-	v, err := ingestflags.Flags{Level: 2, Commit: "64M", Mem: "512MiB", Policy: "fail", Parity: false, TempDir: "/tmp", Workers: 3}.Parse()
+	// SkipProof: ingest leaves the proof to prove unless -prove.
+	v, err := ingestflags.Flags{Level: 2, Commit: "64M", Mem: "512MiB", Policy: "fail", Parity: false, TempDir: "/tmp", Workers: 3, SkipProof: true}.Parse()
 	if err != nil {
 		t.Fatal(err)
 	}

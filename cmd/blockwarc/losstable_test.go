@@ -40,7 +40,7 @@ func TestLossTable(t *testing.T) {
 	want := originalRecords(t, files)
 	src := filepath.Join(root, "src.bwa")
 	for _, sub := range []string{"a", "b"} {
-		if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-commit", "16KiB", src, filepath.Join(orig, sub)); code != exitOK {
+		if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-prove", "-commit", "16KiB", src, filepath.Join(orig, sub)); code != exitOK {
 			t.Fatalf("ingest exit %d: %s", code, stderr)
 		}
 	}
@@ -138,7 +138,7 @@ func TestLossTable(t *testing.T) {
 						t.Fatalf("verify after repair: exit %d: %s%s", code, out, stderr)
 					}
 					// And the archive takes a new ingest.
-					if code, _, stderr := runCmd(t, "ingest", "-tables=false", dir, filepath.Join(samples, "ota-lovescout24-20220811183227.warc.gz")); code != exitOK {
+					if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-prove", dir, filepath.Join(samples, "ota-lovescout24-20220811183227.warc.gz")); code != exitOK {
 						t.Fatalf("ingest after repair: exit %d: %s", code, stderr)
 					}
 				} else if !strings.Contains(stderr, "lost") {

@@ -42,7 +42,7 @@ func commands() map[string]command {
 		"version": {"print blockwarc's version", runVersion},
 		"verify":  {"check every object and record of an archive", runVerify},
 		"compact": {"write a dense copy of an archive ingested a crawl at a time", runCompact},
-		"prove":   {"prove from the originals that files ingested with -prove=false restore as given", runProve},
+		"prove":   {"prove from the originals that ingested files restore as given (before deleting them)", runProve},
 		"repair":  {"salvage a damaged archive: correct through parity, rebuild indexes, name what is lost", runRepair},
 		"tables":  {"write an archive's Parquet/Arrow tables (ingest does it too)", runTables},
 		"report":  {"print the storage report of an archive (-html: with charts)", runReport},

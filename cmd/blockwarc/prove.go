@@ -12,14 +12,15 @@ import (
 )
 
 const proveAbout = `Prove, from the original files ORIGINAL... (files, directories or
-globs, as given to ingest), that the input files an 'ingest -prove=false'
-did not examine restore as given, compressed, bit for bit, and record it
+globs, as given to ingest), that the input files an ingest without
+-prove (the default) did not examine restore as given, compressed, bit for bit, and record it
 in ARCHIVE: for each gzip member of each file, the zlib settings that
 deflate its decompressed bytes back into the member's bytes.
 
-ingest -prove=false skips this step, which is 40-60 % of ingest's CPU
-(zlib deflates every decompressed byte again): ingest when the crawl
-arrives, prove when cores are idle, before the originals are deleted.
+Ingest leaves this step out unless -prove: it is as costly again as the
+rest of ingest (zlib deflates every decompressed byte again): ingest
+when the crawl arrives, prove when cores are idle, before the originals
+are deleted ('blockwarc verify -originals' calls none safe before).
 An original is used for the input file of the same size and SHA-256
 only; originals of no such file are named and left alone. Until a file
 is proven, 'export-warc -source FILE -original' refuses it and

@@ -45,7 +45,15 @@ func TestVerifyOriginals(t *testing.T) {
 		os.MkdirAll(filepath.Join(safeDir, m), 0o755)
 		os.WriteFile(filepath.Join(safeDir, m, "crawl.warc.gz"), b, 0o644)
 	}
+	// Ingest leaves the proof to prove: nothing is safe before it.
 	code, out, stderr := runCmd(t, "verify", "-originals", safeDir, bwa)
+	if code != exitFailure || !strings.Contains(out, "not examined; 'blockwarc prove' examines it from the original") || !strings.Contains(lastLine(out), "NOT safe to delete: 2 of 2 original(s)") {
+		t.Fatalf("verify -originals before prove: exit %d:\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := runCmd(t, "prove", bwa, coll); code != exitOK {
+		t.Fatalf("prove: exit %d:\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = runCmd(t, "verify", "-originals", safeDir, bwa)
 	if code != exitOK {
 		t.Fatalf("verify -originals of safe files: exit %d:\n%s%s", code, out, stderr)
 	}
@@ -93,7 +101,7 @@ func TestVerifyOriginals(t *testing.T) {
 
 	// Without parity nothing is safe, though every file restores.
 	bare := filepath.Join(root, "bare.bwa")
-	if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-parity=false", bare, files["2024-01"]); code != exitOK {
+	if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-parity=false", "-prove", bare, files["2024-01"]); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, stderr)
 	}
 	code, out, _ = runCmd(t, "verify", "-originals", files["2024-01"], bare)

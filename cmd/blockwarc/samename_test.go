@@ -49,14 +49,14 @@ func TestSameNameInputs(t *testing.T) {
 	bwa := filepath.Join(root, "a.bwa")
 	// Two months at once (the directory given), the third a month later
 	// (the file given alone).
-	if code, _, stderr := runCmd(t, "ingest", "-parity=false", "-tables=false", bwa, filepath.Join(coll, "2024-01"), filepath.Join(coll, "2024-02")); code != exitOK {
+	if code, _, stderr := runCmd(t, "ingest", "-parity=false", "-tables=false", "-prove", bwa, filepath.Join(coll, "2024-01"), filepath.Join(coll, "2024-02")); code != exitOK {
 		t.Fatalf("ingest: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runCmd(t, "ingest", "-parity=false", "-tables=false", bwa, files["2024-03"]); code != exitOK {
+	if code, _, stderr := runCmd(t, "ingest", "-parity=false", "-tables=false", "-prove", bwa, files["2024-03"]); code != exitOK {
 		t.Fatalf("ingest of the third month: exit %d: %s", code, stderr)
 	}
 	// Given again, from the collection's root: nothing new.
-	if code, out, stderr := runCmd(t, "ingest", "-parity=false", "-tables=false", bwa, coll); code != exitOK || !strings.Contains(out, "nothing new (3 input file(s) already in the archive)") {
+	if code, out, stderr := runCmd(t, "ingest", "-parity=false", "-tables=false", "-prove", bwa, coll); code != exitOK || !strings.Contains(out, "nothing new (3 input file(s) already in the archive)") {
 		t.Fatalf("ingest again: exit %d:\n%s%s", code, out, stderr)
 	}
 	code, out, stderr := runCmd(t, "ls", "-files", bwa)

@@ -39,8 +39,8 @@ func TestShardedCommands(t *testing.T) {
 	in := samplesDir(t)
 	dir := t.TempDir()
 	one, sh := filepath.Join(dir, "one.bwa"), filepath.Join(dir, "sh.bwa")
-	mustRun(t, "ingest", "-workers", "2", one, in)
-	mustRun(t, "ingest", "-workers", "2", "-shards", "2", sh, in)
+	mustRun(t, "ingest", "-prove", "-workers", "2", one, in)
+	mustRun(t, "ingest", "-prove", "-workers", "2", "-shards", "2", sh, in)
 	m, err := shard.ReadManifest(sh)
 	if err != nil {
 		t.Fatal(err)

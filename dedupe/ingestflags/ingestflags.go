@@ -47,9 +47,11 @@ type Flags struct {
 	// reference library's level 6 with cgo, klauspost's "better" level
 	// without), made dense later by 'blockwarc compact'.
 	Fast bool
-	// SkipProof is -prove=false: the gzip members' zlib settings are not
-	// learnt at ingest (rows "not examined"), 'blockwarc prove' learns
-	// them later. Zero, as every command but ingest has it: proven.
+	// SkipProof: the gzip members' zlib settings are not learnt at
+	// ingest (rows "not examined"), 'blockwarc prove' learns them later:
+	// ingest's and blockwarc-beam's default (without -prove). Zero, as
+	// compact, upgrade and repair have it: what restores as given is
+	// proven again.
 	SkipProof bool
 }
 
