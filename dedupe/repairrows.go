@@ -225,7 +225,7 @@ func matchParts(s *pack.Store, parts []lostPart, rows []InputFile, files []strin
 				for i, j := range pick {
 					sel[i] = rows[j]
 				}
-				return s.Sum(encodeFilePart(sel)) == l.ID
+				return partMatches(s, l.ID, sel)
 			}
 			for j := from; j < len(rows) && tries < maxPartTries; j++ {
 				if used[j] {
@@ -251,6 +251,30 @@ func matchParts(s *pack.Store, parts []lostPart, rows []InputFile, files []strin
 		outFiles = append(outFiles, fs)
 	}
 	return outRows, outFiles, true
+}
+
+// partMatches says whether rows, rebuilt by repair with the proof, encode
+// to the lost part id as the ingest that wrote the part had them: proven,
+// or not examined (ingest without -prove, its default), an uncompressed
+// file then plain or, as before 30 Nov 2026, not examined too.
+func partMatches(s *pack.Store, id pack.ID, rows []InputFile) bool {
+	if s.Sum(encodeFilePart(rows)) == id {
+		return true
+	}
+	for _, plainToo := range []bool{false, true} {
+		v := slices.Clone(rows)
+		for i := range v {
+			f := &v[i]
+			if f.StreamLen < 0 || f.OriginalWhy == originalPlain && !plainToo {
+				continue
+			}
+			f.Original, f.OriginalWhy = nil, originalSkipped
+		}
+		if s.Sum(encodeFilePart(v)) == id {
+			return true
+		}
+	}
+	return false
 }
 
 // LostFileRows names the parts of the input-file table of the archive in

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,8 +19,15 @@ import (
 // the captures that restore afterwards, byte for byte, are counted
 // against the row. Repair exits 0 exactly when everything restores.
 // Small commits make runs of several segments (a rebuilt root must
-// chain them as they were).
+// chain them as they were). Archives ingested with the proof and
+// without it (the default) lay out their input-file tables apart.
 func TestLossTable(t *testing.T) {
+	for _, prove := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "prove"}[prove], func(t *testing.T) { testLossTable(t, prove) })
+	}
+}
+
+func testLossTable(t *testing.T, prove bool) {
 	root := t.TempDir()
 	samples := filepath.Join("..", "..", "testdata", "samples")
 	orig := filepath.Join(root, "orig")
@@ -40,7 +48,7 @@ func TestLossTable(t *testing.T) {
 	want := originalRecords(t, files)
 	src := filepath.Join(root, "src.bwa")
 	for _, sub := range []string{"a", "b"} {
-		if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-prove", "-commit", "16KiB", src, filepath.Join(orig, sub)); code != exitOK {
+		if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-commit", "16KiB", "-prove="+strconv.FormatBool(prove), src, filepath.Join(orig, sub)); code != exitOK {
 			t.Fatalf("ingest exit %d: %s", code, stderr)
 		}
 	}
@@ -138,7 +146,7 @@ func TestLossTable(t *testing.T) {
 						t.Fatalf("verify after repair: exit %d: %s%s", code, out, stderr)
 					}
 					// And the archive takes a new ingest.
-					if code, _, stderr := runCmd(t, "ingest", "-tables=false", "-prove", dir, filepath.Join(samples, "ota-lovescout24-20220811183227.warc.gz")); code != exitOK {
+					if code, _, stderr := runCmd(t, "ingest", "-tables=false", dir, filepath.Join(samples, "ota-lovescout24-20220811183227.warc.gz")); code != exitOK {
 						t.Fatalf("ingest after repair: exit %d: %s", code, stderr)
 					}
 				} else if !strings.Contains(stderr, "lost") {
