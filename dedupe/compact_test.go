@@ -324,3 +324,56 @@ func TestCompactInteropStreams(t *testing.T) {
 	sameFiles(t, "compacted vs ingested", sharedtest.ArchiveFiles(t, out), sharedtest.ArchiveFiles(t, arch))
 	t.Logf("%d files, %d copied as their streams", rows, streams)
 }
+
+// TestRestoredStreamsSelected: a shard's ingest of restored streams (a
+// sharded upgrade: every shard reads every file, keeps its keys) places
+// only its records, and still describes each file as it was ingested.
+func TestRestoredStreamsSelected(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "samples", "*.warc.gz"))
+	files = files[:3]
+	dir := t.TempDir()
+	src := filepath.Join(dir, "a.bwa")
+	opts := Options{TempDir: t.TempDir(), SkipOriginal: true}
+	if _, err := Ingest(context.Background(), src, files, opts); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(src, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ro := opts
+	paths, err := a.restoreInputs(context.Background(), t.TempDir(), &ro, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ro.restored) != len(files) {
+		t.Fatalf("%d of %d files restored as streams", len(ro.restored), len(files))
+	}
+	kept := 0
+	ro.Select = func(key string) bool {
+		if strings.Contains(key, "privacy") {
+			kept++
+			return true
+		}
+		return false
+	}
+	dst := filepath.Join(dir, "shard.bwa")
+	if _, err := Ingest(context.Background(), dst, paths, ro); err != nil {
+		t.Fatal(err)
+	}
+	if kept == 0 {
+		t.Fatal("the selection kept no record: the test selects nothing")
+	}
+	b, err := Open(dst, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for i, f := range b.Files() {
+		w := a.Files()[i]
+		if f.Name != w.Name || f.Size != w.Size || f.SHA256 != w.SHA256 || f.OriginalWhy != w.OriginalWhy {
+			t.Errorf("row %d: %s %d %q, ingested as %s %d %q", i, f.Name, f.Size, f.OriginalReason(), w.Name, w.Size, w.OriginalReason())
+		}
+	}
+}

@@ -415,7 +415,7 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	}
 	for i, t := range todo {
 		if rs := opts.restored[t.path]; rs != nil {
-			if err := rs.apply(&rows[i]); err != nil {
+			if err := rs.apply(&rows[i], opts.Select != nil); err != nil {
 				return st, err
 			}
 		}
