@@ -47,7 +47,8 @@ func TestVerifyOriginals(t *testing.T) {
 	}
 	// Ingest leaves the proof to prove: nothing is safe before it.
 	code, out, stderr := runCmd(t, "verify", "-originals", safeDir, bwa)
-	if code != exitFailure || !strings.Contains(out, "not examined; 'blockwarc prove' examines it from the original") || !strings.Contains(lastLine(out), "NOT safe to delete: 2 of 2 original(s)") {
+	if code != exitFailure || !strings.Contains(out, "not examined; 'blockwarc prove' examines it from the original") || !strings.Contains(lastLine(out), "NOT safe to delete: 2 of 2 original(s)") ||
+		!strings.Contains(stderr, "2 original(s) not proven yet: 'blockwarc prove "+bwa+" "+safeDir+"' proves them") {
 		t.Fatalf("verify -originals before prove: exit %d:\n%s%s", code, out, stderr)
 	}
 	if code, out, stderr := runCmd(t, "prove", bwa, coll); code != exitOK {

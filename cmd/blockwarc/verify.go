@@ -151,8 +151,11 @@ func verifyOriginals(ctx context.Context, a *dedupe.Archive, archive, path strin
 		return exitFailure
 	}
 	when := time.Now().UTC().Format("2006-01-02 15:04:05 UTC")
-	safe := 0
+	safe, unproven := 0, 0
 	for _, r := range rs {
+		if !r.Proven && r.Input != nil && r.Input.NotProven() {
+			unproven++
+		}
 		if r.Proven {
 			safe++
 			fmt.Fprintf(stdout, "SAFE TO DELETE  %s: archived as %s, rebuilt bit for bit (%d bytes, SHA-256 %x) and compared with this file at %s\n",
@@ -185,6 +188,10 @@ func verifyOriginals(ctx context.Context, a *dedupe.Archive, archive, path strin
 		fmt.Fprintf(stdout, "NOT safe to delete: parity does not cover %s; keep every original until it does (%d of %d restore bit for bit)\n", archive, safe, len(rs))
 	default:
 		fmt.Fprintf(stdout, "NOT safe to delete: %d of %d original(s) under %s (NOT SAFE above); the other %d may be deleted\n", len(rs)-safe, len(rs), path, safe)
+	}
+	if unproven > 0 {
+		// Ingest leaves the proof to prove by default: say the next step.
+		fmt.Fprintf(stderr, "blockwarc verify: %d original(s) not proven yet: 'blockwarc prove %s %s' proves them (it deflates them again, as costly as their ingest), then verify again\n", unproven, archive, path)
 	}
 	return exitFailure
 }
