@@ -66,6 +66,10 @@ func TestIngestCatVerify(t *testing.T) {
 		t.Errorf("cat of a missing URL: exit %d, %q", code, errOut)
 	}
 
+	// Ingest leaves the proof that each file restores as given to prove.
+	if code, out, errOut := runCmd(t, "prove", arch, site); code != exitOK {
+		t.Fatalf("prove exit %d: %s %s", code, out, errOut)
+	}
 	if code, out, errOut := runCmd(t, "verify", arch); code != exitOK {
 		t.Fatalf("verify exit %d: %s %s", code, out, errOut)
 	} else if files, _ := warcio.ExpandInputs([]string{site}); !strings.Contains(string(out), fmt.Sprintf(" %d input files rebuilt exactly, %d input files rebuilt bit-exact (compressed); 0 problem(s)", len(files), bitExact(len(files)))) {
