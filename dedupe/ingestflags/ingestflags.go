@@ -66,7 +66,7 @@ type Values struct {
 	TempDir     string
 	Policy      warcio.Policy
 	Fast        bool // -fast
-	SkipProof   bool // -prove=false
+	SkipProof   bool // without -prove (ingest's default)
 }
 
 // Error is a flag value Parse refuses; Flag is the flag's name in
