@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -164,7 +165,7 @@ func relocator(restored map[string]*restoredStream) func(string) func(*warcio.Re
 			if err != nil {
 				return err
 			}
-			i, ok := slices.BinarySearchFunc(places, rec.Pos, func(e placeEntry, pos int64) int { return cmpInt64(e.pos, pos) })
+			i, ok := slices.BinarySearchFunc(places, rec.Pos, func(e placeEntry, pos int64) int { return cmp.Compare(e.pos, pos) })
 			if !ok || places[i].end != rec.End {
 				return fmt.Errorf("%s restored from the archive: the bytes %d to %d of its stream read as a record or gap that is not one of the file ingested: nothing was written; the archive itself is unchanged", rs.row.Name, rec.Pos, rec.End)
 			}
@@ -200,16 +201,6 @@ func readPlaces(rs *restoredStream) ([]placeEntry, error) {
 		return nil, fmt.Errorf("%s: %d places, %d written", rs.places, len(out), rs.n)
 	}
 	return out, nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // apply makes in, the row an ingest of the stream wrote, the row of the
