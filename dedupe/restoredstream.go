@@ -152,8 +152,8 @@ func (m *memberFrames) close() error {
 }
 
 // relocator is the walk's Relocate for an ingest of restored streams:
-// the places of a file are in memory while the walk reads it (32 bytes
-// and a few per record of that file), not for the whole collection.
+// the places of a file are in memory while the walk reads it (40 bytes
+// per record and gap of that file), not for the whole collection.
 func relocator(restored map[string]*restoredStream) func(string) func(*warcio.Record) error {
 	return func(file string) func(*warcio.Record) error {
 		rs := restored[file]
@@ -212,7 +212,7 @@ func (rs *restoredStream) apply(in *InputFile, selected bool) error {
 	switch {
 	case !selected && rs.placed.Load() != rs.n:
 		return fmt.Errorf("%s restored from the archive: %d of its %d records and gaps read back", r.Name, rs.placed.Load(), rs.n)
-	case !selected && in.Records != r.Records || in.Gaps != r.Gaps:
+	case (!selected && in.Records != r.Records) || in.Gaps != r.Gaps:
 		return fmt.Errorf("%s restored from the archive: read as %d records and %d gaps; the file ingested as %d and %d", r.Name, in.Records, in.Gaps, r.Records, r.Gaps)
 	case in.StreamLen != r.StreamLen || in.StreamSHA256 != r.StreamSHA256 || in.Rebuildable != r.Rebuildable:
 		return fmt.Errorf("%s restored from the archive: its stream reads as %d bytes (SHA-256 %x), the file's is %d (%x)", r.Name, in.StreamLen, in.StreamSHA256, r.StreamLen, r.StreamSHA256)
