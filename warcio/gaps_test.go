@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -139,5 +140,70 @@ func TestGapsSmallMemory(t *testing.T) {
 	}
 	if st.Runs == 0 || st.Gaps < 6 {
 		t.Errorf("want spilled runs and the garbage in pieces: %+v", st)
+	}
+}
+
+// TestRelocate: Relocate sees every record and gap piece of a file (not
+// another file's), once each, with its Length final, and what it sets is
+// what the captures say; Pos and End stay the stream's. An error it
+// returns stops the walk.
+func TestRelocate(t *testing.T) {
+	dir := t.TempDir()
+	rec := "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://a.example/x\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:1>\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n"
+	moved, kept := filepath.Join(dir, "moved.warc"), filepath.Join(dir, "kept.warc")
+	// "junk\n" between the records: a gap.
+	if err := os.WriteFile(moved, []byte(rec+"junk\n"+rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]int{}
+	relocate := func(file string) func(*Record) error {
+		if file != moved {
+			return nil
+		}
+		return func(r *Record) error {
+			if r.File != moved || r.Length <= 0 {
+				t.Errorf("relocated %s at %d with length %d", r.File, r.Pos, r.Length)
+			}
+			seen[r.Pos]++
+			r.Offset, r.SkipInMember, r.Length = 1000+r.Pos, 7, 42
+			return nil
+		}
+	}
+	var caps []Capture
+	_, err := Walk(context.Background(), []string{moved, kept}, WalkOptions{Gaps: true, TempDir: t.TempDir(), Relocate: relocate}, func(c *Capture) error {
+		caps = append(caps, *c)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps := 0
+	for _, c := range caps {
+		switch {
+		case c.File == kept && (c.Offset != c.Pos || c.SkipInMember != 0):
+			t.Errorf("%s at %d: moved to %d+%d", c.File, c.Pos, c.Offset, c.SkipInMember)
+		case c.File == moved && (c.Offset != 1000+c.Pos || c.SkipInMember != 7 || c.Length != 42):
+			t.Errorf("%s at %d (gap %v): offset %d, skip %d, length %d", c.File, c.Pos, c.Gap, c.Offset, c.SkipInMember, c.Length)
+		}
+		if c.Gap {
+			gaps++
+		}
+	}
+	if len(caps) != 4 || gaps != 1 || len(seen) != 3 {
+		t.Fatalf("%d captures, %d gaps, %d relocated: want 4, 1 and the 3 of moved.warc", len(caps), gaps, len(seen))
+	}
+	for pos, n := range seen {
+		if n != 1 {
+			t.Errorf("the piece at %d relocated %d times", pos, n)
+		}
+	}
+	stop := errors.New("stop")
+	_, err = Walk(context.Background(), []string{moved}, WalkOptions{Gaps: true, TempDir: t.TempDir(),
+		Relocate: func(string) func(*Record) error { return func(*Record) error { return stop } }}, func(*Capture) error { return nil })
+	if !errors.Is(err, stop) {
+		t.Fatalf("a Relocate error: walk returned %v", err)
 	}
 }
