@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
@@ -143,6 +144,9 @@ func Prove(ctx context.Context, dir string, originals []string, opts pack.Option
 			res.NotExact = append(res.NotExact, f.Name+": "+f.OriginalReason())
 		}
 	}
+	if err := markPerPiece(dir, r, res.Proven); err != nil {
+		return ProveResult{}, err
+	}
 	// Every row again, in order, as one new part.
 	r.Parts = nil
 	if err := r.storeFiles(w); err != nil {
@@ -157,4 +161,44 @@ func Prove(ctx context.Context, dir string, originals []string, opts pack.Option
 	}
 	res.To = res.From + 1
 	return res, nil
+}
+
+// markPerPiece gives the tables just learnt for the files named the form
+// ingest gives them (Original.PerPiece: member i holds piece i, its
+// lengths not stored) where the file's records and gaps, in file order,
+// each begin a member: then the table of an ingest with the proof and
+// that of one proven later are the same bytes, and as small.
+func markPerPiece(dir string, r *root, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	a, err := Open(dir, pack.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	byName := make(map[string]*InputFile, len(names))
+	for i := range r.Files {
+		if f := &r.Files[i]; f.Original != nil && slices.Contains(names, f.Name) {
+			byName[f.Name] = f
+		}
+	}
+	return a.WalkSources(names, func(old InputFile, vs []Version) error {
+		f := byName[old.Name]
+		if f == nil {
+			return nil
+		}
+		o := f.Original
+		if o.PerPiece || o.extents.n != int64(len(vs)) || len(o.Lens) != len(vs) {
+			return nil
+		}
+		var ps pieceSum
+		for i := range vs {
+			ps.add(vs[i].Offset, vs[i].Skip, o.Lens[i])
+		}
+		if ps == o.extents {
+			o.PerPiece, o.Lens = true, nil
+		}
+		return nil
+	})
 }

@@ -57,6 +57,28 @@ func TestProveLater(t *testing.T) {
 	if len(proven) != len(skipped) {
 		t.Fatalf("%d rows after prove, %d before", len(proven), len(skipped))
 	}
+	// The rows are those of an ingest that proved at once, byte for byte
+	// (member tables per piece where wget wrote a member per record).
+	direct := filepath.Join(t.TempDir(), "direct.bwa")
+	dopts := opts
+	dopts.SkipOriginal = false
+	if _, err := Ingest(context.Background(), direct, files[:3], dopts); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(direct, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d.Files()
+	d.Close()
+	if !bytes.Equal(encodeFilePart(proven), encodeFilePart(want)) {
+		t.Errorf("rows proven later differ from an ingest's that proved at once")
+	}
+	for _, f := range proven {
+		if f.Original == nil || !f.Original.PerPiece {
+			t.Errorf("%s: its member table lists every member's length (not per piece)", f.Name)
+		}
+	}
 	for i := range proven {
 		p, s := proven[i], skipped[i]
 		if p.Name != s.Name || p.SHA256 != s.SHA256 || p.StreamSHA256 != s.StreamSHA256 || p.Records != s.Records || p.Size != s.Size {
