@@ -335,8 +335,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	if testModelHook != nil {
 		testModelHook(v)
 	}
-	got, err := restore(v, p.get)
-	if err != nil || !bytes.Equal(got.WARCHeader, rawHeader) || !bytes.Equal(got.Block, block) {
+	if !checkRecord(v, p.get, rawHeader, block) {
 		// The anchors the model chose for this record are not stored
 		// with the record kept whole: the URL's next records keep the
 		// ones before, which are.
