@@ -2,10 +2,11 @@ package partition
 
 import (
 	"bytes"
-	"hash/crc64"
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/zeebo/xxh3"
 )
 
 // Matching two versions of a page: the kept blocks (leaves) of the old and
@@ -142,15 +143,15 @@ func (r *Result) signature(b *Block, opts SimOptions) Signature {
 }
 
 // leafHashes keys each leaf by its bytes for the identical-block
-// alignment: CRC-64 (table-driven, several times faster than byte-wise
-// FNV on large pages) mixed with the length. Equal keys are confirmed
-// byte for byte before two blocks are called identical.
+// alignment: XXH3 (several times faster than the table-driven CRC-64 it
+// replaced, which was a third of Match's time) mixed with the length.
+// The alignment depends only on which keys are equal, and equal keys
+// are confirmed byte for byte before two blocks are called identical.
 func leafHashes(r *Result, leaves []*Block) []uint64 {
-	tab := crc64.MakeTable(crc64.ECMA)
 	h := make([]uint64, len(leaves))
 	for i, b := range leaves {
 		bb := blockBytes(r, b)
-		h[i] = mix(crc64.Checksum(bb, tab) ^ uint64(len(bb))*fnvPrime)
+		h[i] = mix(xxh3.Hash(bb) ^ uint64(len(bb))*fnvPrime)
 	}
 	return h
 }

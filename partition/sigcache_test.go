@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"hash/crc64"
 	"reflect"
 	"slices"
 	"sync"
@@ -124,4 +125,39 @@ func TestSignaturePooled(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestMatchKeysOnlyEqual: Match depends on which leaves' keys are equal,
+// not on the hash that makes them: with the CRC-64 keys of before, each
+// pair of test pages aligns as with the XXH3 keys.
+func TestMatchKeysOnlyEqual(t *testing.T) {
+	tab := crc64.MakeTable(crc64.ECMA)
+	withCRC := func(r *Result) *Result {
+		c := uncached(r)
+		c.keys = &leafKeyCache{}
+		c.keys.once.Do(func() {
+			for _, b := range c.Leaves {
+				bb := blockBytes(c, b)
+				c.keys.h = append(c.keys.h, mix(crc64.Checksum(bb, tab)^uint64(len(bb))*fnvPrime))
+			}
+		})
+		return c
+	}
+	for _, name := range []string{"deploying-warning", "home-build-date", "home-meta-and-strong", "lovescout24-privacy-swiss-rep", "release-notes-new-version", "theme-languages"} {
+		a, err := Partition(readPair(t, name+".old.html"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Partition(readPair(t, name+".new.html"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pair := range [][2]*Result{{a, b}, {b, a}, {a, a}} {
+			got := Match(pair[0], pair[1], SimOptions{})
+			want := Match(withCRC(pair[0]), withCRC(pair[1]), SimOptions{})
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: XXH3 keys pair %s, CRC-64 keys %s", name, pairKinds(got), pairKinds(want))
+			}
+		}
+	}
 }
