@@ -2,6 +2,8 @@ package partition
 
 import (
 	"hash/crc64"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync"
@@ -157,6 +159,44 @@ func TestMatchKeysOnlyEqual(t *testing.T) {
 			want := Match(withCRC(pair[0]), withCRC(pair[1]), SimOptions{})
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: XXH3 keys pair %s, CRC-64 keys %s", name, pairKinds(got), pairKinds(want))
+			}
+		}
+	}
+}
+
+// TestBottomKBound: bottomK's shortcut for many hashes (sorting only
+// those below a bound) keeps the k smallest distinct hashes that
+// sorting them all keeps, with duplicates, skewed hashes that leave too
+// few below the bound, and sizes around the shortcut's threshold.
+func TestBottomKBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ref := func(h []uint64, k int) []uint64 {
+		h = slices.Clone(h)
+		slices.Sort(h)
+		h = slices.Compact(h)
+		return h[:min(k, len(h))]
+	}
+	for _, k := range []int{1, 2, 16, 256} {
+		for _, n := range []int{0, 1, k, 2 * k, 2*k + 1, 3 * k, 20 * k, 300 * k} {
+			for _, kind := range []string{"uniform", "duplicates", "few", "large"} {
+				h := make([]uint64, n)
+				for i := range h {
+					switch kind {
+					case "uniform":
+						h[i] = rng.Uint64()
+					case "duplicates":
+						h[i] = mix(uint64(rng.IntN(max(n/8, 1))))
+					case "few": // fewer than k distinct values
+						h[i] = mix(uint64(rng.IntN(max(k/2, 1))))
+					case "large": // none below the bound
+						h[i] = math.MaxUint64 - uint64(rng.IntN(1<<20))
+					}
+				}
+				want := ref(h, k)
+				got := bottomK(slices.Clone(h), k)
+				if !slices.Equal(got, want) || (len(want) == 0) != (len(got) == 0) {
+					t.Errorf("k %d, %d %s hashes: bottomK kept %d (%v…), sorting all %d", k, n, kind, len(got), got[:min(3, len(got))], len(want))
+				}
 			}
 		}
 	}

@@ -301,8 +301,34 @@ func (sw *sigWalker) shingle(paths []uint64, w int) []uint64 {
 	return out
 }
 
-// bottomK sorts, de-duplicates and keeps the k smallest hashes.
+// bottomK sorts, de-duplicates and keeps the k smallest hashes. h is
+// reordered.
 func bottomK(h []uint64, k int) []uint64 {
+	if n := len(h); k > 0 && n > 2*k {
+		// The hashes are uniform, so the k smallest distinct ones are
+		// almost surely among the ~1.5k below bound: those alone are
+		// sorted when at least k distinct ones are (the same k). Sorts
+		// were a third of a signature's cost.
+		bound := math.MaxUint64 / uint64(n) * uint64(k+k/2)
+		m := 0
+		for i, x := range h {
+			if x < bound {
+				h[m], h[i] = x, h[m]
+				m++
+			}
+		}
+		slices.Sort(h[:m])
+		distinct := 0
+		for i := range m {
+			if i == 0 || h[i] != h[i-1] {
+				distinct++
+			}
+		}
+		if distinct >= k {
+			h = slices.Compact(h[:m])
+			return slices.Clip(h[:k:k])
+		}
+	}
 	slices.Sort(h)
 	h = slices.Compact(h)
 	if len(h) > k {
