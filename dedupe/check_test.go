@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 )
 
 // restoreCompare is the check restoresTo stands for: restore, then
@@ -104,5 +106,44 @@ func TestRestoresToIsRestore(t *testing.T) {
 	t.Logf("%d records checked", checked)
 	if checked < 20 || refused > 0 {
 		t.Fatalf("%d records checked, %d refused; want at least 20, none refused", checked, refused)
+	}
+}
+
+// TestBlockIDsAreSums: the ids of the blocks a page shares with the
+// URL's previous capture, taken from that capture's ids rather than
+// hashed again, are the sums of their bytes, as every other object's;
+// and some were taken (the sample crawls capture the same pages).
+func TestBlockIDsAreSums(t *testing.T) {
+	samples, _ := filepath.Glob(filepath.Join("..", "testdata", "samples", "*.warc.gz"))
+	if len(samples) > 8 {
+		samples = samples[:8]
+	}
+	var mu sync.Mutex
+	blocks := 0
+	defer func() { checkRecord = restoresTo }()
+	checkRecord = func(v *Version, get getter, h, b []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for i, id := range v.Blocks {
+			data, err := get(id)
+			if err != nil {
+				t.Fatalf("%s at %d: block %d: %v", v.TargetURI, v.Offset, i, err)
+			}
+			if sum := pack.Sum(data); id != sum && id != sum.Short() {
+				t.Errorf("%s at %d: block %d has id %s, its bytes sum to %s", v.TargetURI, v.Offset, i, id, sum)
+			}
+			blocks++
+		}
+		return restoresTo(v, get, h, b)
+	}
+	var taken int
+	testBlockIDs = func(n int) { mu.Lock(); taken += n; mu.Unlock() }
+	defer func() { testBlockIDs = nil }()
+	if _, err := Ingest(context.Background(), filepath.Join(t.TempDir(), "a.bwa"), samples, testOpts()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d blocks checked, %d ids taken from the previous capture", blocks, taken)
+	if blocks == 0 || taken == 0 {
+		t.Fatalf("%d blocks checked, %d ids taken from the previous capture; want some of both", blocks, taken)
 	}
 }

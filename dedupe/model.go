@@ -293,7 +293,11 @@ func (s *docSig) same(o *docSig) bool {
 }
 
 func (p *plan) add(kind pack.Kind, data []byte, base pack.ID) pack.ID {
-	id := p.sum(data)
+	return p.addSummed(kind, data, base, p.sum(data))
+}
+
+// addSummed is add of data whose id, p.sum(data), is known.
+func (p *plan) addSummed(kind pack.Kind, data []byte, base, id pack.ID) pack.ID {
 	if _, ok := p.objs[id]; !ok {
 		p.objs[id] = obj{kind: kind, data: data, base: base}
 		p.ids = append(p.ids, id)
@@ -373,6 +377,10 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	inlineBlock(v, p) // a small block goes into the catalog entry
 	return p
 }
+
+// testBlockIDs, set by tests only, sees how many block ids a page
+// took from the URL's previous capture (modelPayload).
+var testBlockIDs func(n int)
 
 // testModelHook, set by tests only, may spoil a modelled version before
 // the fidelity check, to exercise the record kept whole.
@@ -557,16 +565,39 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	// stored as a delta of it; identical blocks and an unchanged layout cost
 	// nothing (content addressing).
 	bases := map[*partition.Block]pack.ID{}
+	// same holds the ids of the blocks with the bytes of one of the
+	// previous partition's, which its ids name (u.prevBlk, in the order
+	// of its leaves and of Match's old blocks): not hashed again.
+	same := map[*partition.Block]pack.ID{}
 	if u.prevRes != nil {
+		known := len(u.prevBlk) == len(u.prevRes.Leaves)
+		k := 0 // index of pr.Old among the old leaves
 		for _, pr := range partition.Match(u.prevRes, r, partition.SimOptions{}) {
-			if pr.Kind == partition.Modified && pr.Old != nil && pr.New != nil {
+			if pr.Old == nil {
+				continue
+			}
+			k++
+			switch {
+			case pr.New == nil:
+			case pr.Kind == partition.Modified && known:
+				bases[pr.New] = u.prevBlk[k-1]
+			case pr.Kind == partition.Modified:
 				bases[pr.New] = g.s.Sum(u.prevRes.BlockBytes(pr.Old))
+			case pr.Kind == partition.Identical && known && bytes.Equal(u.prevRes.BlockBytes(pr.Old), r.BlockBytes(pr.New)):
+				same[pr.New] = u.prevBlk[k-1]
 			}
 		}
 	}
+	if testBlockIDs != nil {
+		testBlockIDs(len(same))
+	}
 	ids := make([]pack.ID, len(r.Leaves))
 	for i, b := range r.Leaves {
-		ids[i] = p.add(pack.KindBlock, r.BlockBytes(b), bases[b])
+		if id, ok := same[b]; ok {
+			ids[i] = p.addSummed(pack.KindBlock, r.BlockBytes(b), bases[b], id)
+		} else {
+			ids[i] = p.add(pack.KindBlock, r.BlockBytes(b), bases[b])
+		}
 	}
 	v.Layout = p.add(pack.KindLayout, r.Layout.Encode(), u.prevLay)
 	v.Blocks = ids
