@@ -5,36 +5,37 @@ import (
 	"hash/crc32"
 )
 
-// checkRecord says whether v, with its objects from get, restores to
+// checkRecord says whether v, with its objects from p, restores to
 // rawHeader and block: store's check of a modelled record. Tests
 // replace it (restoresTo against the restore it stands for).
 var checkRecord = restoresTo
 
-// restoresTo is restore(v, get) followed by the comparison of its WARC
+// restoresTo is restore(v, p.get) followed by the comparison of its WARC
 // header and block with rawHeader and block, with the same answer, but
 // compares the restored pieces (payload, layout gaps and blocks, HTTP
 // header) with block where they belong instead of building the payload
 // and the block anew: at ingest every record is checked, and the copies
 // were a tenth of the fast tier's CPU. Where a piece matches, block's
 // own bytes stand for it: equal bytes decode and digest the same.
-func restoresTo(v *Version, get getter, rawHeader, block []byte) bool {
+func restoresTo(v *Version, p *plan, rawHeader, block []byte) bool {
+	get := p.get
 	switch v.Mode {
 	case modeBlock:
 		blk, err := get(v.Block)
 		if err != nil || !bytes.Equal(blk, block) {
 			return false
 		}
-		return headerRestores(v, get, rawHeader, block, -1)
+		return headerRestores(v, p, rawHeader, block, -1)
 	case modeHTTP:
 		payload, ok := payloadRestores(v, get, block)
 		if !ok {
 			return false
 		}
-		hh, err := decodeHeader(get, v.HTTPHeader, v.HTTPAnchor, httpContext(v, payload))
+		hh, err := p.decodeHeader(v.HTTPHeader, v.HTTPAnchor, httpContext(v, payload))
 		if err != nil || len(hh)+len(payload) != len(block) || !bytes.Equal(hh, block[:len(hh)]) {
 			return false
 		}
-		return headerRestores(v, get, rawHeader, block, len(hh))
+		return headerRestores(v, p, rawHeader, block, len(hh))
 	}
 	got, err := restore(v, get)
 	return err == nil && bytes.Equal(got.WARCHeader, rawHeader) && bytes.Equal(got.Block, block)
@@ -43,8 +44,8 @@ func restoresTo(v *Version, get getter, rawHeader, block []byte) bool {
 // headerRestores finishes restoresTo once the restored block is known
 // to be block: the WARC header decoded against it must be rawHeader,
 // and the record's CRC-32C (restoreKnown's check) v.CRC.
-func headerRestores(v *Version, get getter, rawHeader, block []byte, httpLen int) bool {
-	h, err := decodeHeader(get, v.WARCHeader, v.WARCAnchor, warcContext(v, block, httpLen))
+func headerRestores(v *Version, p *plan, rawHeader, block []byte, httpLen int) bool {
+	h, err := p.decodeHeader(v.WARCHeader, v.WARCAnchor, warcContext(v, block, httpLen))
 	if err != nil || !bytes.Equal(h, rawHeader) {
 		return false
 	}

@@ -22,6 +22,23 @@ type anchor struct {
 	id  pack.ID
 	enc []byte // the anchor object
 	raw []byte
+	// dec and decErr are enc decoded as an anchor object (decodeHeader),
+	// once decoded is set: the check of every record encoded against
+	// the anchor decodes it (plan.decodeHeader).
+	dec     []byte
+	decErr  error
+	decoded bool
+}
+
+// decode returns a.enc decoded as decodeHeader decodes an anchor's
+// object, decoding it on the first call only. Jobs of one URL, which
+// hold its anchors, run one after the other.
+func (a *anchor) decode() ([]byte, error) {
+	if !a.decoded {
+		a.dec, a.decErr = hdrcodec.Decode(nil, a.enc, nil, hdrcodec.Unknown())
+		a.decoded = true
+	}
+	return a.dec, a.decErr
 }
 
 // urlState is what ingest keeps about the URL whose captures it is
@@ -251,6 +268,39 @@ type plan struct {
 	// doc is what a payload stored as blocks was partitioned from, for
 	// the URL's next capture to recognise (docSig).
 	doc *docSig
+	// anchors are the header anchors the record is encoded against, by
+	// id (decodeHeader).
+	anchors map[pack.ID]*anchor
+}
+
+// useAnchor notes that the record is encoded against a.
+func (p *plan) useAnchor(a *anchor) {
+	if p.anchors == nil {
+		p.anchors = map[pack.ID]*anchor{}
+	}
+	p.anchors[a.id] = a
+}
+
+// decodeHeader is decodeHeader(p.get, e, id, ctx), with the anchor's
+// object decoded once per anchor rather than once per record when it
+// is one of p.anchors: the same bytes decode the same.
+func (p *plan) decodeHeader(e []byte, id pack.ID, ctx hdrcodec.Context) ([]byte, error) {
+	a, ok := p.anchors[id]
+	if !ok || id == (pack.ID{}) {
+		return decodeHeader(p.get, e, id, ctx)
+	}
+	ab, err := p.get(id)
+	if err != nil {
+		return nil, fmt.Errorf("get anchor: %w", err)
+	}
+	if !bytes.Equal(ab, a.enc) {
+		return decodeHeader(p.get, e, id, ctx)
+	}
+	prev, err := a.decode()
+	if err != nil {
+		return nil, fmt.Errorf("decode anchor: %w", err)
+	}
+	return hdrcodec.Decode(nil, e, prev, ctx)
 }
 
 // docSig identifies the input of a payload's partition: the payload (its
@@ -339,7 +389,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	if testModelHook != nil {
 		testModelHook(v)
 	}
-	if !checkRecord(v, p.get, rawHeader, block) {
+	if !checkRecord(v, p, rawHeader, block) {
 		// The anchors the model chose for this record are not stored
 		// with the record kept whole: the URL's next records keep the
 		// ones before, which are.
@@ -444,11 +494,13 @@ func (g *ingester) header(p *plan, anchors map[string]*anchor, typ string, kind 
 		e := hdrcodec.Encode(nil, raw, a.raw, ctx)
 		if len(e)*2 <= len(a.enc) {
 			p.have(a.id, a.enc)
+			p.useAnchor(a)
 			return e, a.id
 		}
 	}
 	a = &anchor{enc: anchorObject(raw), raw: bytes.Clone(raw)}
 	a.id = p.add(kind, a.enc, pack.ID{})
+	p.useAnchor(a)
 	anchors[typ] = a
 	return hdrcodec.Encode(nil, raw, a.raw, ctx), a.id
 }
