@@ -22,6 +22,23 @@ type anchor struct {
 	id  pack.ID
 	enc []byte // the anchor object
 	raw []byte
+	// dec and decErr are enc decoded as an anchor object (decodeHeader),
+	// once decoded is set: the check of every record encoded against
+	// the anchor decodes it (plan.decodeHeader).
+	dec     []byte
+	decErr  error
+	decoded bool
+}
+
+// decode returns a.enc decoded as decodeHeader decodes an anchor's
+// object, decoding it on the first call only. Jobs of one URL, which
+// hold its anchors, run one after the other.
+func (a *anchor) decode() ([]byte, error) {
+	if !a.decoded {
+		a.dec, a.decErr = hdrcodec.Decode(nil, a.enc, nil, hdrcodec.Unknown())
+		a.decoded = true
+	}
+	return a.dec, a.decErr
 }
 
 // urlState is what ingest keeps about the URL whose captures it is
@@ -251,6 +268,39 @@ type plan struct {
 	// doc is what a payload stored as blocks was partitioned from, for
 	// the URL's next capture to recognise (docSig).
 	doc *docSig
+	// anchors are the header anchors the record is encoded against, by
+	// id (decodeHeader).
+	anchors map[pack.ID]*anchor
+}
+
+// useAnchor notes that the record is encoded against a.
+func (p *plan) useAnchor(a *anchor) {
+	if p.anchors == nil {
+		p.anchors = map[pack.ID]*anchor{}
+	}
+	p.anchors[a.id] = a
+}
+
+// decodeHeader is decodeHeader(p.get, e, id, ctx), with the anchor's
+// object decoded once per anchor rather than once per record when it
+// is one of p.anchors: the same bytes decode the same.
+func (p *plan) decodeHeader(e []byte, id pack.ID, ctx hdrcodec.Context) ([]byte, error) {
+	a, ok := p.anchors[id]
+	if !ok || id == (pack.ID{}) {
+		return decodeHeader(p.get, e, id, ctx)
+	}
+	ab, err := p.get(id)
+	if err != nil {
+		return nil, fmt.Errorf("get anchor: %w", err)
+	}
+	if !bytes.Equal(ab, a.enc) {
+		return decodeHeader(p.get, e, id, ctx)
+	}
+	prev, err := a.decode()
+	if err != nil {
+		return nil, fmt.Errorf("decode anchor: %w", err)
+	}
+	return hdrcodec.Decode(nil, e, prev, ctx)
 }
 
 // docSig identifies the input of a payload's partition: the payload (its
@@ -293,7 +343,11 @@ func (s *docSig) same(o *docSig) bool {
 }
 
 func (p *plan) add(kind pack.Kind, data []byte, base pack.ID) pack.ID {
-	id := p.sum(data)
+	return p.addSummed(kind, data, base, p.sum(data))
+}
+
+// addSummed is add of data whose id, p.sum(data), is known.
+func (p *plan) addSummed(kind pack.Kind, data []byte, base, id pack.ID) pack.ID {
 	if _, ok := p.objs[id]; !ok {
 		p.objs[id] = obj{kind: kind, data: data, base: base}
 		p.ids = append(p.ids, id)
@@ -335,8 +389,7 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	if testModelHook != nil {
 		testModelHook(v)
 	}
-	got, err := restore(v, p.get)
-	if err != nil || !bytes.Equal(got.WARCHeader, rawHeader) || !bytes.Equal(got.Block, block) {
+	if !checkRecord(v, p, rawHeader, block) {
 		// The anchors the model chose for this record are not stored
 		// with the record kept whole: the URL's next records keep the
 		// ones before, which are.
@@ -374,6 +427,10 @@ func (g *ingester) store(u *urlState, v *Version, rawHeader, block []byte, st *S
 	inlineBlock(v, p) // a small block goes into the catalog entry
 	return p
 }
+
+// testBlockIDs, set by tests only, sees how many block ids a page
+// took from the URL's previous capture (modelPayload).
+var testBlockIDs func(n int)
 
 // testModelHook, set by tests only, may spoil a modelled version before
 // the fidelity check, to exercise the record kept whole.
@@ -437,11 +494,13 @@ func (g *ingester) header(p *plan, anchors map[string]*anchor, typ string, kind 
 		e := hdrcodec.Encode(nil, raw, a.raw, ctx)
 		if len(e)*2 <= len(a.enc) {
 			p.have(a.id, a.enc)
+			p.useAnchor(a)
 			return e, a.id
 		}
 	}
 	a = &anchor{enc: anchorObject(raw), raw: bytes.Clone(raw)}
 	a.id = p.add(kind, a.enc, pack.ID{})
+	p.useAnchor(a)
 	anchors[typ] = a
 	return hdrcodec.Encode(nil, raw, a.raw, ctx), a.id
 }
@@ -558,16 +617,39 @@ func (g *ingester) modelPayload(u *urlState, v *Version, p *plan, m *warcio.HTTP
 	// stored as a delta of it; identical blocks and an unchanged layout cost
 	// nothing (content addressing).
 	bases := map[*partition.Block]pack.ID{}
+	// same holds the ids of the blocks with the bytes of one of the
+	// previous partition's, which its ids name (u.prevBlk, in the order
+	// of its leaves and of Match's old blocks): not hashed again.
+	same := map[*partition.Block]pack.ID{}
 	if u.prevRes != nil {
+		known := len(u.prevBlk) == len(u.prevRes.Leaves)
+		k := 0 // index of pr.Old among the old leaves
 		for _, pr := range partition.Match(u.prevRes, r, partition.SimOptions{}) {
-			if pr.Kind == partition.Modified && pr.Old != nil && pr.New != nil {
+			if pr.Old == nil {
+				continue
+			}
+			k++
+			switch {
+			case pr.New == nil:
+			case pr.Kind == partition.Modified && known:
+				bases[pr.New] = u.prevBlk[k-1]
+			case pr.Kind == partition.Modified:
 				bases[pr.New] = g.s.Sum(u.prevRes.BlockBytes(pr.Old))
+			case pr.Kind == partition.Identical && known && bytes.Equal(u.prevRes.BlockBytes(pr.Old), r.BlockBytes(pr.New)):
+				same[pr.New] = u.prevBlk[k-1]
 			}
 		}
 	}
+	if testBlockIDs != nil {
+		testBlockIDs(len(same))
+	}
 	ids := make([]pack.ID, len(r.Leaves))
 	for i, b := range r.Leaves {
-		ids[i] = p.add(pack.KindBlock, r.BlockBytes(b), bases[b])
+		if id, ok := same[b]; ok {
+			ids[i] = p.addSummed(pack.KindBlock, r.BlockBytes(b), bases[b], id)
+		} else {
+			ids[i] = p.add(pack.KindBlock, r.BlockBytes(b), bases[b])
+		}
 	}
 	v.Layout = p.add(pack.KindLayout, r.Layout.Encode(), u.prevLay)
 	v.Blocks = ids

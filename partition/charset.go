@@ -2,6 +2,7 @@ package partition
 
 import (
 	"bytes"
+	"encoding/binary"
 	"mime"
 	"strings"
 	"unicode/utf8"
@@ -81,14 +82,20 @@ func validUTF8WithHighBit(doc []byte) bool {
 			break
 		}
 	}
-	high := false
-	for _, c := range doc {
-		if c >= utf8.RuneSelf {
-			high = true
+	// The first non-ASCII byte, found eight bytes at a time: the ASCII
+	// before it is valid and ends at a rune start, so only the rest
+	// needs checking (scanning the whole page twice byte by byte was 2 %
+	// of ingesting a site in one charset).
+	i := 0
+	for ; i+8 <= len(doc); i += 8 {
+		if binary.LittleEndian.Uint64(doc[i:])&0x8080808080808080 != 0 {
 			break
 		}
 	}
-	return high && utf8.Valid(doc)
+	for i < len(doc) && doc[i] < utf8.RuneSelf {
+		i++
+	}
+	return i < len(doc) && utf8.Valid(doc[i:])
 }
 
 // metaCharset returns the charset label of the first <meta> that declares

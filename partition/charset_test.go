@@ -1,8 +1,10 @@
 package partition
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // lateMetaPage is a page whose <meta charset> comes after 1,024 bytes of
@@ -111,4 +113,41 @@ func FuzzDetectCharset(f *testing.F) {
 			t.Fatalf("valid UTF-8 read as %q", name)
 		}
 	})
+}
+
+// TestValidUTF8WithHighBit: the word-at-a-time search for the first
+// non-ASCII byte answers as a byte-wise scan and a full utf8.Valid do,
+// wherever the non-ASCII bytes (valid or not) and the cut rune fall.
+func TestValidUTF8WithHighBit(t *testing.T) {
+	naive := func(doc []byte) bool {
+		for i := len(doc) - 1; i >= 0 && i > len(doc)-utf8.UTFMax; i-- {
+			if doc[i] < utf8.RuneSelf {
+				break
+			}
+			if utf8.RuneStart(doc[i]) {
+				if !utf8.FullRune(doc[i:]) {
+					doc = doc[:i]
+				}
+				break
+			}
+		}
+		high := false
+		for _, c := range doc {
+			if c >= utf8.RuneSelf {
+				high = true
+			}
+		}
+		return high && utf8.Valid(doc)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "<p>", "é", "€", "😀", "\xff", "\xe2\x82", "\x80", "        "}
+	for range 20000 {
+		var b []byte
+		for range rng.IntN(40) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		if got, want := validUTF8WithHighBit(b), naive(b); got != want {
+			t.Fatalf("%q: %t, byte-wise %t", b, got, want)
+		}
+	}
 }

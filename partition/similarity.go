@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // DVS block similarity (Feng & Tang 2012): two blocks are alike when their
@@ -120,15 +121,37 @@ func NewSignature(r *Result, b *Block, opts SimOptions) Signature {
 	if r == nil || b == nil || b.Node == nil {
 		return sig
 	}
-	w := sigWalker{res: r, opts: opts}
+	w := sigWalkers.Get().(*sigWalker)
+	defer sigWalkers.Put(w)
+	*w = sigWalker{res: r, opts: opts, tagPaths: w.tagPaths[:0], visPaths: w.visPaths[:0], words: w.words[:0], shingles: w.shingles[:0]}
 	for _, n := range blockNodes(b) {
 		w.walk(n, fnvOffset, fnvOffset, 0)
 	}
 	w.flushWords()
-	sig.tag = bottomK(shingle(w.tagPaths, opts.Window), opts.SketchSize)
-	sig.vis = bottomK(shingle(w.visPaths, opts.Window), opts.SketchSize)
-	sig.text = bottomK(w.words, opts.SketchSize)
+	// The sketches are sorted in the walker's scratch memory and copied
+	// out at their size: a Signature keeps no more than it compares.
+	tag := bottomK(w.shingle(w.tagPaths, opts.Window), opts.SketchSize)
+	out := make([]uint64, 0, len(tag)+min(len(w.visPaths), opts.SketchSize)+min(len(w.words), opts.SketchSize))
+	sig.tag, out = appendSketch(out, tag)
+	sig.vis, out = appendSketch(out, bottomK(w.shingle(w.visPaths, opts.Window), opts.SketchSize))
+	sig.text, _ = appendSketch(out, bottomK(w.words, opts.SketchSize))
+	w.res = nil
 	return sig
+}
+
+// sigWalkers hold the scratch memory of NewSignature: the paths, words
+// and shingles of a block, which it sorts into sketches.
+var sigWalkers = sync.Pool{New: func() any { return new(sigWalker) }}
+
+// appendSketch appends h to out and returns the appended part (nil when h is
+// empty, as bottomK returns it) and out.
+func appendSketch(out, h []uint64) ([]uint64, []uint64) {
+	if len(h) == 0 {
+		return nil, out
+	}
+	n := len(out)
+	out = append(out, h...)
+	return out[n:len(out):len(out)], out
 }
 
 // maxSigNodes bounds the nodes one signature walks: a level-1 block can be
@@ -144,6 +167,7 @@ type sigWalker struct {
 	words    []uint64 // word-bigram hashes
 	prevWord uint64
 	nodes    int
+	shingles []uint64 // scratch of shingle
 }
 
 // walk appends the paths of n's subtree; tagPath and visPath are the hashes
@@ -251,8 +275,9 @@ func fontBucket(px float64) int {
 }
 
 // shingle hashes each run of w consecutive paths (a sequence shorter than
-// w is one shingle) and returns the hashes in place of paths.
-func shingle(paths []uint64, w int) []uint64 {
+// w is one shingle) and returns the hashes, in the walker's scratch
+// memory: valid until its next call.
+func (sw *sigWalker) shingle(paths []uint64, w int) []uint64 {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -261,9 +286,10 @@ func shingle(paths []uint64, w int) []uint64 {
 		for _, p := range paths {
 			h = fnvUint(h, p)
 		}
-		return []uint64{mix(h)}
+		sw.shingles = append(sw.shingles[:0], mix(h))
+		return sw.shingles
 	}
-	out := make([]uint64, 0, len(paths)-w+1)
+	out := sw.shingles[:0]
 	for i := 0; i+w <= len(paths); i++ {
 		h := uint64(fnvOffset)
 		for _, p := range paths[i : i+w] {
@@ -271,11 +297,38 @@ func shingle(paths []uint64, w int) []uint64 {
 		}
 		out = append(out, mix(h))
 	}
+	sw.shingles = out
 	return out
 }
 
-// bottomK sorts, de-duplicates and keeps the k smallest hashes.
+// bottomK sorts, de-duplicates and keeps the k smallest hashes. h is
+// reordered.
 func bottomK(h []uint64, k int) []uint64 {
+	if n := len(h); k > 0 && n > 2*k {
+		// The hashes are uniform, so the k smallest distinct ones are
+		// almost surely among the ~1.5k below bound: those alone are
+		// sorted when at least k distinct ones are (the same k). Sorts
+		// were a third of a signature's cost.
+		bound := math.MaxUint64 / uint64(n) * uint64(k+k/2)
+		m := 0
+		for i, x := range h {
+			if x < bound {
+				h[m], h[i] = x, h[m]
+				m++
+			}
+		}
+		slices.Sort(h[:m])
+		distinct := 0
+		for i := range m {
+			if i == 0 || h[i] != h[i-1] {
+				distinct++
+			}
+		}
+		if distinct >= k {
+			h = slices.Compact(h[:m])
+			return slices.Clip(h[:k:k])
+		}
+	}
 	slices.Sort(h)
 	h = slices.Compact(h)
 	if len(h) > k {
