@@ -19,7 +19,7 @@ import (
 const compactPrefix = "blockwarc-compact-run-"
 
 // Compact writes to dst a dense copy of the archive src: one ingest of
-// every input file src holds, restored as given, under the names src
+// every input file src holds, restored, under the names src
 // gives them, with src's settings (Options set the rest, as for
 // Ingest). An archive ingested a crawl at a time pays, per ingest, a
 // catalog run, small frames that compress on their own, index entries
@@ -34,10 +34,12 @@ const compactPrefix = "blockwarc-compact-run-"
 // originals are restored into a directory under Options.TempDir (the
 // system's by default) and removed at the end (a killed Compact's, by
 // the next one): Compact needs free space
-// there of about the inputs' size. A file that does not restore bit
-// for bit as given (not proven yet, or zlib does not reproduce it) is
-// copied as its stream, its records placed where they were in it
-// (restoredStream): the copy describes the file itself. Compact refuses
+// there of about the inputs' size. An uncompressed file is copied; a
+// compressed one (proven, not proven yet, or one zlib does not
+// reproduce) as its stream, its records placed where they were in it
+// and its row, member table included, carried over (restoredStream):
+// the copy describes the file itself, and no byte is deflated again.
+// Compact refuses
 // an archive with a file whose records and gaps do not tile its stream,
 // and names it.
 func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) {
@@ -114,11 +116,13 @@ func (a *Archive) restoreInputs(ctx context.Context, tmp string, opts *Options, 
 		p := filepath.Join(d, filepath.Base(f.Name))
 		var err error
 		switch {
-		case f.OriginalExact():
-			err = writeOriginalFile(a, p, f, vs)
+		case f.OriginalExact() && f.Original == nil:
+			err = writeOriginalFile(a, p, f, vs) // uncompressed: a copy
 		case streamRestorable(&f):
 			// Its stream, in which its records are placed where they
-			// were in the file: the copy describes the file itself.
+			// were in the file: the copy describes the file itself,
+			// its member table (proven) carried over, so that neither
+			// the restore nor the copy's ingest deflates it again.
 			// Its whole name kept: x.warc and x.warc.lz4 holding one
 			// stream would otherwise be one input to the ingest.
 			p += ".zst"
@@ -126,6 +130,8 @@ func (a *Archive) restoreInputs(ctx context.Context, tmp string, opts *Options, 
 			if rs, err = writeRestoredStream(a, p, f, vs); err == nil {
 				opts.restored[p] = rs
 			}
+		case f.OriginalExact():
+			err = writeOriginalFile(a, p, f, vs)
 		case stream:
 			p = filepath.Join(d, warcio.TrimCompressionSuffix(filepath.Base(f.Name)))
 			err = writeStreamFile(a, p, f, vs)

@@ -146,10 +146,12 @@ func archiveFacts(t *testing.T, arch string) ([4]uint64, int64, map[string]bool)
 // records (its last restored input cut short before the ingest) is not
 // swapped in: Upgrade fails, the archive keeps every byte, and the
 // staging directory is gone.
-// v5's files never restored bit for bit: the records' check refuses it;
-// v6's do: the files' check refuses it first.
+// The inputs of v5 (never proven) and of v6 (proven) are restored as
+// their streams, placed and checked against their rows
+// (restoredStream.apply), which refuses the cut one before the new
+// archive's own checks (checkUpgrade) are reached.
 func TestUpgradeChecks(t *testing.T) {
-	for _, c := range []struct{ ver, why string }{{"v5", "records"}, {"v6", "bit for bit"}} {
+	for _, c := range []struct{ ver, why string }{{"v5", "restored from the archive"}, {"v6", "restored from the archive"}} {
 		t.Run(c.ver, func(t *testing.T) { testUpgradeRefused(t, c.ver, c.why) })
 	}
 }

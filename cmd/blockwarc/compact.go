@@ -17,22 +17,24 @@ import (
 )
 
 const compactAbout = `Write to NEWARCHIVE a dense copy of ARCHIVE: one ingest of every input
-file ARCHIVE holds, restored as given, in ARCHIVE's input-table order,
+file ARCHIVE holds, restored, in ARCHIVE's input-table order,
 with ARCHIVE's settings. An archive ingested a crawl at a time pays, per
 ingest, a catalog run, small frames compressed on their own, index
 entries and a longer COMMIT: on the 351 crawls of the corpus ingested one
 at a time, 1.63 times the bytes of one ingest of the same files.
-NEWARCHIVE is byte for byte the archive 'blockwarc ingest NEWARCHIVE'
-of those files (same flags) writes, and its tables are written as ingest
+NEWARCHIVE is byte for byte the archive 'blockwarc ingest -prove
+NEWARCHIVE' of those files (same flags; without -prove for the files not
+proven in ARCHIVE) writes, and its tables are written as ingest
 writes them. ARCHIVE is only read; once 'blockwarc verify NEWARCHIVE'
 passes, it may replace ARCHIVE (mv), and readers of ARCHIVE are never
 disturbed meanwhile.
 
-The originals are restored into -tmp (the system's temporary directory
-by default) and removed at the end: about the input files' size of free
-space is needed there. A file not proven yet ('blockwarc prove'), or
-one that restores only decompressed, is restored as its stream and keeps
-its row: 'blockwarc prove' proves the copy from the original later.
+The input files are restored into -tmp (the system's temporary
+directory by default) and removed at the end: about the input files'
+size of free space is needed there. A compressed file is restored as its
+decompressed stream and keeps its row (a proven one its member table,
+not deflated and learnt again); one not proven yet stays so, and
+'blockwarc prove' proves the copy from the original later.
 After Ctrl-C or a crash, running the same command again completes
 NEWARCHIVE into the same bytes; an existing complete archive is never
 written over. Sharded archives are not compacted yet.`
