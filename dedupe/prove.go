@@ -12,9 +12,10 @@ import (
 
 // The proof that a .warc.gz input restores bit for bit (its gzip member
 // table, original.go) is the most expensive part of ingest: zlib deflates
-// every decompressed byte again to find each member's settings, 40–60 %
-// of ingest's CPU on the corpus sites (BenchmarkIngestVsZstd). An ingest
-// told to skip it (Options.SkipOriginal, `ingest -prove=false`) stores
+// every decompressed byte again to find each member's settings, 20–60 %
+// of a proving ingest's CPU on the corpus sites (BenchmarkIngestVsZstd).
+// An ingest told to skip it (Options.SkipOriginal; `ingest` without
+// -prove, its default) stores
 // everything else and marks the files "not examined"; Prove learns the
 // tables later, from the originals, when cores are idle and before the
 // originals are deleted (`blockwarc prove`, then `verify -originals`).

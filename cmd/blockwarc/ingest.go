@@ -103,7 +103,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
 	fast := fs.Bool("fast", false, "write frames at a fast zstd level (6; pure Go's \"better\" without cgo) rather than 19: 45-66 % less CPU on the corpus sites for an archive 7-14 % larger; 'blockwarc compact' writes the dense copy later")
 	nice := fs.Int("nice", defaultNice, niceUsage)
-	prove := fs.Bool("prove", false, "also learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (40-60 % more CPU); by default 'blockwarc prove ARCHIVE ORIGINALS...' does that later, before the originals are deleted")
+	prove := fs.Bool("prove", false, "also learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (25-160 % more CPU on the corpus sites); by default 'blockwarc prove ARCHIVE ORIGINALS...' does that later, before the originals are deleted")
 	var ropts reportOptions
 	fs.StringVar(&ropts.text, "report", "", "also write the storage report (as 'blockwarc report' prints it) to `FILE` after the ingest; - for standard output, after the summary")
 	fs.StringVar(&ropts.html, "report-html", "", "also write the storage report as a self-contained HTML page to `FILE` after the ingest")
