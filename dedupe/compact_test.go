@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/blockwarc/blockwarc/dedupe/pack"
@@ -350,10 +351,10 @@ func TestRestoredStreamsSelected(t *testing.T) {
 	if len(ro.restored) != len(files) {
 		t.Fatalf("%d of %d files restored as streams", len(ro.restored), len(files))
 	}
-	kept := 0
+	var kept atomic.Int64 // Select is called by the walk's readers at once
 	ro.Select = func(key string) bool {
 		if strings.Contains(key, "privacy") {
-			kept++
+			kept.Add(1)
 			return true
 		}
 		return false
@@ -362,7 +363,7 @@ func TestRestoredStreamsSelected(t *testing.T) {
 	if _, err := Ingest(context.Background(), dst, paths, ro); err != nil {
 		t.Fatal(err)
 	}
-	if kept == 0 {
+	if kept.Load() == 0 {
 		t.Fatal("the selection kept no record: the test selects nothing")
 	}
 	b, err := Open(dst, pack.Options{})
