@@ -134,6 +134,16 @@ func (p *pieceSum) add(off, skip, n int64) {
 	p.sum += binary.LittleEndian.Uint64(h[:])
 }
 
+// markPerPiece drops the member lengths when the members are the file's
+// records and gaps, one each (the members' extents are ps, the pieces'):
+// a restore then takes each member's length from its piece. Ingest and
+// prove both decide it here, so that their rows are the same bytes.
+func (o *Original) markPerPiece(ps pieceSum) {
+	if o != nil && o.extents.n > 0 && o.extents == ps {
+		o.PerPiece, o.Lens = true, nil
+	}
+}
+
 // members is the number of members of the file.
 func (o *Original) members() int {
 	n := 0

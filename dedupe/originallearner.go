@@ -139,10 +139,7 @@ func (l *originalLearner) apply(rows []InputFile, paths []string, pieces map[str
 			in.OriginalWhy = originalChanged
 		default:
 			in.Original, in.OriginalWhy = r.o, r.why
-			// One member per record or gap: the lengths are the pieces'.
-			if r.o != nil && r.o.extents.n > 0 && r.o.extents == pieces[paths[i]] {
-				r.o.PerPiece, r.o.Lens = true, nil
-			}
+			r.o.markPerPiece(pieces[paths[i]])
 		}
 	}
 	return nil

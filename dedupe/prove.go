@@ -197,9 +197,7 @@ func markPerPiece(dir string, r *root, names []string) error {
 		for i := range vs {
 			ps.add(vs[i].Offset, vs[i].Skip, o.Lens[i])
 		}
-		if ps == o.extents {
-			o.PerPiece, o.Lens = true, nil
-		}
+		o.markPerPiece(ps)
 		return nil
 	})
 }

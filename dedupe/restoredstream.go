@@ -70,11 +70,10 @@ func writeRestoredStream(a *Archive, p string, f InputFile, vs []Version) (*rest
 	fw := &memberFrames{zw: zw, dst: bw, plain: true}
 	var pos int64
 	var e [placeSize]byte
-	st, err := a.streamSource(io.Discard, f, vs, nil, func(v *Version, pt *Parts, err error) error {
+	st, err := a.streamSource(io.Discard, f, vs, nil, func(v *Version, _ *Parts, rec []byte, err error) error {
 		if err != nil {
 			return err
 		}
-		rec := pt.Record()
 		n := int64(len(rec))
 		for i, x := range [...]int64{pos, pos + n, v.Offset, v.Skip, v.Length} {
 			binary.LittleEndian.PutUint64(e[8*i:], uint64(x))

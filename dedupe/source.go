@@ -178,11 +178,12 @@ func (a *Archive) WriteSource(w io.Writer, f InputFile, vs []Version, clean func
 }
 
 // streamSource is WriteSource; visit, when set, is called with every
-// version restored or failing to restore (err), and its error stops the
+// version restored (its record's bytes in rec, built once for visit and
+// the stream) or failing to restore (err), and its error stops the
 // stream — returning nil goes on without the version's bytes, so that
 // verify can name every damaged record of a file, each restored once.
 func (a *Archive) streamSource(w io.Writer, f InputFile, vs []Version, clean func(rec []byte) bool,
-	visit func(v *Version, p *Parts, err error) error) (SourceStats, error) {
+	visit func(v *Version, p *Parts, rec []byte, err error) error) (SourceStats, error) {
 	var st SourceStats
 	h := sha256.New()
 	for i := range vs {
@@ -191,8 +192,12 @@ func (a *Archive) streamSource(w io.Writer, f InputFile, vs []Version, clean fun
 			continue
 		}
 		p, err := a.Restore(v)
+		var rec []byte
+		if p != nil {
+			rec = p.Record()
+		}
 		if visit != nil {
-			if err = visit(v, p, err); err != nil {
+			if err = visit(v, p, rec, err); err != nil {
 				return st, err
 			}
 			if p == nil {
@@ -201,7 +206,6 @@ func (a *Archive) streamSource(w io.Writer, f InputFile, vs []Version, clean fun
 		} else if err != nil {
 			return st, err
 		}
-		rec := p.Record()
 		if clean != nil && !clean(rec) {
 			continue
 		}

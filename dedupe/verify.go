@@ -237,7 +237,7 @@ func (a *Archive) VerifyWith(opts VerifyOptions, report func(Problem)) (VerifySt
 			}
 		}
 		lost := 0 // of the file's records and gaps, named by checkOne
-		sst, err := a.streamSource(w, f, vs, nil, func(v *Version, p *Parts, err error) error {
+		sst, err := a.streamSource(w, f, vs, nil, func(v *Version, p *Parts, _ []byte, err error) error {
 			if err != nil {
 				lost++
 			}
