@@ -190,11 +190,11 @@ bench-beam:
 	cd cmd/blockwarc-beam && $(GO) test -run '^$$' -bench Pipeline -benchtime $(BENCHTIME) -timeout 60m ./...
 
 # Issue 35's comparison: precision, recall and F1 of partition.MainText,
-# go-readability v2 and the page's whole visible text (the floor) on
-# each half of the article-extraction pages (the halves of
-# BenchmarkMainContent). cmd/blockwarc-compare is a module of its own:
-# go-readability is a comparison, never a requirement of blockwarc's
-# go.mod. Its metric tests run first. Needs ../shared; about half a
+# go-readability v2, go-trafilatura and the page's whole visible text
+# (the floor) on each half of the article-extraction pages (the halves
+# of BenchmarkMainContent). cmd/blockwarc-compare is a module of its
+# own: the extractors are a comparison, never a requirement of
+# blockwarc's go.mod. Its metric tests run first. Needs ../shared; about half a
 # minute.
 ARTICLES := $(CURDIR)/../shared/testdata/article-extraction
 bench-compare:

@@ -34,8 +34,9 @@ import (
 //     (blockquotes) stay whatever their links.
 //     docs/TOPICS-LABELS.md lists the rules and what each is worth on the
 //     article benchmark's tune and held-out halves.
-//  5. The page title (the h1 nearest before the content, when the content
-//     does not hold one) is put first.
+//  5. MainTextWithTitle puts the page's headline first (the h1 nearest
+//     before the content, when the content does not hold one); MainText
+//     leaves every h1 out: the article body alone.
 
 const (
 	minParagraphRunes = 25
@@ -47,13 +48,19 @@ const (
 	gatherMaxLinkDensity = 0.25
 )
 
-// MainText returns the text of the page's title and content blocks in
-// document order, paragraphs separated by "\n". It returns "" for a page
-// without visible text.
-func MainText(res *Result) string { return mainText(res, true) }
+// MainText returns the text of the page's article body in document
+// order, paragraphs separated by "\n"; "" for a page without visible
+// text. The headline is not in it, as in a schema.org articleBody, the
+// article benchmark's ground truth and the article text of readability
+// and trafilatura: it is the block labelled title (Block.Label), and
+// MainTextWithTitle puts it first.
+func MainText(res *Result) string { return mainText(res, false) }
 
-// mainText is MainText with the title block optional: benchmarks whose
-// ground truth excludes the headline measure the body alone too.
+// MainTextWithTitle is MainText with the page's headline first: the h1
+// nearest before the content, or the one the content holds.
+func MainTextWithTitle(res *Result) string { return mainText(res, true) }
+
+// mainText is MainText, with the headline when withTitle is set.
 func mainText(res *Result, withTitle bool) string {
 	if res == nil || res.Root == nil {
 		return ""

@@ -24,7 +24,7 @@ func sentences(topic string, n int) string {
 
 func checkMainText(t *testing.T, page string, keep, drop []string) {
 	t.Helper()
-	got := MainText(partitionString(t, page, Options{}))
+	got := MainTextWithTitle(partitionString(t, page, Options{}))
 	for _, k := range keep {
 		if !strings.Contains(got, k) {
 			t.Errorf("%q missing from %q", k, got)

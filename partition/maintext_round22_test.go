@@ -105,7 +105,7 @@ func TestMainTextLogoH1(t *testing.T) {
 		for _, outside := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/outside=%v", name, outside), func(t *testing.T) {
 				page := logoPage(logo, outside)
-				got := MainText(partitionString(t, page, Options{}))
+				got := MainTextWithTitle(partitionString(t, page, Options{}))
 				if strings.Contains(got, "Valley Post") {
 					t.Errorf("logo kept in %q", got)
 				}
@@ -126,7 +126,7 @@ func TestMainTextLogoH1(t *testing.T) {
 // link (to the article's own address), is still put first.
 func TestMainTextShortH1Headline(t *testing.T) {
 	page := `<html><body><h1><a href="/2026/05/mill-reopens">Mill reopens</a></h1><div class="post"><div class="text-wrap">` + millArticle() + `</div></div></body></html>`
-	got := MainText(partitionString(t, page, Options{}))
+	got := MainTextWithTitle(partitionString(t, page, Options{}))
 	if !strings.HasPrefix(got, "Mill reopens\n") {
 		t.Errorf("headline not first: %q", got[:min(len(got), 120)])
 	}
@@ -219,5 +219,27 @@ func TestMainTextReplyFormHeading(t *testing.T) {
 	} {
 		page := `<html><body><article><h1>Mill reopens</h1><div class="body">` + millArticle() + end + `</div></article></body></html>`
 		checkMainText(t, page, []string{"The mill w entry v", "The mill wwwwww entry vv"}, []string{"Leave a Reply"})
+	}
+}
+
+// MainText is the article body: the headline is in MainTextWithTitle
+// and labelled title, never in MainText, whether it stands before the
+// content or inside it (an h1 in the article's wrapper).
+func TestMainTextLeavesHeadlineOut(t *testing.T) {
+	for name, page := range map[string]string{
+		"before": `<html><body><h1>Mill reopens</h1><div class="post">` + millArticle() + `</div></body></html>`,
+		"inside": `<html><body><div class="post"><h1>Mill reopens</h1>` + millArticle() + `</div></body></html>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := partitionString(t, page, Options{})
+			body, titled := MainText(res), MainTextWithTitle(res)
+			if strings.Contains(body, "Mill reopens") || !strings.Contains(body, "The mill w entry v") {
+				t.Errorf("MainText %q: want the body without the headline", body[:min(len(body), 120)])
+			}
+			if !strings.HasPrefix(titled, "Mill reopens\n") || !strings.HasSuffix(titled, body) {
+				t.Errorf("MainTextWithTitle %q: want the headline, then MainText", titled[:min(len(titled), 120)])
+			}
+			checkLabels(t, page, map[string]Label{"Mill reopens": LabelTitle})
+		})
 	}
 }

@@ -1,8 +1,9 @@
 // Command blockwarc-compare measures blockwarc's main-text extractor
 // (partition.MainText) side by side with go-readability
-// (codeberg.org/readeck/go-readability/v2, a Go port of Readability.js)
-// and with the page's whole visible text (partition.VisibleText, the
-// floor) on the article-extraction benchmark pages of
+// (codeberg.org/readeck/go-readability/v2, a Go port of Readability.js),
+// go-trafilatura (github.com/markusmobius/go-trafilatura, a Go port of
+// trafilatura) and the page's whole visible text (partition.VisibleText,
+// the floor) on the article-extraction benchmark pages of
 // ../shared/testdata/article-extraction, issue 35's comparison. For each
 // half of the pages, split as partition's BenchmarkMainContent splits
 // them (tune and held-out), it prints precision, recall and F1 of each
@@ -11,7 +12,8 @@
 //	blockwarc-compare [-dir DIR]
 //
 // It is a module of its own so that blockwarc's go.mod never requires
-// go-readability: a comparison, not a dependency of the product. Run it
+// the extractors it is compared with: a comparison, not a dependency of
+// the product. Run it
 // with make bench-compare.
 package main
 
@@ -30,6 +32,7 @@ import (
 	"text/tabwriter"
 
 	readability "codeberg.org/readeck/go-readability/v2"
+	trafilatura "github.com/markusmobius/go-trafilatura"
 
 	"github.com/blockwarc/blockwarc/partition"
 )
@@ -49,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", filepath.Join("..", "..", "..", "shared", "testdata", "article-extraction"),
 		"`DIR` of the benchmark: ground-truth.json and html/ID.html.gz (default: ../shared next to the repository, from this module's directory)")
+	tunePages := fs.Bool("tune-pages", false, "also print each tune-half page's precision and recall by each extractor (the held-out half's pages are never printed: no rule is to be fitted to them)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -61,7 +65,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blockwarc-compare: %v\n", err)
 		return exitFailure
 	}
-	rows, err := compare(pages)
+	var perPage io.Writer
+	if *tunePages {
+		perPage = stdout
+	}
+	rows, err := compare(pages, perPage)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc-compare: %v\n", err)
 		return exitFailure
@@ -122,10 +130,11 @@ func readGzip(path string) ([]byte, error) {
 const (
 	exBlockwarc   = "blockwarc MainText"
 	exReadability = "go-readability v2"
+	exTrafilatura = "go-trafilatura v1"
 	exVisible     = "visible text (floor)"
 )
 
-var extractors = []string{exBlockwarc, exReadability, exVisible}
+var extractors = []string{exBlockwarc, exReadability, exTrafilatura, exVisible}
 
 // row is one extractor's figures on one half; failed counts the pages
 // where it returned no text (readability finding no article).
@@ -136,8 +145,9 @@ type row struct {
 }
 
 // compare extracts every page with each extractor and scores the
-// extractions per half.
-func compare(pages []page) ([]row, error) {
+// extractions per half; with perPage set it writes there each tune-half
+// page's precision and recall by each extractor.
+func compare(pages []page, perPage io.Writer) ([]row, error) {
 	perHalf := map[string]map[string][]counts{}
 	failed := map[[2]string]int{}
 	for _, pg := range pages {
@@ -149,11 +159,18 @@ func compare(pages []page) ([]row, error) {
 		if perHalf[h] == nil {
 			perHalf[h] = map[string][]counts{}
 		}
+		line := pg.id[:min(12, len(pg.id))]
 		for _, ex := range extractors {
-			perHalf[h][ex] = append(perHalf[h][ex], score(pg.truth, texts[ex]))
+			c := score(pg.truth, texts[ex])
+			perHalf[h][ex] = append(perHalf[h][ex], c)
 			if strings.TrimSpace(texts[ex]) == "" {
 				failed[[2]string{h, ex}]++
 			}
+			r := aggregate([]counts{c})
+			line += fmt.Sprintf("  %s P %.3f R %.3f", ex, r.p, r.r)
+		}
+		if perPage != nil && h == halfTune {
+			fmt.Fprintln(perPage, line)
 		}
 	}
 	var rows []row
@@ -165,8 +182,8 @@ func compare(pages []page) ([]row, error) {
 	return rows, nil
 }
 
-// extract returns the page's text by each extractor. go-readability is
-// given the page's URL from the ground truth, as it would have when
+// extract returns the page's text by each extractor. go-readability and
+// go-trafilatura are given the page's URL from the ground truth, as it would have when
 // fetching the page, and its article is rendered as its own text
 // rendering (innerText) does; a page where it finds no article (an error
 // or no node) gives "", as an extractor returning nothing.
@@ -188,6 +205,12 @@ func extract(pg page) (map[string]string, error) {
 		if err := art.RenderText(&b); err == nil {
 			texts[exReadability] = b.String()
 		}
+	}
+	// trafilatura as its command line runs by default: with its
+	// fallback extractors (readability, dom-distiller) on, comments kept
+	// apart from the main text, which is what is scored.
+	if res, err := trafilatura.Extract(bytes.NewReader(pg.html), trafilatura.Options{OriginalURL: u, EnableFallback: true}); err == nil && res != nil {
+		texts[exTrafilatura] = res.ContentText
 	}
 	return texts, nil
 }

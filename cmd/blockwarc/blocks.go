@@ -49,7 +49,8 @@ each block with the fields
   images, forms, inputs, headings, and text (whitespace-normalised; kept
   blocks only).
 
--main prints only the main text (title and content blocks).
+-main prints only the main text: the page's headline on the first line,
+then the article body (the tables' main_text is the body alone).
 
 -html OUT also writes a copy of the page in which every kept block is
 outlined and captioned with its path, label and topic, for looking at the
@@ -154,7 +155,7 @@ func blocks(ctx context.Context, args []string, o blocksOptions, stdout, stderr 
 	w := bufio.NewWriter(stdout)
 	switch {
 	case o.main:
-		if t := partition.MainText(res); t != "" {
+		if t := partition.MainTextWithTitle(res); t != "" {
 			fmt.Fprintln(w, t)
 		}
 	case o.json:
