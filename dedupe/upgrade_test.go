@@ -229,3 +229,53 @@ func BenchmarkUpgrade(b *testing.B) {
 	}
 	b.ReportMetric(float64(up)/float64(co), "upgrade/compact")
 }
+
+// TestCheckUpgrade reaches upgrade's last net, checkUpgrade, which the
+// copy's own checks (restoredStream.apply) now stand before in
+// TestUpgradeChecks: a new archive that verifies is still refused when
+// an input file the old one restored bit for bit is not proven in it, or
+// when its records are not the old one's.
+func TestCheckUpgrade(t *testing.T) {
+	t.Chdir("..")
+	one := []string{"testdata/samples/ota-lovescout24-20220120143355.warc.gz"}
+	two := append(slices.Clone(one), "testdata/samples/ota-lovescout24-20220125183141.warc.gz")
+	ingest := func(name string, files []string, opts Options) *Archive {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), name)
+		if _, err := Ingest(context.Background(), dir, files, opts); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(dir, pack.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close() })
+		return a
+	}
+	old := ingest("old.bwa", one, testOpts())
+	if !old.Files()[0].OriginalExact() {
+		t.Skip("this build does not prove gzip files (no zlib)")
+	}
+	unproven := testOpts()
+	unproven.SkipOriginal = true
+	for _, c := range []struct {
+		name string
+		b    *Archive
+		want string // "" when the check passes
+	}{
+		{"same", ingest("same.bwa", one, testOpts()), ""},
+		{"not proven", ingest("unproven.bwa", one, unproven), "does not from the new one"},
+		{"other records", ingest("more.bwa", two, testOpts()), "are not the old one's"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var st UpgradeStats
+			err := checkUpgrade(old, c.b, &st)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("checkUpgrade: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("checkUpgrade: %v, want %q", err, c.want)
+			}
+		})
+	}
+}
