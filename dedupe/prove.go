@@ -43,8 +43,9 @@ type ProveResult struct {
 // globs, as to ingest), the member tables of the archive's input files
 // that an ingest did not examine (Options.SkipOriginal), and commits them.
 // An original is taken for an input file of the same size and SHA-256
-// only. The input-file table is written again whole, in its order (a
-// compacted copy ingests the files in that order). Nothing is written
+// only. The parts of the input-file table that hold a row examined are
+// written again, each with its rows in their order (a compacted copy
+// ingests the files in that order); the other parts stay. Nothing is written
 // when no table was learnt.
 func Prove(ctx context.Context, dir string, originals []string, opts pack.Options) (ProveResult, error) {
 	var res ProveResult
@@ -52,6 +53,10 @@ func Prove(ctx context.Context, dir string, originals []string, opts pack.Option
 	if err != nil {
 		return res, err
 	}
+	// An archive ingested with -parity=false gets none from prove either:
+	// a few sidecars beside files without any make verify name the rest
+	// as missing parity.
+	opts.NoParity = opts.NoParity || pack.WithoutParity(dir)
 	s, err := pack.Open(dir, opts)
 	if err != nil {
 		return res, err
@@ -148,9 +153,13 @@ func Prove(ctx context.Context, dir string, originals []string, opts pack.Option
 	if err := markPerPiece(dir, r, res.Proven); err != nil {
 		return ProveResult{}, err
 	}
-	// Every row again, in order, as one new part.
-	r.Parts = nil
-	if err := r.storeFiles(w); err != nil {
+	// The parts holding a row examined, again (the other parts as they
+	// are).
+	changed := make(map[int]bool, len(jobs))
+	for _, j := range jobs {
+		changed[j.row] = true
+	}
+	if err := r.rewriteParts(w, changed); err != nil {
 		return ProveResult{}, err
 	}
 	payload, err := r.encode()

@@ -68,19 +68,30 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 				return nil, fmt.Errorf("catalog object %s: %w", o.ID, err)
 			}
 			// A part that holds every row of earlier parts again replaced
-			// them (blockwarc prove writes the whole table anew, its rows
-			// now with member tables): those are left out, or each file
-			// would have two rows.
+			// them (blockwarc prove writes again the parts holding the
+			// rows it proved, now with member tables; before 30 Nov 2026
+			// the whole table as one part): it takes the place of the
+			// first, the others are left out, or each file would have two
+			// rows and the table another order.
+			p, at := filePart{Rows: int(n), ID: o.ID}, -1
 			for k := 0; k < len(r.Parts); {
 				if supersedes(rows, partRows[k]) {
+					if at < 0 {
+						at = k
+						r.Parts[k], partRows[k] = p, rows
+						k++
+						continue
+					}
 					r.Parts = slices.Delete(r.Parts, k, k+1)
 					partRows = slices.Delete(partRows, k, k+1)
 					continue
 				}
 				k++
 			}
-			r.Parts = append(r.Parts, filePart{Rows: int(n), ID: o.ID})
-			partRows = append(partRows, rows)
+			if at < 0 {
+				r.Parts = append(r.Parts, p)
+				partRows = append(partRows, rows)
+			}
 			endRun()
 		case strings.HasPrefix(string(b), segmentMagic):
 			urls, err := decodeSegment(b, readResolver(s))

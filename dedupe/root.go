@@ -89,18 +89,51 @@ func (r *root) storeFiles(w *pack.Writer) error {
 	if n == len(r.Files) {
 		return nil
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	id, _, err := w.Add(pack.KindVersionCatalog, encodeFilePart(r.Files[n:]))
+	id, err := addFilePart(w, r.Files[n:])
 	if err != nil {
-		return fmt.Errorf("store input-file table: %w", err)
-	}
-	if err := w.Flush(); err != nil {
 		return err
 	}
 	r.Parts = append(r.Parts, filePart{Rows: len(r.Files) - n, ID: id})
 	return nil
+}
+
+// rewriteParts stores again, each as a new part of the same rows, the
+// parts of the input-file table that hold a row changed since they were
+// written (changed[i] for row i), then the rows past the parts
+// (storeFiles). Prove changes rows in place; the other parts stay as
+// they are, so that proving after every ingest costs that ingest's rows
+// rather than the whole table again each time.
+func (r *root) rewriteParts(w *pack.Writer, changed map[int]bool) error {
+	start := 0
+	for k := range r.Parts {
+		p := &r.Parts[k]
+		end := start + p.Rows
+		for i := start; i < end; i++ {
+			if changed[i] {
+				id, err := addFilePart(w, r.Files[start:end])
+				if err != nil {
+					return err
+				}
+				p.ID = id
+				break
+			}
+		}
+		start = end
+	}
+	return r.storeFiles(w)
+}
+
+// addFilePart stores rows as a part of the input-file table, in a frame
+// of its own.
+func addFilePart(w *pack.Writer, rows []InputFile) (pack.ID, error) {
+	if err := w.Flush(); err != nil {
+		return pack.ID{}, err
+	}
+	id, _, err := w.Add(pack.KindVersionCatalog, encodeFilePart(rows))
+	if err != nil {
+		return pack.ID{}, fmt.Errorf("store input-file table: %w", err)
+	}
+	return id, w.Flush()
 }
 
 // encodeFilePart is a part of the input-file table: magic, then rows
