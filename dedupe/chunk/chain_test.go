@@ -216,3 +216,84 @@ func bodyNamesDict(t *testing.T, f *os.File, fr Frame) bool {
 	}
 	return h.DictionaryID != 0
 }
+
+// TestRestoreDecodesChainsOnce: a restore naming frames all along long
+// chains, through a cache that holds one frame, decodes each frame of
+// those chains at most once (Directory.Cost), whichever the order of its
+// refs: Restore, RestoreMany, and RestoreRecords with its records; the
+// cache used to push a chain's first frames out while it decoded the
+// chain, and the next frame named in it decoded the chain again.
+func TestRestoreDecodesChainsOnce(t *testing.T) {
+	f, dir, all := storeAll(t, pages(31, 6, 24, 20_000), Options{}, 24)
+	longest := 0
+	for i := range dir {
+		longest = max(longest, int(dir[i].Prefix))
+	}
+	if longest < 8 {
+		t.Fatalf("longest chain %d frames: the test needs long ones", longest)
+	}
+	// Every version, the latest first: the frames named from the end of
+	// the chains back to their start.
+	var lists [][]uint64
+	var want [][]byte
+	var refs []uint64
+	for k := len(all) - 1; k >= 0; k-- {
+		lists = append(lists, all[k].refs)
+		want = append(want, all[k].data)
+		refs = append(refs, all[k].refs...)
+	}
+	_, cost := dir.Cost(refs)
+	check := func(name string, r *Reader, d0 int64) {
+		t.Helper()
+		if d := r.DecodedBytes() - d0; d > cost {
+			t.Errorf("%s decoded %d bytes, its chains hold %d", name, d, cost)
+		}
+	}
+	r, err := NewReader(f, dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole []byte
+	for _, w := range want {
+		whole = append(whole, w...)
+	}
+	got, err := r.Restore(nil, refs)
+	if err != nil || !bytes.Equal(got, whole) {
+		t.Fatalf("Restore: %v", err)
+	}
+	check("Restore", r, 0)
+	r.dropCache()
+	d0 := r.DecodedBytes()
+	outs, err := r.RestoreMany(lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range outs {
+		if !bytes.Equal(outs[k], want[k]) {
+			t.Fatalf("RestoreMany: version %d differs", k)
+		}
+	}
+	check("RestoreMany", r, d0)
+	// Records: each version's first chunk stands for its record.
+	r.dropCache()
+	d0 = r.DecodedBytes()
+	recs := make([]uint64, len(lists))
+	for k, l := range lists {
+		recs[k] = l[0]
+	}
+	outs, err = r.RestoreRecords(recs, func(k int, rec []byte) ([]uint64, error) {
+		if !bytes.HasPrefix(want[k], rec) {
+			t.Errorf("record %d is not the version's first chunk", k)
+		}
+		return lists[k], nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range outs {
+		if !bytes.Equal(outs[k], want[k]) {
+			t.Fatalf("RestoreRecords: version %d differs", k)
+		}
+	}
+	check("RestoreRecords", r, d0)
+}

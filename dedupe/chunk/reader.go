@@ -46,7 +46,46 @@ type Reader struct {
 	spare []byte
 	// Decoded counts plaintext bytes decompressed (cache misses).
 	decoded int64
+	// pin holds the frames of the restore under way (r.mu held, no
+	// shared cache): evict leaves their buffers to them.
+	pin *pinned
 }
+
+// pinned holds the frames one restore took, the frames of its chains
+// before them included, until it returns: it decodes each at most once
+// whatever the cache holds. A chain as long as the cache (4 MiB chains
+// through a 4 MiB cache) pushed its own first frames out while it was
+// decoded, and the next frame the restore named in it decoded the chain
+// again: the restores of a sample of 200 captures decoded 13.7 MB at
+// p99 where their chains held 7.1 MB.
+type pinned struct {
+	frames map[int]*frameData
+	bytes  int64
+}
+
+// maxPinned bounds the bytes a restore pins (beyond it, frames come
+// and go through the cache as before): as much as one decode may hold.
+const maxPinned = maxChainPlain
+
+func newPinned() *pinned { return &pinned{frames: map[int]*frameData{}} }
+
+func (p *pinned) get(i int) *frameData {
+	if p == nil {
+		return nil
+	}
+	return p.frames[i]
+}
+
+func (p *pinned) put(fd *frameData) {
+	if p == nil || p.frames[fd.idx] != nil || p.bytes+int64(cap(fd.buf)) > maxPinned {
+		return
+	}
+	p.frames[fd.idx] = fd
+	p.bytes += int64(cap(fd.buf))
+}
+
+// holds says whether fd is pinned.
+func (p *pinned) holds(fd *frameData) bool { return p != nil && p.frames[fd.idx] == fd }
 
 type frameData struct {
 	idx   int
@@ -140,16 +179,58 @@ func (r *Reader) frameShared(i int) (*frameData, error) {
 }
 
 // frame returns frame i, from the cache or decoded (r.mu held).
-func (r *Reader) frame(i int) (*frameData, error) {
-	if fd := r.cached(i); fd != nil {
+func (r *Reader) frame(i int) (*frameData, error) { return r.framePinned(i, nil) }
+
+// framePinned is frame, from and into p too (nil: none).
+func (r *Reader) framePinned(i int, p *pinned) (*frameData, error) {
+	if fd := p.get(i); fd != nil {
 		return fd, nil
 	}
-	fd, err := r.load(i)
-	if err != nil {
-		return nil, err
+	fd := r.cached(i)
+	if fd == nil {
+		var err error
+		if fd, err = r.load(i, p); err != nil {
+			return nil, err
+		}
+		r.add(fd)
 	}
-	r.add(fd)
+	p.put(fd)
 	return fd, nil
+}
+
+// getter returns how the restore pinning p gets its frames: with r.mu
+// held (and r.pin p) without a shared cache, else taking r.mu for a miss
+// only.
+func (r *Reader) getter(p *pinned) func(int) (*frameData, error) {
+	if r.shared == nil {
+		return func(i int) (*frameData, error) { return r.framePinned(i, p) }
+	}
+	return func(i int) (*frameData, error) {
+		if fd := p.get(i); fd != nil {
+			return fd, nil
+		}
+		if fd := r.shared.get(r.key(i)); fd != nil {
+			p.put(fd)
+			return fd, nil
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.framePinned(i, p)
+	}
+}
+
+// lockPinned takes r.mu for a restore pinning p when the cache is r's
+// own, and returns what gives it back.
+func (r *Reader) lockPinned(p *pinned) func() {
+	if r.shared != nil {
+		return func() {}
+	}
+	r.mu.Lock()
+	r.pin = p
+	return func() {
+		r.pin = nil
+		r.mu.Unlock()
+	}
 }
 
 // cached returns frame i from the cache (nil if not there), making it the
@@ -187,7 +268,7 @@ func (r *Reader) add(fd *frameData) {
 func (r *Reader) evict() {
 	fd := r.cache[0]
 	r.used -= int64(cap(fd.buf))
-	if cap(fd.buf) > cap(r.spare) {
+	if cap(fd.buf) > cap(r.spare) && !r.pin.holds(fd) {
 		r.spare = fd.buf[:0]
 	}
 	r.cache[0] = nil
@@ -209,11 +290,12 @@ func (r *Reader) dropCache() {
 
 // load reads, checks and decodes frame i, and the chain before it when
 // it has one and its zstd frame names the chain's dictionary (frames of
-// the chain not in the cache are decoded once each, in order, each with
-// the bodies before it as dictionary, and cached). A frame in a chain
+// the chain in neither p nor the cache are decoded once each, in order,
+// each with the bodies before it as dictionary, and cached; all are
+// pinned in p, nil for none). A frame in a chain
 // that names no dictionary (the writer compressed it alone) is decoded
 // alone: the decoder would take no dictionary for it anyway.
-func (r *Reader) load(i int) (*frameData, error) {
+func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 	if r.dir[i].Prefix == 0 {
 		return r.decode(i, nil)
 	}
@@ -230,7 +312,10 @@ func (r *Reader) load(i int) (*frameData, error) {
 	}
 	r.dict = r.dict[:0]
 	for j := r.dir.ChainStart(i); j < i; j++ {
-		fd := r.cached(j)
+		fd := p.get(j)
+		if fd == nil {
+			fd = r.cached(j)
+		}
 		if fd == nil {
 			var err error
 			if fd, err = r.decode(j, r.dict); err != nil {
@@ -238,6 +323,7 @@ func (r *Reader) load(i int) (*frameData, error) {
 			}
 			r.add(fd)
 		}
+		p.put(fd)
 		r.dict = append(r.dict, fd.plain...)
 	}
 	return r.decodeRead(i, last, r.dict)
@@ -464,12 +550,9 @@ func (r *Reader) chunk(c uint64, get func(int) (*frameData, error)) ([]byte, err
 // Each frame it names is decoded at most once, whatever the order of the
 // refs and the cache size.
 func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
-	if r.shared != nil {
-		return r.restore(dst, refs, nil, r.frameShared)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.restore(dst, refs, nil, r.frame)
+	p := newPinned()
+	defer r.lockPinned(p)()
+	return r.restore(dst, refs, nil, r.getter(p))
 }
 
 // RestoreMany restores the versions whose ref lists are lists (the
@@ -480,20 +563,41 @@ func (r *Reader) Restore(dst []byte, refs []uint64) ([]byte, error) {
 // archive through a 4 MiB cache: 58 MB decoded at p99). The results are
 // slices of one buffer.
 func (r *Reader) RestoreMany(lists [][]uint64) ([][]byte, error) {
+	p := newPinned()
+	defer r.lockPinned(p)()
+	return r.restoreMany(lists, r.getter(p))
+}
+
+// RestoreRecords restores the versions whose ref lists are in the chunks
+// recs (an owner's records of its objects: refsOf reads record k, its
+// bytes valid during the call only), as RestoreMany: the records and
+// the versions' chunks together decode each frame at most once, the
+// frames of their chains included. refsOf must not call r.
+func (r *Reader) RestoreRecords(recs []uint64, refsOf func(k int, rec []byte) ([]uint64, error)) ([][]byte, error) {
+	p := newPinned()
+	defer r.lockPinned(p)()
+	get := r.getter(p)
+	lists := make([][]uint64, len(recs))
+	for k, c := range recs {
+		b, err := r.chunk(c, get)
+		if err != nil {
+			return nil, err
+		}
+		if lists[k], err = refsOf(k, b); err != nil {
+			return nil, err
+		}
+	}
+	return r.restoreMany(lists, get)
+}
+
+// restoreMany is RestoreMany, its frames from get.
+func (r *Reader) restoreMany(lists [][]uint64, get func(int) (*frameData, error)) ([][]byte, error) {
 	var all []uint64
 	for _, l := range lists {
 		all = append(all, l...)
 	}
 	lens := make([]int, len(all))
-	var buf []byte
-	var err error
-	if r.shared != nil {
-		buf, err = r.restore(nil, all, lens, r.frameShared)
-	} else {
-		r.mu.Lock()
-		buf, err = r.restore(nil, all, lens, r.frame)
-		r.mu.Unlock()
-	}
+	buf, err := r.restore(nil, all, lens, get)
 	if err != nil {
 		return nil, err
 	}
@@ -511,8 +615,7 @@ func (r *Reader) RestoreMany(lists [][]uint64) ([][]byte, error) {
 	return out, nil
 }
 
-// restore is Restore, its frames from get (r.frame with r.mu held, or
-// r.frameShared); lens, when not nil, gets the length of each ref's chunk.
+// restore is Restore, its frames from get (getter); lens, when not nil, gets the length of each ref's chunk.
 func (r *Reader) restore(dst []byte, refs []uint64, lens []int, get func(int) (*frameData, error)) ([]byte, error) {
 	// Versions mostly name one or two frames, in runs: the common case
 	// copies straight to dst while the frame stays the same.
@@ -640,7 +743,7 @@ func (r *Reader) Verify() error {
 			}
 			continue
 		}
-		fd, err := r.load(i)
+		fd, err := r.load(i, nil)
 		if err != nil {
 			return err
 		}

@@ -333,7 +333,7 @@ func (w *Writer) startChunks() error {
 		// Options.Workers of them compress at once.
 		TableEntries: w.set.ChunkTable, Workers: min(chunkFrames, w.opts.Workers), Pending: chunkFrames,
 		Level: chunk.DefaultLevel, ChainBytes: w.set.ChainBytes,
-		SeedBytes: w.set.SeedBytes,
+		SeedBytes: w.set.SeedBytes, FrameSize: w.opts.hooks.ChunkFrameSize,
 		// Frames of chunks are compressed as the pack's are: the reference
 		// library at level 19 for the default level, at libzstdFastLevel
 		// in fitted contexts for the fast tier, klauspost otherwise.

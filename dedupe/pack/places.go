@@ -107,9 +107,11 @@ func (s *Store) placeObject(id ID, n uint64) ([]byte, Kind, []uint64, error) {
 
 // placeObjects restores the committed objects ids[i], i in idx, all
 // named by place, into out[i]: their place records in chunk order, then
-// their chunks in one chunk.Reader.RestoreMany, so that a capture's
-// objects decode each frame once whatever the cache holds. On any error
-// it restores them one by one, for the error that names the object.
+// their chunks, in one chunk.Reader.RestoreRecords, so that a capture's
+// objects decode each frame once whatever the cache holds (the records'
+// frames and their chains too: read apart, they were decoded again when
+// the cache could not hold the chains). On any error it restores them
+// one by one, for the error that names the object.
 func (s *Store) placeObjects(ids []ID, idx []int, out [][]byte) error {
 	type rec struct {
 		i    int
@@ -122,8 +124,6 @@ func (s *Store) placeObjects(ids []ID, idx []int, out [][]byte) error {
 		recs[k] = rec{i: i, n: n}
 	}
 	slices.SortStableFunc(recs, func(a, b rec) int { return cmp.Compare(a.n, b.n) })
-	lists := make([][]uint64, len(recs))
-	var cr *chunk.Reader
 	oneByOne := func() error {
 		for _, i := range idx {
 			b, _, err := s.get(s, ids[i])
@@ -134,14 +134,23 @@ func (s *Store) placeObjects(ids []ID, idx []int, out [][]byte) error {
 		}
 		return nil
 	}
-	for k := range recs {
-		c, _, size, refs, err := s.placeRecord(ids[recs[k].i], recs[k].n)
-		if err != nil {
+	cr, err := s.chunks()
+	if err != nil {
+		return oneByOne()
+	}
+	end := cr.Directory().NextChunk()
+	nums := make([]uint64, len(recs))
+	for k, r := range recs {
+		if r.n >= end {
 			return oneByOne()
 		}
-		cr, recs[k].size, lists[k] = c, size, refs
+		nums[k] = r.n
 	}
-	bs, err := cr.RestoreMany(lists)
+	bs, err := cr.RestoreRecords(nums, func(k int, c []byte) ([]uint64, error) {
+		_, size, refs, err := decodePlaceRecord(c, end)
+		recs[k].size = size
+		return refs, err
+	})
 	if err != nil {
 		return oneByOne()
 	}

@@ -24,4 +24,10 @@ type Pack struct {
 	// created, and from the next commit on when given to a writer of an
 	// existing one.
 	SeedBytes int
+	// ChunkFrameSize is the plaintext size at which a writer closes a
+	// frame of chunks (chunk.Options.FrameSize; 0 the default, 4 MiB):
+	// BenchmarkScale scales it down with the chain bound, so that a
+	// corpus of megabytes fills its frames as a crawl of gigabytes does.
+	// Not an archive setting: only the bytes written depend on it.
+	ChunkFrameSize int
 }
