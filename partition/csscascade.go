@@ -156,6 +156,13 @@ func (pp *Partitioner) computeStyles(nodes []*Node, ss *styleSheets) styleTable 
 		pp.styleNone = make([]bool, len(nodes))
 	}
 	none := pp.styleNone[:len(nodes)] // every entry is set before it is read
+	// share[i]: the last element child of node i so far whose style may be
+	// shared (styleShare).
+	if cap(pp.styleShare) < len(nodes) {
+		pp.styleShare = make([]styleShare, len(nodes))
+	}
+	share := pp.styleShare[:len(nodes)]
+	defer clear(share)
 	var w [numProps]winner
 	for _, n := range nodes {
 		parentNone := false
@@ -178,10 +185,56 @@ func (pp *Partitioner) computeStyles(nodes []*Node, ss *styleSheets) styleTable 
 			derived = t.of(n.Parent)
 			parent = &derived
 		}
+		var sh *styleShare
+		if n.Parent != nil {
+			sh = &share[n.Parent.id]
+		}
+		if sh != nil && sh.sib != nil && sameStyleInputs(sh.sib, n) && m.steps+int(sh.steps) < maxMatchSteps {
+			sib := sh.sib
+			m.steps += int(sh.steps)
+			t.styles[elem[n.id]] = t.styles[elem[sib.id]]
+			none[n.id] = none[sib.id]
+			continue
+		}
+		before := m.steps
 		m.cascade(n, &w)
 		none[n.id] = resolveStyle(n, parent, parentNone, &w, &t.styles[elem[n.id]])
+		if sh != nil {
+			*sh = styleShare{}
+			if m.steps < maxMatchSteps {
+				*sh = styleShare{sib: n, steps: int32(m.steps - before)}
+			}
+		}
 	}
 	return t
+}
+
+// styleShare is an element whose style a later sibling may share, as
+// browsers share computed styles between siblings: an element's
+// cascade and style depend only on its tag and attributes, its
+// ancestors' tags, ids and classes (all that cssMatcher.match tests: no
+// sibling or structural selectors) and its parent's style, so a sibling
+// with the same tag and attributes gets the same style. Sharing is taken only when
+// the step budget (maxMatchSteps) cuts neither cascade: steps is what
+// sib's cascade counted, and the sibling counts as many, so that the
+// budget runs out where it always did.
+type styleShare struct {
+	sib   *Node
+	steps int32
+}
+
+// sameStyleInputs reports whether elements a and b, siblings, have the
+// same tag and the same attributes in the same order.
+func sameStyleInputs(a, b *Node) bool {
+	if a.Tag != b.Tag || a.info != b.info || len(a.Attrs) != len(b.Attrs) {
+		return false
+	}
+	for i, x := range a.Attrs {
+		if y := b.Attrs[i]; x.Key != y.Key || x.Val != y.Val {
+			return false
+		}
+	}
+	return true
 }
 
 // resolveStyle computes n's Style (into s) from the winning declarations
