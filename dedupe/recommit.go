@@ -73,25 +73,16 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 			// the whole table as one part): it takes the place of the
 			// first, the others are left out, or each file would have two
 			// rows and the table another order.
-			p, at := filePart{Rows: int(n), ID: o.ID}, -1
-			for k := 0; k < len(r.Parts); {
+			at := len(r.Parts)
+			for k := len(r.Parts) - 1; k >= 0; k-- { // from the end: k stays valid
 				if supersedes(rows, partRows[k]) {
-					if at < 0 {
-						at = k
-						r.Parts[k], partRows[k] = p, rows
-						k++
-						continue
-					}
 					r.Parts = slices.Delete(r.Parts, k, k+1)
 					partRows = slices.Delete(partRows, k, k+1)
-					continue
+					at = k
 				}
-				k++
 			}
-			if at < 0 {
-				r.Parts = append(r.Parts, p)
-				partRows = append(partRows, rows)
-			}
+			r.Parts = slices.Insert(r.Parts, at, filePart{Rows: int(n), ID: o.ID})
+			partRows = slices.Insert(partRows, at, rows)
 			endRun()
 		case strings.HasPrefix(string(b), segmentMagic):
 			urls, err := decodeSegment(b, readResolver(s))
