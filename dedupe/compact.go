@@ -50,9 +50,6 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 		}
 		return st, fmt.Errorf("compact %s into %s: %w", src, dst, err)
 	}
-	if err := resumableCopy(dst); err != nil {
-		return st, fmt.Errorf("compact %s into %s: %w", src, dst, err)
-	}
 	a, err := Open(src, pack.Options{})
 	if err != nil {
 		return st, err
@@ -64,6 +61,16 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 	files := a.root.Files
 	if len(files) == 0 {
 		return st, fmt.Errorf("compact %s: the archive holds no input file", src)
+	}
+	done, err := resumableCopy(dst, files)
+	if err != nil {
+		return st, fmt.Errorf("compact %s into %s: %w", src, dst, err)
+	}
+	if done {
+		// A compaction that ended (or was killed after its last
+		// commit): the re-run the docs advise finds nothing to do.
+		st.FilesSkipped = len(files)
+		return st, nil
 	}
 	for _, f := range files {
 		if !f.OriginalExact() && !streamRestorable(&f) {
@@ -212,17 +219,43 @@ func sameDir(a, b string) (bool, error) {
 
 // resumableCopy refuses a dst that holds a complete archive: Compact
 // writes a new one, or completes the one it was interrupted writing.
-func resumableCopy(dst string) error {
+// done says that dst is complete and holds exactly src's input files
+// (name, size, SHA-256, in order) in a table one ingest wrote: a
+// compaction that finished, or was killed after its last commit, which
+// a re-run leaves as it is.
+func resumableCopy(dst string, src []InputFile) (done bool, err error) {
 	d, err := Open(dst, pack.Options{})
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, pack.ErrNotArchive) {
-		return nil // the ingest creates it, or refuses a folder of other files
+		return false, nil // the ingest creates it, or refuses a folder of other files
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer d.Close()
-	if d.root.Open == nil && len(d.Files()) > 0 {
-		return errors.New("it is an archive already (not one a compaction was interrupted writing): name a new directory")
+	if err := d.loadFiles(); err != nil {
+		return false, err
 	}
-	return nil
+	have := d.Files()
+	if d.root.Open != nil || len(have) == 0 {
+		return false, nil
+	}
+	// One part: one ingest wrote the table, as Compact's does; a copy of
+	// a crawl-at-a-time archive has the same files but is no compaction.
+	if sameInputs(have, src) && len(d.FileTableParts()) == 1 {
+		return true, nil
+	}
+	return false, errors.New("it is an archive already (not one a compaction was interrupted writing): name a new directory")
+}
+
+// sameInputs says whether two input tables list the same files in order.
+func sameInputs(a, b []InputFile) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Size != b[i].Size || a[i].SHA256 != b[i].SHA256 {
+			return false
+		}
+	}
+	return true
 }

@@ -54,9 +54,25 @@ func TestCompactDense(t *testing.T) {
 		t.Errorf("compaction left %d entries in its temporary directory", len(ents))
 	}
 
-	// A complete archive is not written over, nor the source itself.
-	if _, err := Compact(context.Background(), crawls, dense, opts); err == nil || !strings.Contains(err.Error(), "archive already") {
-		t.Errorf("compaction into a complete archive: %v", err)
+	// A finished compaction run again finds nothing to do and leaves
+	// it as it is (a kill after its last commit is re-run so).
+	st, err := Compact(context.Background(), crawls, compacted, opts)
+	if err != nil || st.Files != 0 || st.FilesSkipped != len(files) {
+		t.Errorf("compaction run again: %+v, %v", st, err)
+	}
+	sameFiles(t, "compacted, run again", sharedtest.ArchiveFiles(t, compacted), got)
+	// A complete archive of other files, or of the same files written a
+	// crawl at a time, is not written over, nor the source itself.
+	fewer := filepath.Join(dir, "fewer.bwa")
+	if _, err := Ingest(context.Background(), fewer, files[:2], opts); err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(dir, "copied.bwa")
+	sharedtest.CopyDir(t, crawls, copied)
+	for _, into := range []string{fewer, copied} {
+		if _, err := Compact(context.Background(), crawls, into, opts); err == nil || !strings.Contains(err.Error(), "archive already") {
+			t.Errorf("compaction into the complete archive %s: %v", filepath.Base(into), err)
+		}
 	}
 	if _, err := Compact(context.Background(), crawls, crawls, opts); err == nil {
 		t.Error("compaction into its own source: no error")

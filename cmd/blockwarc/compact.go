@@ -36,8 +36,9 @@ decompressed stream and keeps its row (a proven one its member table,
 not deflated and learnt again); one not proven yet stays so, and
 'blockwarc prove' proves the copy from the original later.
 After Ctrl-C or a crash, running the same command again completes
-NEWARCHIVE into the same bytes; an existing complete archive is never
-written over. Sharded archives are not compacted yet.`
+NEWARCHIVE into the same bytes (after a compaction that ended, it finds
+nothing to do); any other complete archive is never written over.
+Sharded archives are not compacted yet.`
 
 func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compact", "ARCHIVE NEWARCHIVE", compactAbout, stderr)

@@ -55,8 +55,15 @@ func TestCompactCLI(t *testing.T) {
 	if code, _, errOut := runCmd(t, "verify", copied); code != exitOK {
 		t.Errorf("verify of the copy: exit %d: %s", code, errOut)
 	}
-	if code, _, errOut := runCmd(t, "compact", crawls, dense); code != exitFailure || !strings.Contains(errOut, "archive already") {
-		t.Errorf("compact into a complete archive: exit %d: %s", code, errOut)
+	if code, out, errOut := runCmd(t, "compact", "-tmp", t.TempDir(), crawls, copied); code != exitOK || !strings.Contains(out, "nothing new") {
+		t.Errorf("compact run again after it ended: exit %d: %s%s", code, out, errOut)
+	}
+	fewer := filepath.Join(dir, "fewer.bwa")
+	if code, _, errOut := runCmd(t, "ingest", "-tables=false", fewer, files[0]); code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "compact", crawls, fewer); code != exitFailure || !strings.Contains(errOut, "archive already") {
+		t.Errorf("compact into a complete archive of other files: exit %d: %s", code, errOut)
 	}
 }
 
