@@ -66,12 +66,6 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 	if err != nil {
 		return st, fmt.Errorf("compact %s into %s: %w", src, dst, err)
 	}
-	if done {
-		// A compaction that ended (or was killed after its last
-		// commit): the re-run the docs advise finds nothing to do.
-		st.FilesSkipped = len(files)
-		return st, nil
-	}
 	for _, f := range files {
 		if !f.OriginalExact() && !streamRestorable(&f) {
 			return st, fmt.Errorf("compact %s: input file %s restores neither as given (%s) nor as its decompressed stream: a compacted archive would describe another file; nothing was written", src, f.Name, f.OriginalReason())
@@ -89,6 +83,13 @@ func Compact(ctx context.Context, src, dst string, opts Options) (Stats, error) 
 		return st, fmt.Errorf("compact: %w", err)
 	}
 	defer release()
+	if done {
+		// A compaction that ended, or was killed after its last commit
+		// (its originals in -tmp now removed): the re-run the docs
+		// advise finds nothing to do.
+		st.FilesSkipped = len(files)
+		return st, nil
+	}
 	paths, err := a.restoreInputs(ctx, tmp, &opts, false)
 	if err != nil {
 		return st, fmt.Errorf("compact %s: %w", src, err)

@@ -55,10 +55,18 @@ func TestCompactDense(t *testing.T) {
 	}
 
 	// A finished compaction run again finds nothing to do and leaves
-	// it as it is (a kill after its last commit is re-run so).
+	// it as it is (a kill after its last commit is re-run so), and
+	// removes the originals a killed one left in the temp directory.
+	stale := filepath.Join(opts.TempDir, compactPrefix+"1")
+	if err := os.Mkdir(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	st, err := Compact(context.Background(), crawls, compacted, opts)
 	if err != nil || st.Files != 0 || st.FilesSkipped != len(files) {
 		t.Errorf("compaction run again: %+v, %v", st, err)
+	}
+	if ents, _ := os.ReadDir(opts.TempDir); len(ents) != 0 {
+		t.Errorf("compaction run again left %d entries in its temporary directory", len(ents))
 	}
 	sameFiles(t, "compacted, run again", sharedtest.ArchiveFiles(t, compacted), got)
 	// A complete archive of other files, or of the same files written a
