@@ -162,20 +162,9 @@ func runVersions(s *pack.Store, r *root, i int, key string) ([]Version, error) {
 // in capture order (Versions). It reads the runs whose dates
 // (runDates) may hold that capture, not every run as Versions does.
 func (a *Archive) Find(url string, at time.Time) (Version, error) {
-	key := warcio.SURT(url)
-	var vs []Version
-	var err error
-	if a.u != nil {
-		i := a.u.route(key)
-		var p *Archive
-		if p, err = a.Part(i); err != nil {
-			return Version{}, err
-		}
-		vs, err = findVersions(p.store, p.root, key, at)
-		tag(vs, i)
-	} else {
-		vs, err = findVersions(a.store, a.root, key, at)
-	}
+	vs, err := a.someVersions(warcio.SURT(url), func(s *pack.Store, r *root, key string) ([]Version, error) {
+		return findVersions(s, r, key, at)
+	})
 	if err != nil {
 		return Version{}, err
 	}
@@ -184,6 +173,22 @@ func (a *Archive) Find(url string, at time.Time) (Version, error) {
 		return Version{}, fmt.Errorf("find %s: %w", url, ErrNoCapture)
 	}
 	return vs[best], nil
+}
+
+// someVersions is read(key) of the archive, or of the part of a union
+// of shards that holds key (its versions tagged, as Versions does).
+func (a *Archive) someVersions(key string, read func(s *pack.Store, r *root, key string) ([]Version, error)) ([]Version, error) {
+	if a.u == nil {
+		return read(a.store, a.root, key)
+	}
+	i := a.u.route(key)
+	p, err := a.Part(i)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := read(p.store, p.root, key)
+	tag(vs, i)
+	return vs, err
 }
 
 // pickFind is the index of Find's answer among vs (in capture order),
@@ -199,6 +204,43 @@ func pickFind(vs []Version, at time.Time) int {
 		}
 	}
 	return best
+}
+
+// keyRun is a run whose segment ranges hold a key, and its dates.
+type keyRun struct {
+	run int
+	d   runDates
+	// last is the latest date the run may hold that counts (Find: at or
+	// before at).
+	last time.Time
+	// gap is the least distance to FindNear's period a capture of the
+	// run may have.
+	gap time.Duration
+}
+
+// keyRuns are the runs of r with a segment whose range holds key and
+// that may hold a capture (known dates and none: never read).
+func keyRuns(r *root, key string) []keyRun {
+	var rs []keyRun
+	for i := range r.Runs {
+		if _, ok := runSegment(r, i, key); !ok {
+			continue
+		}
+		if d := r.dates(i); !d.Known || d.Any {
+			rs = append(rs, keyRun{run: i, d: d, last: d.Max})
+		}
+	}
+	return rs
+}
+
+// mergeRuns merges the versions read in each run (got[i]: run i's), in
+// run order as versionsOf merges them, into capture order without gaps.
+func mergeRuns(got [][]Version) []Version {
+	var all []Version
+	for _, vs := range got {
+		all = append(all, vs...)
+	}
+	return dropGaps(sortVersions(all))
 }
 
 // findVersions returns, in capture order and without gaps, key's
@@ -222,29 +264,21 @@ func pickFind(vs []Version, at time.Time) int {
 // order, as Versions merges them, so that captures equal in date, file
 // and offset come out in the same order.
 func findVersions(s *pack.Store, r *root, key string, at time.Time) ([]Version, error) {
-	type cand struct {
-		run  int
-		d    runDates
-		last time.Time // the latest date at or before at the run may hold
-	}
-	var cands []cand
-	for i := range r.Runs {
-		if _, ok := runSegment(r, i, key); !ok {
-			continue
-		}
-		d := r.dates(i)
-		if d.Known && (!d.Any || !at.IsZero() && d.Min.After(at)) {
-			continue
-		}
-		c := cand{run: i, d: d, last: d.Max}
-		if !at.IsZero() && c.last.After(at) {
-			c.last = at
+	var cands []keyRun
+	for _, c := range keyRuns(r, key) {
+		if c.d.Known && !at.IsZero() {
+			if c.d.Min.After(at) {
+				continue
+			}
+			if c.last.After(at) {
+				c.last = at
+			}
 		}
 		cands = append(cands, c)
 	}
 	// Unknown first, then newest latest date first; ties by run, later
 	// first (any order would do: all are read until the rule stops).
-	slices.SortStableFunc(cands, func(x, y cand) int {
+	slices.SortStableFunc(cands, func(x, y keyRun) int {
 		if x.d.Known != y.d.Known {
 			if !x.d.Known {
 				return -1
@@ -278,11 +312,7 @@ func findVersions(s *pack.Store, r *root, key string, at time.Time) ([]Version, 
 			}
 		}
 	}
-	var all []Version
-	for _, vs := range got {
-		all = append(all, vs...)
-	}
-	return dropGaps(sortVersions(all)), nil
+	return mergeRuns(got), nil
 }
 
 func pagePriority(t string) int {

@@ -39,6 +39,55 @@ func findExhaustive(a *Archive, url string, at time.Time) (Version, error) {
 	return vs[best], nil
 }
 
+// findNearExhaustive is FindNear as it was before catalog version 10:
+// every capture of the URL (Versions), then Nearest among its pages, or
+// among all when it has none.
+func findNearExhaustive(a *Archive, url string, start, end time.Time) (Version, error) {
+	vs, err := a.Versions(warcio.SURT(url))
+	if err != nil {
+		return Version{}, err
+	}
+	var pages []Version
+	for _, v := range vs {
+		if pagePriority(v.Type) > 0 {
+			pages = append(pages, v)
+		}
+	}
+	if len(pages) > 0 {
+		vs = pages
+	}
+	i := Nearest(vs, start, end)
+	if i < 0 {
+		return Version{}, fmt.Errorf("find %s: %w", url, ErrNoCapture)
+	}
+	return vs[i], nil
+}
+
+// sameNear checks that FindNear and findNearExhaustive give a the same
+// answer for url and each period around at: an hour from at, the empty
+// [at, at), an inverted one, and a day before at; it returns the
+// segments FindNear read and those findNearExhaustive read.
+func sameNear(t *testing.T, a *Archive, url string, at time.Time) (got, want int64) {
+	t.Helper()
+	for _, p := range [][2]time.Time{{at, at.Add(time.Hour)}, {at, at}, {at, at.Add(-time.Hour)}, {at.Add(-24 * time.Hour), at}} {
+		n0 := segmentReads.Load()
+		g, gerr := a.FindNear(url, p[0], p[1])
+		n1 := segmentReads.Load()
+		w, werr := findNearExhaustive(a, url, p[0], p[1])
+		n2 := segmentReads.Load()
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("FindNear(%s, %v, %v): error %v, exhaustive %v", url, p[0], p[1], gerr, werr)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("FindNear(%s, %v, %v) = %s %s %s@%d, exhaustive %s %s %s@%d", url, p[0], p[1],
+				g.Type, g.Date, g.File, g.Offset, w.Type, w.Date, w.File, w.Offset)
+		}
+		got += n1 - n0
+		want += n2 - n1
+	}
+	return got, want
+}
+
 // sameFind checks that Find and findExhaustive give a the same answer
 // for url at at, and returns the segments Find read and those
 // findExhaustive read.
@@ -180,20 +229,25 @@ func TestFindMatchesExhaustive(t *testing.T) {
 				urls = append(urls, u)
 			}
 			slices.Sort(urls)
-			check := func() (got, want int64) {
+			check := func() (got, want, gotNear, wantNear int64) {
 				for _, u := range urls {
 					for _, at := range findTimes(slices.Clone(all)) {
 						g, w := sameFind(t, a, u, at)
 						got += g
 						want += w
+						if !at.IsZero() {
+							g, w = sameNear(t, a, u, at)
+							gotNear += g
+							wantNear += w
+						}
 					}
 				}
-				return got, want
+				return got, want, gotNear, wantNear
 			}
-			got, want := check()
-			t.Logf("segments read: %d, exhaustive %d", got, want)
-			if got >= want {
-				t.Errorf("Find read %d segments, the exhaustive Find %d: no run skipped", got, want)
+			got, want, gotNear, wantNear := check()
+			t.Logf("segments read: Find %d, exhaustive %d; FindNear %d, exhaustive %d", got, want, gotNear, wantNear)
+			if got >= want || gotNear >= wantNear {
+				t.Errorf("Find read %d segments, the exhaustive Find %d; FindNear %d, exhaustive %d: no run skipped", got, want, gotNear, wantNear)
 			}
 			for i := range a.root.Dates {
 				if rng.Intn(3) == 0 {
@@ -207,8 +261,9 @@ func TestFindMatchesExhaustive(t *testing.T) {
 
 // TestFindReadsFewRuns: on an archive of n crawls ingested one at a
 // time, Find at the latest, at the last crawl's date and at a crawl's
-// date in the middle reads O(1) runs' segments (the exhaustive Find of
-// before version 10 read n), and answers as it did.
+// date in the middle, and FindNear of a day from those dates, read O(1)
+// runs' segments (the exhaustive ones of before version 10 read n), and
+// answer as they did.
 func TestFindReadsFewRuns(t *testing.T) {
 	const n = 30
 	t0 := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -242,6 +297,20 @@ func TestFindReadsFewRuns(t *testing.T) {
 			}
 			if got > 2 {
 				t.Errorf("Find(%s, %v) read %d segments of %d runs, want at most 2", u, at, got, n)
+			}
+			if at.IsZero() {
+				continue
+			}
+			// And FindNear, of a day from at.
+			n0 := segmentReads.Load()
+			g, gerr := a.FindNear(u, at, at.Add(24*time.Hour))
+			got = segmentReads.Load() - n0
+			w, werr := findNearExhaustive(a, u, at, at.Add(24*time.Hour))
+			if gerr != nil || werr != nil || !reflect.DeepEqual(g, w) {
+				t.Errorf("FindNear(%s, %v) = %v@%d (%v), exhaustive %v@%d (%v)", u, at, g.Date, g.Offset, gerr, w.Date, w.Offset, werr)
+			}
+			if got > 2 {
+				t.Errorf("FindNear(%s, %v) read %d segments of %d runs, want at most 2", u, at, got, n)
 			}
 		}
 	}
@@ -333,6 +402,9 @@ func TestRunDatesRebuilt(t *testing.T) {
 	for u := range dates {
 		for _, at := range findTimes(slices.Clone(all)) {
 			sameFind(t, a, u, at)
+			if !at.IsZero() {
+				sameNear(t, a, u, at)
+			}
 		}
 	}
 }
@@ -367,6 +439,9 @@ func checkFindOld(t *testing.T, a *Archive, oldRuns int) {
 	for _, u := range slices.Compact(urls) {
 		for _, at := range findTimes(slices.Clone(dates)) {
 			sameFind(t, a, u, at)
+			if !at.IsZero() {
+				sameNear(t, a, u, at)
+			}
 		}
 	}
 }
