@@ -21,7 +21,7 @@ import (
 // crawl-at-a-time archive. The first BLOCKWARC_FIND_CRAWLS (default 60)
 // crawls of ota-tinder, in date order. Queries: 400 picked at random
 // (fixed seed) among the captures with a target URI: the URL at the
-// latest (a third), at the capture's own date (what a replay asks), or
+// latest (a third), at the capture's own date (what `cat -at` of a capture asks), or
 // at a random time between the first crawl and the last. Each archive
 // is opened once (cache 4 MiB, as restoreSample) and the three are
 // sampled in turn, three rounds, the median of each one's p50 and p99
@@ -149,7 +149,7 @@ func BenchmarkFindRuns(b *testing.B) {
 		p50[k], p99[k] = med(p50s[k]), med(p99s[k])
 		b.Logf("%-10s Find p50 %.3f ms, p99 %.3f ms, %.2f catalog segments read per Find", w.name, p50[k], p99[k], segs[k])
 	}
-	// What a replay does, as BenchmarkScale measures it: Find(url,
+	// What `cat -at` does, as BenchmarkScale measures it: Find(url,
 	// date), then Restore.
 	for _, arch := range []struct{ name, dir string }{{"runs", many}, {"one", one}} {
 		p50, p99, segs := findRestoreSample(b, arch.dir, 200)

@@ -173,7 +173,7 @@ func BenchmarkScale(b *testing.B) {
 				os.RemoveAll(comp)
 			}
 			t := tenth{bytesPerCapture: bpc, cpuPerGB: cpuGB, p50: p50, p99: p99, dec99: dec99}
-			// What a replay does: Find the URL at the capture's date,
+			// What `blockwarc cat -at DATE ARCHIVE URL` does: Find the URL at the capture's date,
 			// then restore what it found.
 			t.findP50, t.findP99, t.findSegs = findRestoreSample(b, arch, 200)
 			b.Logf("  restore via Find(url, date): p50 %.2f p99 %.2f ms, %.2f catalog segments read per Find", t.findP50, t.findP99, t.findSegs)
@@ -420,7 +420,7 @@ func restoreSampleOf(b *testing.B, arch string, n int, cold bool) (int64, float6
 }
 
 // findRestoreSample restores n captures picked at random (a fixed seed,
-// among those with a target URI) as a replay does, from the archive
+// among those with a target URI) as `blockwarc cat -at DATE ARCHIVE URL` does, from the archive
 // opened anew: Find(url, the capture's date), then Restore of what Find
 // returns. It returns the p50 and p99 in milliseconds of the two
 // together, and the catalog segments read per Find.
