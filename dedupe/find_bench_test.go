@@ -27,8 +27,13 @@ import (
 // sampled in turn, three rounds, the median of each one's p50 and p99
 // taken. Metrics: find-p50-ms, find-p99-ms and find-segments (catalog
 // segments read per Find) of each, and the ratios x-find-*-vs-one and
-// x-find-*-vs-exhaustive. Every answer must be the one the exhaustive
-// Find and the one-ingest archive give (same file and offset).
+// x-find-*-vs-exhaustive. Then what `blockwarc cat -at` costs, as the
+// "At scale" figure of docs/BENCHMARKS.md was taken: 200 captures found
+// at their own date and restored, each in the archive opened anew
+// (findRestoreSampleOf; the three alternated, three rounds, medians;
+// find-restore-cold-*), and warm (BenchmarkScale's sample, logged).
+// Every answer must be the one the exhaustive Find and the one-ingest
+// archive give (same file and offset).
 func BenchmarkFindRuns(b *testing.B) {
 	n := 60
 	if s := os.Getenv("BLOCKWARC_FIND_CRAWLS"); s != "" {
@@ -150,11 +155,34 @@ func BenchmarkFindRuns(b *testing.B) {
 		b.Logf("%-10s Find p50 %.3f ms, p99 %.3f ms, %.2f catalog segments read per Find", w.name, p50[k], p99[k], segs[k])
 	}
 	// What `cat -at` does, as BenchmarkScale measures it: Find(url,
-	// date), then Restore.
+	// date), then Restore, warm (one archive opened for the 200) and
+	// cold (each in the archive opened anew), the three alternated.
+	cold := map[string][3][]float64{}
+	for range rounds {
+		for _, w := range []struct {
+			name, dir string
+			find      func(a *Archive, url string, at time.Time) (Version, error)
+		}{{"runs", many, (*Archive).Find}, {"one", one, (*Archive).Find}, {"exhaustive", many, findExhaustive}} {
+			p50, p99, segs := findRestoreSampleOf(b, w.dir, 200, true, w.find)
+			c := cold[w.name]
+			c[0], c[1], c[2] = append(c[0], p50), append(c[1], p99), append(c[2], segs)
+			cold[w.name] = c
+		}
+	}
+	for _, name := range []string{"runs", "one", "exhaustive"} {
+		c := cold[name]
+		b.Logf("%-10s Find + Restore cold: p50 %.3f ms, p99 %.3f ms, %.2f catalog segments read per Find", name, med(c[0]), med(c[1]), med(c[2]))
+	}
 	for _, arch := range []struct{ name, dir string }{{"runs", many}, {"one", one}} {
 		p50, p99, segs := findRestoreSample(b, arch.dir, 200)
-		b.Logf("%-10s restore via Find(url, date): p50 %.3f ms, p99 %.3f ms, %.2f catalog segments read per Find", arch.name, p50, p99, segs)
+		b.Logf("%-10s Find + Restore warm: p50 %.3f ms, p99 %.3f ms, %.2f catalog segments read per Find", arch.name, p50, p99, segs)
 	}
+	b.ReportMetric(med(cold["runs"][0]), "find-restore-cold-p50-ms")
+	b.ReportMetric(med(cold["runs"][1]), "find-restore-cold-p99-ms")
+	b.ReportMetric(med(cold["runs"][0])/med(cold["one"][0]), "x-find-restore-cold-p50-vs-one")
+	b.ReportMetric(med(cold["runs"][1])/med(cold["one"][1]), "x-find-restore-cold-p99-vs-one")
+	b.ReportMetric(med(cold["runs"][0])/med(cold["exhaustive"][0]), "x-find-restore-cold-p50-vs-exhaustive")
+	b.ReportMetric(med(cold["runs"][1])/med(cold["exhaustive"][1]), "x-find-restore-cold-p99-vs-exhaustive")
 	b.ReportMetric(float64(len(files)), "runs")
 	b.ReportMetric(p50[0], "find-p50-ms")
 	b.ReportMetric(p99[0], "find-p99-ms")

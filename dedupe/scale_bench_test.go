@@ -420,33 +420,48 @@ func restoreSampleOf(b *testing.B, arch string, n int, cold bool) (int64, float6
 }
 
 // findRestoreSample restores n captures picked at random (a fixed seed,
-// among those with a target URI) as `blockwarc cat -at DATE ARCHIVE URL` does, from the archive
-// opened anew: Find(url, the capture's date), then Restore of what Find
-// returns. It returns the p50 and p99 in milliseconds of the two
-// together, and the catalog segments read per Find.
+// among those with a target URI) as `blockwarc cat -at DATE ARCHIVE URL`
+// does, from the archive opened anew: Find(url, the capture's date),
+// then Restore of what Find returns. It returns the p50 and p99 in
+// milliseconds of the two together, and the catalog segments read per
+// Find.
 func findRestoreSample(b *testing.B, arch string, n int) (float64, float64, float64) {
+	return findRestoreSampleOf(b, arch, n, false, (*Archive).Find)
+}
+
+// findRestoreSampleOf is findRestoreSample with find for Find, and with
+// each capture found and restored in the archive opened anew (its
+// caches empty; the open not timed) when cold is set.
+func findRestoreSampleOf(b *testing.B, arch string, n int, cold bool, find func(a *Archive, url string, at time.Time) (Version, error)) (float64, float64, float64) {
 	a, vs := openVersions(b, arch)
-	defer a.Close()
+	defer func() { a.Close() }() // the last one opened
 	vs = slices.DeleteFunc(vs, func(v Version) bool { return v.TargetURI == "" || v.Gap })
 	rng := rand.New(rand.NewPCG(3, 4))
 	lat := make([]time.Duration, n)
-	s0 := segmentReads.Load()
+	var segs int64
 	for i := range lat {
 		v := vs[rng.IntN(len(vs))]
-		t0 := time.Now()
-		f, err := a.Find(v.TargetURI, v.Date)
+		if cold {
+			a.Close()
+			var err error
+			if a, err = Open(arch, pack.Options{CacheBytes: 4 << 20}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t0, s0 := time.Now(), segmentReads.Load()
+		f, err := find(a, v.TargetURI, v.Date)
 		if err != nil {
 			b.Fatal(err)
 		}
+		segs += segmentReads.Load() - s0
 		if _, err := a.Restore(&f); err != nil {
 			b.Fatal(err)
 		}
 		lat[i] = time.Since(t0)
 	}
-	segs := float64(segmentReads.Load()-s0) / float64(n)
 	slices.Sort(lat)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return ms(lat[n/2]), ms(lat[n*99/100]), segs
+	return ms(lat[n/2]), ms(lat[n*99/100]), float64(segs) / float64(n)
 }
 
 // scaledFrame is BenchmarkScale's frame and chain bound of chunks with
