@@ -51,8 +51,9 @@ type root struct {
 const maxRootPlain = 256 << 20
 
 // encode writes the root, as version 10: the parts of the input-file
-// table, the runs with their dates, and the open ingest. Call storeFiles first. Since
-// version 4 the body after the version is one zstd frame.
+// table, the runs with their dates, and the open ingest. Call
+// storeFiles first. Since version 4 the body after the version is one
+// zstd frame.
 func (r *root) encode() ([]byte, error) {
 	if r.loaded && r.stored() != len(r.Files) { // unloaded: the parts as they are
 		return nil, fmt.Errorf("encode catalog root: %d input-file rows not stored in a part", len(r.Files)-r.stored())

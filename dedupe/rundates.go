@@ -93,7 +93,7 @@ func appendDates(b []byte, d runDates) []byte {
 	return binary.AppendUvarint(b, uint64(d.Max.Nanosecond()))
 }
 
-// decodeDates reads what appendDates writes.
+// runDates reads what appendDates writes.
 func (d *dec) runDates() runDates {
 	tag := d.bytes(1, "run dates")
 	if tag == nil {
