@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -112,32 +113,87 @@ func dropGaps(vs []Version) []Version {
 
 func versionsOf(s *pack.Store, r *root, key string) ([]Version, error) {
 	var all []Version
-	for _, run := range r.Runs {
-		i := sort.Search(len(run), func(i int) bool { return run[i].Last >= key })
-		if i == len(run) || run[i].First > key {
-			continue
-		}
-		seg, _, err := s.Get(run[i].ID)
+	for i := range r.Runs {
+		vs, err := runVersions(s, r, i, key)
 		if err != nil {
-			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
-		}
-		vs, err := findInSegment(seg, key, readResolver(s))
-		if err != nil {
-			return nil, fmt.Errorf("read catalog segment %s: %w", run[i].ID, err)
+			return nil, err
 		}
 		all = append(all, vs...)
 	}
 	return sortVersions(all), nil
 }
 
+// runSegment is the segment of run i whose key range holds key, if any.
+func runSegment(r *root, i int, key string) (segRef, bool) {
+	run := r.Runs[i]
+	k := sort.Search(len(run), func(k int) bool { return run[k].Last >= key })
+	if k == len(run) || run[k].First > key {
+		return segRef{}, false
+	}
+	return run[k], true
+}
+
+// segmentReads counts the catalog segments read to find a key
+// (runVersions): what tests and benchmarks of Find look at.
+var segmentReads atomic.Int64
+
+// runVersions reads key's versions in run i of r (unsorted; gaps kept).
+func runVersions(s *pack.Store, r *root, i int, key string) ([]Version, error) {
+	ref, ok := runSegment(r, i, key)
+	if !ok {
+		return nil, nil
+	}
+	segmentReads.Add(1)
+	seg, _, err := s.Get(ref.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
+	}
+	vs, err := findInSegment(seg, key, readResolver(s))
+	if err != nil {
+		return nil, fmt.Errorf("read catalog segment %s: %w", ref.ID, err)
+	}
+	return vs, nil
+}
+
 // Find returns the latest capture of url (canonicalised with warcio.SURT)
 // of a record type holding the page — response, revisit or resource,
-// else any type — dated at or before at (zero: the latest).
+// else any type — dated at or before at (zero: the latest): of the
+// captures of the highest pagePriority dated at or before at, the last
+// in capture order (Versions). It reads the runs whose dates
+// (runDates) may hold that capture, not every run as Versions does.
 func (a *Archive) Find(url string, at time.Time) (Version, error) {
-	vs, err := a.Versions(warcio.SURT(url))
+	vs, err := a.someVersions(warcio.SURT(url), func(s *pack.Store, r *root, key string) ([]Version, error) {
+		return findVersions(s, r, key, at)
+	})
 	if err != nil {
 		return Version{}, err
 	}
+	best := pickFind(vs, at)
+	if best < 0 {
+		return Version{}, fmt.Errorf("find %s: %w", url, ErrNoCapture)
+	}
+	return vs[best], nil
+}
+
+// someVersions is read(key) of the archive, or of the part of a union
+// of shards that holds key (its versions tagged, as Versions does).
+func (a *Archive) someVersions(key string, read func(s *pack.Store, r *root, key string) ([]Version, error)) ([]Version, error) {
+	if a.u == nil {
+		return read(a.store, a.root, key)
+	}
+	i := a.u.route(key)
+	p, err := a.Part(i)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := read(p.store, p.root, key)
+	tag(vs, i)
+	return vs, err
+}
+
+// pickFind is the index of Find's answer among vs (in capture order),
+// -1 when none is dated at or before at.
+func pickFind(vs []Version, at time.Time) int {
 	best := -1
 	for i := range vs {
 		if !at.IsZero() && vs[i].Date.After(at) {
@@ -147,10 +203,116 @@ func (a *Archive) Find(url string, at time.Time) (Version, error) {
 			best = i
 		}
 	}
-	if best < 0 {
-		return Version{}, fmt.Errorf("find %s: %w", url, ErrNoCapture)
+	return best
+}
+
+// keyRun is a run whose segment ranges hold a key, and its dates.
+type keyRun struct {
+	run int
+	d   runDates
+	// last is the latest date the run may hold that counts (Find: at or
+	// before at).
+	last time.Time
+	// gap is the least distance to FindNear's period a capture of the
+	// run may have.
+	gap time.Duration
+}
+
+// keyRuns are the runs of r with a segment whose range holds key and
+// that may hold a capture (known dates and none: never read).
+func keyRuns(r *root, key string) []keyRun {
+	var rs []keyRun
+	for i := range r.Runs {
+		if _, ok := runSegment(r, i, key); !ok {
+			continue
+		}
+		if d := r.dates(i); !d.Known || d.Any {
+			rs = append(rs, keyRun{run: i, d: d, last: d.Max})
+		}
 	}
-	return vs[best], nil
+	return rs
+}
+
+// mergeRuns merges the versions read in each run (got[i]: run i's), in
+// run order as versionsOf merges them, into capture order without gaps.
+func mergeRuns(got [][]Version) []Version {
+	var all []Version
+	for _, vs := range got {
+		all = append(all, vs...)
+	}
+	return dropGaps(sortVersions(all))
+}
+
+// findVersions returns, in capture order and without gaps, key's
+// versions in the runs of r that may hold Find's answer at at: all of
+// them when that is needed, so that pickFind chooses from them exactly
+// what it chooses from Versions.
+//
+// Find's answer has the highest priority P among the captures dated at
+// or before at, and the latest date D among those of priority P; among
+// the captures of (P, D) — which the capture order puts last of their
+// priority — the last by (file, offset) and then by run. So a run that
+// holds no capture dated in [D, at] cannot change the answer when P is
+// 1 (it has no capture of priority 1 at or after D, and priority 0 loses),
+// and every run that holds one is read: the runs are read by their
+// latest date at or before at, newest first, and reading stops at the
+// first whose latest such date is before the best (P, D) found when P is
+// 1. While P is 0 (or nothing was found) every run with a capture at or
+// before at is read, as one of priority 1 anywhere wins. Runs of unknown
+// dates are read first, always; runs whose captures all come after at,
+// or that hold none, are never read. The versions read are merged in run
+// order, as Versions merges them, so that captures equal in date, file
+// and offset come out in the same order.
+func findVersions(s *pack.Store, r *root, key string, at time.Time) ([]Version, error) {
+	var cands []keyRun
+	for _, c := range keyRuns(r, key) {
+		if c.d.Known && !at.IsZero() {
+			if c.d.Min.After(at) {
+				continue
+			}
+			if c.last.After(at) {
+				c.last = at
+			}
+		}
+		cands = append(cands, c)
+	}
+	// Unknown first, then newest latest date first; ties by run, later
+	// first (any order would do: all are read until the rule stops).
+	slices.SortStableFunc(cands, func(x, y keyRun) int {
+		if x.d.Known != y.d.Known {
+			if !x.d.Known {
+				return -1
+			}
+			return 1
+		}
+		if c := y.last.Compare(x.last); c != 0 {
+			return c
+		}
+		return y.run - x.run
+	})
+	got := make([][]Version, len(r.Runs))
+	bestP := -1
+	var bestD time.Time
+	for _, c := range cands {
+		if c.d.Known && bestP == 1 && c.last.Before(bestD) {
+			break // and every run after: their latest dates are earlier still
+		}
+		vs, err := runVersions(s, r, c.run, key)
+		if err != nil {
+			return nil, err
+		}
+		got[c.run] = vs
+		for k := range vs {
+			v := &vs[k]
+			if v.Gap || !at.IsZero() && v.Date.After(at) {
+				continue
+			}
+			if p := pagePriority(v.Type); p > bestP || p == bestP && v.Date.After(bestD) {
+				bestP, bestD = p, v.Date
+			}
+		}
+	}
+	return mergeRuns(got), nil
 }
 
 func pagePriority(t string) int {

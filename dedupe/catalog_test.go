@@ -518,6 +518,12 @@ func TestReadOldCatalogs(t *testing.T) {
 			if err != nil || vs.Records != 24 {
 				t.Fatalf("verify: %+v, %v", vs, err)
 			}
+			// Run dates from version 10; Find answers alike either way.
+			oldRuns := 0
+			if ver < 10 {
+				oldRuns = len(a.root.Runs)
+			}
+			checkFindOld(t, a, oldRuns)
 		})
 	}
 }
@@ -586,6 +592,13 @@ func TestExtendOldCatalogs(t *testing.T) {
 			if vs, err := a.Verify(func(p Problem) { t.Errorf("verify: %v", p) }); err != nil || vs.Records != 32 {
 				t.Fatalf("verify: %+v, %v", vs, err)
 			}
+			// The new run's dates are known, the older version's runs'
+			// not; Find answers alike either way.
+			oldRuns := 0
+			if ver < 10 {
+				oldRuns = len(a.root.Runs) - 1
+			}
+			checkFindOld(t, a, oldRuns)
 		})
 	}
 }

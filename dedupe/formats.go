@@ -6,7 +6,7 @@ const (
 	rootMagic      = "BWCT"
 	segmentMagic   = "BWSG"
 	filePartMagic  = "BWIF"
-	catalogVersion = 9
+	catalogVersion = 10
 	// segmentVersion is the version catalog segments are written in.
 	segmentVersion = 9
 	// oldestCatalog and newestCatalog bound the versions this reader
@@ -51,6 +51,9 @@ type catalogFormat struct {
 	// (objects) instead of holding its rows, and ends with a flag byte
 	// saying whether an open ingest's position follows.
 	fileParts, openFlag bool
+	// runDates: each run of the root is followed by its capture dates
+	// (runDates).
+	runDates bool
 }
 
 var catalogFormats = map[uint64]*catalogFormat{
@@ -81,4 +84,8 @@ var catalogFormats = map[uint64]*catalogFormat{
 	// Objects named by place (refPlace); root as in version 8.
 	9: {rootZstd: true, fileRow: fileRowV8, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
 		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, fileParts: true, openFlag: true, placeRefs: true},
+	// Each run's capture dates, so that Find reads only the runs that
+	// may hold its answer; segments as in version 9.
+	10: {rootZstd: true, fileRow: fileRowV8, columns: true, shortRefs: true, reasons: true, version: (*dec).versionV3,
+		flags: flagDated | flagBlockDigest | flagPayloadDigest | flagCoded | flagGap, fileParts: true, openFlag: true, placeRefs: true, runDates: true},
 }

@@ -318,6 +318,9 @@ func ingest(ctx context.Context, dir string, inputs []string, opts Options, resu
 	}
 	if len(r.Runs) == run {
 		r.Runs = append(r.Runs, nil)
+		// A new run's dates are known: none yet. A resumed run keeps
+		// those its root gave it (unknown from a root before version 10).
+		r.setDates(run, runDates{Known: true})
 	}
 	g.start()
 	defer g.finish()

@@ -2,13 +2,16 @@ package dedupe
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/blockwarc/blockwarc/dedupe/pack"
 	"github.com/blockwarc/blockwarc/partition"
 	"github.com/blockwarc/blockwarc/warcio"
 )
@@ -221,14 +224,7 @@ func warcField(hdr []byte, name string) string {
 func Nearest(vs []Version, start, end time.Time) int {
 	best, bestGap := -1, time.Duration(0)
 	for i := range vs {
-		d := vs[i].Date
-		var gap time.Duration
-		switch {
-		case d.Before(start):
-			gap = start.Sub(d)
-		case !d.Before(end):
-			gap = d.Sub(end) + time.Nanosecond
-		}
+		gap := nearGap(vs[i].Date, start, end)
 		if best < 0 || gap < bestGap || gap == 0 && bestGap == 0 {
 			best, bestGap = i, gap
 		}
@@ -236,11 +232,39 @@ func Nearest(vs []Version, start, end time.Time) int {
 	return best
 }
 
+// nearGap is how far date d is from the period [start, end) as Nearest
+// measures it: 0 inside.
+func nearGap(d, start, end time.Time) time.Duration {
+	switch {
+	case d.Before(start):
+		return start.Sub(d)
+	case !d.Before(end):
+		return d.Sub(end) + time.Nanosecond
+	}
+	return 0
+}
+
+// nearGapOf is the least nearGap of a date in [lo, hi]: nearGap falls,
+// then rises, in pieces that break at start and end, so the least is at
+// an end of [lo, hi] or at a break inside it (a nanosecond either side).
+func nearGapOf(lo, hi, start, end time.Time) time.Duration {
+	g := min(nearGap(lo, start, end), nearGap(hi, start, end))
+	for _, t := range []time.Time{start.Add(-time.Nanosecond), start, end.Add(-time.Nanosecond), end} {
+		if !t.Before(lo) && !t.After(hi) {
+			g = min(g, nearGap(t, start, end))
+		}
+	}
+	return g
+}
+
 // FindNear returns the capture of url (canonicalised with warcio.SURT)
 // nearest to the period [start, end) as Nearest chooses, among the
 // records holding the page (response, revisit, resource) when it has any.
+// It reads the runs whose dates may hold that capture (nearVersions).
 func (a *Archive) FindNear(url string, start, end time.Time) (Version, error) {
-	vs, err := a.Versions(warcio.SURT(url))
+	vs, err := a.someVersions(warcio.SURT(url), func(s *pack.Store, r *root, key string) ([]Version, error) {
+		return nearVersions(s, r, key, start, end)
+	})
 	if err != nil {
 		return Version{}, err
 	}
@@ -258,4 +282,69 @@ func (a *Archive) FindNear(url string, start, end time.Time) (Version, error) {
 		return Version{}, fmt.Errorf("find %s: %w", url, ErrNoCapture)
 	}
 	return vs[i], nil
+}
+
+// nearVersions returns, in capture order and without gaps, key's
+// versions in the runs of r that may hold FindNear's answer for [start,
+// end): all of them when that is needed, so that FindNear chooses from
+// them what it chooses from Versions.
+//
+// Until a page (pagePriority 1) is read, every run is read: FindNear
+// falls back on the other records only when the URL has no page at all.
+// Once one is, only pages count. With G the least gap (nearGap) of a
+// page read, Nearest's answer is the first page of gap G in capture
+// order when G > 0, the last one inside the period when G is 0: a run
+// none of whose dates is within G of the period (nearGapOf > G) cannot
+// change it, nor, when G is 0, a run none of whose dates is both inside
+// and at or after the latest page inside read so far. Such runs are
+// skipped (G only shrinks, and that date only grows, as more are read).
+// Runs of unknown dates are read first, always; then by least gap, and
+// latest date first. The versions read are merged in run order, as
+// Versions merges them.
+func nearVersions(s *pack.Store, r *root, key string, start, end time.Time) ([]Version, error) {
+	cands := keyRuns(r, key)
+	for k := range cands {
+		if c := &cands[k]; c.d.Known {
+			c.gap = nearGapOf(c.d.Min, c.d.Max, start, end)
+		}
+	}
+	slices.SortStableFunc(cands, func(x, y keyRun) int {
+		if x.d.Known != y.d.Known {
+			if !x.d.Known {
+				return -1
+			}
+			return 1
+		}
+		if x.gap != y.gap {
+			return cmp.Compare(x.gap, y.gap)
+		}
+		return y.last.Compare(x.last)
+	})
+	got := make([][]Version, len(r.Runs))
+	page := false
+	var bestGap time.Duration
+	var inside time.Time // the latest page inside the period read, when bestGap is 0
+	for _, c := range cands {
+		if c.d.Known && page && (c.gap > bestGap || bestGap == 0 && (c.gap > 0 || c.d.Max.Before(inside))) {
+			continue
+		}
+		vs, err := runVersions(s, r, c.run, key)
+		if err != nil {
+			return nil, err
+		}
+		got[c.run] = vs
+		for k := range vs {
+			v := &vs[k]
+			if v.Gap || pagePriority(v.Type) == 0 {
+				continue
+			}
+			switch g := nearGap(v.Date, start, end); {
+			case !page || g < bestGap:
+				page, bestGap, inside = true, g, v.Date
+			case g == 0 && bestGap == 0 && v.Date.After(inside):
+				inside = v.Date
+			}
+		}
+	}
+	return mergeRuns(got), nil
 }

@@ -468,6 +468,9 @@ func (g *ingester) writeSegment() error {
 		return err
 	}
 	g.r.Runs[g.run] = append(g.r.Runs[g.run], segRef{First: g.pending[0].Key, Last: g.pending[len(g.pending)-1].Key, ID: id})
+	if g.run < len(g.r.Dates) {
+		g.r.Dates[g.run].addVersions(g.pending)
+	}
 	g.pending, g.pendingBytes = nil, 0
 	clear(g.segVotes)
 	return nil

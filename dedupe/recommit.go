@@ -46,10 +46,14 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 	r := &root{}
 	var partRows [][]InputFile // the rows of each of r.Parts
 	var run []segRef
+	// The dates of each run, from the versions of its segments (all of
+	// which are decoded here): exact, whatever the runs were.
+	dates := runDates{Known: true}
 	endRun := func() {
 		if len(run) > 0 {
 			r.Runs = append(r.Runs, run)
-			run = nil
+			r.Dates = append(r.Dates, dates)
+			run, dates = nil, runDates{Known: true}
 		}
 	}
 	for _, o := range objs {
@@ -97,12 +101,13 @@ func rebuildRoot(s *pack.Store) ([]byte, error) {
 				endRun()
 			}
 			run = append(run, ref)
+			dates.addVersions(urls)
 		default:
 			return nil, fmt.Errorf("catalog object %s: neither a catalog segment nor an input-file part", o.ID)
 		}
 	}
 	if len(run) > 0 {
-		with := &root{Parts: r.Parts, Runs: append(slices.Clone(r.Runs), run)}
+		with := &root{Parts: r.Parts, Runs: append(slices.Clone(r.Runs), run), Dates: append(slices.Clone(r.Dates), dates)}
 		if checkRoot(s, with) == nil {
 			r = with
 		}

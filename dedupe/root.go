@@ -37,6 +37,9 @@ type root struct {
 	// loaded says Files holds every row of Parts (and the rows after).
 	loaded bool
 	Runs   [][]segRef
+	// Dates are the capture dates of each run (catalog version 10;
+	// runDates): Dates[i] is Runs[i]'s, unknown past its end.
+	Dates []runDates
 	// Open is set in the commits an ingest makes before its last one:
 	// where it was, so that running it again resumes there (resume.go).
 	Open *openIngest
@@ -47,9 +50,10 @@ type root struct {
 // (the pack layer bounds the payload itself to 16 MiB).
 const maxRootPlain = 256 << 20
 
-// encode writes the root, as version 8: the parts of the input-file
-// table, the runs, and the open ingest. Call storeFiles first. Since
-// version 4 the body after the version is one zstd frame.
+// encode writes the root, as version 10: the parts of the input-file
+// table, the runs with their dates, and the open ingest. Call
+// storeFiles first. Since version 4 the body after the version is one
+// zstd frame.
 func (r *root) encode() ([]byte, error) {
 	if r.loaded && r.stored() != len(r.Files) { // unloaded: the parts as they are
 		return nil, fmt.Errorf("encode catalog root: %d input-file rows not stored in a part", len(r.Files)-r.stored())
@@ -318,16 +322,18 @@ func appendFileRows(b []byte, rows []InputFile) []byte {
 	return b
 }
 
-// appendRuns writes the runs of catalog segments.
+// appendRuns writes the runs of catalog segments, each followed by its
+// dates (version 10).
 func (r *root) appendRuns(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(r.Runs)))
-	for _, run := range r.Runs {
+	for i, run := range r.Runs {
 		b = binary.AppendUvarint(b, uint64(len(run)))
 		for _, s := range run {
 			b = appendString(b, s.First)
 			b = appendString(b, s.Last)
 			b = append(b, s.ID[:]...)
 		}
+		b = appendDates(b, r.dates(i))
 	}
 	return b
 }
@@ -397,6 +403,9 @@ func decodeRoot(b []byte) (*root, error) {
 			run = append(run, segRef{First: d.str("first key"), Last: d.str("last key"), ID: d.id("segment id")})
 		}
 		r.Runs = append(r.Runs, run)
+		if d.f.runDates {
+			r.Dates = append(r.Dates, d.runDates())
+		}
 	}
 	switch {
 	case d.f.openFlag:

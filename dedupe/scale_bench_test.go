@@ -84,6 +84,7 @@ func BenchmarkScale(b *testing.B) {
 	}
 	type tenth struct {
 		bytesPerCapture, cpuPerGB, p50, p99, dec99 float64
+		findP50, findP99, findSegs                 float64 // restores through Find(url, date)
 		coldP50, coldP99, coldDec99                float64 // restores in an archive opened anew
 	}
 	// The runs: -mem 64MiB and 4GiB (compacted after every tenth), the
@@ -172,6 +173,10 @@ func BenchmarkScale(b *testing.B) {
 				os.RemoveAll(comp)
 			}
 			t := tenth{bytesPerCapture: bpc, cpuPerGB: cpuGB, p50: p50, p99: p99, dec99: dec99}
+			// What `blockwarc cat -at DATE ARCHIVE URL` does: Find the URL at the capture's date,
+			// then restore what it found.
+			t.findP50, t.findP99, t.findSegs = findRestoreSample(b, arch, 200)
+			b.Logf("  restore via Find(url, date): p50 %.2f p99 %.2f ms, %.2f catalog segments read per Find", t.findP50, t.findP99, t.findSegs)
 			if r.name != "64MiB" && (capsBefore == 0 || i == len(files)-1) {
 				// Cold: each restore in an archive opened anew, as a
 				// restore from a collection far larger than any cache
@@ -210,6 +215,9 @@ func BenchmarkScale(b *testing.B) {
 	b.ReportMetric(growth[1].dec99/max(growth[0].dec99, 0.001), "x-growth-restore-decoded-p99")
 	b.ReportMetric(growth[1].coldP99/growth[0].coldP99, "x-growth-restore-p99-cold")
 	b.ReportMetric(growth[1].coldDec99/max(growth[0].coldDec99, 0.001), "x-growth-restore-decoded-p99-cold")
+	b.ReportMetric(growth[1].findP50/growth[0].findP50, "x-growth-find-restore-p50")
+	b.ReportMetric(growth[1].findP99/growth[0].findP99, "x-growth-find-restore-p99")
+	b.ReportMetric(growth[1].findSegs, "find-segments-last-tenth")
 	// The bounds scaled: the growth a collection shows once they are
 	// reached.
 	sc := growths["4GiB-scaled"]
@@ -409,6 +417,51 @@ func restoreSampleOf(b *testing.B, arch string, n int, cold bool) (int64, float6
 	slices.Sort(dec)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return int64(len(vs)), ms(lat[n/2]), ms(lat[n*99/100]), float64(dec[n*99/100]) / 1e6
+}
+
+// findRestoreSample restores n captures picked at random (a fixed seed,
+// among those with a target URI) as `blockwarc cat -at DATE ARCHIVE URL`
+// does, from the archive opened anew: Find(url, the capture's date),
+// then Restore of what Find returns. It returns the p50 and p99 in
+// milliseconds of the two together, and the catalog segments read per
+// Find.
+func findRestoreSample(b *testing.B, arch string, n int) (float64, float64, float64) {
+	return findRestoreSampleOf(b, arch, n, false, (*Archive).Find)
+}
+
+// findRestoreSampleOf is findRestoreSample with find for Find, and with
+// each capture found and restored in the archive opened anew (its
+// caches empty; the open not timed) when cold is set.
+func findRestoreSampleOf(b *testing.B, arch string, n int, cold bool, find func(a *Archive, url string, at time.Time) (Version, error)) (float64, float64, float64) {
+	a, vs := openVersions(b, arch)
+	defer func() { a.Close() }() // the last one opened
+	vs = slices.DeleteFunc(vs, func(v Version) bool { return v.TargetURI == "" || v.Gap })
+	rng := rand.New(rand.NewPCG(3, 4))
+	lat := make([]time.Duration, n)
+	var segs int64
+	for i := range lat {
+		v := vs[rng.IntN(len(vs))]
+		if cold {
+			a.Close()
+			var err error
+			if a, err = Open(arch, pack.Options{CacheBytes: 4 << 20}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t0, s0 := time.Now(), segmentReads.Load()
+		f, err := find(a, v.TargetURI, v.Date)
+		if err != nil {
+			b.Fatal(err)
+		}
+		segs += segmentReads.Load() - s0
+		if _, err := a.Restore(&f); err != nil {
+			b.Fatal(err)
+		}
+		lat[i] = time.Since(t0)
+	}
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return ms(lat[n/2]), ms(lat[n*99/100]), float64(segs) / float64(n)
 }
 
 // scaledFrame is BenchmarkScale's frame and chain bound of chunks with

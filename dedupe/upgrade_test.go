@@ -88,6 +88,14 @@ func TestUpgradeGolden(t *testing.T) {
 			if got := fileIdentities(t, arch); ver >= 5 && !slices.Equal(got, wantRows) {
 				t.Errorf("rows after upgrade %q, before %q", got, wantRows)
 			}
+			// The rewrite knows every run's dates (catalog version 10),
+			// and Find answers as before.
+			if a, err := Open(arch, pack.Options{}); err != nil {
+				t.Fatal(err)
+			} else {
+				checkFindOld(t, a, 0)
+				a.Close()
+			}
 			if ver == 5 && zlibenc.Available {
 				// Its files were never examined: prove can still.
 				t.Chdir(root)
