@@ -89,6 +89,10 @@ type Options struct {
 	// DigestMin: objects of at least this many bytes get digest rows
 	// (0 the default, DefaultDigestMin; negative none).
 	DigestMin int
+	// CaptureFrames bounds the frames of chunks one capture's objects
+	// decode together (Settings.CaptureFrames; 0: the archive's, none
+	// for a new one; negative: none from the next commit on).
+	CaptureFrames int
 	// NoParity: commits write no parity sidecars (docs/FORMAT.md
 	// "Parity"). Reads use the sidecars that are there either way.
 	NoParity bool
@@ -148,7 +152,8 @@ const chunkFrameNative = 80 << 20
 
 // settings are the Settings o gives explicitly (zero fields unset).
 func (o *Options) settings() Settings {
-	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.hooks.SeedBytes, ChainBytes: o.ChainBytes, DigestMin: o.DigestMin}
+	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.hooks.SeedBytes, ChainBytes: o.ChainBytes, DigestMin: o.DigestMin,
+		CaptureFrames: o.CaptureFrames}
 }
 
 func (o Options) withDefaults() Options {
