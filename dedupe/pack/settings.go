@@ -84,6 +84,9 @@ func (s Settings) withDefaults() Settings {
 	if s.DigestMin == 0 {
 		s.DigestMin = DefaultDigestMin
 	}
+	if s.CaptureFrames < 0 {
+		s.CaptureFrames = 0 // off, as when absent
+	}
 	return s
 }
 
