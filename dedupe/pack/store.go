@@ -69,9 +69,9 @@ type Options struct {
 	// docs/FORMAT.md "Chunked objects"): tests of the frame and delta
 	// layer, and comparisons with the old layout.
 	Plain bool
-	// ChunkTable, ChainBytes and DigestMin set the archive's Settings
-	// (see there; the fourth, SeedBytes, is for tests: SetTestHooks;
-	// KeepSettings takes all four of an archive's): Create records them
+	// ChunkTable, ChainBytes, DigestMin and CaptureFrames set the
+	// archive's Settings (see there; SeedBytes is for tests:
+	// SetTestHooks; KeepSettings takes all of an archive's): Create records them
 	// (zero: the defaults);
 	// given non-zero to a writer of an existing archive, they replace
 	// the recorded ones from its next commit on. Never derive them from
