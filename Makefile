@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-cores bench-rss bench-index bench-serve fuzz npm clean test-beam bench-beam bench-compare
+.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-scale-capture bench-cores bench-rss bench-index bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -219,6 +219,14 @@ clean:
 # ../shared and the zstd and xz commands; several minutes.
 bench-scale:
 	$(GO) test -run '^$$' -bench 'Scale$$' -benchtime 1x -timeout 60m -v ./dedupe/
+
+# bench-scale's crawl-at-a-time ingest once per bound on what a capture's
+# restore decodes (pack.Settings.CaptureFrames): its bytes against its
+# cold restore growth, in one run (BenchmarkScaleCapture; K=0,20,24 and
+# SCALED=1 or 0 choose; about two minutes a bound, after one for the
+# baseline).
+bench-scale-capture:
+	BLOCKWARC_CAPTURE_K=$(K) BLOCKWARC_CAPTURE_SCALED=$(SCALED) $(GO) test -run '^$$' -bench 'ScaleCapture$$' -benchtime 1x -timeout 90m -v ./dedupe/
 
 # What a second core gives ingest (issue 33: the 2-core ÷ 1-core ratio
 # x-1core, on at least 500 MB): the corpus sites (120 MB of records), then

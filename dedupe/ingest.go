@@ -158,6 +158,9 @@ type Stats struct {
 	// earlier commits (docs/FORMAT.md "Digest table"): stored before,
 	// under any URL, and not stored again.
 	DigestHits int64 `json:"digest_hits"`
+	// CaptureMoved counts objects stored again to keep a capture's
+	// restore within the archive's CaptureFrames (pack.Settings).
+	CaptureMoved int64 `json:"capture_moved,omitempty"`
 	// HistoryUnread counts the URLs whose earlier captures' header
 	// anchors were lost (with a damaged frame, after a repair without the
 	// original files): their new captures were stored without them,

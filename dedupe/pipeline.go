@@ -376,6 +376,9 @@ func (g *ingester) apply(j *job) error {
 				g.st.NewBytes += int64(len(o.data))
 			}
 		}
+		if err := g.boundCapture(j.u, &r); err != nil {
+			return fmt.Errorf("store objects of %s at %d: %w", r.v.File, r.v.Offset, err)
+		}
 	}
 	j.results = nil
 	if !j.last {
@@ -533,5 +536,50 @@ func (g *ingester) commit(open *openIngest) error {
 	}
 	g.st.Commits++
 	g.sinceCommit = 0
+	return nil
+}
+
+// boundCapture keeps the restore of the capture r, its objects added,
+// within the archive's CaptureFrames (pack.Writer.BoundCapture): the
+// objects the writer stores again take their new places in the
+// catalog. The objects are those its version names, in the order of
+// Version's fields: what the restore reads.
+func (g *ingester) boundCapture(u *urlState, r *result) error {
+	if g.w.Settings().CaptureFrames <= 0 {
+		return nil
+	}
+	v := &r.v
+	ids := []pack.ID{v.Record, v.WARCAnchor, v.Block, v.HTTPAnchor, v.Payload, v.Layout}
+	ids = append(ids, v.Blocks...)
+	var objs []pack.CaptureObject
+	var from []pack.ID
+	for _, id := range ids {
+		if id == (pack.ID{}) {
+			continue
+		}
+		o, ok := r.plan.objs[id]
+		if !ok {
+			continue
+		}
+		name := id
+		if n, ok := u.named[id]; ok {
+			name = n
+		}
+		objs = append(objs, pack.CaptureObject{ID: name, Kind: o.kind, Data: o.data})
+		from = append(from, id)
+	}
+	names, moved, err := g.w.BoundCapture(objs)
+	if err != nil || moved == 0 {
+		return err
+	}
+	g.st.CaptureMoved += int64(moved)
+	for i, n := range names {
+		if n != objs[i].ID {
+			if u.named == nil {
+				u.named = map[pack.ID]pack.ID{}
+			}
+			u.named[from[i]] = n
+		}
+	}
 	return nil
 }

@@ -35,4 +35,9 @@
 //
 // Restore work is bounded (Options.MaxFrames): a version never names
 // chunks in more than MaxFrames frames unless its own new bytes need more.
+// A group of versions restored together (the objects of one capture)
+// can be bounded as well, by its owner (GroupDrop, PutDrop): the chunks
+// it reuses from the frames it needs least are stored again until its
+// restore decodes at most a given number of bytes, or storing again
+// would cost more than a quarter of the bytes it saves decoding.
 package chunk

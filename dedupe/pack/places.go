@@ -347,3 +347,137 @@ func (w *Writer) Learn(ids ...ID) {
 		}
 	}
 }
+
+// CaptureObject is an object a capture's restore reads, for
+// BoundCapture.
+type CaptureObject struct {
+	// ID names it: the id it was added under (its hash, which the
+	// writer maps to its place) or its place.
+	ID ID
+	// Kind is its kind; 0 when unknown (read from its place record).
+	Kind Kind
+	// Data are its bytes.
+	Data []byte
+}
+
+// BoundCapture applies the archive's CaptureFrames (Settings) to the
+// objects one capture's restore reads, all added or learned already:
+// when together they name chunks in frames whose restore decodes more
+// than CaptureFrames frames (chunk.Writer.GroupCost), the objects with
+// chunks in the frames they need least are stored again
+// (chunk.Writer.GroupDrop: their chunks there copied forward into the
+// open frame, with a new place record) and get new places. It returns
+// the name each object goes by (objs[i].ID, or the new place of an
+// object stored again) and how many were stored again. Without the setting, or objects named by place, it
+// changes nothing. What it stores depends on the objects and the
+// writer's frames alone.
+func (w *Writer) BoundCapture(objs []CaptureObject) (names []ID, moved int, err error) {
+	names = make([]ID, len(objs))
+	for i, o := range objs {
+		names[i] = o.ID
+	}
+	max := w.set.CaptureFrames
+	if max <= 0 || w.places == nil || w.cw == nil {
+		return names, 0, nil
+	}
+	if err := w.usable(); err != nil {
+		return names, 0, err
+	}
+	type item struct {
+		i    int
+		n    uint64
+		kind Kind
+		refs []uint64
+	}
+	var items []item
+	var lists [][]uint64
+	var sizes []int64
+	seen := map[uint64]bool{}
+	places := make([]uint64, len(objs)) // the place each names (valid where it has one)
+	for i := range places {
+		places[i] = noPlace
+	}
+	for i, o := range objs {
+		id := o.ID
+		if p, ok := w.places[id]; ok {
+			id = p
+		}
+		n, ok := id.Place()
+		if !ok {
+			continue
+		}
+		places[i] = n
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		it := item{i: i, n: n, kind: o.Kind}
+		if r, ok := w.placeRefs[n]; ok && it.kind != 0 {
+			it.refs = r
+		} else if w.cw.FrameOf(n) >= 0 && n < w.committedChunks() {
+			_, k, _, r, err := w.s.placeRecord(id, n)
+			if err != nil {
+				continue // not read: left where it is
+			}
+			it.kind, it.refs = k, r
+		} else if r, ok := w.placeRefs[n]; ok {
+			it.refs = r // its kind unknown: counted, never stored again
+		} else {
+			continue
+		}
+		items = append(items, it)
+		lists = append(lists, append([]uint64{n}, it.refs...))
+		sizes = append(sizes, int64(len(o.Data)+8+2*len(it.refs)))
+	}
+	drop := w.cw.GroupDrop(lists, sizes, int64(max)*int64(w.cw.FrameSize()))
+	if drop == nil {
+		return names, 0, nil
+	}
+	renamed := map[uint64]ID{}
+	for k, it := range items {
+		touches := false
+		for _, c := range lists[k] {
+			if drop[w.cw.FrameOf(c)] {
+				touches = true
+				break
+			}
+		}
+		if !touches || it.kind == 0 {
+			continue
+		}
+		data := objs[it.i].Data
+		refs, err := w.cw.PutDrop([]chunk.Part{{Data: data, Class: chunkClass(it.kind)}}, nil, drop)
+		if err != nil {
+			return names, moved, w.fail(fmt.Errorf("bound capture: %w", err))
+		}
+		n, _, err := w.cw.PutChunkDrop(appendPlaceRecord(nil, it.kind, len(data), refs), placeClass, nil, drop)
+		if err != nil {
+			return names, moved, w.fail(fmt.Errorf("bound capture: %w", err))
+		}
+		p := PlaceID(n)
+		w.remember(w.s.Sum(data), p, refs)
+		renamed[it.n] = p
+		moved++
+		w.st.CaptureMoved++
+		w.st.CaptureMovedBytes += int64(len(data))
+	}
+	for i, n := range places {
+		if p, ok := renamed[n]; ok && n != noPlace {
+			names[i] = p
+		}
+	}
+	return names, moved, nil
+}
+
+// noPlace marks an object BoundCapture found no place for.
+const noPlace = ^uint64(0)
+
+// committedChunks is the number of chunks of the committed archive (the
+// chunks a place record can be read back from).
+func (w *Writer) committedChunks() uint64 {
+	cr, err := w.s.chunks()
+	if err != nil {
+		return 0
+	}
+	return cr.Directory().NextChunk()
+}

@@ -33,6 +33,14 @@ type Settings struct {
 	// (docs/FORMAT.md "Digest table"; negative: no digest rows, and none
 	// looked up).
 	DigestMin int
+	// CaptureFrames bounds the frames of chunks a capture's restore
+	// decodes, its objects together (Writer.BoundCapture; the frames
+	// they name and the chains before them): when a capture added would
+	// decode more, the chunks it reuses from the frames it needs least
+	// are stored again in the open frame (docs/FORMAT.md "Settings").
+	// 0: no bound (archives that record no such field: the bound is a
+	// count per object alone, chunk.Options.MaxFrames).
+	CaptureFrames int
 }
 
 // Defaults of Settings.
@@ -76,6 +84,9 @@ func (s Settings) withDefaults() Settings {
 	if s.DigestMin == 0 {
 		s.DigestMin = DefaultDigestMin
 	}
+	if s.CaptureFrames < 0 {
+		s.CaptureFrames = 0 // off, as when absent
+	}
 	return s
 }
 
@@ -95,6 +106,9 @@ func (o *Options) KeepSettings(s Settings) {
 	if o.DigestMin == 0 {
 		o.DigestMin = s.DigestMin
 	}
+	if o.CaptureFrames == 0 {
+		o.CaptureFrames = s.CaptureFrames
+	}
 }
 
 // override takes the fields o sets explicitly (non-zero) over s.
@@ -111,23 +125,34 @@ func (s Settings) override(o Settings) Settings {
 	if o.DigestMin != 0 {
 		s.DigestMin = o.DigestMin
 	}
+	if o.CaptureFrames != 0 {
+		s.CaptureFrames = max(o.CaptureFrames, 0)
+	}
 	return s
 }
 
 // settingsFields is how many fields this writer records in COMMIT: the
-// four of Settings, then (field 4, since settings objects) the
-// generation of the settings object that holds them again. A reader
-// takes the fields it knows and ignores those after them, so older
-// readers read the first four as before.
+// first four of Settings, then (field 4, since settings objects) the
+// generation of the settings object that holds them again, then (field
+// 5) CaptureFrames, written only when it is set, so that an archive
+// without the bound is what it was before it. A reader takes the fields
+// it knows and ignores those after them, so older readers read the
+// first four as before (and ignore the bound: their writers store
+// without it).
 const settingsFields = 5
 
 // encode appends the settings: uvarint field count, then each field as
-// a zigzag varint, in the order of the struct, then at (the generation
-// whose commit wrote them as a settings object; 0: none) when fields is
-// 5. A settings object holds the first four alone.
+// a zigzag varint: ChunkTable, SeedBytes, ChainBytes, DigestMin, then
+// at (the generation whose commit wrote them as a settings object; 0:
+// none) when fields is 5 or more, then CaptureFrames. A settings object
+// holds the first four, and fields 4 (0) and 5 when CaptureFrames is
+// set. fields grows to 6 when CaptureFrames is set.
 func (s Settings) encode(b []byte, fields int, at uint64) []byte {
+	if s.CaptureFrames != 0 {
+		fields = 6
+	}
 	b = binary.AppendUvarint(b, uint64(fields))
-	for _, v := range []int64{int64(s.ChunkTable), int64(s.SeedBytes), int64(s.ChainBytes), int64(s.DigestMin), int64(at)}[:fields] {
+	for _, v := range []int64{int64(s.ChunkTable), int64(s.SeedBytes), int64(s.ChainBytes), int64(s.DigestMin), int64(at), int64(s.CaptureFrames)}[:fields] {
 		b = binary.AppendVarint(b, v)
 	}
 	return b
@@ -168,6 +193,9 @@ func decodeSettings(b []byte) (Settings, uint64, error) {
 	if len(vals) > 4 && vals[4] > 0 {
 		at = uint64(vals[4])
 	}
+	if len(vals) > 5 && vals[5] > 0 {
+		s.CaptureFrames = int(vals[5])
+	}
 	return s, at, nil
 }
 
@@ -176,7 +204,7 @@ func decodeSettings(b []byte) (Settings, uint64, error) {
 // from the frames names it, holding the settings a commit recorded
 // (docs/FORMAT.md "Settings object"): magic, uvarint generation of the
 // commit that wrote it, then the settings as COMMIT encodes them (four
-// fields). When both commit files are lost, the rebuilt commit takes
+// fields; six, the fifth 0, when CaptureFrames is set). When both commit files are lost, the rebuilt commit takes
 // the settings of the one of the highest generation.
 const settingsMagic = "BWSE"
 

@@ -69,9 +69,9 @@ type Options struct {
 	// docs/FORMAT.md "Chunked objects"): tests of the frame and delta
 	// layer, and comparisons with the old layout.
 	Plain bool
-	// ChunkTable, ChainBytes and DigestMin set the archive's Settings
-	// (see there; the fourth, SeedBytes, is for tests: SetTestHooks;
-	// KeepSettings takes all four of an archive's): Create records them
+	// ChunkTable, ChainBytes, DigestMin and CaptureFrames set the
+	// archive's Settings (see there; SeedBytes is for tests:
+	// SetTestHooks; KeepSettings takes all of an archive's): Create records them
 	// (zero: the defaults);
 	// given non-zero to a writer of an existing archive, they replace
 	// the recorded ones from its next commit on. Never derive them from
@@ -89,6 +89,10 @@ type Options struct {
 	// DigestMin: objects of at least this many bytes get digest rows
 	// (0 the default, DefaultDigestMin; negative none).
 	DigestMin int
+	// CaptureFrames bounds the frames of chunks one capture's objects
+	// decode together (Settings.CaptureFrames; 0: the archive's, none
+	// for a new one; negative: none from the next commit on).
+	CaptureFrames int
 	// NoParity: commits write no parity sidecars (docs/FORMAT.md
 	// "Parity"). Reads use the sidecars that are there either way.
 	NoParity bool
@@ -148,7 +152,8 @@ const chunkFrameNative = 80 << 20
 
 // settings are the Settings o gives explicitly (zero fields unset).
 func (o *Options) settings() Settings {
-	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.hooks.SeedBytes, ChainBytes: o.ChainBytes, DigestMin: o.DigestMin}
+	return Settings{ChunkTable: o.ChunkTable, SeedBytes: o.hooks.SeedBytes, ChainBytes: o.ChainBytes, DigestMin: o.DigestMin,
+		CaptureFrames: o.CaptureFrames}
 }
 
 func (o Options) withDefaults() Options {

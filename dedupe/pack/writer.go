@@ -75,6 +75,11 @@ type WriterStats struct {
 	// DigestHits counts objects found through the digest tables of
 	// earlier commits (stored once, whatever the tables held).
 	DigestHits int64
+	// CaptureMoved counts objects stored again to keep a capture's
+	// restore within Settings.CaptureFrames (BoundCapture), and their
+	// bytes.
+	CaptureMoved      int64
+	CaptureMovedBytes int64
 }
 
 // Stats returns what the writer found so far.
