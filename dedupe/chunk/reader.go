@@ -310,8 +310,19 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 	if !namesDict(last[r.dir[i].Table:]) {
 		return r.decodeRead(i, last, nil)
 	}
+	// The dictionary is grown once to the chain's size: appended to
+	// from empty, it was copied over and cleared at each doubling, more
+	// CPU than decoding the chain in a cold restore (an archive opened
+	// anew, as a replay server's or cat's).
+	start, size := r.dir.ChainStart(i), 0
+	for j := start; j < i; j++ {
+		size += int(r.dir[j].Plain)
+	}
+	if cap(r.dict) < size {
+		r.dict = make([]byte, 0, size) // slices.Grow would copy the old one
+	}
 	r.dict = r.dict[:0]
-	for j := r.dir.ChainStart(i); j < i; j++ {
+	for j := start; j < i; j++ {
 		fd := p.get(j)
 		if fd == nil {
 			fd = r.cached(j)
