@@ -88,6 +88,68 @@ func sameNear(t *testing.T, a *Archive, url string, at time.Time) (got, want int
 	return got, want
 }
 
+// sameNearVersions checks that NearVersions of url's key at at (zero:
+// the latest) is a part of Versions from which the rules a caller may
+// choose by — the page capture (non-zero date) nearest at, ties to the
+// earlier date then the first in capture order (replay's /web/), or to
+// the later date then the last; with at zero, the latest date, the last
+// of it — choose what they choose from Versions; it returns the
+// segments NearVersions read.
+func sameNearVersions(t *testing.T, a *Archive, url string, at time.Time) int64 {
+	t.Helper()
+	key := warcio.SURT(url)
+	all, err := a.Versions(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n0 := segmentReads.Load()
+	near, err := a.NearVersions(key, at, at.Add(time.Nanosecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := segmentReads.Load() - n0
+	for _, v := range near {
+		if !slices.ContainsFunc(all, func(w Version) bool { return reflect.DeepEqual(v, w) }) {
+			t.Fatalf("NearVersions(%s, %v) holds %s %s@%d, which Versions does not", url, at, v.Type, v.File, v.Offset)
+		}
+	}
+	to := at
+	if to.IsZero() {
+		to = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC) // the latest is nearest
+	}
+	dist := func(v *Version) time.Duration { return max(v.Date.Sub(to), to.Sub(v.Date)) }
+	pick := func(vs []Version, laterWins bool) int {
+		best := -1
+		for i := range vs {
+			v := &vs[i]
+			if pagePriority(v.Type) == 0 || v.Date.IsZero() {
+				continue
+			}
+			if best < 0 {
+				best = i
+				continue
+			}
+			b := &vs[best]
+			switch d, bd := dist(v), dist(b); {
+			case d < bd:
+				best = i
+			case d == bd && laterWins && !v.Date.Before(b.Date):
+				best = i
+			case d == bd && !laterWins && v.Date.Before(b.Date):
+				best = i
+			}
+		}
+		return best
+	}
+	for _, later := range []bool{false, true} {
+		g, w := pick(near, later), pick(all, later)
+		if (g < 0) != (w < 0) || g >= 0 && !reflect.DeepEqual(near[g], all[w]) {
+			t.Fatalf("NearVersions(%s, %v) chooses %d of %d, Versions %d of %d (later wins: %v)", url, at, g, len(near), w, len(all), later)
+		}
+	}
+	return n
+}
+
 // sameFind checks that Find and findExhaustive give a the same answer
 // for url at at, and returns the segments Find read and those
 // findExhaustive read.
@@ -229,9 +291,11 @@ func TestFindMatchesExhaustive(t *testing.T) {
 				urls = append(urls, u)
 			}
 			slices.Sort(urls)
+			var nearVers int64 // segments NearVersions read
 			check := func() (got, want, gotNear, wantNear int64) {
 				for _, u := range urls {
 					for _, at := range findTimes(slices.Clone(all)) {
+						nearVers += sameNearVersions(t, a, u, at)
 						g, w := sameFind(t, a, u, at)
 						got += g
 						want += w
@@ -245,7 +309,10 @@ func TestFindMatchesExhaustive(t *testing.T) {
 				return got, want, gotNear, wantNear
 			}
 			got, want, gotNear, wantNear := check()
-			t.Logf("segments read: Find %d, exhaustive %d; FindNear %d, exhaustive %d", got, want, gotNear, wantNear)
+			t.Logf("segments read: Find %d, exhaustive %d; FindNear %d, exhaustive %d; NearVersions %d", got, want, gotNear, wantNear, nearVers)
+			if nearVers >= want {
+				t.Errorf("NearVersions read %d segments, the exhaustive Find %d: no run skipped", nearVers, want)
+			}
 			if got >= want || gotNear >= wantNear {
 				t.Errorf("Find read %d segments, the exhaustive Find %d; FindNear %d, exhaustive %d: no run skipped", got, want, gotNear, wantNear)
 			}

@@ -284,6 +284,26 @@ func (a *Archive) FindNear(url string, start, end time.Time) (Version, error) {
 	return vs[i], nil
 }
 
+// NearVersions returns, in capture order, the versions of key (a SURT,
+// as for Versions) in the runs of the catalog that may hold the page
+// capture (response, revisit, resource) nearest the period [start, end),
+// or with start zero the latest one: of Versions(key), every page
+// capture at the least distance from the period (the latest date), and
+// whatever else those runs hold. It reads those runs only, where
+// Versions reads every run: a replay that serves one capture of a URL
+// ingested a crawl at a time over years reads a few catalog segments,
+// not one per crawl. Choosing among them as among Versions(key) gives
+// the same capture for any rule that prefers the least distance (the
+// latest date), whatever it does with ties.
+func (a *Archive) NearVersions(key string, start, end time.Time) ([]Version, error) {
+	return a.someVersions(key, func(s *pack.Store, r *root, key string) ([]Version, error) {
+		if start.IsZero() {
+			return findVersions(s, r, key, time.Time{})
+		}
+		return nearVersions(s, r, key, start, end)
+	})
+}
+
 // nearVersions returns, in capture order and without gaps, key's
 // versions in the runs of r that may hold FindNear's answer for [start,
 // end): all of them when that is needed, so that FindNear chooses from

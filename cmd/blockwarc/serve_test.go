@@ -15,10 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/blockwarc/blockwarc/export/replay"
 )
@@ -545,4 +548,95 @@ func TestServeHeap(t *testing.T) {
 			t.Errorf("serve -cache %s: exit %d, want %d: %s", c, code, exitUsage, errOut.String())
 		}
 	}
+}
+
+// TestServeWebCrawlAtATime: in an archive ingested one crawl at a time
+// (a catalog run each), /web/TS/URL, which reads only the runs that may
+// hold the capture nearest TS (dedupe.Archive.NearVersions), redirects
+// to the memento the timemap (every run read) puts nearest TS, the
+// earlier on a tie: at each capture's second, a second either side,
+// long before and after every capture, and with no TS, the latest. The
+// timemap is asked last: the server keeps the list it reads, and a
+// /web/ request after it would choose from that list.
+func TestServeWebCrawlAtATime(t *testing.T) {
+	files := sampleFiles(t)
+	arch := filepath.Join(t.TempDir(), "c.bwa")
+	for _, f := range files {
+		if code, _, errOut := runCmd(t, "ingest", "-tables=false", arch, f); code != exitOK {
+			t.Fatalf("ingest %s: exit %d: %s", f, code, errOut)
+		}
+	}
+	h := &replay.Server{Dirs: []string{arch}, Error: func(err error) { t.Errorf("server: %v", err) }}
+	srv := httptest.NewServer(h)
+	defer func() { srv.Close(); h.Close() }()
+	c := *srv.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	// The times to ask at, from each URL's records as `ls -captures` lists
+	// them (their dates are the mementos').
+	_, ls, _ := runCmd(t, "ls", "-captures", arch)
+	dates := map[string][]time.Time{}
+	for _, line := range strings.Split(strings.TrimSpace(ls), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		if d, err := time.Parse(time.RFC3339, f[1]); err == nil {
+			dates[f[0]] = append(dates[f[0]], d)
+		}
+	}
+	if len(dates) == 0 {
+		t.Fatalf("no capture listed by ls -captures:\n%s", ls)
+	}
+	asked := 0
+	for target, ds := range dates {
+		slices.SortFunc(ds, time.Time.Compare)
+		ask := []time.Time{{}, ds[0].AddDate(-5, 0, 0), ds[len(ds)-1].AddDate(5, 0, 0)}
+		for _, d := range ds {
+			ask = append(ask, d, d.Add(-time.Second), d.Add(time.Second))
+		}
+		got := make([]string, len(ask))
+		for i, at := range ask {
+			path := "/web/" + target
+			if !at.IsZero() {
+				path = "/web/" + at.Format("20060102150405") + "/" + target
+			}
+			resp, _ := get(t, &c, srv.URL+path)
+			got[i] = resp.Header.Get("Location")
+			if resp.StatusCode == http.StatusNotFound {
+				got[i] = "404"
+			}
+		}
+		resp, body := get(t, &c, srv.URL+"/timemap/link/"+target)
+		var ts []time.Time // the mementos, in time order
+		for _, m := range regexp.MustCompile(`</web/(\d{14})id_/`).FindAllStringSubmatch(body, -1) {
+			d, err := time.Parse("20060102150405", m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts = append(ts, d)
+		}
+		for i, at := range ask {
+			want := "404" // no page record (wget's metadata://)
+			if resp.StatusCode == http.StatusOK && len(ts) > 0 {
+				best := ts[len(ts)-1]
+				if !at.IsZero() {
+					best = ts[0]
+					for _, d := range ts[1:] {
+						if d.Sub(at).Abs() < best.Sub(at).Abs() {
+							best = d
+						}
+					}
+				}
+				want = "/web/" + best.Format("20060102150405") + "id_/" + target
+			}
+			if got[i] != want {
+				t.Fatalf("/web/ %s at %v: %q, want %q (the timemap's nearest)", target, at, got[i], want)
+			}
+			asked++
+		}
+	}
+	if asked < 100 {
+		t.Fatalf("only %d requests asked", asked)
+	}
+	t.Logf("%d requests over %d ingests", asked, len(files))
 }

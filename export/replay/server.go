@@ -429,18 +429,38 @@ type capture struct {
 // timestamp14 is the capture's time as 14 digits.
 func timestamp14(t time.Time) string { return t.UTC().Format("20060102150405") }
 
-// captures returns the dated captures of target's key holding a page
-// (response, revisit, resource) in every archive, in time order.
-// capturesOf opens the archives and lists target's captures; when it
-// cannot, or there are none, it answers the request itself and ok is
-// false (nothing is left open).
+// capturesOf opens the archives and lists target's captures (captures:
+// every one, for a timemap); when it cannot, or there are none, it
+// answers the request itself and ok is false (nothing is left open).
 func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture, closeAll func(), ok bool) {
+	return s.capturesBy(w, target, func(v *view, key string) ([]dedupe.Version, error) { return v.versions(key) })
+}
+
+// capturesNear is capturesOf for the capture nearest at (zero: the
+// latest), the one a /web/ request serves: of each archive, only the
+// catalog runs that may hold it are read (dedupe.Archive.NearVersions),
+// where capturesOf reads every run, one per ingest. nearest chooses the
+// same capture from either list.
+func (s *Server) capturesNear(w http.ResponseWriter, target string, at time.Time) (cs []capture, closeAll func(), ok bool) {
+	return s.capturesBy(w, target, func(v *view, key string) ([]dedupe.Version, error) {
+		v.vmu.Lock()
+		vs, ok := v.vers[key]
+		v.vmu.Unlock()
+		if ok {
+			return vs, nil // the whole list, read already
+		}
+		return v.a.NearVersions(key, at, at.Add(time.Nanosecond))
+	})
+}
+
+// capturesBy is capturesOf with list giving each archive's versions.
+func (s *Server) capturesBy(w http.ResponseWriter, target string, list func(v *view, key string) ([]dedupe.Version, error)) (cs []capture, closeAll func(), ok bool) {
 	vs, closeAll, err := s.openViews()
 	if err != nil {
 		s.fail(w, err)
 		return nil, nil, false
 	}
-	if cs, err = captures(vs, target); err != nil {
+	if cs, err = captures(vs, target, list); err != nil {
 		closeAll()
 		s.fail(w, err)
 		return nil, nil, false
@@ -453,12 +473,15 @@ func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture,
 	return cs, closeAll, true
 }
 
-func captures(views []*view, target string) ([]capture, error) {
+// captures returns the dated captures of target's key holding a page
+// (response, revisit, resource) in every archive, of the versions list
+// gives, in time order.
+func captures(views []*view, target string, list func(v *view, key string) ([]dedupe.Version, error)) ([]capture, error) {
 	key := warcio.SURT(target)
 	var cs []capture
 	for _, view := range views {
 		a := view.a
-		vs, err := view.versions(key)
+		vs, err := list(view, key)
 		if err != nil {
 			return nil, err
 		}
@@ -533,7 +556,7 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, rest string) {
 		}
 		at = t
 	}
-	cs, closeAll, ok := s.capturesOf(w, target)
+	cs, closeAll, ok := s.capturesNear(w, target, at)
 	if !ok {
 		return
 	}
