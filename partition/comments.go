@@ -35,9 +35,50 @@ var commentHeading = regexp.MustCompile(`^(\d+|one|no)\s+(comments?|responses?|r
 // dateText matches a date or an age written out ("May 3, 2026",
 // "3. Mai 2026", "2026-05-03", "03.05.2026", "2 days ago").
 var dateText = regexp.MustCompile(`\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|` +
-	`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez|janv|févr|avr|juil|déc)[a-zéû]*\.?\s+\d{1,2}\b|` +
-	`\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez|janv|févr|avr|juil|déc)|` +
+	`\b(` + strings.Join(dateMonths, "|") + `)[a-zéû]*\.?\s+\d{1,2}\b|` +
+	`\b\d{1,2}\.?\s+(` + strings.Join(dateMonths, "|") + `)|` +
 	`\b\d+\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\s+ago\b`)
+
+// dateMonths are the month names dateText knows.
+var dateMonths = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "mär", "mai", "okt", "dez", "janv", "févr", "avr", "juil", "déc"}
+
+// mayHoldDate is a necessary condition for dateText to match low, far
+// cheaper than the regexp: most short texts holding a digit (counts,
+// prices, years) fail it. Every branch of dateText has a digit next to
+// '-', '.' or '/' before another digit, or a digit beside whitespace
+// (\s: \t \n \f \r space, perhaps a dot between) together with a
+// month name or "ago".
+func mayHoldDate(low []byte) bool {
+	spaced := false
+	for i, c := range low {
+		if c < '0' || c > '9' {
+			continue
+		}
+		if i+2 < len(low) && (low[i+1] == '-' || low[i+1] == '.' || low[i+1] == '/') && '0' <= low[i+2] && low[i+2] <= '9' {
+			return true
+		}
+		if i > 0 && reSpace(low[i-1]) || i+1 < len(low) && reSpace(low[i+1]) || i+2 < len(low) && low[i+1] == '.' && reSpace(low[i+2]) {
+			spaced = true
+		}
+	}
+	if !spaced {
+		return false
+	}
+	if bytes.Contains(low, []byte("ago")) {
+		return true
+	}
+	for _, mo := range dateMonths {
+		if bytes.Contains(low, []byte(mo)) {
+			return true
+		}
+	}
+	return false
+}
+
+// reSpace reports whether c is in the regexp class \s.
+func reSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
 
 // threadMarks fills the prefix sums of the marks of thread entries over
 // pre-order: dates (a <time> element or a short text holding a date),
@@ -49,6 +90,9 @@ func (m *mainExtractor) threadMarks() {
 	m.dates = make([]int32, n+1)
 	m.replies = make([]int32, n+1)
 	m.authors = make([]int32, n+1)
+	// lowBuf holds the lower-cased text of a short ASCII text node: most
+	// are, and lowering them here spares a string per text node.
+	var lowBuf [80]byte
 	for i := 0; i < n; i++ {
 		m.dates[i+1], m.replies[i+1], m.authors[i+1] = m.dates[i], m.replies[i], m.authors[i]
 		if x.hidden[i] {
@@ -68,14 +112,17 @@ func (m *mainExtractor) threadMarks() {
 			if len(t) == 0 || len(t) > 80 {
 				continue
 			}
-			low := strings.ToLower(string(t))
-			if replyWords[low] {
+			low, ok := appendLowerASCII(lowBuf[:0], t)
+			if !ok {
+				low = []byte(strings.ToLower(string(t)))
+			}
+			if replyWords[string(low)] {
 				m.replies[i+1]++
 			}
-			if strings.HasSuffix(low, " says:") || strings.HasSuffix(low, " said:") || strings.HasSuffix(low, " wrote:") {
+			if bytes.HasSuffix(low, []byte(" says:")) || bytes.HasSuffix(low, []byte(" said:")) || bytes.HasSuffix(low, []byte(" wrote:")) {
 				m.authors[i+1]++
 			}
-			if bytes.ContainsAny(t, "0123456789") && dateText.MatchString(low) {
+			if bytes.ContainsAny(t, "0123456789") && mayHoldDate(low) && dateText.Match(low) {
 				m.dates[i+1]++
 			}
 		}
@@ -205,4 +252,20 @@ func (m *mainExtractor) inThread(i int32) bool {
 		}
 	}
 	return false
+}
+
+// appendLowerASCII appends s lower-cased to dst and reports true when s is
+// all ASCII (where strings.ToLower changes A-Z only); otherwise it
+// reports false, and the caller lowers s with strings.ToLower.
+func appendLowerASCII(dst, s []byte) ([]byte, bool) {
+	for _, c := range s {
+		if c >= 0x80 {
+			return dst, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
 }
