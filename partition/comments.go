@@ -44,35 +44,94 @@ var dateMonths = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug"
 
 // mayHoldDate is a necessary condition for dateText to match low, far
 // cheaper than the regexp: most short texts holding a digit (counts,
-// prices, years) fail it. Every branch of dateText has a digit next to
-// '-', '.' or '/' before another digit, or a digit beside whitespace
-// (\s: \t \n \f \r space, perhaps a dot between) together with a
-// month name or "ago".
+// prices, versions, addresses) fail it. Each branch of dateText needs
+// one of: at the start of a word, four digits, '-', one or two digits,
+// '-' and a digit; at the start of a word, one or two digits, '.' or
+// '/', one or two digits, '.' or '/' and two digits; or a digit beside
+// whitespace (\s: \t \n \f \r space; perhaps a dot between) together
+// with a month name at the start of a word, or "ago" after whitespace.
 func mayHoldDate(low []byte) bool {
 	spaced := false
-	for i, c := range low {
-		if c < '0' || c > '9' {
+	for a, c := range low {
+		if !isDigit(c) {
 			continue
 		}
-		if i+2 < len(low) && (low[i+1] == '-' || low[i+1] == '.' || low[i+1] == '/') && '0' <= low[i+2] && low[i+2] <= '9' {
-			return true
-		}
-		if i > 0 && reSpace(low[i-1]) || i+1 < len(low) && reSpace(low[i+1]) || i+2 < len(low) && low[i+1] == '.' && reSpace(low[i+2]) {
+		if a > 0 && reSpace(low[a-1]) || a+1 < len(low) && reSpace(low[a+1]) || a+2 < len(low) && low[a+1] == '.' && reSpace(low[a+2]) {
 			spaced = true
+		}
+		if a > 0 && reWord(low[a-1]) {
+			continue // not the start of a word: \b fails
+		}
+		r := digitRun(low, a)
+		k := a + r
+		if k+1 >= len(low) {
+			continue
+		}
+		switch sep := low[k]; {
+		case r == 4 && sep == '-':
+			r2 := digitRun(low, k+1)
+			k2 := k + 1 + r2
+			if 1 <= r2 && r2 <= 2 && k2+1 < len(low) && low[k2] == '-' && isDigit(low[k2+1]) {
+				return true
+			}
+		case r <= 2 && (sep == '.' || sep == '/'):
+			r2 := digitRun(low, k+1)
+			k2 := k + 1 + r2
+			if 1 <= r2 && r2 <= 2 && k2+1 < len(low) && (low[k2] == '.' || low[k2] == '/') && digitRun(low, k2+1) >= 2 {
+				return true
+			}
 		}
 	}
 	if !spaced {
 		return false
 	}
-	if bytes.Contains(low, []byte("ago")) {
-		return true
-	}
 	for _, mo := range dateMonths {
-		if bytes.Contains(low, []byte(mo)) {
+		if wordStartAt(low, mo) {
 			return true
 		}
 	}
-	return false
+	for k := 0; ; {
+		j := bytes.Index(low[k:], []byte("ago"))
+		if j < 0 {
+			return false
+		}
+		if k+j > 0 && reSpace(low[k+j-1]) {
+			return true
+		}
+		k += j + 1
+	}
+}
+
+// digitRun counts the digits of b from i.
+func digitRun(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && isDigit(b[i+n]) {
+		n++
+	}
+	return n
+}
+
+// wordStartAt reports whether w occurs in low at the start of a word:
+// at the start of low or after a byte that is not a regexp word
+// character (\w: [0-9A-Za-z_]), as \b before a letter requires.
+func wordStartAt(low []byte, w string) bool {
+	for k := 0; ; {
+		j := bytes.Index(low[k:], []byte(w))
+		if j < 0 {
+			return false
+		}
+		if k+j == 0 || !reWord(low[k+j-1]) {
+			return true
+		}
+		k += j + 1
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// reWord reports whether c is in the regexp class \w.
+func reWord(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
 }
 
 // reSpace reports whether c is in the regexp class \s.
@@ -257,8 +316,9 @@ func (m *mainExtractor) inThread(i int32) bool {
 // appendLowerASCII appends s lower-cased to dst and reports true when s is
 // all ASCII (where strings.ToLower changes A-Z only); otherwise it
 // reports false, and the caller lowers s with strings.ToLower.
-func appendLowerASCII(dst, s []byte) ([]byte, bool) {
-	for _, c := range s {
+func appendLowerASCII[T string | []byte](dst []byte, s T) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c >= 0x80 {
 			return dst, false
 		}
