@@ -168,6 +168,12 @@ type mainExtractor struct {
 	// answers (comments.go).
 	dates, replies, authors []int32
 	thread                  []int8
+	// lowBuf is scratch for lower-casing; noticeLo and noticeHi are the
+	// text range of hasNotice's last answer, notice (when noticeSet).
+	lowBuf             []byte
+	weights            map[[2]string]float64 // classWeight by class and id
+	noticeLo, noticeHi int32
+	noticeSet, notice  bool
 }
 
 // prefixes fills the comma and list-item prefix sums in one pass, so the
@@ -308,6 +314,26 @@ func classWeight(n *Node) float64 {
 	return w
 }
 
+// classWeight is classWeight(n) remembered by n's class and id, all it
+// reads: a page repeats its names (one per item, card or row), and
+// scoring and pruning ask for the same node.
+func (m *mainExtractor) classWeight(n *Node) float64 {
+	class, id := n.Attr("class"), n.Attr("id")
+	if class == "" && id == "" {
+		return 0
+	}
+	k := [2]string{class, id}
+	if w, ok := m.weights[k]; ok {
+		return w
+	}
+	w := classWeight(n)
+	if m.weights == nil {
+		m.weights = make(map[[2]string]float64)
+	}
+	m.weights[k] = w
+	return w
+}
+
 func tagBase(tag string) float64 {
 	switch tag {
 	case "div", "article", "main", "section":
@@ -350,7 +376,7 @@ func (m *mainExtractor) ownText(i int32) (runes, commas int) {
 func (m *mainExtractor) initNode(i int32, tag string) {
 	if !m.scored[i] {
 		m.scored[i] = true
-		w := classWeight(m.x.nodes[i])
+		w := m.classWeight(m.x.nodes[i])
 		if w > 0 {
 			m.bonus[i], w = w, 0
 		}
@@ -942,7 +968,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	}
 	s := span{i, x.end[i]}
-	w := classWeight(nd)
+	w := m.classWeight(nd)
 	switch nd.Tag {
 	case "article":
 		// An <article> inside the content is a post of its own: one of
@@ -1004,7 +1030,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if m.outsideCore(i) && (m.teaserList(i) || m.teaserRun(i)) {
 		return true
 	}
-	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
+	if l := m.runes(s); l < 300 && m.hasNotice(s) || l < 100 && isByline(x.spanText(s)) {
 		return true
 	}
 	// A list scores because its items are paragraphs: its tag base
@@ -1360,23 +1386,59 @@ var noticeCues = []string{"©", "all rights reserved", "subject to copyright", "
 	"follow us on", "follow him on", "follow her on", "follow me on", "may be reached at", "can be reached at"}
 
 func hasNotice(text string) bool {
-	low := strings.ToLower(text)
-	for _, c := range noticeCues {
-		if strings.Contains(low, c) {
+	return noticeIn([]byte(strings.ToLower(text)))
+}
+
+// hasNotice is hasNotice(text) for drop, which asks it of a wrapper and
+// then of its only child, the same text: the last answer is kept, and
+// ASCII text (most) is lower-cased into a reused buffer.
+func (m *mainExtractor) hasNotice(s span) bool {
+	lo, hi := m.x.textOff[s.lo], m.x.textOff[s.hi]
+	if m.noticeSet && lo == m.noticeLo && hi == m.noticeHi {
+		return m.notice
+	}
+	text := m.x.spanText(s)
+	low, ok := appendLowerASCII(m.lowBuf[:0], text)
+	if ok {
+		m.lowBuf = low
+		m.notice = noticeIn(low)
+	} else {
+		m.notice = hasNotice(text)
+	}
+	m.noticeSet, m.noticeLo, m.noticeHi = true, lo, hi
+	return m.notice
+}
+
+// noticeIn is hasNotice of lower-cased text.
+func noticeIn(low []byte) bool {
+	for _, c := range noticeCueBytes {
+		if bytes.Contains(low, c) {
 			return true
 		}
 	}
 	// "Follow <the site> on Instagram, Facebook, Twitter and YouTube"
-	if strings.HasPrefix(low, "follow ") {
+	if bytes.HasPrefix(low, []byte("follow ")) {
 		networks := 0
-		for _, n := range socialNetworks {
-			if strings.Contains(low, n) {
+		for _, n := range socialNetworkBytes {
+			if bytes.Contains(low, n) {
 				networks++
 			}
 		}
 		return networks >= 2
 	}
 	return false
+}
+
+// noticeCueBytes and socialNetworkBytes are noticeCues and
+// socialNetworks as bytes, converted once.
+var noticeCueBytes, socialNetworkBytes = toBytes(noticeCues), toBytes(socialNetworks)
+
+func toBytes(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
 }
 
 var socialNetworks = []string{"facebook", "twitter", "instagram", "youtube", "linkedin", "tiktok", "pinterest"}
