@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Comment threads by their shape (issue 35, third round). Readers'
@@ -149,8 +151,8 @@ func (m *mainExtractor) threadMarks() {
 	m.dates = make([]int32, n+1)
 	m.replies = make([]int32, n+1)
 	m.authors = make([]int32, n+1)
-	// lowBuf holds the lower-cased text of a short ASCII text node: most
-	// are, and lowering them here spares a string per text node.
+	// lowBuf holds the lower-cased text of a short text node: lowering
+	// it here spares a string per text node.
 	var lowBuf [80]byte
 	for i := 0; i < n; i++ {
 		m.dates[i+1], m.replies[i+1], m.authors[i+1] = m.dates[i], m.replies[i], m.authors[i]
@@ -171,10 +173,7 @@ func (m *mainExtractor) threadMarks() {
 			if len(t) == 0 || len(t) > 80 {
 				continue
 			}
-			low, ok := appendLowerASCII(lowBuf[:0], t)
-			if !ok {
-				low = []byte(strings.ToLower(string(t)))
-			}
+			low := appendLower(lowBuf[:0], t)
 			if replyWords[string(low)] {
 				m.replies[i+1]++
 			}
@@ -313,19 +312,31 @@ func (m *mainExtractor) inThread(i int32) bool {
 	return false
 }
 
-// appendLowerASCII appends s lower-cased to dst and reports true when s is
-// all ASCII (where strings.ToLower changes A-Z only); otherwise it
-// reports false, and the caller lowers s with strings.ToLower.
-func appendLowerASCII[T string | []byte](dst []byte, s T) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
+// appendLower appends strings.ToLower(s) to dst without making the
+// string: A-Z byte by byte, and beyond ASCII rune by rune as
+// strings.Map does it (unicode.ToLower; U+FFFD for a byte that is not
+// UTF-8).
+func appendLower[T string | []byte](dst []byte, s T) []byte {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x80 {
-			return dst, false
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
 		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		var r rune
+		var size int
+		switch v := any(s).(type) {
+		case string:
+			r, size = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, size = utf8.DecodeRune(v[i:])
 		}
-		dst = append(dst, c)
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		i += size
 	}
-	return dst, true
+	return dst
 }

@@ -86,3 +86,24 @@ func TestMayHoldDateCorpus(t *testing.T) {
 	}
 	t.Logf("%d texts, %d dates", texts, matched)
 }
+
+// TestAppendLower: appendLower is strings.ToLower, invalid UTF-8 and
+// runes whose lower case has another length included.
+func TestAppendLower(t *testing.T) {
+	atoms := []string{"a", "Z", "Q", " ", "é", "É", "İ", "K", "Σ", "ẞ", "Ⅻ", "\xff", "\xc2", "\xa9", "\xe2\x82", "\xef\xbf\xbd", "Ǆ", "日本", "\x00"}
+	r := rand.New(rand.NewSource(3))
+	for range 100000 {
+		var b strings.Builder
+		for range r.Intn(12) {
+			b.WriteString(atoms[r.Intn(len(atoms))])
+		}
+		s := b.String()
+		want := strings.ToLower(s)
+		if got := string(appendLower(nil, s)); got != want {
+			t.Fatalf("appendLower(%q) = %q, want %q", s, got, want)
+		}
+		if got := string(appendLower([]byte("x"), []byte(s))); got != "x"+want {
+			t.Fatalf("appendLower(x, []byte(%q)) = %q, want %q", s, got, "x"+want)
+		}
+	}
+}

@@ -1391,20 +1391,14 @@ func hasNotice(text string) bool {
 
 // hasNotice is hasNotice(text) for drop, which asks it of a wrapper and
 // then of its only child, the same text: the last answer is kept, and
-// ASCII text (most) is lower-cased into a reused buffer.
+// the text is lower-cased into a reused buffer.
 func (m *mainExtractor) hasNotice(s span) bool {
 	lo, hi := m.x.textOff[s.lo], m.x.textOff[s.hi]
 	if m.noticeSet && lo == m.noticeLo && hi == m.noticeHi {
 		return m.notice
 	}
-	text := m.x.spanText(s)
-	low, ok := appendLowerASCII(m.lowBuf[:0], text)
-	if ok {
-		m.lowBuf = low
-		m.notice = noticeIn(low)
-	} else {
-		m.notice = hasNotice(text)
-	}
+	m.lowBuf = appendLower(m.lowBuf[:0], m.x.spanText(s))
+	m.notice = noticeIn(m.lowBuf)
 	m.noticeSet, m.noticeLo, m.noticeHi = true, lo, hi
 	return m.notice
 }

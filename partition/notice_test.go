@@ -36,8 +36,7 @@ func checkNotice(t *testing.T, text string) bool {
 	if got := hasNotice(text); got != want {
 		t.Errorf("hasNotice(%q) = %v, want %v", text, got, want)
 	}
-	low, ascii := appendLowerASCII(nil, text)
-	if ascii && noticeIn(low) != want {
+	if low := appendLower(nil, text); noticeIn(low) != want {
 		t.Errorf("noticeIn(%q) = %v, want %v", low, !want, want)
 	}
 	return want
