@@ -166,7 +166,7 @@ func inCommentThread(n *Node) bool {
 		if a.Kind != ElementNode {
 			continue
 		}
-		if hasCue(nameTokens(a.Attr("id"), a.Attr("class")), commentCues) || strings.Contains(a.Attr("itemtype"), "schema.org/Comment") {
+		if hasNameCue(commentCues, a.Attr("id"), a.Attr("class")) || strings.Contains(a.Attr("itemtype"), "schema.org/Comment") {
 			return true
 		}
 	}
