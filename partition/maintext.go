@@ -492,6 +492,14 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	top = m.gather(top)
 	parts := m.siblings(top)
 	var b bytes.Buffer
+	// The output is at most the parts' text, a title and line breaks:
+	// room for it up front spares the buffer's doubling (and copies) on
+	// long pages.
+	need := 64 + 2*len(parts)
+	for _, p := range parts {
+		need += int(x.textOff[x.end[p]] - x.textOff[p])
+	}
+	b.Grow(need)
 	hasTitle := false
 	for _, p := range parts {
 		if x.cumHeadings[x.end[p]]-x.cumHeadings[p] > 0 && m.hasH1(p) {
