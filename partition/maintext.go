@@ -185,19 +185,9 @@ func (m *mainExtractor) prefixes() {
 	m.lis = make([]int32, n+1)
 	pos, commas := 0, int32(0)
 	for i := 0; i <= n; i++ {
-		for end := int(x.textOff[i]); pos < end; pos++ {
-			switch x.text[pos] {
-			case ',':
-				commas++
-			case 0xEF: // '，' U+FF0C is EF BC 8C
-				if pos+2 < len(x.text) && x.text[pos+1] == 0xBC && x.text[pos+2] == 0x8C {
-					commas++
-				}
-			case 0xE3: // '、' U+3001 is E3 80 81
-				if pos+2 < len(x.text) && x.text[pos+1] == 0x80 && x.text[pos+2] == 0x81 {
-					commas++
-				}
-			}
+		if end := int(x.textOff[i]); pos < end {
+			commas += countCommas(x.text, pos, end)
+			pos = end
 		}
 		m.commas[i] = commas
 		if i < n {
@@ -208,6 +198,29 @@ func (m *mainExtractor) prefixes() {
 		}
 	}
 	m.threadMarks()
+}
+
+// countCommas counts the commas (, ， 、) that start in text[from:to],
+// looking at text beyond to for the rest of a wide comma. The searches
+// are bytes.Count and IndexByte rather than a switch per byte: prefixes
+// runs over the whole text of every page.
+func countCommas(text []byte, from, to int) int32 {
+	n := int32(bytes.Count(text[from:to], []byte{','}))
+	// '，' U+FF0C is EF BC 8C; '、' U+3001 is E3 80 81
+	for _, w := range [2][3]byte{{0xEF, 0xBC, 0x8C}, {0xE3, 0x80, 0x81}} {
+		for k := from; k < to; {
+			j := bytes.IndexByte(text[k:to], w[0])
+			if j < 0 {
+				break
+			}
+			p := k + j
+			if p+2 < len(text) && text[p+1] == w[1] && text[p+2] == w[2] {
+				n++
+			}
+			k = p + 1
+		}
+	}
+	return n
 }
 
 // pruneLabels records the boilerplate blocks of the block tree.
