@@ -1430,7 +1430,8 @@ func (m *mainExtractor) hasNotice(s span) bool {
 func noticeIn(low []byte) bool {
 	for i, c := range low {
 		for _, cue := range noticeCuesBy[c] {
-			if bytes.HasPrefix(low[i:], cue) {
+			// the second byte first: most candidates fail there
+			if len(low)-i >= len(cue) && (len(cue) < 2 || low[i+1] == cue[1]) && bytes.Equal(low[i:i+len(cue)], cue) {
 				return true
 			}
 		}
