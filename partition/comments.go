@@ -148,9 +148,9 @@ func reSpace(c byte) bool {
 func (m *mainExtractor) threadMarks() {
 	x := m.x
 	n := len(x.nodes)
-	m.dates = make([]int32, n+1)
-	m.replies = make([]int32, n+1)
-	m.authors = make([]int32, n+1)
+	m.dates = zeroed(&x.scratch.dates, n+1)
+	m.replies = zeroed(&x.scratch.replies, n+1)
+	m.authors = zeroed(&x.scratch.authors, n+1)
 	// lowBuf holds the lower-cased text of a short text node: lowering
 	// it here spares a string per text node.
 	var lowBuf [80]byte

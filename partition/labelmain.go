@@ -61,7 +61,7 @@ func relabelByMainText(res *Result, x *docIndex) {
 	m.marking = true
 	m.run(true, true)
 	// kept[i]: bytes of main text before node i.
-	kept := make([]int32, len(x.nodes)+1)
+	kept := zeroed(&x.scratch.kept, len(x.nodes)+1)
 	runes := 0
 	for _, mk := range m.marks {
 		i := mk.node

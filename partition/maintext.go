@@ -181,8 +181,8 @@ type mainExtractor struct {
 func (m *mainExtractor) prefixes() {
 	x := m.x
 	n := len(x.nodes)
-	m.commas = make([]int32, n+1)
-	m.lis = make([]int32, n+1)
+	m.commas = zeroed(&x.scratch.commas, n+1)
+	m.lis = zeroed(&x.scratch.lis, n+1)
 	pos, commas := 0, int32(0)
 	for i := 0; i <= n; i++ {
 		if end := int(x.textOff[i]); pos < end {
@@ -410,10 +410,10 @@ func (m *mainExtractor) parentIndex(i int32) (int32, bool) {
 func (m *mainExtractor) run(strict, useLabels bool) string {
 	x := m.x
 	n := len(x.nodes)
-	m.score = make([]float64, n)
-	m.scored = make([]bool, n)
-	m.bonus = make([]float64, n)
-	own := make([]int32, n)
+	m.score = zeroed(&x.scratch.score, n)
+	m.scored = zeroed(&x.scratch.scored, n)
+	m.bonus = zeroed(&x.scratch.bonus, n)
+	own := zeroed(&x.scratch.own, n)
 	var segs []segment
 	for i := int32(0); i < int32(n); i++ {
 		nd := x.nodes[i]
@@ -476,7 +476,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		}
 		m.vote(p, ok, sc)
 	}
-	m.para = make([]int32, n+1)
+	m.para = zeroed(&x.scratch.para, n+1)
 	for i := 0; i < n; i++ {
 		m.para[i+1] = m.para[i] + own[i]
 	}
