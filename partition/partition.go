@@ -53,7 +53,8 @@ func (pp *Partitioner) partition(doc []byte, opts Options, guide *spanGuide) *Re
 	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
 	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, keys: &leafKeyCache{}}
 	res.Charset = resolveCharset(doc, opts.Charset, opts.ContentType)
-	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth, guide: guide}
+	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth, guide: guide,
+		regions: pp.regions}
 	res.facts = p.facts
 	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)
 	frontier := res.Blocks
@@ -63,6 +64,7 @@ func (pp *Partitioner) partition(doc []byte, opts Options, guide *spanGuide) *Re
 			prior = nil
 		}
 		res.plan = p.adaptive(res.Blocks, nodes, root, prior)
+		pp.regions = p.regions // no Result keeps them: the next page reuses the memory
 		frontier = nil
 	}
 	for lv := 2; lv <= level && len(frontier) > 0; lv++ {
