@@ -59,6 +59,8 @@ func relabelByMainText(res *Result, x *docIndex) {
 	m.prefixes()
 	m.pruneLabels()
 	m.marking = true
+	m.marks = x.scratch.marks[:0]
+	defer func() { x.scratch.marks = m.marks[:0] }()
 	m.run(true, true)
 	// kept[i]: bytes of main text before node i.
 	kept := zeroed(&x.scratch.kept, len(x.nodes)+1)

@@ -129,6 +129,7 @@ type mainScratch struct {
 	score, bonus                                          []float64
 	scored                                                []bool
 	own, para, commas, lis, dates, replies, authors, kept []int32
+	marks                                                 []textMark
 }
 
 // zeroed returns *s resized to n zero elements, reusing its memory when
