@@ -1354,7 +1354,7 @@ func (m *mainExtractor) tagLine(i int32) bool {
 			}
 			k = x.end[k] - 1
 		case nd.Kind == TextNode:
-			t := string(x.text[x.textOff[k]:x.textOff[k+1]])
+			t := x.textStr[x.textOff[k]:x.textOff[k+1]]
 			if links == 0 {
 				if label += utf8.RuneCountInString(t); label > 40 {
 					return false
@@ -1387,8 +1387,29 @@ func relTag(rel string) bool {
 // marked robots-nocontent (the convention that keeps it out of search
 // indexes: "This slideshow requires JavaScript") counts the same.
 func printOnly(n *Node) bool {
+	// Every such token holds "print" or is "robots-nocontent", within
+	// the class or the id: for ASCII names (where lower-casing is
+	// ASCII's) a search in any case rules most out without building the
+	// lower-case name and its fields.
+	if class, id := n.Attr("class"), n.Attr("id"); isASCII(class) && isASCII(id) &&
+		!hasFoldASCII(class, "print") && !hasFoldASCII(id, "print") &&
+		!hasFoldASCII(class, "robots-nocontent") && !hasFoldASCII(id, "robots-nocontent") {
+		return false
+	}
 	for _, tok := range strings.Fields(nameOf(n)) {
 		if strings.HasPrefix(tok, "print-") || strings.HasPrefix(tok, "print_") || tok == "printonly" || strings.HasPrefix(tok, "visible-print") || tok == "robots-nocontent" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFoldASCII reports whether ASCII s holds w, a lower-case ASCII
+// word starting with a letter, in any case: EqualFold runs only where
+// the first letter matches.
+func hasFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
 			return true
 		}
 	}
