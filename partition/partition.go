@@ -252,14 +252,23 @@ func childDepth(n *Node) int16 {
 func (p *partitioner) segments(n *Node) []*Node {
 	var segs, run, pending []*Node
 	brs := 0
+	// There are at most as many segments as children: room for them at
+	// the first spares growing the slice one append at a time.
+	grow := func() {
+		if segs == nil {
+			segs = make([]*Node, 0, len(n.Children))
+		}
+	}
 	flush := func() {
 		switch len(run) {
 		case 0:
 		case 1:
+			grow()
 			segs = append(segs, run[0])
 		default:
 			fr := &Node{Kind: FragmentNode, Parent: n, Children: run, Start: run[0].Start,
 				End: run[len(run)-1].End, id: -1, depth: childDepth(n)}
+			grow()
 			segs = append(segs, fr)
 		}
 		run, pending, brs = nil, nil, 0
@@ -277,6 +286,7 @@ func (p *partitioner) segments(n *Node) []*Node {
 		case c.Kind == ElementNode && f.block && !p.styles.elemStyle(c).Hidden:
 			flush()
 			if f.valid {
+				grow()
 				segs = append(segs, c)
 			}
 		case f.valid && (c.Kind == TextNode || c.Kind == ElementNode):
