@@ -63,8 +63,8 @@ func isLandmark(n *Node) bool {
 }
 
 // computeRegionFacts fills regionFacts bottom-up (reverse pre-order).
-func computeRegionFacts(nodes []*Node, fs []facts) []regionFacts {
-	rf := make([]regionFacts, len(nodes))
+func computeRegionFacts(nodes []*Node, fs []facts, spare []regionFacts) []regionFacts {
+	rf := zeroed(&spare, len(nodes))
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
 		r := &rf[i]
@@ -404,7 +404,7 @@ func (p *partitioner) landmarkKids(kids []*Node) int {
 // hold several landmark regions), else choosing afresh. It returns the
 // plan used.
 func (p *partitioner) adaptive(blocks []*Block, nodes []*Node, root *Node, prior *Result) map[string]bool {
-	p.regions = computeRegionFacts(nodes, p.facts)
+	p.regions = computeRegionFacts(nodes, p.facts, p.regions)
 	pageText := int(p.facts[root.id].text)
 	if prior != nil && prior.plan != nil {
 		plan := map[string]bool{}

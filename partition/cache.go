@@ -51,9 +51,10 @@ type Partitioner struct {
 	styleClasses []string // backing of styleKeys' class lists
 	styleNone    []bool
 	styleShare   []styleShare
-	tree         treeBuilder // scratch of the tree builder
-	index        *docIndex   // tables of the last text index
-	topic        *topicer    // tables of the last topicer
+	tree         treeBuilder   // scratch of the tree builder
+	index        *docIndex     // tables of the last text index
+	topic        *topicer      // tables of the last topicer
+	regions      []regionFacts // scratch of the adaptive partition
 }
 
 // NewPartitioner returns a Partitioner with empty caches.
@@ -165,13 +166,13 @@ func (p *Partitioner) Partition(doc []byte, opts Options) (res *Result, err erro
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("partition document of %d bytes: internal error: %v", len(doc), r)
 			// The scratch tables may be half-filled: start afresh.
-			p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic = nil, nil, nil, nil, nil, nil
+			p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic, p.regions = nil, nil, nil, nil, nil, nil, nil
 			p.tree = treeBuilder{}
 		}
 	}()
 	res = p.partition(doc, opts, nil)
 	if len(doc) > maxScratchDoc {
-		p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic = nil, nil, nil, nil, nil, nil
+		p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic, p.regions = nil, nil, nil, nil, nil, nil, nil
 		p.tree = treeBuilder{}
 	}
 	return res, nil

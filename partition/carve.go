@@ -192,9 +192,36 @@ func consentToken(tok string) bool {
 	}
 	// "cookiebanner", "cookienotice", "cookieconsent", "gdprbox": a
 	// consent word run together with another.
-	return consentWords[string(low)] || bytes.HasPrefix(low, []byte("cookie")) ||
+	return consentWord(low) || bytes.HasPrefix(low, []byte("cookie")) ||
 		bytes.Contains(low, []byte("consent")) || bytes.HasPrefix(low, []byte("gdpr"))
 }
+
+// consentWord is consentWords[string(low)] for a lower-case token of at
+// most 32 bytes. Nearly every class and id token of a page asks it, and
+// nearly all fail the length and first letter test, far cheaper than
+// hashing the token.
+func consentWord(low []byte) bool {
+	if c := low[0]; 'a' <= c && c <= 'z' && consentFirst[len(low)]&(1<<(c-'a')) == 0 {
+		return false
+	}
+	return consentWords[string(low)]
+}
+
+// consentFirst[n] has bit c-'a' set when a consent word of n bytes
+// begins with letter c (all bits when one begins otherwise).
+var consentFirst = func() (t [33]uint32) {
+	for w := range consentWords {
+		if len(w) > 32 {
+			continue // longer than any token consentToken asks about
+		}
+		if c := w[0]; 'a' <= c && c <= 'z' {
+			t[len(w)] |= 1 << (c - 'a')
+		} else {
+			t[len(w)] = ^uint32(0)
+		}
+	}
+	return t
+}()
 
 // consentName reports a cookie or consent banner by its id or class.
 func consentName(id, class string) bool {

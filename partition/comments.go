@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Comment threads by their shape (issue 35, third round). Readers'
@@ -35,9 +37,109 @@ var commentHeading = regexp.MustCompile(`^(\d+|one|no)\s+(comments?|responses?|r
 // dateText matches a date or an age written out ("May 3, 2026",
 // "3. Mai 2026", "2026-05-03", "03.05.2026", "2 days ago").
 var dateText = regexp.MustCompile(`\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|` +
-	`\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez|janv|févr|avr|juil|déc)[a-zéû]*\.?\s+\d{1,2}\b|` +
-	`\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez|janv|févr|avr|juil|déc)|` +
+	`\b(` + strings.Join(dateMonths, "|") + `)[a-zéû]*\.?\s+\d{1,2}\b|` +
+	`\b\d{1,2}\.?\s+(` + strings.Join(dateMonths, "|") + `)|` +
 	`\b\d+\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\s+ago\b`)
+
+// dateMonths are the month names dateText knows.
+var dateMonths = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "mär", "mai", "okt", "dez", "janv", "févr", "avr", "juil", "déc"}
+
+// mayHoldDate is a necessary condition for dateText to match low, far
+// cheaper than the regexp: most short texts holding a digit (counts,
+// prices, versions, addresses) fail it. Each branch of dateText needs
+// one of: at the start of a word, four digits, '-', one or two digits,
+// '-' and a digit; at the start of a word, one or two digits, '.' or
+// '/', one or two digits, '.' or '/' and two digits; or a digit beside
+// whitespace (\s: \t \n \f \r space; perhaps a dot between) together
+// with a month name at the start of a word, or "ago" after whitespace.
+func mayHoldDate(low []byte) bool {
+	spaced := false
+	for a, c := range low {
+		if !isDigit(c) {
+			continue
+		}
+		if a > 0 && reSpace(low[a-1]) || a+1 < len(low) && reSpace(low[a+1]) || a+2 < len(low) && low[a+1] == '.' && reSpace(low[a+2]) {
+			spaced = true
+		}
+		if a > 0 && reWord(low[a-1]) {
+			continue // not the start of a word: \b fails
+		}
+		r := digitRun(low, a)
+		k := a + r
+		if k+1 >= len(low) {
+			continue
+		}
+		switch sep := low[k]; {
+		case r == 4 && sep == '-':
+			r2 := digitRun(low, k+1)
+			k2 := k + 1 + r2
+			if 1 <= r2 && r2 <= 2 && k2+1 < len(low) && low[k2] == '-' && isDigit(low[k2+1]) {
+				return true
+			}
+		case r <= 2 && (sep == '.' || sep == '/'):
+			r2 := digitRun(low, k+1)
+			k2 := k + 1 + r2
+			if 1 <= r2 && r2 <= 2 && k2+1 < len(low) && (low[k2] == '.' || low[k2] == '/') && digitRun(low, k2+1) >= 2 {
+				return true
+			}
+		}
+	}
+	if !spaced {
+		return false
+	}
+	for _, mo := range dateMonths {
+		if wordStartAt(low, mo) {
+			return true
+		}
+	}
+	for k := 0; ; {
+		j := bytes.Index(low[k:], []byte("ago"))
+		if j < 0 {
+			return false
+		}
+		if k+j > 0 && reSpace(low[k+j-1]) {
+			return true
+		}
+		k += j + 1
+	}
+}
+
+// digitRun counts the digits of b from i.
+func digitRun(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && isDigit(b[i+n]) {
+		n++
+	}
+	return n
+}
+
+// wordStartAt reports whether w occurs in low at the start of a word:
+// at the start of low or after a byte that is not a regexp word
+// character (\w: [0-9A-Za-z_]), as \b before a letter requires.
+func wordStartAt(low []byte, w string) bool {
+	for k := 0; ; {
+		j := bytes.Index(low[k:], []byte(w))
+		if j < 0 {
+			return false
+		}
+		if k+j == 0 || !reWord(low[k+j-1]) {
+			return true
+		}
+		k += j + 1
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// reWord reports whether c is in the regexp class \w.
+func reWord(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+// reSpace reports whether c is in the regexp class \s.
+func reSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
 
 // threadMarks fills the prefix sums of the marks of thread entries over
 // pre-order: dates (a <time> element or a short text holding a date),
@@ -46,9 +148,12 @@ var dateText = regexp.MustCompile(`\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2
 func (m *mainExtractor) threadMarks() {
 	x := m.x
 	n := len(x.nodes)
-	m.dates = make([]int32, n+1)
-	m.replies = make([]int32, n+1)
-	m.authors = make([]int32, n+1)
+	m.dates = zeroed(&x.scratch.dates, n+1)
+	m.replies = zeroed(&x.scratch.replies, n+1)
+	m.authors = zeroed(&x.scratch.authors, n+1)
+	// lowBuf holds the lower-cased text of a short text node: lowering
+	// it here spares a string per text node.
+	var lowBuf [80]byte
 	for i := 0; i < n; i++ {
 		m.dates[i+1], m.replies[i+1], m.authors[i+1] = m.dates[i], m.replies[i], m.authors[i]
 		if x.hidden[i] {
@@ -68,14 +173,14 @@ func (m *mainExtractor) threadMarks() {
 			if len(t) == 0 || len(t) > 80 {
 				continue
 			}
-			low := strings.ToLower(string(t))
-			if replyWords[low] {
+			low := appendLower(lowBuf[:0], t)
+			if replyWords[string(low)] {
 				m.replies[i+1]++
 			}
-			if strings.HasSuffix(low, " says:") || strings.HasSuffix(low, " said:") || strings.HasSuffix(low, " wrote:") {
+			if bytes.HasSuffix(low, []byte(" says:")) || bytes.HasSuffix(low, []byte(" said:")) || bytes.HasSuffix(low, []byte(" wrote:")) {
 				m.authors[i+1]++
 			}
-			if bytes.ContainsAny(t, "0123456789") && dateText.MatchString(low) {
+			if bytes.ContainsAny(t, "0123456789") && mayHoldDate(low) && dateText.Match(low) {
 				m.dates[i+1]++
 			}
 		}
@@ -205,4 +310,33 @@ func (m *mainExtractor) inThread(i int32) bool {
 		}
 	}
 	return false
+}
+
+// appendLower appends strings.ToLower(s) to dst without making the
+// string: A-Z byte by byte, and beyond ASCII rune by rune as
+// strings.Map does it (unicode.ToLower; U+FFFD for a byte that is not
+// UTF-8).
+func appendLower[T string | []byte](dst []byte, s T) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		var r rune
+		var size int
+		switch v := any(s).(type) {
+		case string:
+			r, size = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, size = utf8.DecodeRune(v[i:])
+		}
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		i += size
+	}
+	return dst
 }

@@ -34,6 +34,33 @@ func nameTokens(vals ...string) []string {
 	return out
 }
 
+// hasNameCue is hasCue(nameTokens(id, class), set) without making the
+// tokens when id and class are ASCII (nearly always): for ASCII,
+// eachNameToken splits as nameTokens does, and each token is lowered in
+// a buffer on the stack. Ancestor walks (inPageFooter, inCommentThread)
+// ask it of every element above every block.
+func hasNameCue(set cueSet, id, class string) bool {
+	if !isASCII(id) || !isASCII(class) {
+		return hasCue(nameTokens(id, class), set)
+	}
+	var buf [64]byte
+	return eachNameToken(func(tok string) bool {
+		if len(tok) > len(buf) {
+			return set[strings.ToLower(tok)]
+		}
+		return set[string(appendLower(buf[:0], tok))]
+	}, id, class)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 type cueSet map[string]bool
 
 func cues(words string) cueSet {
@@ -640,7 +667,7 @@ func inPageFooter(x *docIndex, n *Node) bool {
 		case a.Tag == "footer" || role == "contentinfo":
 			return !inSectioning(a.Parent)
 		}
-		if tok := nameTokens(a.Attr("id"), a.Attr("class")); hasCue(tok, pageFooterCues) && !hasCue(tok, entryCues) && !inSectioning(a.Parent) {
+		if id, class := a.Attr("id"), a.Attr("class"); hasNameCue(pageFooterCues, id, class) && !hasNameCue(entryCues, id, class) && !inSectioning(a.Parent) {
 			if s, ok := x.nodeSpan(a); ok && total > 0 && float64(x.textOff[s.hi]-x.textOff[s.lo]) <= maxFooterShare*float64(total) {
 				return true
 			}

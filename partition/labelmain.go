@@ -59,9 +59,11 @@ func relabelByMainText(res *Result, x *docIndex) {
 	m.prefixes()
 	m.pruneLabels()
 	m.marking = true
+	m.marks = x.scratch.marks[:0]
+	defer func() { x.scratch.marks = m.marks[:0] }()
 	m.run(true, true)
 	// kept[i]: bytes of main text before node i.
-	kept := make([]int32, len(x.nodes)+1)
+	kept := zeroed(&x.scratch.kept, len(x.nodes)+1)
 	runes := 0
 	for _, mk := range m.marks {
 		i := mk.node
@@ -166,7 +168,7 @@ func inCommentThread(n *Node) bool {
 		if a.Kind != ElementNode {
 			continue
 		}
-		if hasCue(nameTokens(a.Attr("id"), a.Attr("class")), commentCues) || strings.Contains(a.Attr("itemtype"), "schema.org/Comment") {
+		if hasNameCue(commentCues, a.Attr("id"), a.Attr("class")) || strings.Contains(a.Attr("itemtype"), "schema.org/Comment") {
 			return true
 		}
 	}

@@ -168,6 +168,12 @@ type mainExtractor struct {
 	// answers (comments.go).
 	dates, replies, authors []int32
 	thread                  []int8
+	// lowBuf is scratch for lower-casing; noticeLo and noticeHi are the
+	// text range of hasNotice's last answer, notice (when noticeSet).
+	lowBuf             []byte
+	weights            map[[2]string]float64 // classWeight by class and id
+	noticeLo, noticeHi int32
+	noticeSet, notice  bool
 }
 
 // prefixes fills the comma and list-item prefix sums in one pass, so the
@@ -175,23 +181,13 @@ type mainExtractor struct {
 func (m *mainExtractor) prefixes() {
 	x := m.x
 	n := len(x.nodes)
-	m.commas = make([]int32, n+1)
-	m.lis = make([]int32, n+1)
+	m.commas = zeroed(&x.scratch.commas, n+1)
+	m.lis = zeroed(&x.scratch.lis, n+1)
 	pos, commas := 0, int32(0)
 	for i := 0; i <= n; i++ {
-		for end := int(x.textOff[i]); pos < end; pos++ {
-			switch x.text[pos] {
-			case ',':
-				commas++
-			case 0xEF: // '，' U+FF0C is EF BC 8C
-				if pos+2 < len(x.text) && x.text[pos+1] == 0xBC && x.text[pos+2] == 0x8C {
-					commas++
-				}
-			case 0xE3: // '、' U+3001 is E3 80 81
-				if pos+2 < len(x.text) && x.text[pos+1] == 0x80 && x.text[pos+2] == 0x81 {
-					commas++
-				}
-			}
+		if end := int(x.textOff[i]); pos < end {
+			commas += countCommas(x.text, pos, end)
+			pos = end
 		}
 		m.commas[i] = commas
 		if i < n {
@@ -202,6 +198,29 @@ func (m *mainExtractor) prefixes() {
 		}
 	}
 	m.threadMarks()
+}
+
+// countCommas counts the commas (, ， 、) that start in text[from:to],
+// looking at text beyond to for the rest of a wide comma. The searches
+// are bytes.Count and IndexByte rather than a switch per byte: prefixes
+// runs over the whole text of every page.
+func countCommas(text []byte, from, to int) int32 {
+	n := int32(bytes.Count(text[from:to], []byte{','}))
+	// '，' U+FF0C is EF BC 8C; '、' U+3001 is E3 80 81
+	for _, w := range [2][3]byte{{0xEF, 0xBC, 0x8C}, {0xE3, 0x80, 0x81}} {
+		for k := from; k < to; {
+			j := bytes.IndexByte(text[k:to], w[0])
+			if j < 0 {
+				break
+			}
+			p := k + j
+			if p+2 < len(text) && text[p+1] == w[1] && text[p+2] == w[2] {
+				n++
+			}
+			k = p + 1
+		}
+	}
+	return n
 }
 
 // pruneLabels records the boilerplate blocks of the block tree.
@@ -308,6 +327,26 @@ func classWeight(n *Node) float64 {
 	return w
 }
 
+// classWeight is classWeight(n) remembered by n's class and id, all it
+// reads: a page repeats its names (one per item, card or row), and
+// scoring and pruning ask for the same node.
+func (m *mainExtractor) classWeight(n *Node) float64 {
+	class, id := n.Attr("class"), n.Attr("id")
+	if class == "" && id == "" {
+		return 0
+	}
+	k := [2]string{class, id}
+	if w, ok := m.weights[k]; ok {
+		return w
+	}
+	w := classWeight(n)
+	if m.weights == nil {
+		m.weights = make(map[[2]string]float64)
+	}
+	m.weights[k] = w
+	return w
+}
+
 func tagBase(tag string) float64 {
 	switch tag {
 	case "div", "article", "main", "section":
@@ -350,7 +389,7 @@ func (m *mainExtractor) ownText(i int32) (runes, commas int) {
 func (m *mainExtractor) initNode(i int32, tag string) {
 	if !m.scored[i] {
 		m.scored[i] = true
-		w := classWeight(m.x.nodes[i])
+		w := m.classWeight(m.x.nodes[i])
 		if w > 0 {
 			m.bonus[i], w = w, 0
 		}
@@ -371,10 +410,10 @@ func (m *mainExtractor) parentIndex(i int32) (int32, bool) {
 func (m *mainExtractor) run(strict, useLabels bool) string {
 	x := m.x
 	n := len(x.nodes)
-	m.score = make([]float64, n)
-	m.scored = make([]bool, n)
-	m.bonus = make([]float64, n)
-	own := make([]int32, n)
+	m.score = zeroed(&x.scratch.score, n)
+	m.scored = zeroed(&x.scratch.scored, n)
+	m.bonus = zeroed(&x.scratch.bonus, n)
+	own := zeroed(&x.scratch.own, n)
 	var segs []segment
 	for i := int32(0); i < int32(n); i++ {
 		nd := x.nodes[i]
@@ -437,7 +476,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		}
 		m.vote(p, ok, sc)
 	}
-	m.para = make([]int32, n+1)
+	m.para = zeroed(&x.scratch.para, n+1)
 	for i := 0; i < n; i++ {
 		m.para[i+1] = m.para[i] + own[i]
 	}
@@ -466,6 +505,14 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	top = m.gather(top)
 	parts := m.siblings(top)
 	var b bytes.Buffer
+	// The output is at most the parts' text, a title and line breaks:
+	// room for it up front spares the buffer's doubling (and copies) on
+	// long pages.
+	need := 64 + 2*len(parts)
+	for _, p := range parts {
+		need += int(x.textOff[x.end[p]] - x.textOff[p])
+	}
+	b.Grow(need)
 	hasTitle := false
 	for _, p := range parts {
 		if x.cumHeadings[x.end[p]]-x.cumHeadings[p] > 0 && m.hasH1(p) {
@@ -942,7 +989,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	}
 	s := span{i, x.end[i]}
-	w := classWeight(nd)
+	w := m.classWeight(nd)
 	switch nd.Tag {
 	case "article":
 		// An <article> inside the content is a post of its own: one of
@@ -1004,7 +1051,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	if m.outsideCore(i) && (m.teaserList(i) || m.teaserRun(i)) {
 		return true
 	}
-	if l := m.runes(s); l < 300 && hasNotice(x.spanText(s)) || l < 100 && isByline(x.spanText(s)) {
+	if l := m.runes(s); l < 300 && m.hasNotice(s) || l < 100 && isByline(x.spanText(s)) {
 		return true
 	}
 	// A list scores because its items are paragraphs: its tag base
@@ -1307,7 +1354,7 @@ func (m *mainExtractor) tagLine(i int32) bool {
 			}
 			k = x.end[k] - 1
 		case nd.Kind == TextNode:
-			t := string(x.text[x.textOff[k]:x.textOff[k+1]])
+			t := x.textStr[x.textOff[k]:x.textOff[k+1]]
 			if links == 0 {
 				if label += utf8.RuneCountInString(t); label > 40 {
 					return false
@@ -1340,8 +1387,29 @@ func relTag(rel string) bool {
 // marked robots-nocontent (the convention that keeps it out of search
 // indexes: "This slideshow requires JavaScript") counts the same.
 func printOnly(n *Node) bool {
+	// Every such token holds "print" or is "robots-nocontent", within
+	// the class or the id: for ASCII names (where lower-casing is
+	// ASCII's) a search in any case rules most out without building the
+	// lower-case name and its fields.
+	if class, id := n.Attr("class"), n.Attr("id"); isASCII(class) && isASCII(id) &&
+		!hasFoldASCII(class, "print") && !hasFoldASCII(id, "print") &&
+		!hasFoldASCII(class, "robots-nocontent") && !hasFoldASCII(id, "robots-nocontent") {
+		return false
+	}
 	for _, tok := range strings.Fields(nameOf(n)) {
 		if strings.HasPrefix(tok, "print-") || strings.HasPrefix(tok, "print_") || tok == "printonly" || strings.HasPrefix(tok, "visible-print") || tok == "robots-nocontent" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFoldASCII reports whether ASCII s holds w, a lower-case ASCII
+// word starting with a letter, in any case: EqualFold runs only where
+// the first letter matches.
+func hasFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
 			return true
 		}
 	}
@@ -1360,23 +1428,66 @@ var noticeCues = []string{"©", "all rights reserved", "subject to copyright", "
 	"follow us on", "follow him on", "follow her on", "follow me on", "may be reached at", "can be reached at"}
 
 func hasNotice(text string) bool {
-	low := strings.ToLower(text)
-	for _, c := range noticeCues {
-		if strings.Contains(low, c) {
-			return true
+	return noticeIn([]byte(strings.ToLower(text)))
+}
+
+// hasNotice is hasNotice(text) for drop, which asks it of a wrapper and
+// then of its only child, the same text: the last answer is kept, and
+// the text is lower-cased into a reused buffer.
+func (m *mainExtractor) hasNotice(s span) bool {
+	lo, hi := m.x.textOff[s.lo], m.x.textOff[s.hi]
+	if m.noticeSet && lo == m.noticeLo && hi == m.noticeHi {
+		return m.notice
+	}
+	m.lowBuf = appendLower(m.lowBuf[:0], m.x.spanText(s))
+	m.notice = noticeIn(m.lowBuf)
+	m.noticeSet, m.noticeLo, m.noticeHi = true, lo, hi
+	return m.notice
+}
+
+// noticeIn is hasNotice of lower-cased text. It looks for every cue in
+// one pass, by first byte: drop asks it of most elements, and a search
+// per cue cost more than the rest of drop.
+func noticeIn(low []byte) bool {
+	for i, c := range low {
+		for _, cue := range noticeCuesBy[c] {
+			// the second byte first: most candidates fail there
+			if len(low)-i >= len(cue) && (len(cue) < 2 || low[i+1] == cue[1]) && bytes.Equal(low[i:i+len(cue)], cue) {
+				return true
+			}
 		}
 	}
 	// "Follow <the site> on Instagram, Facebook, Twitter and YouTube"
-	if strings.HasPrefix(low, "follow ") {
+	if bytes.HasPrefix(low, []byte("follow ")) {
 		networks := 0
-		for _, n := range socialNetworks {
-			if strings.Contains(low, n) {
+		for _, n := range socialNetworkBytes {
+			if bytes.Contains(low, n) {
 				networks++
 			}
 		}
 		return networks >= 2
 	}
 	return false
+}
+
+// noticeCuesBy holds noticeCues by their first byte; socialNetworkBytes
+// is socialNetworks as bytes, converted once.
+var noticeCuesBy, socialNetworkBytes = byFirstByte(noticeCues), toBytes(socialNetworks)
+
+func byFirstByte(ss []string) *[256][][]byte {
+	var t [256][][]byte
+	for _, s := range ss {
+		t[s[0]] = append(t[s[0]], []byte(s))
+	}
+	return &t
+}
+
+func toBytes(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
 }
 
 var socialNetworks = []string{"facebook", "twitter", "instagram", "youtube", "linkedin", "tiktok", "pinterest"}

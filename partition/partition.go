@@ -53,7 +53,8 @@ func (pp *Partitioner) partition(doc []byte, opts Options, guide *spanGuide) *Re
 	styles := pp.computeStyles(nodes, pp.styleSheets(doc, nodes, opts.StyleSheets))
 	res := &Result{Doc: doc, Root: root, styles: styles, nodes: nodes, keys: &leafKeyCache{}}
 	res.Charset = resolveCharset(doc, opts.Charset, opts.ContentType)
-	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth, guide: guide}
+	p := &partitioner{doc: doc, styles: &res.styles, facts: computeFacts(doc, nodes, &res.styles), maxDepth: opts.MaxDepth, guide: guide,
+		regions: pp.regions}
 	res.facts = p.facts
 	res.Blocks = p.newBlocks(nil, withHead(root, p.extractBlock(root)), 1)
 	frontier := res.Blocks
@@ -63,6 +64,7 @@ func (pp *Partitioner) partition(doc []byte, opts Options, guide *spanGuide) *Re
 			prior = nil
 		}
 		res.plan = p.adaptive(res.Blocks, nodes, root, prior)
+		pp.regions = p.regions // no Result keeps them: the next page reuses the memory
 		frontier = nil
 	}
 	for lv := 2; lv <= level && len(frontier) > 0; lv++ {
@@ -250,14 +252,23 @@ func childDepth(n *Node) int16 {
 func (p *partitioner) segments(n *Node) []*Node {
 	var segs, run, pending []*Node
 	brs := 0
+	// There are at most as many segments as children: room for them at
+	// the first spares growing the slice one append at a time.
+	grow := func() {
+		if segs == nil {
+			segs = make([]*Node, 0, len(n.Children))
+		}
+	}
 	flush := func() {
 		switch len(run) {
 		case 0:
 		case 1:
+			grow()
 			segs = append(segs, run[0])
 		default:
 			fr := &Node{Kind: FragmentNode, Parent: n, Children: run, Start: run[0].Start,
 				End: run[len(run)-1].End, id: -1, depth: childDepth(n)}
+			grow()
 			segs = append(segs, fr)
 		}
 		run, pending, brs = nil, nil, 0
@@ -275,6 +286,7 @@ func (p *partitioner) segments(n *Node) []*Node {
 		case c.Kind == ElementNode && f.block && !p.styles.elemStyle(c).Hidden:
 			flush()
 			if f.valid {
+				grow()
 				segs = append(segs, c)
 			}
 		case f.valid && (c.Kind == TextNode || c.Kind == ElementNode):

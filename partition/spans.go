@@ -36,7 +36,7 @@ func (p *Partitioner) PartitionSpans(doc []byte, spans [][2]int, opts Options) (
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("partition document of %d bytes by spans: internal error: %v", len(doc), r)
-			p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic = nil, nil, nil, nil, nil, nil
+			p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic, p.regions = nil, nil, nil, nil, nil, nil, nil
 			p.tree = treeBuilder{}
 		}
 	}()
@@ -58,7 +58,7 @@ func (p *Partitioner) PartitionSpans(doc []byte, spans [][2]int, opts Options) (
 	res.Layout = newLayout(doc, res.Leaves)
 	p.index, p.topic = annotate(res, opts, &p.stems, p.index, p.topic)
 	if len(doc) > maxScratchDoc {
-		p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic = nil, nil, nil, nil, nil, nil
+		p.styleKeys, p.styleClasses, p.styleNone, p.styleShare, p.index, p.topic, p.regions = nil, nil, nil, nil, nil, nil, nil
 		p.tree = treeBuilder{}
 	}
 	return res, nil

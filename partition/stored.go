@@ -57,7 +57,7 @@ func (pp *Partitioner) PartitionStored(doc []byte, spans [][2]int, opts Options)
 		defer func() {
 			if r := recover(); r != nil {
 				res, err = nil, fmt.Errorf("partition document of %d bytes: internal error: %v", len(doc), r)
-				pp.styleKeys, pp.styleClasses, pp.styleNone, pp.styleShare, pp.index, pp.topic = nil, nil, nil, nil, nil, nil
+				pp.styleKeys, pp.styleClasses, pp.styleNone, pp.styleShare, pp.index, pp.topic, pp.regions = nil, nil, nil, nil, nil, nil, nil
 				pp.tree = treeBuilder{}
 			}
 		}()
@@ -68,7 +68,7 @@ func (pp *Partitioner) PartitionStored(doc []byte, spans [][2]int, opts Options)
 	}
 	if SameSpans(res.Leaves, spans) {
 		if len(doc) > maxScratchDoc {
-			pp.styleKeys, pp.styleClasses, pp.styleNone, pp.styleShare, pp.index, pp.topic = nil, nil, nil, nil, nil, nil
+			pp.styleKeys, pp.styleClasses, pp.styleNone, pp.styleShare, pp.index, pp.topic, pp.regions = nil, nil, nil, nil, nil, nil, nil
 			pp.tree = treeBuilder{}
 		}
 		return res, StoredCut, nil

@@ -118,6 +118,31 @@ type docIndex struct {
 
 	dec  Decoder // of the document's charset
 	lang string  // page language, see detectLanguage
+
+	// scratch is the main-text extractor's per-node tables, kept with
+	// the index's so that the next page reuses their memory.
+	scratch mainScratch
+}
+
+// mainScratch holds the memory of a mainExtractor's per-node tables.
+type mainScratch struct {
+	score, bonus                                          []float64
+	scored                                                []bool
+	own, para, commas, lis, dates, replies, authors, kept []int32
+	marks                                                 []textMark
+}
+
+// zeroed returns *s resized to n zero elements, reusing its memory when
+// it has room (make's result, without the allocation), and keeps it in
+// *s for the next call.
+func zeroed[T any](s *[]T, n int) []T {
+	if cap(*s) >= n {
+		*s = (*s)[:n]
+		clear(*s)
+	} else {
+		*s = make([]T, n)
+	}
+	return *s
 }
 
 // decodeString converts raw bytes of the document to valid UTF-8 and
@@ -374,7 +399,7 @@ func buildIndexReusing(spare *docIndex, res *Result, opts Options) *docIndex {
 	if spare == nil {
 		spare = &docIndex{}
 	}
-	x := &docIndex{doc: res.Doc}
+	x := &docIndex{doc: res.Doc, scratch: spare.scratch}
 	x.dec = NewDecoder(res.Charset)
 	if res.Root == nil {
 		x.textOff = []int32{0}
@@ -502,7 +527,7 @@ func reuseSlice[T any](s []T, n int) []T {
 // pointers, so they keep no page alive); x must not be used afterwards.
 func (x *docIndex) spare() *docIndex {
 	clear(x.nodes)
-	s := &docIndex{nodes: x.nodes, end: x.end, hidden: x.hidden, textOff: x.textOff, text: x.text}
+	s := &docIndex{nodes: x.nodes, end: x.end, hidden: x.hidden, textOff: x.textOff, text: x.text, scratch: x.scratch}
 	for i, c := range x.cumTables() {
 		*s.cumTables()[i] = *c
 	}
