@@ -2,10 +2,12 @@ package dedupe
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -54,7 +56,13 @@ import (
 // measured again at the end, the first tenth's archive (a copy) and the
 // last one's alternated three times, the median p99 of each taken: one
 // sample minutes apart measured the machine's load as much as the
-// archive.
+// archive. The collection's first tenth is one site's early crawls and
+// its last every site's, so the first-against-last figures weigh the mix
+// of sites too; two compare like with like: restores of the first
+// tenth's responses against the latest responses of the same URLs
+// (samePagesCold, x-growth-*-same-pages*), and each site's ingest CPU
+// per GB in the first tenth of its own crawls against the last
+// (siteCPUGrowth, x-growth-cpu-per-GB-SITE).
 func BenchmarkScale(b *testing.B) {
 	files := sharedtest.CorpusFiles(b)
 	// Crawl date order: the files are SITE-YYYYMMDDhhmmss.warc.gz.
@@ -86,6 +94,7 @@ func BenchmarkScale(b *testing.B) {
 		bytesPerCapture, cpuPerGB, p50, p99, dec99 float64
 		findP50, findP99, findSegs                 float64 // restores through Find(url, date)
 		coldP50, coldP99, coldDec99                float64 // restores in an archive opened anew
+		sameP99, sameDec99, sameAmp                float64 // cold, the pages of the first tenth (samePagesCold)
 	}
 	// The runs: -mem 64MiB and 4GiB (compacted after every tenth), the
 	// default settings; then 4GiB with the bounds scaled down.
@@ -125,6 +134,10 @@ func BenchmarkScale(b *testing.B) {
 		var sizeBefore int64
 		next := total / 10
 		var rss int64
+		// Each crawl's ingest CPU in this process (-1: ingested by the
+		// command, whose CPU counts a process's start), for the growth
+		// of each site alone (siteCPUGrowth).
+		fileCPU := make([]int64, len(files))
 		for i, f := range files {
 			if (in+recBytes[i] >= next || i == len(files)-1) && !r.scaled {
 				// The last crawl of a tenth arrives as a user ingests
@@ -133,12 +146,14 @@ func BenchmarkScale(b *testing.B) {
 				// ingest before it, and the restores and compactions).
 				r, cpu := cliIngest(b, bin, append(cliFlags, arch, f)...)
 				rss, cpuTenth = max(rss, r), cpuTenth+cpu
+				fileCPU[i] = -1
 			} else {
 				c0 := cpuTime()
 				if _, err := Ingest(context.Background(), arch, []string{f}, opts); err != nil {
 					b.Fatal(err)
 				}
-				cpuTenth += cpuTime() - c0
+				fileCPU[i] = cpuTime() - c0
+				cpuTenth += fileCPU[i]
 			}
 			in += recBytes[i]
 			inTenth += recBytes[i]
@@ -205,8 +220,24 @@ func BenchmarkScale(b *testing.B) {
 		if first != "" {
 			growth[0].coldP99, growth[1].coldP99 = alternateCold(b, first, arch, 3)
 			b.Logf("-mem %s cold p99, first and last tenth alternated: %.2f and %.2f ms", r.name, growth[0].coldP99, growth[1].coldP99)
+			sp := samePagesCold(b, first, arch, 3)
+			growth[0].sameP99, growth[1].sameP99 = sp.p99[0], sp.p99[1]
+			growth[0].sameDec99, growth[1].sameDec99 = sp.dec99[0], sp.dec99[1]
+			growth[0].sameAmp, growth[1].sameAmp = sp.amp[0], sp.amp[1]
+			b.Logf("-mem %s cold, the same pages (%d URLs): the first tenth's %d responses p50 %.2f p99 %.2f ms (decode p99 %.2f MB, %.0f bytes decoded per byte restored; records p50 %.1f KB), their latest %d p50 %.2f p99 %.2f ms (decode p99 %.2f MB, %.0f per byte; records p50 %.1f KB)",
+				r.name, sp.urls, sp.n[0], sp.p50[0], sp.p99[0], sp.dec99[0], sp.amp[0], sp.rec50[0], sp.n[1], sp.p50[1], sp.p99[1], sp.dec99[1], sp.amp[1], sp.rec50[1])
 		}
 		growths[r.name] = growth
+		if r.name == "4GiB" {
+			worst := 0.0
+			for _, g := range siteCPUGrowth(files, recBytes, fileCPU) {
+				b.Logf("-mem %s %s: ingest CPU per GB, its first tenth of crawls %.0f CPU-s/GB, its last %.0f: x-growth %.2f",
+					r.name, g.site, g.first, g.last, g.last/g.first)
+				b.ReportMetric(g.last/g.first, "x-growth-cpu-per-GB-"+g.site)
+				worst = max(worst, g.last/g.first)
+			}
+			b.ReportMetric(worst, "x-growth-cpu-per-GB-site-max")
+		}
 	}
 	growth := growths["4GiB"]
 	b.ReportMetric(growth[1].bytesPerCapture/growth[0].bytesPerCapture, "x-growth-bytes-per-capture")
@@ -215,6 +246,9 @@ func BenchmarkScale(b *testing.B) {
 	b.ReportMetric(growth[1].dec99/max(growth[0].dec99, 0.001), "x-growth-restore-decoded-p99")
 	b.ReportMetric(growth[1].coldP99/growth[0].coldP99, "x-growth-restore-p99-cold")
 	b.ReportMetric(growth[1].coldDec99/max(growth[0].coldDec99, 0.001), "x-growth-restore-decoded-p99-cold")
+	b.ReportMetric(growth[1].sameP99/growth[0].sameP99, "x-growth-restore-p99-cold-same-pages")
+	b.ReportMetric(growth[1].sameDec99/max(growth[0].sameDec99, 0.001), "x-growth-restore-decoded-p99-cold-same-pages")
+	b.ReportMetric(growth[1].sameAmp/growth[0].sameAmp, "x-growth-restore-amplification-same-pages")
 	b.ReportMetric(growth[1].findP50/growth[0].findP50, "x-growth-find-restore-p50")
 	b.ReportMetric(growth[1].findP99/growth[0].findP99, "x-growth-find-restore-p99")
 	b.ReportMetric(growth[1].findSegs, "find-segments-last-tenth")
@@ -224,6 +258,9 @@ func BenchmarkScale(b *testing.B) {
 	b.ReportMetric(sc[1].coldP99/sc[0].coldP99, "x-growth-restore-p99-cold-scaled")
 	b.ReportMetric(sc[1].coldDec99/max(sc[0].coldDec99, 0.001), "x-growth-restore-decoded-p99-cold-scaled")
 	b.ReportMetric(sc[1].dec99/max(sc[0].dec99, 0.001), "x-growth-restore-decoded-p99-scaled")
+	b.ReportMetric(sc[1].sameP99/sc[0].sameP99, "x-growth-restore-p99-cold-same-pages-scaled")
+	b.ReportMetric(sc[1].sameDec99/max(sc[0].sameDec99, 0.001), "x-growth-restore-decoded-p99-cold-same-pages-scaled")
+	b.ReportMetric(sc[1].sameAmp/sc[0].sameAmp, "x-growth-restore-amplification-same-pages-scaled")
 	b.ReportMetric(sc[1].bytesPerCapture/sc[0].bytesPerCapture, "x-growth-bytes-per-capture-scaled")
 	for _, c := range []struct{ name, label string }{{"4GiB", "default (4 MiB)"}, {"4GiB-scaled", "scaled (16 KiB)"}} {
 		g := growths[c.name]
@@ -483,6 +520,154 @@ func alternateCold(b *testing.B, first, last string, rounds int) (float64, float
 		slices.Sort(p[k])
 	}
 	return p[0][rounds/2], p[1][rounds/2]
+}
+
+// samePages is what samePagesCold measured: for the first tenth's
+// archive [0] and the last one's [1], the captures sampled from, their
+// cold restore p50 and p99 (ms; the median of the rounds), the p99 of
+// the bytes a restore decodes and the median record (MB, KB).
+type samePages struct {
+	urls                   int
+	n                      [2]int
+	p50, p99, dec99, rec50 [2]float64
+	amp                    [2]float64 // bytes decoded per byte restored, over the sample
+}
+
+// samePagesCold compares like with like: the responses captured in the
+// first tenth (first, the archive then), restored there, against the
+// latest responses of the same URLs in last, as many of each URL as the
+// first tenth holds (a site's last crawls: the mixed collection's sites
+// end at different dates), 200 of each drawn at random, cold (each in
+// the archive opened anew), the two alternated rounds times. The plain
+// first-against-last-tenth sample also compares the sites a tenth
+// holds: the mixed collection's first tenth is one small site's early
+// crawls, its last one every site, and a larger page decodes more
+// bytes in any archive.
+func samePagesCold(b *testing.B, first, last string, rounds int) samePages {
+	var sp samePages
+	var pop [2][]Version
+	sp.urls, pop = samePagesOf(b, first, last)
+	var p50s, p99s [2][]float64
+	for range rounds {
+		for k, arch := range []string{first, last} {
+			rng := rand.New(rand.NewPCG(5, 6))
+			lat := make([]time.Duration, 200)
+			dec := make([]int64, len(lat))
+			rec := make([]int64, len(lat))
+			for i := range lat {
+				v := pop[k][rng.IntN(len(pop[k]))]
+				a, err := Open(arch, pack.Options{CacheBytes: 4 << 20})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0, d0 := time.Now(), a.Store().DecodedBytes()
+				p, err := a.Restore(&v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat[i], dec[i] = time.Since(t0), a.Store().DecodedBytes()-d0
+				rec[i] = int64(len(p.WARCHeader) + p.BlockLen())
+				a.Close()
+			}
+			var decSum, recSum int64
+			for i := range dec {
+				decSum, recSum = decSum+dec[i], recSum+rec[i]
+			}
+			slices.Sort(lat)
+			slices.Sort(dec)
+			slices.Sort(rec)
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			p50s[k] = append(p50s[k], ms(lat[len(lat)/2]))
+			p99s[k] = append(p99s[k], ms(lat[len(lat)*99/100]))
+			sp.n[k], sp.dec99[k], sp.rec50[k] = len(pop[k]), float64(dec[len(dec)*99/100])/1e6, float64(rec[len(rec)/2])/1e3
+			sp.amp[k] = float64(decSum) / float64(max(recSum, 1))
+		}
+	}
+	for k := range 2 {
+		slices.Sort(p50s[k])
+		slices.Sort(p99s[k])
+		sp.p50[k], sp.p99[k] = p50s[k][rounds/2], p99s[k][rounds/2]
+	}
+	return sp
+}
+
+// samePagesOf returns samePagesCold's two populations and the number of
+// URLs they are of.
+func samePagesOf(b testing.TB, first, last string) (int, [2][]Version) {
+	pages := func(arch string) []Version {
+		a, vs := openVersions(b, arch)
+		a.Close()
+		return slices.DeleteFunc(vs, func(v Version) bool {
+			return v.Gap || v.TargetURI == "" || v.Type != "response"
+		})
+	}
+	pop := [2][]Version{pages(first), nil}
+	count := map[string]int{} // responses of each URL in the first tenth
+	var end time.Time         // and the latest of them
+	for _, v := range pop[0] {
+		count[v.TargetURI]++
+		if v.Date.After(end) {
+			end = v.Date
+		}
+	}
+	// Only what came after: a URL no longer crawled would compare its
+	// first captures with themselves.
+	byURL := map[string][]Version{}
+	for _, v := range pages(last) {
+		if count[v.TargetURI] > 0 && v.Date.After(end) {
+			byURL[v.TargetURI] = append(byURL[v.TargetURI], v)
+		}
+	}
+	for u, vs := range byURL {
+		slices.SortStableFunc(vs, func(x, y Version) int { return x.Date.Compare(y.Date) })
+		pop[1] = append(pop[1], vs[max(len(vs)-count[u], 0):]...)
+	}
+	// Map order: sorted again so that the draw is the same every run.
+	slices.SortFunc(pop[1], func(x, y Version) int {
+		return cmp.Or(strings.Compare(x.TargetURI, y.TargetURI), x.Date.Compare(y.Date))
+	})
+	if len(pop[0]) == 0 || len(pop[1]) == 0 {
+		b.Fatalf("no response to compare: %d in the first tenth, %d of its URLs in the last archive", len(pop[0]), len(pop[1]))
+	}
+	return len(count), pop
+}
+
+// siteGrowth is a site's ingest CPU per GB of records in the first
+// and the last tenth of its own crawls.
+type siteGrowth struct {
+	site        string
+	first, last float64
+}
+
+// siteCPUGrowth compares each site with itself: the ingest CPU per GB
+// of records of the first tenth of its crawls (at least one) against
+// the last tenth, of the crawls ingested in this process (cpu[i] ≥ 0).
+// The collection's first tenth is one site's early crawls and its last
+// every site, whose pages cost more or less to partition and match per
+// byte; so the collection's own x-growth-cpu-per-GB weighs the mix too.
+func siteCPUGrowth(files []string, recBytes, cpu []int64) []siteGrowth {
+	bySite := map[string][]int{}
+	for i, f := range files {
+		if cpu[i] < 0 {
+			continue
+		}
+		site := filepath.Base(filepath.Dir(f))
+		bySite[site] = append(bySite[site], i) // date order, as files
+	}
+	var out []siteGrowth
+	for _, site := range slices.Sorted(maps.Keys(bySite)) {
+		idx := bySite[site]
+		k := max(len(idx)/10, 1)
+		perGB := func(is []int) float64 {
+			var c, n int64
+			for _, i := range is {
+				c, n = c+cpu[i], n+recBytes[i]
+			}
+			return float64(c) / 1e9 / (float64(n) / 1e9)
+		}
+		out = append(out, siteGrowth{site, perGB(idx[:k]), perGB(idx[len(idx)-k:])})
+	}
+	return out
 }
 
 func cpuTime() int64 {
