@@ -327,14 +327,7 @@ func appendLower[T string | []byte](dst []byte, s T) []byte {
 			i++
 			continue
 		}
-		var r rune
-		var size int
-		switch v := any(s).(type) {
-		case string:
-			r, size = utf8.DecodeRuneInString(v[i:])
-		case []byte:
-			r, size = utf8.DecodeRune(v[i:])
-		}
+		r, size := decodeRuneAt(s, i)
 		dst = utf8.AppendRune(dst, unicode.ToLower(r))
 		i += size
 	}

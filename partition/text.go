@@ -313,14 +313,7 @@ func writeTextChecked[T string | []byte](w *textWriter, s T, check bool) (int, b
 			i = j
 			continue
 		}
-		var r rune
-		var size int
-		switch v := any(s).(type) {
-		case string:
-			r, size = utf8.DecodeRuneInString(v[i:])
-		case []byte:
-			r, size = utf8.DecodeRune(v[i:])
-		}
+		r, size := decodeRuneAt(s, i)
 		if check && size == 1 && r == utf8.RuneError {
 			return runes, false
 		}
@@ -643,3 +636,14 @@ func (x *docIndex) spanText(s span) string {
 }
 
 func sum(c []int32, s span) int { return int(c[s.hi] - c[s.lo]) }
+
+// decodeRuneAt is utf8.DecodeRune of s[i:], for a string or a byte slice.
+func decodeRuneAt[T string | []byte](s T, i int) (rune, int) {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(v[i:])
+	case []byte:
+		return utf8.DecodeRune(v[i:])
+	}
+	panic("unreachable")
+}
