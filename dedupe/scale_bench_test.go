@@ -431,29 +431,43 @@ func restoreSampleCold(b *testing.B, arch string, n int) (int64, float64, float6
 
 func restoreSampleOf(b *testing.B, arch string, n int, cold bool) (int64, float64, float64, float64) {
 	a, vs := openVersions(b, arch)
-	defer func() { a.Close() }() // the last one opened
-	rng := rand.New(rand.NewPCG(3, 4))
-	lat := make([]time.Duration, n)
-	dec := make([]int64, n)
+	defer a.Close()
+	if cold {
+		a = nil
+	}
+	lat, dec, _ := restoreDraw(b, arch, a, vs, n, rand.New(rand.NewPCG(3, 4)))
+	slices.Sort(lat)
+	slices.Sort(dec)
+	return int64(len(vs)), ms(lat[n/2]), ms(lat[n*99/100]), float64(dec[n*99/100]) / 1e6
+}
+
+// restoreDraw restores n of vs drawn by rng in a, or with a nil each in
+// arch opened anew (cold; the open not timed), and returns each one's
+// latency, bytes decoded and record bytes restored (WARC header and
+// block), in draw order.
+func restoreDraw(b *testing.B, arch string, a *Archive, vs []Version, n int, rng *rand.Rand) (lat []time.Duration, dec, rec []int64) {
+	lat, dec, rec = make([]time.Duration, n), make([]int64, n), make([]int64, n)
 	for i := range lat {
 		v := vs[rng.IntN(len(vs))]
-		if cold {
-			a.Close()
+		ra := a
+		if ra == nil {
 			var err error
-			if a, err = Open(arch, pack.Options{CacheBytes: 4 << 20}); err != nil {
+			if ra, err = Open(arch, pack.Options{CacheBytes: 4 << 20}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		t0, d0 := time.Now(), a.Store().DecodedBytes()
-		if _, err := a.Restore(&v); err != nil {
+		t0, d0 := time.Now(), ra.Store().DecodedBytes()
+		p, err := ra.Restore(&v)
+		if err != nil {
 			b.Fatal(err)
 		}
-		lat[i], dec[i] = time.Since(t0), a.Store().DecodedBytes()-d0
+		lat[i], dec[i] = time.Since(t0), ra.Store().DecodedBytes()-d0
+		rec[i] = int64(len(p.WARCHeader) + p.BlockLen())
+		if a == nil {
+			ra.Close()
+		}
 	}
-	slices.Sort(lat)
-	slices.Sort(dec)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return int64(len(vs)), ms(lat[n/2]), ms(lat[n*99/100]), float64(dec[n*99/100]) / 1e6
+	return lat, dec, rec
 }
 
 // findRestoreSample restores n captures picked at random (a fixed seed,
@@ -497,7 +511,6 @@ func findRestoreSampleOf(b *testing.B, arch string, n int, cold bool, find func(
 		lat[i] = time.Since(t0)
 	}
 	slices.Sort(lat)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return ms(lat[n/2]), ms(lat[n*99/100]), float64(segs) / float64(n)
 }
 
@@ -550,25 +563,7 @@ func samePagesCold(b *testing.B, first, last string, rounds int) samePages {
 	var p50s, p99s [2][]float64
 	for range rounds {
 		for k, arch := range []string{first, last} {
-			rng := rand.New(rand.NewPCG(5, 6))
-			lat := make([]time.Duration, 200)
-			dec := make([]int64, len(lat))
-			rec := make([]int64, len(lat))
-			for i := range lat {
-				v := pop[k][rng.IntN(len(pop[k]))]
-				a, err := Open(arch, pack.Options{CacheBytes: 4 << 20})
-				if err != nil {
-					b.Fatal(err)
-				}
-				t0, d0 := time.Now(), a.Store().DecodedBytes()
-				p, err := a.Restore(&v)
-				if err != nil {
-					b.Fatal(err)
-				}
-				lat[i], dec[i] = time.Since(t0), a.Store().DecodedBytes()-d0
-				rec[i] = int64(len(p.WARCHeader) + p.BlockLen())
-				a.Close()
-			}
+			lat, dec, rec := restoreDraw(b, arch, nil, pop[k], 200, rand.New(rand.NewPCG(5, 6)))
 			var decSum, recSum int64
 			for i := range dec {
 				decSum, recSum = decSum+dec[i], recSum+rec[i]
@@ -576,7 +571,6 @@ func samePagesCold(b *testing.B, first, last string, rounds int) samePages {
 			slices.Sort(lat)
 			slices.Sort(dec)
 			slices.Sort(rec)
-			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 			p50s[k] = append(p50s[k], ms(lat[len(lat)/2]))
 			p99s[k] = append(p99s[k], ms(lat[len(lat)*99/100]))
 			sp.n[k], sp.dec99[k], sp.rec50[k] = len(pop[k]), float64(dec[len(dec)*99/100])/1e6, float64(rec[len(rec)/2])/1e3

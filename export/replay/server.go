@@ -154,10 +154,7 @@ const maxKeys = 4096
 // versions returns a.Versions(key), from the view's cache when there.
 // The slice is shared: read it only.
 func (v *view) versions(key string) ([]dedupe.Version, error) {
-	v.vmu.Lock()
-	vs, ok := v.vers[key]
-	v.vmu.Unlock()
-	if ok {
+	if vs, ok := v.cached(key); ok {
 		return vs, nil
 	}
 	vs, err := v.a.Versions(key)
@@ -171,6 +168,15 @@ func (v *view) versions(key string) ([]dedupe.Version, error) {
 	v.vers[key] = vs
 	v.vmu.Unlock()
 	return vs, nil
+}
+
+// cached returns key's versions from the view's cache, ok false when
+// they are not there.
+func (v *view) cached(key string) ([]dedupe.Version, bool) {
+	v.vmu.Lock()
+	defer v.vmu.Unlock()
+	vs, ok := v.vers[key]
+	return vs, ok
 }
 
 // commitStamp is the content of the files an archive's commit is
@@ -443,10 +449,7 @@ func (s *Server) capturesOf(w http.ResponseWriter, target string) (cs []capture,
 // same capture from either list.
 func (s *Server) capturesNear(w http.ResponseWriter, target string, at time.Time) (cs []capture, closeAll func(), ok bool) {
 	return s.capturesBy(w, target, func(v *view, key string) ([]dedupe.Version, error) {
-		v.vmu.Lock()
-		vs, ok := v.vers[key]
-		v.vmu.Unlock()
-		if ok {
+		if vs, ok := v.cached(key); ok {
 			return vs, nil // the whole list, read already
 		}
 		return v.a.NearVersions(key, at, at.Add(time.Nanosecond))
