@@ -33,8 +33,14 @@ type Reader struct {
 	ns     uint32
 	dec    *zstd.Decoder
 	ddec   *zstd.Decoder // for frames with a chain: its dictionary changes per frame
-	dict   []byte        // the chain's bodies, built per decode
-	raw    []byte
+	// dict holds the bodies of frames dictFrom.. of a chain, frame
+	// dictFrom+k's ending at dictEnds[k] (load).
+	dict     []byte
+	dictEnds []int
+	dictFrom int
+	// dictCopied counts bytes copied into dict (tests).
+	dictCopied int64
+	raw      []byte
 	// last holds the stored bytes of the frame a chain is decoded for,
 	// read before its chain (whose frames are read into raw) to see
 	// whether its body names the chain's dictionary at all.
@@ -291,8 +297,8 @@ func (r *Reader) dropCache() {
 // load reads, checks and decodes frame i, and the chain before it when
 // it has one and its zstd frame names the chain's dictionary (frames of
 // the chain in neither p nor the cache are decoded once each, in order,
-// each with the bodies before it as dictionary, and cached; all are
-// pinned in p, nil for none). A frame in a chain
+// each with the bodies before it as dictionary, and cached; those it
+// takes are pinned in p, nil for none). A frame in a chain
 // that names no dictionary (the writer compressed it alone) is decoded
 // alone: the decoder would take no dictionary for it anyway.
 func (r *Reader) load(i int, p *pinned) (*frameData, error) {
@@ -310,19 +316,21 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 	if !namesDict(last[r.dir[i].Table:]) {
 		return r.decodeRead(i, last, nil)
 	}
-	// The dictionary is grown once to the chain's size: appended to
-	// from empty, it was copied over and cleared at each doubling, more
-	// CPU than decoding the chain in a cold restore (an archive opened
-	// anew, as a replay server's or cat's).
-	start, size := r.dir.ChainStart(i), 0
-	for j := start; j < i; j++ {
-		size += int(r.dir[j].Plain)
+	// r.dict keeps the chain's bodies from one decode to the next: the
+	// frames of a chain read in order (the seed of an ingest's chunk
+	// table, a restore of many captures, compaction) each append one
+	// body, where building every frame's dictionary anew copied the
+	// chain's prefix once per frame, quadratic in its length (half of a
+	// small crawl's ingest into a large archive). Its buffer is the
+	// chain's size, taken once per chain.
+	start := r.dir.ChainStart(i)
+	if r.dictFrom != start || len(r.dictEnds) == 0 {
+		if size := r.chainDictSize(start); cap(r.dict) < size {
+			r.dict = make([]byte, 0, size) // slices.Grow would copy the old one
+		}
+		r.dict, r.dictEnds, r.dictFrom = r.dict[:0], r.dictEnds[:0], start
 	}
-	if cap(r.dict) < size {
-		r.dict = make([]byte, 0, size) // slices.Grow would copy the old one
-	}
-	r.dict = r.dict[:0]
-	for j := start; j < i; j++ {
+	for j := start + len(r.dictEnds); j < i; j++ {
 		fd := p.get(j)
 		if fd == nil {
 			fd = r.cached(j)
@@ -336,8 +344,24 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 		}
 		p.put(fd)
 		r.dict = append(r.dict, fd.plain...)
+		r.dictEnds = append(r.dictEnds, len(r.dict))
+		r.dictCopied += int64(len(fd.plain))
 	}
-	return r.decodeRead(i, last, r.dict)
+	// A frame before the ones held takes their prefix, which stays.
+	return r.decodeRead(i, last, r.dict[:r.dictEnds[i-start-1]])
+}
+
+// chainDictSize is the plaintext of the chain that starts at frame start,
+// its last frame left out (no frame takes it as dictionary), within
+// maxChainPlain: the frames after one read are not checked yet.
+func (r *Reader) chainDictSize(start int) int {
+	var size int64
+	for j := start; j+1 < len(r.dir) && int(r.dir[j+1].Prefix) == j+1-start; j++ {
+		if size += int64(r.dir[j].Plain); size > maxChainPlain {
+			return maxChainPlain
+		}
+	}
+	return int(size)
 }
 
 // decode reads, checks and decodes frame i, whose dictionary (the bodies
