@@ -40,7 +40,7 @@ type Reader struct {
 	dictFrom int
 	// dictCopied counts bytes copied into dict (tests).
 	dictCopied int64
-	raw      []byte
+	raw        []byte
 	// last holds the stored bytes of the frame a chain is decoded for,
 	// read before its chain (whose frames are read into raw) to see
 	// whether its body names the chain's dictionary at all.
