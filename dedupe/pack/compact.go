@@ -55,6 +55,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 		return 0, fmt.Errorf("merge indexes: %d frames is over the format limit", nf)
 	}
 	lay.frame = byteWidth(uint32(max(nf, 1) - 1))
+	lay.whole = n < fanoutMin
 	if err := o.fault("write", path); err != nil {
 		return 0, fmt.Errorf("merge indexes: %w", err)
 	}
@@ -69,14 +70,10 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 	}
 	h := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
-	head := appendFileHeader(make([]byte, 0, indexHeaderSize+fanoutSize), indexMagic, num)
-	var sum uint32
-	for b := range fan {
-		sum = fan[b]
-		head = le.AppendUint32(head, sum)
-	}
+	head := appendIndexHead(nil, num, &fan, lay)
 	fanCRC := crc(head[indexHeaderSize:])
 	bw.Write(head)
+	eh := crc32.New(castagnoli) // the entries' checksum, in place of the fan-out's
 
 	type cursor struct {
 		r    *bufio.Reader
@@ -87,7 +84,6 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 		// bucket is the fan-out bucket (first id byte) of the next entry.
 		bucket int
 	}
-	eoff, _, _ := indexBodySizes(0, 0, entryLayout{})
 	curs := make([]*cursor, len(ins))
 	next := func(c *cursor) error {
 		if c.left == 0 {
@@ -100,6 +96,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 			return fmt.Errorf("merge indexes: read %s: %w", c.ix.path, err)
 		}
 		i := c.ix.n - c.left // this entry's number
+		eoff := c.ix.lay.entriesOff()
 		for uint64(c.ix.fanout[c.bucket]) <= i {
 			c.bucket++ // ends below 256: fanout[255] == n > i
 		}
@@ -116,7 +113,7 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 	}
 	for i, ix := range ins {
 		c := &cursor{ix: ix, left: ix.n,
-			r: bufio.NewReaderSize(io.NewSectionReader(ix.f, int64(eoff), int64(ix.n*uint64(ix.lay.size()))), 32<<10)}
+			r: bufio.NewReaderSize(io.NewSectionReader(ix.f, int64(ix.lay.entriesOff()), int64(ix.n*uint64(ix.lay.size()))), 32<<10)}
 		if err := next(c); err != nil {
 			return fail(err)
 		}
@@ -146,7 +143,9 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 		}
 		e := curs[best].cur
 		e.frame += frameBase[best]
-		bw.Write(e.appendTo(b[:0], lay))
+		b = e.appendTo(b[:0], lay)
+		bw.Write(b)
+		eh.Write(b)
 		written++
 		if err := next(curs[best]); err != nil {
 			return fail(err)
@@ -154,6 +153,9 @@ func mergeIndexes(path string, num uint32, ins []*indexFile, o *Options) (int64,
 	}
 	if written != n {
 		return fail(fmt.Errorf("merge indexes: wrote %d of %d entries", written, n))
+	}
+	if lay.whole {
+		fanCRC = eh.Sum32()
 	}
 	var nc uint64
 	for _, ix := range ins {

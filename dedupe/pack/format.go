@@ -124,9 +124,14 @@ const (
 	formatVersion = 4
 	oldestFormat  = 2
 	// indexVersion is the version of the index files this code writes:
-	// version 5 adds the digest table (docs/FORMAT.md "Digest table");
-	// packs and COMMIT stay at formatVersion.
-	indexVersion = 5
+	// version 5 adds the digest table (docs/FORMAT.md "Digest table"),
+	// 6 drops the fan-out of indexes of fewer than fanoutMin entries;
+	// packs and COMMIT stay at formatVersion. currentIndex is the
+	// oldest an archive may hold and count as current (Outdated): a
+	// version-5 index only costs a fan-out more, and the next merge that
+	// takes it writes version 6.
+	indexVersion = 6
+	currentIndex = 5
 
 	packMagic   = "BWPK"
 	frameMagic  = "BWFR"

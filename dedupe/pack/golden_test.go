@@ -37,16 +37,25 @@ var goldenPar2 = []string{"testdata/golden-par2.bwa", "testdata/golden-par2-pure
 // settings of four fields, none in the packs): read, never rewritten.
 var goldenS4 = []string{"testdata/golden-s4.bwa", "testdata/golden-s4-purego.bwa"}
 
+// The golden archives as written before index format 6 (every index
+// with its fan-out): read, never rewritten.
+var goldenIx5 = []string{"testdata/golden-ix5.bwa", "testdata/golden-ix5-purego.bwa"}
+
 // TestGoldenOld reads the golden archives of earlier formats: every
 // object, and a clean verify (which checks every sidecar).
 func TestGoldenOld(t *testing.T) {
 	objs := buildGolden(t, filepath.Join(t.TempDir(), "g.bwa"))
-	for _, dir := range append(append(goldenOld, goldenPar2...), goldenS4...) {
+	for _, dir := range slices.Concat(goldenOld, goldenPar2, goldenS4, goldenIx5) {
 		s, err := Open(dir, Options{})
 		if err != nil {
 			t.Fatalf("open %s: %v", dir, err)
 		}
-		if n := s.idLen(); n != 32 && !slices.Contains(goldenPar2, dir) && !slices.Contains(goldenS4, dir) {
+		if slices.Contains(goldenIx5, dir) {
+			if old, err := Outdated(dir); err != nil || len(old) > 0 {
+				t.Errorf("%s: outdated %q, %v; an index of format 5 is current", dir, old, err)
+			}
+		}
+		if n := s.idLen(); n != 32 && !slices.Contains(goldenPar2, dir) && !slices.Contains(goldenS4, dir) && !slices.Contains(goldenIx5, dir) {
 			t.Errorf("%s: ids of %d bytes, want whole SHA-256 ids", dir, n)
 		}
 		checkAll(t, s, objs)
@@ -142,4 +151,65 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s: writing the golden archive again gives different bytes (%v); if the format or zstd changed on purpose, run go test -update", e.Name(), err)
 		}
 	}
+}
+
+// TestGoldenIx5Merged: commits into a copy of the golden archive of index
+// format 5 write indexes of format 6 (no fan-out below fanoutMin
+// entries) and merge the old index into them; every object, old and
+// new, reads, and the archive verifies.
+func TestGoldenIx5Merged(t *testing.T) {
+	src := goldenIx5[0]
+	if !haveLibzstd {
+		src = goldenIx5[1]
+	}
+	dir := filepath.Join(t.TempDir(), "g.bwa")
+	sharedtest.CopyDir(t, src, dir)
+	objs := buildGolden(t, filepath.Join(t.TempDir(), "ref.bwa"))
+	s, err := Open(dir, Options{noSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	version := func(num uint32) uint16 {
+		b, err := os.ReadFile(filepath.Join(dir, indexName(num)))
+		if err != nil || len(b) < 8 {
+			t.Fatalf("read index %d: %v", num, err)
+		}
+		return fileVersion(b)
+	}
+	old := s.m.indexes[0].num
+	if len(s.m.indexes) != 1 || version(old) != 5 {
+		t.Fatalf("golden of format 5: %d indexes, first of version %d", len(s.m.indexes), version(old))
+	}
+	merged := false
+	for c := uint64(10); c < 20 && !merged; c++ {
+		w, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := randomObjects(c, 6, 3000)
+		addAll(t, w, add)
+		if err := w.Commit(nil); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		objs = append(objs, add...)
+		merged = !slices.ContainsFunc(s.m.indexes, func(r fileRef) bool { return r.num == old })
+	}
+	if !merged {
+		t.Fatal("ten commits did not merge the format-5 index")
+	}
+	for _, r := range s.m.indexes {
+		if v := version(r.num); v != indexVersion {
+			t.Errorf("index %d is of version %d after the merge, want %d", r.num, v, indexVersion)
+		}
+	}
+	checkAll(t, s, objs)
+	verifyClean(t, s)
+	s2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	checkAll(t, s2, objs)
 }

@@ -26,12 +26,40 @@ type entry struct {
 type entryLayout struct {
 	id              uint8 // length of the ids: ShortID or 32
 	frame, off, len uint8
+	// whole: the index has no fan-out (format 6, fewer than fanoutMin
+	// entries) and entries hold their ids whole.
+	whole bool
 }
 
 // size is the entry size: the id without its first byte (the fan-out
-// bucket says it), the three fields, the kind.
+// bucket says it) or whole, the three fields, the kind.
 func (l entryLayout) size() int {
-	return int(l.id) - 1 + int(l.frame) + int(l.off) + int(l.len) + 1
+	return l.idBytes() + int(l.frame) + int(l.off) + int(l.len) + 1
+}
+
+// idBytes is how many bytes of its id an entry holds, from byte
+// l.idSkip() of the id.
+func (l entryLayout) idBytes() int { return int(l.id) - l.idSkip() }
+
+func (l entryLayout) idSkip() int {
+	if l.whole {
+		return 0
+	}
+	return 1
+}
+
+// fanoutMin is the entry count from which an index of format 6 has a
+// fan-out: below it, the first byte of each id costs less than the
+// fan-out's 1 KiB, and a reader reads the entries (at most about 45 KiB)
+// to count them by first byte itself.
+const fanoutMin = 1024
+
+// entriesOff is where the entries of an index of layout l start.
+func (l entryLayout) entriesOff() uint64 {
+	if l.whole {
+		return indexHeaderSize
+	}
+	return indexHeaderSize + fanoutSize
 }
 
 func (l entryLayout) valid() bool {
@@ -55,7 +83,7 @@ func byteWidth(v uint32) uint8 {
 // layoutFor returns the narrowest layout for entries naming nf frames,
 // with ids of idLen bytes.
 func layoutFor(entries []entry, nf, idLen int) entryLayout {
-	l := entryLayout{id: uint8(idLen), frame: byteWidth(uint32(max(nf, 1) - 1)), off: 1, len: 1}
+	l := entryLayout{id: uint8(idLen), frame: byteWidth(uint32(max(nf, 1) - 1)), off: 1, len: 1, whole: len(entries) < fanoutMin}
 	for i := range entries {
 		l.off = max(l.off, byteWidth(entries[i].off))
 		l.len = max(l.len, byteWidth(entries[i].len))
@@ -63,7 +91,9 @@ func layoutFor(entries []entry, nf, idLen int) entryLayout {
 	return l
 }
 
-const maxEntrySize = 31 + 4 + 4 + 4 + 1
+// maxEntrySize is the largest entry: a whole 32-byte id (no fan-out), the
+// three fields at 4 bytes, the kind.
+const maxEntrySize = 32 + 4 + 4 + 4 + 1
 
 func appendUint(dst []byte, v uint32, w uint8) []byte {
 	for i := range w {
@@ -81,7 +111,7 @@ func readUint(b []byte, w uint8) (uint32, []byte) {
 }
 
 func (e *entry) appendTo(dst []byte, l entryLayout) []byte {
-	dst = append(dst, e.id[1:l.id]...)
+	dst = append(dst, e.id[l.idSkip():l.id]...)
 	dst = appendUint(dst, e.frame, l.frame)
 	dst = appendUint(dst, e.off, l.off)
 	dst = appendUint(dst, e.len, l.len)
@@ -89,12 +119,12 @@ func (e *entry) appendTo(dst []byte, l entryLayout) []byte {
 }
 
 // decodeEntry decodes an entry of layout l whose id starts with byte first
-// (its fan-out bucket).
+// (its fan-out bucket; unused when entries hold their ids whole).
 func decodeEntry(b []byte, l entryLayout, first byte) entry {
 	var e entry
 	e.id[0] = first
-	n := int(l.id) - 1
-	copy(e.id[1:], b[:n])
+	n := l.idBytes()
+	copy(e.id[l.idSkip():], b[:n])
 	b = b[n:]
 	e.frame, b = readUint(b, l.frame)
 	e.off, b = readUint(b, l.off)
@@ -218,7 +248,7 @@ func (o osIndex) Size() (int64, error) {
 }
 
 func indexBodySizes(n, nf uint64, l entryLayout) (entriesOff, framesOff, size uint64) {
-	entriesOff = indexHeaderSize + fanoutSize
+	entriesOff = l.entriesOff()
 	framesOff = entriesOff + n*uint64(l.size())
 	return entriesOff, framesOff, framesOff + nf*frameRowSize + trailerSize
 }
@@ -304,10 +334,10 @@ func (ix *indexFile) load(want int64) error {
 	if ix.size != want {
 		return corrupt(ix.path, ix.size, "index is %d bytes, commit recorded %d", ix.size, want)
 	}
-	if ix.size < indexHeaderSize+fanoutSize+trailerSize {
+	if ix.size < indexHeaderSize+trailerSize {
 		return corrupt(ix.path, 0, "index too short (%d bytes)", ix.size)
 	}
-	var head [indexHeaderSize + fanoutSize]byte
+	var head [indexHeaderSize]byte
 	if _, err := ix.f.ReadAt(head[:], 0); err != nil {
 		return fmt.Errorf("read index %s: %w", ix.path, err)
 	}
@@ -331,6 +361,7 @@ func (ix *indexFile) load(want int64) error {
 	if !ix.lay.valid() || ix.lay.id != 32 && ix.ver < 4 {
 		return corrupt(ix.path, toff+12, "bad entry layout %d/%d/%d/%d", tr[12], tr[13], tr[14], tr[15])
 	}
+	ix.lay.whole = ix.ver >= 6 && ix.n < fanoutMin
 	if ix.n > uint64(ix.size)/uint64(ix.lay.size()) || ix.nf > uint64(ix.size)/frameRowSize {
 		return corrupt(ix.path, toff, "index counts %d/%d exceed file size", ix.n, ix.nf)
 	}
@@ -367,7 +398,7 @@ func (ix *indexFile) load(want int64) error {
 			}
 		}
 		coff -= int64(digestSectionSize(ix.nd))
-		if coff < indexHeaderSize+fanoutSize {
+		if coff < int64(ix.lay.entriesOff()) {
 			return corrupt(ix.path, toff-4, "index digest count %d exceeds file size", ix.nd)
 		}
 	}
@@ -384,7 +415,13 @@ func (ix *indexFile) load(want int64) error {
 	if size := ix.wantSize(); size != uint64(ix.size) {
 		return corrupt(ix.path, toff, "index of %d entries and %d frames should be %d bytes, is %d", ix.n, ix.nf, size, ix.size)
 	}
-	fan := head[indexHeaderSize:]
+	if ix.lay.whole {
+		return ix.countEntries(le.Uint32(tr[16:]))
+	}
+	fan := make([]byte, fanoutSize)
+	if _, err := ix.f.ReadAt(fan, indexHeaderSize); err != nil {
+		return fmt.Errorf("read index %s: %w", ix.path, err)
+	}
 	if le.Uint32(tr[16:]) != crc(fan) {
 		return corrupt(ix.path, indexHeaderSize, "fan-out checksum mismatch")
 	}
@@ -402,23 +439,51 @@ func (ix *indexFile) load(want int64) error {
 	return nil
 }
 
+// countEntries builds the fan-out of an index without one (format 6,
+// fewer than fanoutMin entries) from its entries, which hold their ids
+// whole, after checking them against sum (the trailer's checksum of the
+// entries, in place of the fan-out's).
+func (ix *indexFile) countEntries(sum uint32) error {
+	es := ix.lay.size()
+	b := make([]byte, int(ix.n)*es)
+	if _, err := ix.f.ReadAt(b, indexHeaderSize); err != nil {
+		return fmt.Errorf("read index %s: %w", ix.path, err)
+	}
+	if crc(b) != sum {
+		return corrupt(ix.path, indexHeaderSize, "entries checksum mismatch")
+	}
+	var prev byte
+	for i := range int(ix.n) {
+		first := b[i*es]
+		if first < prev {
+			return corrupt(ix.path, int64(indexHeaderSize+i*es), "entries not sorted")
+		}
+		ix.fanout[first]++
+		prev = first
+	}
+	for i := 1; i < len(ix.fanout); i++ {
+		ix.fanout[i] += ix.fanout[i-1]
+	}
+	return nil
+}
+
 // find binary-searches id among the entries sharing its first byte. In
 // an index of short ids only id's first ShortID bytes count, so a whole
 // SHA-256 finds its object too. buf is scratch of at least maxEntrySize
 // bytes.
 func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
 	lo, hi := fanRange(&ix.fanout, id[0])
-	base := int64(indexHeaderSize + fanoutSize)
+	base := int64(ix.lay.entriesOff())
 	es := ix.lay.size()
 	b := buf[:es]
-	n := int(ix.lay.id) - 1
+	n, skip := ix.lay.idBytes(), ix.lay.idSkip()
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		off := base + int64(mid)*int64(es)
 		if _, err := ix.f.ReadAt(b, off); err != nil {
 			return entry{}, false, fmt.Errorf("read index %s at %d: %w", ix.path, off, err)
 		}
-		switch c := bytes.Compare(b[:n], id[1:n+1]); {
+		switch c := bytes.Compare(b[:n], id[skip:skip+n]); {
 		case c == 0:
 			e := decodeEntry(b, ix.lay, id[0])
 			if uint64(e.frame) >= ix.nf {
@@ -442,10 +507,10 @@ func (ix *indexFile) find(id ID, buf []byte) (entry, bool, error) {
 // compared), in id order. buf is scratch of at least maxEntrySize bytes.
 func (ix *indexFile) findPrefix(p []byte, buf []byte, fn func(entry) error) error {
 	lo, hi := fanRange(&ix.fanout, p[0])
-	base := int64(indexHeaderSize + fanoutSize)
+	base := int64(ix.lay.entriesOff())
 	es := ix.lay.size()
 	b := buf[:es]
-	rest := p[1:min(len(p), int(ix.lay.id))]
+	rest := p[ix.lay.idSkip():min(len(p), int(ix.lay.id))]
 	// Lower bound: the first entry whose id bytes 1.. are ≥ rest.
 	for lo < hi {
 		mid := lo + (hi-lo)/2
@@ -614,22 +679,26 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 	}
 	h := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
-	head := appendFileHeader(make([]byte, 0, indexHeaderSize+fanoutSize), indexMagic, num)
+	lay := layoutFor(entries, len(frames), idLen)
 	var fan [256]uint32
 	for _, e := range entries {
 		fan[e.id[0]]++
 	}
-	var sum uint32
-	for i := range fan {
-		sum += fan[i]
-		head = le.AppendUint32(head, sum)
+	for i := 1; i < len(fan); i++ {
+		fan[i] += fan[i-1]
 	}
-	fanCRC := crc(head[indexHeaderSize:])
+	head := appendIndexHead(nil, num, &fan, lay)
 	bw.Write(head)
-	lay := layoutFor(entries, len(frames), idLen)
+	fanCRC := crc(head[indexHeaderSize:])
+	eh := crc32.New(castagnoli) // the entries' checksum, in place of the fan-out's
 	b := make([]byte, 0, maxEntrySize)
 	for i := range entries {
-		bw.Write(entries[i].appendTo(b[:0], lay))
+		b = entries[i].appendTo(b[:0], lay)
+		bw.Write(b)
+		eh.Write(b)
+	}
+	if lay.whole {
+		fanCRC = eh.Sum32()
 	}
 	for _, r := range frames {
 		b = le.AppendUint32(b[:0], r.pack)
@@ -668,6 +737,18 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 	}
 	_, size := chunkSection(uint64(len(entries)), uint64(len(frames)), uint64(len(chunks)), lay)
 	return int64(size + digestSectionSize(uint64(len(digests)))), nil
+}
+
+// appendIndexHead appends an index's header and, unless its entries hold
+// their ids whole, its fan-out fan (cumulative counts by first id byte).
+func appendIndexHead(dst []byte, num uint32, fan *[256]uint32, l entryLayout) []byte {
+	dst = appendFileHeader(dst, indexMagic, num)
+	if !l.whole {
+		for _, v := range fan {
+			dst = le.AppendUint32(dst, v)
+		}
+	}
+	return dst
 }
 
 // appendTrailerHead appends the first 16 trailer bytes: entry count, frame

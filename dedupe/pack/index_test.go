@@ -214,10 +214,11 @@ func testEntryLayouts(t *testing.T, idLen int) {
 		t.Fatal(err)
 	}
 	ia, ib := open(1, sa), open(2, sb)
-	if want := (entryLayout{uint8(idLen), 1, 1, 4}); ia.lay != want {
+	// Fewer than fanoutMin entries each: no fan-out, ids whole (format 6).
+	if want := (entryLayout{uint8(idLen), 1, 1, 4, true}); ia.lay != want {
 		t.Errorf("layout of index 1 = %+v, want %+v", ia.lay, want)
 	}
-	if want := (entryLayout{uint8(idLen), 3, 3, 3}); ib.lay != want {
+	if want := (entryLayout{uint8(idLen), 3, 3, 3, true}); ib.lay != want {
 		t.Errorf("layout of index 2 = %+v, want %+v", ib.lay, want)
 	}
 	check(ia, a, 0, len(a))
@@ -227,7 +228,8 @@ func testEntryLayouts(t *testing.T, idLen int) {
 		t.Fatal(err)
 	}
 	im := open(3, sm)
-	if want := (entryLayout{uint8(idLen), 3, 3, 4}); im.lay != want {
+	// 1,600 entries: the fan-out, ids without their first byte.
+	if want := (entryLayout{uint8(idLen), 3, 3, 4, false}); im.lay != want {
 		t.Errorf("merged layout = %+v, want %+v", im.lay, want)
 	}
 	check(im, a, 0, len(a)+len(b))
@@ -266,4 +268,18 @@ func TestIDLengthMismatch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "16-byte ids, the archive 32-byte ones") || !strings.Contains(err.Error(), indexName(1)) {
 		t.Fatalf("open with a flipped short-ids flag: %v", err)
 	}
+}
+
+// entriesAt is where the entries of the index file at path start: after
+// the fan-out, or right after the header in a format-6 index without one.
+func entriesAt(t testing.TB, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < indexHeaderSize+trailerSize {
+		t.Fatalf("read index %s: %d bytes, %v", path, len(b), err)
+	}
+	if fileVersion(b) >= 6 && le.Uint64(b[len(b)-trailerSize:]) < fanoutMin {
+		return indexHeaderSize
+	}
+	return indexHeaderSize + fanoutSize
 }

@@ -12,7 +12,7 @@ import (
 
 // Outdated names what in the archive in dir this writer would write
 // otherwise (none: the pack layer is current): a COMMIT, pack or index
-// of an older version than formatVersion and indexVersion, a COMMIT
+// of an older version than formatVersion and currentIndex, a COMMIT
 // without short ids or settings (a writer keeps both as the archive was
 // created), a parity sidecar of a version no longer written. It is
 // driven by the version constants alone, so that a new version makes
@@ -55,7 +55,7 @@ func Outdated(dir string) ([]string, error) {
 		}
 	}
 	for _, r := range m.indexes {
-		if err := check(indexName(r.num), indexMagic, indexVersion); err != nil {
+		if err := check(indexName(r.num), indexMagic, currentIndex); err != nil {
 			return nil, err
 		}
 	}

@@ -855,7 +855,7 @@ func olderWriter(dir, name string) bool {
 	}
 	v := fileVersion(h[:])
 	if strings.HasSuffix(name, ".idx") {
-		return string(h[:4]) == indexMagic && v < indexVersion
+		return string(h[:4]) == indexMagic && v < currentIndex
 	}
 	return string(h[:4]) == packMagic && v < formatVersion
 }

@@ -95,7 +95,7 @@ func TestLostRedundancy(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := strings.TrimSuffix(filepath.Base(pars[0]), ".par")
-			return "parity of " + filepath.Join(dir, name) + " bytes 0..", name, indexHeaderSize + fanoutSize + 10
+			return "parity of " + filepath.Join(dir, name) + " bytes 0..", name, entriesAt(t, pars[0][:len(pars[0])-len(".par")]) + 10
 		}},
 		{"COMMIT.copy deleted", func(t *testing.T, dir string) (string, string, int64) {
 			if err := os.Remove(filepath.Join(dir, commitCopy)); err != nil {

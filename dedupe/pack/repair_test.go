@@ -74,7 +74,7 @@ func TestRepairRebuildsIndex(t *testing.T) {
 			os.Remove(idx[0])
 		} else {
 			b, _ := os.ReadFile(idx[0])
-			b[indexHeaderSize+fanoutSize+10] ^= 0x21 // an entry's id
+			b[entriesAt(t, idx[0])+10] ^= 0x21 // an entry's id
 			os.WriteFile(idx[0], b, 0o644)
 		}
 		res, err := Repair(dir, Options{noSync: true, NoParity: true})

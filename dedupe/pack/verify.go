@@ -147,7 +147,7 @@ func (s *Store) Verify(report func(ID, error)) (VerifyResult, error) {
 			s.cache.release(fr)
 		}
 		if matched != ix.n {
-			problem(ID{}, corrupt(ix.path, indexHeaderSize+fanoutSize, "%d of %d entries match no object", ix.n-matched, ix.n))
+			problem(ID{}, corrupt(ix.path, int64(ix.lay.entriesOff()), "%d of %d entries match no object", ix.n-matched, ix.n))
 		}
 	}
 	for k, seen := range frames {
