@@ -321,34 +321,51 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 	// table, a restore of many captures, compaction) each append one
 	// body, where building every frame's dictionary anew copied the
 	// chain's prefix once per frame, quadratic in its length (half of a
-	// small crawl's ingest into a large archive). Its buffer is the
-	// chain's size, taken once per chain.
+	// small crawl's ingest into a large archive). It is allocated at the
+	// prefix a frame needs (clearing a whole chain's worth cost a
+	// single-frame restore more than it decoded), then at the chain's
+	// size.
 	start := r.dir.ChainStart(i)
 	if r.dictFrom != start || len(r.dictEnds) == 0 {
-		if size := r.chainDictSize(start); cap(r.dict) < size {
-			r.dict = make([]byte, 0, size) // slices.Grow would copy the old one
-		}
 		r.dict, r.dictEnds, r.dictFrom = r.dict[:0], r.dictEnds[:0], start
 	}
-	for j := start + len(r.dictEnds); j < i; j++ {
-		fd := p.get(j)
-		if fd == nil {
-			fd = r.cached(j)
+	if have := start + len(r.dictEnds); have < i {
+		need := 0
+		for j := have; j < i; j++ {
+			need += int(r.dir[j].Plain)
 		}
-		if fd == nil {
-			var err error
-			if fd, err = r.decode(j, r.dict); err != nil {
-				return nil, err
+		if cap(r.dict)-len(r.dict) < need {
+			// The prefix needed the first time, the whole chain when it
+			// is extended (frames read in order): one copy at most.
+			size := len(r.dict) + need
+			if len(r.dict) > 0 {
+				size = max(size, r.chainDictSize(start))
 			}
-			r.add(fd)
+			d := make([]byte, len(r.dict), size) // slices.Grow would clear what is copied
+			copy(d, r.dict)
+			r.dict = d
 		}
-		p.put(fd)
-		r.dict = append(r.dict, fd.plain...)
-		r.dictEnds = append(r.dictEnds, len(r.dict))
-		r.dictCopied += int64(len(fd.plain))
+		for j := have; j < i; j++ {
+			fd := p.get(j)
+			if fd == nil {
+				fd = r.cached(j)
+			}
+			if fd == nil {
+				var err error
+				if fd, err = r.decode(j, r.dict[:len(r.dict):len(r.dict)]); err != nil {
+					return nil, err
+				}
+				r.add(fd)
+			}
+			p.put(fd)
+			r.dict = append(r.dict, fd.plain...)
+			r.dictEnds = append(r.dictEnds, len(r.dict))
+			r.dictCopied += int64(len(fd.plain))
+		}
 	}
 	// A frame before the ones held takes their prefix, which stays.
-	return r.decodeRead(i, last, r.dict[:r.dictEnds[i-start-1]])
+	n := r.dictEnds[i-start-1]
+	return r.decodeRead(i, last, r.dict[:n:n])
 }
 
 // chainDictSize is the plaintext of the chain that starts at frame start,
