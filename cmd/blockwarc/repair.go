@@ -106,13 +106,18 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 		}
 	}
+	// With originals, the settings object (pack.RestoreSettings) is
+	// written again after the re-ingest, whose first commit writes it
+	// anyway: a repair killed after any of its commits then makes, run
+	// again, what one run makes.
+	var settle []string // the archives whose packs read: settings next
 	for _, d := range dirs {
 		for _, n := range removeLeftovers(d) {
 			fmt.Fprintf(stdout, "repaired: removed %s, the temporary directory of a repair that was killed\n", filepath.Join(d, n))
 			repaired = true
 		}
 		var res pack.RepairResult
-		res, err = pack.Repair(d, pack.Options{})
+		res, err = pack.RepairFrames(d, pack.Options{})
 		if errors.Is(err, pack.ErrCommitLost) {
 			// Both commit files lost: the list of files and the catalog
 			// root are made again from the packs, then repaired as any.
@@ -120,12 +125,31 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				break
 			}
 			report(res)
-			res, err = pack.Repair(d, pack.Options{})
+			res, err = pack.RepairFrames(d, pack.Options{})
 		}
 		if err != nil {
 			break
 		}
 		report(res)
+		if len(res.Lost) == 0 {
+			settle = append(settle, d)
+		}
+	}
+	restoreSettings := func() (bool, error) {
+		restored := false
+		for _, d := range settle {
+			var res pack.RepairResult
+			if err := pack.RestoreSettings(d, pack.Options{}, &res); err != nil {
+				return restored, err
+			}
+			report(res)
+			restored = restored || len(res.Done) > 0
+		}
+		settle = nil
+		return restored, nil
+	}
+	if err == nil && len(originals) == 0 {
+		_, err = restoreSettings()
 	}
 	if err != nil {
 		for _, d := range damage {
@@ -167,6 +191,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if (err != nil || len(st.Lost) > 0 || st.FileTableLost) && len(originals) > 0 {
 		// The writer must not take an object of a frame that does not
 		// read as stored: the indexes list only frames that read.
+		settle = nil
 		for _, d := range dirs {
 			res, err := pack.RebuildIndexes(d, pack.Options{})
 			report(res)
@@ -174,6 +199,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
 				return exitFailure
 			}
+			settle = append(settle, d) // the damage is dropped now
 		}
 		ri, err := reingest(ctx, m, dirs, originals)
 		for _, r := range ri.Refused {
@@ -197,6 +223,10 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		fmt.Fprintf(stdout, "re-ingested: %d of %d lost capture(s) complete again, %d object(s) put back from the originals\n", ri.Restored, ri.Lost, ri.Objects)
 		reingested = true
+		if _, err := restoreSettings(); err != nil {
+			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
+			return exitFailure
+		}
 		if st, problems, err = verifyQuiet(dir, stderr); err != nil {
 			for _, d := range damage {
 				fmt.Fprintf(stderr, "blockwarc repair: damaged: %s\n", d)
@@ -218,6 +248,17 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			if !still[place{l.File, l.Offset}] {
 				fmt.Fprintf(stdout, "restored: %s\n", l)
 			}
+		}
+	}
+	// Originals given, nothing to re-ingest: the settings now.
+	if len(settle) > 0 {
+		restored, err := restoreSettings()
+		if err == nil && restored {
+			st, problems, err = verifyQuiet(dir, stderr)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc repair: %v\n", err)
+			return exitFailure
 		}
 	}
 	if st.Problems > 0 || len(st.Lost) > 0 {

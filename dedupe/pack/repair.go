@@ -47,9 +47,18 @@ type Salvaged struct {
 func Repair(dir string, opts Options) (RepairResult, error) {
 	res, err := repair(dir, opts, false)
 	if err == nil && len(res.Lost) == 0 {
-		err = restoreSettings(dir, opts, &res)
+		err = RestoreSettings(dir, opts, &res)
 	}
 	return res, err
+}
+
+// RepairFrames is Repair without its last step, RestoreSettings. A
+// caller that re-ingests lost captures next calls RestoreSettings after
+// the re-ingest, whose first commit writes the settings object anyway:
+// then a repair killed after any commit and run again makes the commits
+// one uninterrupted run makes, in the same order.
+func RepairFrames(dir string, opts Options) (RepairResult, error) {
+	return repair(dir, opts, false)
 }
 
 // RebuildIndexes is Repair that rebuilds the indexes from the packs'

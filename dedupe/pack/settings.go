@@ -297,10 +297,11 @@ func (s *Store) settingsObjectProblem(m *manifest) error {
 		"the settings object of generation %d (the archive's settings kept in the packs) is missing: if COMMIT and COMMIT.copy were both lost, the settings would be; run blockwarc repair (it writes it again)", m.setAt)}
 }
 
-// restoreSettings writes the settings object again when the commit
+// RestoreSettings writes the settings object again when the commit
 // in force names one that does not read, by a commit of the same
-// payload (Repair's last step, once nothing is lost).
-func restoreSettings(dir string, opts Options, res *RepairResult) error {
+// payload (Repair's last step, once nothing is lost), and says so in
+// res.Done.
+func RestoreSettings(dir string, opts Options, res *RepairResult) error {
 	s, err := Open(dir, opts)
 	if err != nil {
 		return err
