@@ -20,7 +20,9 @@ var (
 
 // TestKillFaults (make faults) kills blockwarc with SIGKILL at random
 // moments of an ingest into a new archive, of an extending ingest, of a
-// repair that re-ingests a deleted pack from the originals, of a compact
+// repair that re-ingests a deleted pack from the originals, of a repair
+// of the repaired archive whose COMMIT and COMMIT.copy were both deleted
+// (the commit made again from the packs), of a compact
 // into a new archive and of an ingest that writes its tables; the
 // same command run again must leave every file of the archive identical
 // to what one uninterrupted run leaves. The seed is printed: a failure
@@ -53,6 +55,9 @@ func TestKillFaults(t *testing.T) {
 		{name: "ingest", args: ingestArgs(base)},
 		{name: "extend", args: ingestArgs(ext)},
 		{name: "repair", args: func(arch string) []string { return append([]string{"repair", arch}, inputs...) }},
+		// Both commit files lost: the commit made again from the packs
+		// (dedupe.RebuildCommit), then the repair as any.
+		{name: "recommit", args: func(arch string) []string { return append([]string{"repair", arch}, inputs...) }},
 		{name: "compact", args: func(arch string) []string {
 			return []string{"compact", "-tables=false", "-workers", "2", "-commit", commit, compactSrc, arch}
 		}},
@@ -84,6 +89,13 @@ func TestKillFaults(t *testing.T) {
 			o.start = filepath.Join(root, "start-"+o.name+".bwa")
 			sharedtest.CopyDir(t, prev, o.start)
 		}
+		if o.name == "recommit" {
+			for _, n := range []string{"COMMIT", "COMMIT.copy"} {
+				if err := os.Remove(filepath.Join(o.start, n)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		if o.name == "repair" {
 			packs, _ := filepath.Glob(filepath.Join(o.start, "*.pack"))
 			if len(packs) == 0 {
@@ -104,7 +116,7 @@ func TestKillFaults(t *testing.T) {
 		if _, ok := o.ref["tables/GENERATION"]; ok != (o.name == "tables") {
 			t.Fatalf("one-pass %s: tables written %v", o.name, ok)
 		}
-		if o.name != "compact" && o.name != "tables" {
+		if o.name != "compact" && o.name != "tables" && o.name != "recommit" {
 			prev = ref
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 	"sync"
 )
 
@@ -677,8 +678,30 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 	if err != nil {
 		return 0, fmt.Errorf("write index: %w", err)
 	}
+	size, err := encodeIndex(f, num, entries, frames, chunks, digests, idLen)
+	if err != nil {
+		f.Close()
+		return 0, fmt.Errorf("write index %s: %w", path, err)
+	}
+	err = o.fault("sync", path)
+	if err == nil {
+		err = fsync(f, o.noSync)
+	}
+	if err != nil {
+		f.Close()
+		return 0, fmt.Errorf("sync index %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return 0, fmt.Errorf("write index %s: %w", path, err)
+	}
+	return size, nil
+}
+
+// encodeIndex writes the bytes of an index file to w and returns their
+// number.
+func encodeIndex(w io.Writer, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, digests []digestRow, idLen int) (int64, error) {
 	h := crc32.New(castagnoli)
-	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 64<<10)
 	lay := layoutFor(entries, len(frames), idLen)
 	var fan [256]uint32
 	for _, e := range entries {
@@ -712,31 +735,52 @@ func writeIndex(path string, num uint32, entries []entry, frames []frameRow, chu
 	bw.Write(le.AppendUint32(b[:0], uint32(len(chunks))))
 	writeDigests(bw, digests)
 	if err := bw.Flush(); err != nil {
-		f.Close()
-		return 0, fmt.Errorf("write index %s: %w", path, err)
+		return 0, err
 	}
 	tr := appendTrailerHead(nil, uint64(len(entries)), uint64(len(frames)), lay)
 	tr = le.AppendUint32(tr, fanCRC)
 	tr = le.AppendUint32(tr, h.Sum32())
 	tr = append(tr, indexMagic...)
 	tr = le.AppendUint32(tr, crc(tr))
-	if _, err := f.Write(tr); err != nil {
-		f.Close()
-		return 0, fmt.Errorf("write index %s: %w", path, err)
-	}
-	err = o.fault("sync", path)
-	if err == nil {
-		err = fsync(f, o.noSync)
-	}
-	if err != nil {
-		f.Close()
-		return 0, fmt.Errorf("sync index %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return 0, fmt.Errorf("write index %s: %w", path, err)
+	if _, err := w.Write(tr); err != nil {
+		return 0, err
 	}
 	_, size := chunkSection(uint64(len(entries)), uint64(len(frames)), uint64(len(chunks)), lay)
 	return int64(size + digestSectionSize(uint64(len(digests)))), nil
+}
+
+// holdsIndex reports whether the file at path holds exactly the bytes
+// encodeIndex writes for these arguments, reading it once.
+func holdsIndex(path string, num uint32, entries []entry, frames []frameRow, chunks []chunkRow, digests []digestRow, idLen int) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	c := &sameBytes{r: bufio.NewReaderSize(f, 64<<10), same: true}
+	size, err := encodeIndex(c, num, entries, frames, chunks, digests, idLen)
+	return err == nil && c.same && size == fi.Size()
+}
+
+// sameBytes is a writer that compares what is written with what r reads.
+type sameBytes struct {
+	r    *bufio.Reader
+	buf  []byte
+	same bool
+}
+
+func (c *sameBytes) Write(p []byte) (int, error) {
+	if c.same {
+		c.buf = slices.Grow(c.buf[:0], len(p))[:len(p)]
+		if _, err := io.ReadFull(c.r, c.buf); err != nil || !bytes.Equal(c.buf, p) {
+			c.same = false
+		}
+	}
+	return len(p), nil
 }
 
 // appendIndexHead appends an index's header and, unless its entries hold

@@ -60,6 +60,61 @@ func TestCommitLostNotNew(t *testing.T) {
 	}
 }
 
+// TestRebuildCommitResumed: a RebuildCommit stopped after it wrote its
+// index and before it published the commit (here: its check fails, as
+// a kill there leaves it) and run again publishes the files one run
+// publishes: the index it wrote, the highest on disk, is taken with its
+// number, not passed by one more.
+func TestRebuildCommitResumed(t *testing.T) {
+	one := filepath.Join(t.TempDir(), "one.bwa")
+	buildGolden(t, one)
+	// An index file left by a merge that was killed, the highest on
+	// disk: the rebuild writes past it.
+	if err := os.WriteFile(filepath.Join(one, indexName(9)), bytes.Repeat([]byte{7}, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{commitName, commitCopy} {
+		if err := os.Remove(filepath.Join(one, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	two := filepath.Join(t.TempDir(), "two.bwa")
+	sharedtest.CopyDir(t, one, two)
+	root := func(*Store) ([]byte, error) { return []byte("root"), nil }
+	ok := func(*Store) error { return nil }
+	if _, err := RebuildCommit(one, Options{}, root, ok); err != nil {
+		t.Fatal(err)
+	}
+	before := sharedtest.ArchiveFiles(t, two)
+	if _, err := RebuildCommit(two, Options{}, root, func(*Store) error { return errors.New("killed") }); err == nil {
+		t.Fatal("published though its check failed")
+	}
+	left := sharedtest.ArchiveFiles(t, two)
+	added := 0
+	for n := range left {
+		if _, ok := before[n]; !ok && strings.HasSuffix(n, ".idx") {
+			added++
+		}
+	}
+	if added != 1 {
+		t.Fatalf("the stopped rebuild left %d new index files, want 1: the test checks nothing", added)
+	}
+	if _, err := RebuildCommit(two, Options{}, root, ok); err != nil {
+		t.Fatal(err)
+	}
+	got, want := sharedtest.ArchiveFiles(t, two), sharedtest.ArchiveFiles(t, one)
+	for n, b := range want {
+		if !bytes.Equal(got[n], b) {
+			t.Errorf("%s differs from one run's (or is missing)", n)
+		}
+	}
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			t.Errorf("%s: not in one run's archive", n)
+		}
+	}
+}
+
 // TestRebuildKeepsSettings: the commit rebuilt after COMMIT and
 // COMMIT.copy are both lost carries the settings the lost one recorded
 // (from the settings object of the highest generation, docs/FORMAT.md

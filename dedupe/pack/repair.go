@@ -579,8 +579,24 @@ func (s *Store) rebuildIndexes(m *manifest, res *RepairResult, rewrite bool) err
 	// The digest rows of the indexes that still read are kept; those of
 	// a lost one are gone (objects stored again if they come back: size,
 	// never correctness).
-	size, err := writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, s.keptDigests(m, chunkRows), m.idLen(), &s.opts)
-	if err != nil {
+	digests := s.keptDigests(m, chunkRows)
+	var size int64
+	var err error
+	if prev := filepath.Join(s.dir, indexName(num-1)); s.beforePublish != nil && num > 1 &&
+		holdsIndex(prev, num-1, entries, frames, chunkRows, digests, m.idLen()) {
+		// RebuildCommit killed after it wrote this very index and before
+		// it published the commit: the highest file on disk, which set
+		// num and the generation one past it. It is taken with its
+		// number and generation, so that run again it publishes what
+		// one run publishes.
+		num--
+		m.seq--
+		fi, err := os.Stat(prev)
+		if err != nil {
+			return fmt.Errorf("repair: %w", err)
+		}
+		size = fi.Size()
+	} else if size, err = writeIndex(filepath.Join(s.dir, indexName(num)), num, entries, frames, chunkRows, digests, m.idLen(), &s.opts); err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
 	if !s.opts.NoParity {
