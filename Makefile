@@ -129,9 +129,11 @@ test-all: test race test-corpus test-beam
 # 4.5 to 7 minutes on two cores under a load average of 11 (unit runs 4
 # trials of it).
 FAULT_TRIALS ?= 100
-# TestKillFaults: SIGKILL at random moments of ingest, extend and repair;
+# TestKillFaults: SIGKILL at random moments of ingest, extend, repair
+# (a deleted pack; both commit files lost), compact, tables, prove, a
+# sharded ingest and upgrade, one per trial in turn;
 # the seed is printed, and a failure replays with KILL_SEED=N.
-KILL_TRIALS ?= 20
+KILL_TRIALS ?= 27
 KILL_SEED ?= 34
 faults:
 	$(GO) test -count=1 -v -timeout 60m -run '^(TestFaults|TestKillFaults)$$' ./cmd/blockwarc -args -fault-trials $(FAULT_TRIALS) -kill-trials $(KILL_TRIALS) -kill-seed $(KILL_SEED)

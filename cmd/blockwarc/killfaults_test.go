@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	killTrials = flag.Int("kill-trials", 6, "trials of TestKillFaults (make faults: 20)")
+	killTrials = flag.Int("kill-trials", 9, "trials of TestKillFaults, one per operation in turn (make faults: 27)")
 	killSeed   = flag.Uint64("kill-seed", 34, "seed of TestKillFaults' kill points")
 )
 
@@ -23,7 +23,8 @@ var (
 // repair that re-ingests a deleted pack from the originals, of a repair
 // of the repaired archive whose COMMIT and COMMIT.copy were both deleted
 // (the commit made again from the packs), of a compact
-// into a new archive and of an ingest that writes its tables; the
+// into a new archive, of an ingest that writes its tables, of a prove,
+// of a sharded ingest and of an upgrade of a format-9 archive; the
 // same command run again must leave every file of the archive identical
 // to what one uninterrupted run leaves. The seed is printed: a failure
 // is replayed with -kill-seed.
@@ -67,13 +68,25 @@ func TestKillFaults(t *testing.T) {
 		{name: "tables", args: func(arch string) []string {
 			return append([]string{"ingest", "-workers", "2", "-commit", commit, arch}, ext...)
 		}},
+		// The proof of the extended archive's input files, one commit.
+		{name: "prove", args: func(arch string) []string { return append([]string{"prove", arch}, inputs...) }},
+		// A sharded ingest into a new archive: two shards, one manifest.
+		{name: "shards", args: func(arch string) []string {
+			return append([]string{"ingest", "-tables=false", "-shards", "2", "-workers", "2", "-commit", commit, arch}, base...)
+		}},
+		// An archive of format 9 rewritten at the current one, in place
+		// (through a directory beside it).
+		{name: "upgrade", args: func(arch string) []string { return []string{"upgrade", arch} }},
 	}
 	// The references, one uninterrupted run each: ingest, then extend
-	// that archive, then repair it once its pack is deleted; compact of
-	// the repaired archive and an ingest with tables into new ones.
+	// that archive, then repair it once its pack is deleted, and once
+	// its commit files are; compact of the repaired archive and an
+	// ingest with tables into new ones; prove of the extended archive; a
+	// sharded ingest into a new one; upgrade of a format-9 archive.
 	prev := ""
+	refs := map[string]string{}
 	for _, o := range ops {
-		fresh := o.name == "ingest" || o.name == "compact"
+		fresh := o.name == "ingest" || o.name == "compact" || o.name == "shards"
 		if o.name == "compact" {
 			sharedtest.CopyDir(t, prev, compactSrc)
 		}
@@ -87,7 +100,14 @@ func TestKillFaults(t *testing.T) {
 		}
 		if !fresh {
 			o.start = filepath.Join(root, "start-"+o.name+".bwa")
-			sharedtest.CopyDir(t, prev, o.start)
+			from := prev
+			switch o.name {
+			case "prove":
+				from = refs["extend"]
+			case "upgrade":
+				from = filepath.Join(sharedtest.RepoRoot(t), "dedupe", "testdata", "v9.bwa")
+			}
+			sharedtest.CopyDir(t, from, o.start)
 		}
 		if o.name == "recommit" {
 			for _, n := range []string{"COMMIT", "COMMIT.copy"} {
@@ -116,7 +136,8 @@ func TestKillFaults(t *testing.T) {
 		if _, ok := o.ref["tables/GENERATION"]; ok != (o.name == "tables") {
 			t.Fatalf("one-pass %s: tables written %v", o.name, ok)
 		}
-		if o.name != "compact" && o.name != "tables" && o.name != "recommit" {
+		refs[o.name] = ref
+		if o.name == "ingest" || o.name == "extend" || o.name == "repair" {
 			prev = ref
 		}
 	}
