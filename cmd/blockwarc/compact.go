@@ -91,7 +91,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		archiveError(stderr, "compact", src, err)
 		return exitFailure
 	}
-	if *withTables && !tablesAfterCommit(ctx, "compact", dst, tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}, stderr) {
+	if *withTables && !tablesAfterCommit(ctx, "compact", dst, tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}, -1, stderr) {
 		return exitFailure
 	}
 	if *asJSON {

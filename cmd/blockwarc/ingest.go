@@ -55,7 +55,10 @@ the storage report counts it (tables/ apart). Then the tables
 ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc
 tables'; -tables=false skips it, and they are not rewritten when no new
 file was ingested and they describe the archive's last commit: tables
-that an interrupted rewrite left stale are rewritten then). -report and
+that an interrupted rewrite left stale are rewritten then). Their cost,
+a few ms of CPU a record of the archive, grows with it: ingest says so
+when they read ten times the records it did (-tables=false, then
+'blockwarc tables' when they are needed). -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
 'blockwarc report' afterwards, for one walk instead of two.
@@ -105,7 +108,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
 	showProgress := fs.Bool("progress", false, "draw the progress bar on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
-	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest")
+	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest, from the whole archive: a few ms of CPU a record, so that ingesting a crawl at a time into a large archive, -tables=false and 'blockwarc tables' when they are needed cost far less")
 	fast := fs.Bool("fast", false, "write frames at a fast zstd level (6; pure Go's \"better\" without cgo) rather than 19: 45-66 % less CPU on the corpus sites for an archive 7-14 % larger; 'blockwarc compact' writes the dense copy later")
 	nice := fs.Int("nice", defaultNice, niceUsage)
 	prove := fs.Bool("prove", false, "also learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (25-160 % more CPU on the corpus sites); by default 'blockwarc prove ARCHIVE ORIGINALS...' does that later, before the originals are deleted")
@@ -310,7 +313,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				return err
 			}
 		}
-		if !tablesAfterCommit(ctx, "ingest", fs.Arg(0), topts, stderr) {
+		if !tablesAfterCommit(ctx, "ingest", fs.Arg(0), topts, st.Records, stderr) {
 			return exitFailure
 		}
 	}
@@ -424,8 +427,9 @@ func humanBytes(n int64) string {
 
 // tablesAfterCommit writes the tables of the archive at dir once cmd has
 // committed it, and says whether they were written: a failure leaves the
-// archive complete and the previous tables in place.
-func tablesAfterCommit(ctx context.Context, cmd, dir string, topts tablesOptions, stderr io.Writer) bool {
+// archive complete and the previous tables in place. added is the
+// records cmd read (< 0: none to compare with), for rewriteNote.
+func tablesAfterCommit(ctx context.Context, cmd, dir string, topts tablesOptions, added int64, stderr io.Writer) bool {
 	sum, err := writeTables(ctx, dir, topts, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "blockwarc %s: %s committed, but: %v\n", cmd, dir, err)
@@ -434,5 +438,27 @@ func tablesAfterCommit(ctx context.Context, cmd, dir string, topts tablesOptions
 	if sum.Build.BlockMismatches > 0 {
 		printTablesSummary(stderr, "blockwarc "+cmd, sum)
 	}
+	if n := rewriteNote(sum.Build.Records, added, dir); n != "" {
+		fmt.Fprintf(stderr, "blockwarc %s: %s\n", cmd, n)
+	}
 	return true
+}
+
+// rewriteMin is the fewest records a tables walk reads before
+// rewriteNote says what it costs: at a few ms a record (each capture
+// restored and partitioned again, the pages' languages detected, the
+// text compressed by brotli), 2,000 are several CPU-seconds.
+var rewriteMin int64 = 2000
+
+// rewriteNote is what ingest says when the tables it rewrote read at
+// least ten times the records it ingested, and rewriteMin or more: the
+// tables are built from the whole archive, so a crawl-at-a-time ingest
+// pays for the archive's size at every crawl (one crawl of a few
+// hundred KB into the 350 crawls before it: 0.5 CPU-s, 16 with the
+// tables; docs/BENCHMARKS.md "At scale").
+func rewriteNote(walked, added int64, dir string) string {
+	if added < 0 || walked < rewriteMin || walked < 10*added {
+		return ""
+	}
+	return fmt.Sprintf("the tables were rebuilt from all %d records of the archive for the %d this ingest read (they are rewritten whole, at a cost that grows with the archive); ingesting a crawl at a time, pass -tables=false and run 'blockwarc tables %s' when you need them", walked, added, dir)
 }
