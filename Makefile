@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-sites bench-scale-capture bench-cores bench-rss bench-index bench-serve fuzz npm clean test-beam bench-beam bench-compare
+.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-synth bench-scale-sites bench-scale-capture bench-cores bench-rss bench-index bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -221,6 +221,16 @@ clean:
 # ../shared and the zstd and xz commands; several minutes.
 bench-scale:
 	$(GO) test -run '^$$' -bench 'Scale$$' -benchtime 1x -timeout 60m -v ./dedupe/
+
+# bench-scale at the default bounds on a collection large enough for them
+# to bite (BenchmarkScaleSynth): internal/gencrawl's realistic crawls of
+# the corpus's and the article pages (each site in a cipher of its own,
+# with edits, moves, mirrors, per-capture tokens and shared images),
+# CRAWLS a week apart (24: about 1.4 GB of records), a crawl at a time
+# at -mem 64MiB and 4GiB. Needs ../shared and zstd; about 7 minutes.
+CRAWLS ?= 24
+bench-scale-synth:
+	BLOCKWARC_SYNTH_CRAWLS=$(CRAWLS) $(GO) test -run '^$$' -bench 'ScaleSynth$$' -benchtime 1x -timeout 90m -v ./dedupe/
 
 # bench-scale's crawl-at-a-time ingest once per bound on what a capture's
 # restore decodes (pack.Settings.CaptureFrames): its bytes against its

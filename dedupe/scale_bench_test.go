@@ -3,10 +3,8 @@ package dedupe
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -387,26 +385,11 @@ func sum(xs []int64) (n int64) {
 // zstdAlone returns the record bytes of a .warc.gz file and the size of
 // `zstd -19 --long=27` of them.
 func zstdAlone(b *testing.B, zstdPath, file string) (int64, int64) {
-	f, err := os.Open(file)
-	if err != nil {
-		b.Fatal(err)
+	raw, z := zstdAloneErr(zstdPath, file)
+	if raw < 0 {
+		b.Fatalf("zstd -19 --long=27 of the records of %s failed", file)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var cw countWriter
-	cmd := exec.Command(zstdPath, "-19", "--long=27", "-q", "-c")
-	cmd.Stdin, cmd.Stdout = bytes.NewReader(raw), &cw
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("zstd: %v", err)
-	}
-	return int64(len(raw)), cw.n
+	return raw, z
 }
 
 // dirSize is the bytes of an archive's files.
