@@ -34,7 +34,8 @@ type Budget struct {
 	Tables int64
 	// Cache bounds each of the store's caches of decoded frames
 	// (pack.Options.CacheBytes) and the catalog segments the history
-	// reader keeps open: an eighth of the budget, 4 to 32 MiB.
+	// reader keeps open: a sixteenth of the budget, minCache to
+	// maxCache.
 	Cache int64
 	// GoHeap is the soft limit for the Go heap: the budget (or what the
 	// tables, the records in flight and the smallest sort need, when
@@ -71,19 +72,50 @@ const (
 	minSort     = 8 << 20
 )
 
+// minCache and maxCache bound Budget.Cache. Each new version of a page
+// is stored against its last one, restored from frames across the
+// archive's history (a template's chunks from the first crawl, last
+// week's edit from the last): a crawl's ingest reads the frames its
+// pages' previous captures reference, and a cache smaller than those
+// decodes them again and again. 1.6 GB of generated crawls of real pages
+// (make bench-scale-synth), its 24th crawl into the 23 before it at
+// -mem 64MiB: 44 CPU-s with caches of 8 MiB, 17 with 16, 4.4 with 32, at
+// the same peak RSS (about 270 MB: what the decodes allocated was most
+// of the heap); the ingest CPU per GB grew 7.8× over the collection with
+// 8 MiB. Above it, a sixteenth of the budget each (about a third
+// together): a larger archive reads more frames a crawl.
+const (
+	minCache = 32 << 20
+	maxCache = 512 << 20
+)
+
+// cachesBytes is what caches of Budget.Cache hold at most together: the
+// store's two caches of decoded frames and the buffers each keeps of
+// frames gone from it (pack.Options.CacheBytes: as many bytes again,
+// 16 to 64 MiB), and the history reader's segments.
+func cachesBytes(cache int64) int64 {
+	return 3*cache + 2*min(max(cache, 16<<20), 64<<20)
+}
+
 // SplitMemory divides mem (warcio.DefaultWalkMemLimit when ≤ 0) for an
 // ingest with workers model workers, into an archive whose chunk table
 // has tableEntries entries (pack.Settings.ChunkTable; 0 the default).
-// Sort, InFlight and Tables add up to mem when it holds them: a quarter
-// in flight, the tables, the rest for the sort.
+// Sort, InFlight, Tables and the caches add up to mem when it holds
+// them: a quarter in flight, the tables, a sixteenth for each cache, the
+// rest for the sort. Up to 512 MiB the caches keep minCache each, within
+// the 256 MiB the process is given beyond mem.
 func SplitMemory(mem int64, workers, tableEntries int) Budget {
 	if mem <= 0 {
 		mem = warcio.DefaultWalkMemLimit
 	}
 	b := Budget{InFlight: max(mem/4, minInFlight), Tables: TableBytes(tableEntries)}
-	b.Sort = max(mem-b.InFlight-b.Tables, minSort)
+	b.Cache = min(max(mem/16, minCache), maxCache)
+	caches := cachesBytes(b.Cache)
+	if b.Cache == minCache {
+		caches = 0 // beyond mem, as the encoders are
+	}
+	b.Sort = max(mem-b.InFlight-b.Tables-caches, minSort)
 	b.Compress = max(1, min(workers, int(mem/(256<<20))))
-	b.Cache = min(max(mem/8, 4<<20), 32<<20)
 	b.GoHeap = max(mem, b.Sort+b.InFlight+b.Tables) + 256<<20 - pack.Options{Workers: b.Compress}.NativeMemory()
 	return b
 }
