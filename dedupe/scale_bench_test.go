@@ -267,16 +267,7 @@ func BenchmarkScale(b *testing.B) {
 			g[1].coldP99/g[0].coldP99, g[1].coldDec99/max(g[0].coldDec99, 0.001))
 	}
 
-	small, large := archiveFiles(b, archives["64MiB"]), archiveFiles(b, archives["4GiB"])
-	identical := len(small) == len(large)
-	for name, data := range small {
-		if !bytes.Equal(large[name], data) {
-			identical = false
-			b.Logf("%s differs between -mem 64MiB and 4GiB", name)
-		}
-	}
-	b.ReportMetric(float64(dirBytes(small))/float64(dirBytes(large)), "x-mem64-vs-4g")
-	b.ReportMetric(map[bool]float64{true: 1}[identical], "identical")
+	large := reportSameArchives(b, archives["64MiB"], archives["4GiB"])
 	scaleSites(b, files, perFile)
 	zsorted, xzsorted, _ := sortedCompressed(b, files, true)
 	size := float64(dirBytes(large))
@@ -380,6 +371,23 @@ func sum(xs []int64) (n int64) {
 		n += x
 	}
 	return n
+}
+
+// reportSameArchives compares the archives ingested at -mem 64MiB and
+// 4GiB file by file (metrics x-mem64-vs-4g and identical, 1 when every
+// file is the same) and returns the 4GiB one's files.
+func reportSameArchives(b *testing.B, mem64, mem4g string) map[string][]byte {
+	small, large := archiveFiles(b, mem64), archiveFiles(b, mem4g)
+	identical := len(small) == len(large)
+	for name, data := range small {
+		if !bytes.Equal(large[name], data) {
+			identical = false
+			b.Logf("%s differs between -mem 64MiB and 4GiB", name)
+		}
+	}
+	b.ReportMetric(float64(dirBytes(small))/float64(dirBytes(large)), "x-mem64-vs-4g")
+	b.ReportMetric(map[bool]float64{true: 1}[identical], "identical")
+	return large
 }
 
 // zstdAlone returns the record bytes of a .warc.gz file and the size of

@@ -224,7 +224,8 @@ func (g *realGen) churn() {
 // site's own vocabulary.
 func (g *realGen) sentence(s *realSite) string {
 	var words []string
-	for len(words) < 8+g.r.IntN(18) {
+	// Bounded: a pool of pages with hardly a word still ends.
+	for try := 0; len(words) < 8+g.r.IntN(18) && try < 1<<16; try++ {
 		src := g.pool[g.r.IntN(len(g.pool))]
 		i := g.r.IntN(len(src))
 		j := i
