@@ -223,7 +223,7 @@ bench-scale:
 	$(GO) test -run '^$$' -bench 'Scale$$' -benchtime 1x -timeout 60m -v ./dedupe/
 
 # bench-scale at the default bounds on a collection large enough for them
-# to bite (BenchmarkScaleSynth): internal/gencrawl's realistic crawls of
+# to bite (BenchmarkScaleSynth): dedupe/internal/realcrawl's crawls of
 # the corpus's and the article pages (each site in a cipher of its own,
 # with edits, moves, mirrors, per-capture tokens and shared images),
 # CRAWLS a week apart (24: about 1.4 GB of records), a crawl at a time

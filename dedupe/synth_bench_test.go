@@ -16,15 +16,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/blockwarc/blockwarc/dedupe/internal/realcrawl"
 	"github.com/blockwarc/blockwarc/dedupe/pack"
-	"github.com/blockwarc/blockwarc/internal/gencrawl"
 	"github.com/blockwarc/blockwarc/internal/sharedtest"
 	"github.com/blockwarc/blockwarc/warcio"
 )
 
 // BenchmarkScaleSynth (make bench-scale-synth) is BenchmarkScale at the
 // default bounds on a collection large enough for them to bite, instead
-// of bounds scaled down: gencrawl.Realistic's crawls of real pages (the
+// of bounds scaled down: realcrawl.Write's crawls of real pages (the
 // corpus's and the article pages, each site in a cipher of its own)
 // with a domain crawl's churn — edits, moved pages, mirrored hosts,
 // tokens, dates and counters per capture, the same images under many
@@ -55,7 +55,7 @@ func BenchmarkScaleSynth(b *testing.B) {
 		b.Skipf("zstd command not found (Debian package zstd): %v", err)
 	}
 	pool := realPool(b)
-	files, err := gencrawl.Realistic(b.TempDir(), pool, gencrawl.RealOptions{Seed: 1, Crawls: crawls})
+	files, err := realcrawl.Write(b.TempDir(), pool, realcrawl.Options{Seed: 1, Crawls: crawls})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func BenchmarkScaleSynth(b *testing.B) {
 	if slices.Contains(perFile, -1) {
 		b.Fatal("zstd failed on an input")
 	}
-	b.Logf("%d crawls of gencrawl.Realistic (a pool of %d real pages), %.1f MB of records in %.1f MB of .warc.gz; each file alone at zstd -19 --long=27: %d bytes",
+	b.Logf("%d crawls of realcrawl.Write (a pool of %d real pages), %.1f MB of records in %.1f MB of .warc.gz; each file alone at zstd -19 --long=27: %d bytes",
 		len(files), len(pool), float64(total)/1e6, float64(filesBytes(b, files))/1e6, sum(perFile))
 
 	bin := filepath.Join(b.TempDir(), "blockwarc")
@@ -212,7 +212,7 @@ func filesBytes(b *testing.B, files []string) (n int64) {
 	return n
 }
 
-// realPool reads the real HTML pages gencrawl.Realistic builds sites
+// realPool reads the real HTML pages realcrawl.Write builds sites
 // from: the article-extraction pages, and each corpus URL's latest HTML
 // response (its payload as stored, when neither chunked nor
 // content-encoded).

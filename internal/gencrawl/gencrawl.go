@@ -7,8 +7,8 @@
 // distance: the same bodies under another host and paths (a mirror, a
 // site moved), a crawl repeated with a share of its pages edited. It does
 // not model real markup variety, scripts, images, redirects or
-// compressed payloads; measure those on real crawls, or with Realistic,
-// which builds sites from real pages a caller gives it.
+// compressed payloads; measure those on real crawls, or with
+// dedupe/internal/realcrawl, which builds sites from real pages.
 package gencrawl
 
 import (

@@ -1,4 +1,8 @@
-package gencrawl
+// Package realcrawl writes synthetic crawls made of real pages, for the
+// scale benchmark (make bench-scale-synth): sites built from pages a
+// caller read from real captures, recrawled with a domain crawl's
+// churn. Package gencrawl writes sites of generated text instead.
+package realcrawl
 
 import (
 	"bytes"
@@ -19,9 +23,9 @@ import (
 	"github.com/blockwarc/blockwarc/dedupe/zlibenc"
 )
 
-// RealOptions shape a collection of Realistic crawls. Zero fields take
+// Options shape a collection of crawls Write writes. Zero fields take
 // the defaults named.
-type RealOptions struct {
+type Options struct {
 	Seed    uint64
 	Hosts   int       // sites (16)
 	Pages   int       // pages of a site at its first crawl (12)
@@ -38,7 +42,7 @@ type RealOptions struct {
 	Assets int
 }
 
-func (o RealOptions) withDefaults() RealOptions {
+func (o Options) withDefaults() Options {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -66,7 +70,7 @@ func (o RealOptions) withDefaults() RealOptions {
 	return o
 }
 
-// Realistic writes a collection of crawls to dir, one gzipped WARC file
+// Write writes a collection of crawls to dir, one gzipped WARC file
 // per crawl (all sites, as a domain crawl's file), and returns their
 // paths in crawl order. The same pool and options write the same bytes.
 //
@@ -96,9 +100,9 @@ func (o RealOptions) withDefaults() RealOptions {
 // revisits, scripts' real behaviour (ciphered, they are bytes only), or
 // the mix of payload types of a real crawl beyond HTML and opaque
 // binaries. Sites hold tens of pages, not thousands.
-func Realistic(dir string, pool [][]byte, o RealOptions) ([]string, error) {
+func Write(dir string, pool [][]byte, o Options) ([]string, error) {
 	if len(pool) == 0 {
-		return nil, fmt.Errorf("gencrawl: no pages in the pool")
+		return nil, fmt.Errorf("realcrawl: no pages in the pool")
 	}
 	o = o.withDefaults()
 	g := &realGen{o: o, pool: pool, r: rand.New(rand.NewPCG(o.Seed, 0x7265616c))}
@@ -146,7 +150,7 @@ type realAsset struct {
 }
 
 type realGen struct {
-	o      RealOptions
+	o      Options
 	pool   [][]byte
 	r      *rand.Rand
 	sites  []*realSite

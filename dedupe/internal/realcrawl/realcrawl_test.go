@@ -1,4 +1,4 @@
-package gencrawl
+package realcrawl
 
 import (
 	"bytes"
@@ -28,16 +28,16 @@ type capture struct {
 	payload        []byte
 }
 
-// TestRealisticReadable: every record is read back by warcio, in gzip
+// TestWriteReadable: every record is read back by warcio, in gzip
 // members, with the digests it declares; the same options write the
 // same bytes.
-func TestRealisticReadable(t *testing.T) {
-	o := RealOptions{Seed: 7, Hosts: 4, Pages: 6, Crawls: 3, Mirrors: 1, Assets: 2}
-	a, err := Realistic(t.TempDir(), testPool, o)
+func TestWriteReadable(t *testing.T) {
+	o := Options{Seed: 7, Hosts: 4, Pages: 6, Crawls: 3, Mirrors: 1, Assets: 2}
+	a, err := Write(t.TempDir(), testPool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Realistic(t.TempDir(), testPool, o)
+	b, err := Write(t.TempDir(), testPool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +138,11 @@ func tags(b []byte) string {
 	}
 }
 
-// TestRealisticCipher: a page in a site's cipher keeps its markup (tag
+// TestWriteCipher: a page in a site's cipher keeps its markup (tag
 // and attribute names, class and id values) and loses its words; a word
 // repeated stays repeated; two pages of a site share their menus and
 // scripts, not their paragraphs; two sites share nothing but markup.
-func TestRealisticCipher(t *testing.T) {
+func TestWriteCipher(t *testing.T) {
 	page := func(site, n uint64) *encoder { return &encoder{site: newCipher(site), page: newCipher(site<<8 | n)} }
 	for _, p := range testPool {
 		c1, c2 := page(1, 1).encipher(p), page(2, 1).encipher(p)
@@ -190,12 +190,12 @@ func TestRealisticCipher(t *testing.T) {
 
 var tokenRe = regexp.MustCompile(`<meta name="csrf-token" content="[0-9a-f]+">|<p class="stamp">[^<]*</p>`)
 
-// TestRealisticChurn: pages move (the same bytes under a new URL), a
+// TestWriteChurn: pages move (the same bytes under a new URL), a
 // mirror serves its site's pages (tokens and stamps apart), assets are
 // the same bytes under several URLs, and pages are edited.
-func TestRealisticChurn(t *testing.T) {
-	o := RealOptions{Seed: 3, Hosts: 3, Pages: 10, Crawls: 6, Mirrors: 1, Assets: 3, Move: 0.2, Edit: 0.3}
-	paths, err := Realistic(t.TempDir(), testPool, o)
+func TestWriteChurn(t *testing.T) {
+	o := Options{Seed: 3, Hosts: 3, Pages: 10, Crawls: 6, Mirrors: 1, Assets: 3, Move: 0.2, Edit: 0.3}
+	paths, err := Write(t.TempDir(), testPool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
