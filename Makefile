@@ -226,7 +226,7 @@ bench-scale:
 # to bite (BenchmarkScaleSynth): dedupe/internal/realcrawl's crawls of
 # the corpus's and the article pages (each site in a cipher of its own,
 # with edits, moves, mirrors, per-capture tokens and shared images),
-# CRAWLS a week apart (24: about 1.4 GB of records), a crawl at a time
+# CRAWLS a week apart (24: about 1.6 GB of records), a crawl at a time
 # at -mem 64MiB and 4GiB. Needs ../shared and zstd; about 7 minutes.
 CRAWLS ?= 24
 bench-scale-synth:
