@@ -301,6 +301,13 @@ func resolveStyle(n *Node, parent *Style, parentNone bool, w *[numProps]winner, 
 	if v := w[propDisplay]; v.set && v.val != "inherit" && v.val != "initial" && !strings.HasPrefix(v.val, "var(") {
 		s.Display = v.val
 	}
+	root := n.Tag == "html" || n.Tag == "body"
+	if root && s.Display == "none" {
+		// A page hidden whole waits for its script (a frame buster's
+		// html{display:none}, an anti-flicker snippet): what a reader
+		// sees is the page the script shows.
+		s.Display = "block"
+	}
 	none := parentNone || s.Display == "none"
 	if _, ok := attr(n, "hidden"); ok {
 		none = true
@@ -312,7 +319,7 @@ func resolveStyle(n *Node, parent *Style, parentNone bool, w *[numProps]winner, 
 	if v := w[propVisibility]; v.set {
 		switch v.val {
 		case "hidden", "collapse":
-			s.Hidden = true
+			s.Hidden = !root
 		case "visible":
 			s.Hidden = false
 		}

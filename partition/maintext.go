@@ -34,9 +34,11 @@ import (
 //     (blockquotes) stay whatever their links.
 //     docs/TOPICS-LABELS.md lists the rules and what each is worth on the
 //     article benchmark's tune and held-out halves.
-//  5. MainTextWithTitle puts the page's headline first (the h1 nearest
-//     before the content, when the content does not hold one); MainText
-//     leaves every h1 out: the article body alone.
+//  5. MainTextWithLead puts the standfirst first (prose paragraphs
+//     between the headline and the content, outside it: standfirst);
+//     MainTextWithTitle puts the page's headline before that (the h1
+//     nearest before the content, when the content does not hold one);
+//     MainText leaves both out: the article body alone.
 
 const (
 	minParagraphRunes = 25
@@ -53,15 +55,24 @@ const (
 // text. The headline is not in it, as in a schema.org articleBody, the
 // article benchmark's ground truth and the article text of readability
 // and trafilatura: it is the block labelled title (Block.Label), and
-// MainTextWithTitle puts it first.
-func MainText(res *Result) string { return mainText(res, false) }
+// MainTextWithTitle puts it first. Nor is a standfirst set apart from
+// the body beside the headline (schema.org's description):
+// MainTextWithLead puts it first.
+func MainText(res *Result) string { return mainText(res, false, false) }
 
-// MainTextWithTitle is MainText with the page's headline first: the h1
-// nearest before the content, or the one the content holds.
-func MainTextWithTitle(res *Result) string { return mainText(res, true) }
+// MainTextWithLead is MainText with the standfirst first: the prose
+// paragraphs between the headline and the body the scores chose (a
+// lead or summary in the article's header), as a reader reads them.
+func MainTextWithLead(res *Result) string { return mainText(res, false, true) }
 
-// mainText is MainText, with the headline when withTitle is set.
-func mainText(res *Result, withTitle bool) string {
+// MainTextWithTitle is MainTextWithLead with the page's headline first:
+// the h1 nearest before the content, or the one the content holds.
+// It is the article as a reader reads it.
+func MainTextWithTitle(res *Result) string { return mainText(res, true, true) }
+
+// mainText is MainText, with the headline when withTitle is set and
+// the standfirst when withLead is.
+func mainText(res *Result, withTitle, withLead bool) string {
 	if res == nil || res.Root == nil {
 		return ""
 	}
@@ -71,7 +82,7 @@ func mainText(res *Result, withTitle bool) string {
 		}
 	}
 	x := buildIndex(res, Options{})
-	m := &mainExtractor{x: x, res: res, withTitle: withTitle}
+	m := &mainExtractor{x: x, res: res, withTitle: withTitle, withLead: withLead}
 	m.prefixes()
 	m.pruneLabels()
 	return m.extract()
@@ -140,6 +151,7 @@ type mainExtractor struct {
 	x         *docIndex
 	res       *Result
 	withTitle bool
+	withLead  bool // standfirst: the paragraphs between headline and body
 	// core is the best-scoring element of the run, before it is widened
 	// to an ancestor and joined by siblings.
 	core  int32
@@ -500,9 +512,14 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	if top < 0 {
 		return ""
 	}
+	top = m.besideTeasers(top)
 	m.core = top
 	top = m.widen(top)
 	top = m.gather(top)
+	if alt := m.heavier(top); alt >= 0 {
+		m.core = alt
+		top = m.gather(m.widen(alt))
+	}
 	parts := m.siblings(top)
 	var b bytes.Buffer
 	// The output is at most the parts' text, a title and line breaks:
@@ -525,6 +542,9 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 			b.WriteString(t)
 			b.WriteByte('\n')
 		}
+	}
+	if m.withLead && !hasTitle {
+		parts = append(m.standfirst(parts[0], strict), parts...)
 	}
 	for _, p := range parts {
 		m.emit(&b, p, strict, useLabels, p)
@@ -692,6 +712,84 @@ func (m *mainExtractor) useLabelDrop(i int32) bool {
 	return m.labelDrop[i]
 }
 
+// besideTeasers returns the candidate to extract from instead of top
+// when top lies in a list of teasers of other pages (teaserList, up to
+// teaserClimb levels above it): the best-scoring candidate outside that
+// list, not holding it, with at least as much paragraph text as the
+// list. On an article page a grid of "more posts" cards can outscore a
+// short article by the names its cards carry (post, entry, excerpt); on
+// an index page nothing beside the list holds as much prose, and the
+// list stays.
+func (m *mainExtractor) besideTeasers(top int32) int32 {
+	x := m.x
+	list := int32(-1)
+	p, ok := top, true
+	for k := 0; ok && k <= teaserClimb; k++ {
+		if t := x.nodes[p].Tag; t == "body" || t == "html" {
+			break
+		}
+		if m.teaserList(p) {
+			list = p
+			break
+		}
+		p, ok = m.parentIndex(p)
+	}
+	if list < 0 {
+		return top
+	}
+	need := sum(m.para, span{list, x.end[list]})
+	alt := int32(-1)
+	for i := int32(0); i < int32(len(x.nodes)); i++ {
+		if !m.scored[i] || i >= list && i < x.end[list] || i < list && x.end[i] >= x.end[list] {
+			continue
+		}
+		if sum(m.para, span{i, x.end[i]}) < need {
+			continue
+		}
+		if alt < 0 || m.score[i] > m.score[alt] {
+			alt = i
+		}
+	}
+	if alt < 0 || m.score[alt] <= 0 {
+		return top
+	}
+	return alt
+}
+
+// heavier returns a candidate apart from top (neither inside nor
+// around it) that holds heavierGain times top's voting paragraph text at
+// a link density of at most gatherMaxLinkDensity, the best scoring of
+// them; -1 when there is none. An article cut into many small boxes
+// (a block editor's one paragraph per box) scores thinly at every
+// level, and a compact box beside it (an "about the blog" blurb) can
+// outscore it with a fraction of its text.
+func (m *mainExtractor) heavier(top int32) int32 {
+	x := m.x
+	need := heavierGain * float64(sum(m.para, span{top, x.end[top]}))
+	alt := int32(-1)
+	for i := int32(0); i < int32(len(x.nodes)); i++ {
+		if !m.scored[i] || i >= top && i < x.end[top] || i < top && x.end[i] > top {
+			continue
+		}
+		s := span{i, x.end[i]}
+		if float64(sum(m.para, s)) < need || m.linkDensity(s) > gatherMaxLinkDensity || m.score[i] <= 0 {
+			continue
+		}
+		if alt < 0 || m.score[i] > m.score[alt] {
+			alt = i
+		}
+	}
+	return alt
+}
+
+// heavierGain: see heavier.
+const heavierGain = 3
+
+// teaserClimb is how many levels above the best candidate besideTeasers
+// looks for the teaser list holding it (an excerpt, its text box, its
+// card, the card's wrapper, the list).
+const teaserClimb = 5
+
 // widen climbs from the top candidate while the parent scores higher:
 // the article is often split over sibling containers that all feed it.
 func (m *mainExtractor) widen(top int32) int32 {
@@ -769,7 +867,9 @@ func (m *mainExtractor) siblings(top int32) []int32 {
 			out = append(out, j)
 			continue
 		}
-		if nd.Tag == "p" {
+		// With the standfirst, so is a box of prose before the body
+		// (a lead in div.vorspann beside div.body).
+		if nd.Tag == "p" || m.withLead && j < top && m.proseBox(j) {
 			s := span{j, x.end[j]}
 			l, ld := m.runes(s), m.linkDensity(s)
 			t := x.spanText(s)
@@ -782,6 +882,31 @@ func (m *mainExtractor) siblings(top int32) []int32 {
 		out = []int32{top}
 	}
 	return out
+}
+
+// proseBox reports whether element j is a paragraph in a box: a div,
+// section or header holding only inline content and <p>s, no heading,
+// picture, form or input (a standfirst in div.vorspann, a lead
+// paragraph in div.leader). With the standfirst it joins the article
+// as a <p> would; a box of inline text alone votes for its parent and
+// is never scored itself, so the scores alone never take it.
+func (m *mainExtractor) proseBox(j int32) bool {
+	x := m.x
+	switch x.nodes[j].Tag {
+	case "div", "section", "header":
+	default:
+		return false
+	}
+	s := span{j, x.end[j]}
+	if sum(x.cumHeadings, s)+sum(x.cumImages, s)+sum(x.cumForms, s)+sum(x.cumInputs, s) > 0 {
+		return false
+	}
+	for k := j + 1; k < x.end[j]; k = x.end[k] {
+		if nd := x.nodes[k]; nd.Kind == ElementNode && breakTags[nd.Tag] && nd.Tag != "br" && nd.Tag != "p" && !x.hidden[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // hasSentenceEnd reports whether t holds the end of a sentence: a full
@@ -840,6 +965,81 @@ func (m *mainExtractor) titleBefore(i int32) string {
 	}
 	return ""
 }
+
+// standfirst returns the paragraphs between the page's headline and
+// first, the start of the article's body: a standfirst or lead set in
+// the article's header, beside the headline, rather than in the body
+// the scores chose. The headline is the nearest h1 before first that
+// is no logo, at most maxLeadGap runes before it; a paragraph is a <p>
+// or a box of one (proseBox) of prose: at least leadMinRunes, under a
+// quarter links, a sentence end, not under an unlikely name (a caption,
+// a share bar) nor a teaser. Bylines, dates and kickers are short and
+// stay out.
+func (m *mainExtractor) standfirst(first int32, strict bool) []int32 {
+	x := m.x
+	h := int32(-1)
+	for j := first - 1; j >= 0; j-- {
+		if x.nodes[j].Kind == TextNode && m.runes(span{j, first}) > maxLeadGap {
+			return nil
+		}
+		if x.nodes[j].Tag == "h1" && !x.hidden[j] && x.end[j] <= first && !m.logoHeading(j) {
+			h = j
+			break
+		}
+	}
+	if h < 0 {
+		return nil
+	}
+	var out []int32
+	for k := x.end[h]; k < first; {
+		nd := x.nodes[k]
+		if nd.Kind != ElementNode || x.hidden[k] {
+			k = max(k+1, x.end[k])
+			continue
+		}
+		if x.end[k] > first {
+			k++ // holds first: look inside
+			continue
+		}
+		if nd.Tag == "p" || m.proseBox(k) {
+			s := span{k, x.end[k]}
+			if m.runes(s) >= leadMinRunes && m.linkDensity(s) < 0.25 && hasSentenceEnd(x.spanText(s)) &&
+				!(strict && m.unlikely(k)) && !m.isTeaser(k) && !m.caption(k) {
+				out = append(out, k)
+			}
+			k = x.end[k]
+			continue
+		}
+		k++
+	}
+	return out
+}
+
+// caption reports whether i is an image's caption: in a figure, or
+// the text of a box that holds a picture and little else (div.image >
+// img + p; div.box > img + div.caption-text).
+func (m *mainExtractor) caption(i int32) bool {
+	x := m.x
+	if p, ok := m.parentIndex(i); ok {
+		s := span{p, x.end[p]}
+		if sum(x.cumImages, s) > 0 && float64(m.runes(span{i, x.end[i]})) >= 0.7*float64(m.runes(s)) {
+			return true
+		}
+	}
+	for p, ok := m.parentIndex(i); ok; p, ok = m.parentIndex(p) {
+		if t := x.nodes[p].Tag; t == "figure" || t == "figcaption" {
+			return true
+		}
+	}
+	return false
+}
+
+// maxLeadGap bounds the text between a headline and the article's body
+// that standfirst looks at; leadMinRunes is a standfirst's least length.
+const (
+	maxLeadGap   = 1500
+	leadMinRunes = 80
+)
 
 // maxTitleGap bounds the text between a headline and the article's
 // body: a kicker, a byline, a date, not a paragraph.
@@ -977,8 +1177,13 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	x := m.x
 	nd := x.nodes[i]
 	switch nd.Tag {
-	case "nav", "aside", "footer", "form", "button", "select", "textarea", "input", "label", "dialog", "figcaption", "figure":
+	case "nav", "aside", "footer", "form", "button", "select", "textarea", "input", "label", "dialog", "figcaption":
 		return true
+	case "figure":
+		// A figure is a picture and its caption, or a table or a code
+		// listing the article sets apart (HTML5): those are its text.
+		s := span{i, x.end[i]}
+		return !m.hasTag(s, "table") && !m.hasTag(s, "pre")
 	case "h1":
 		return !m.withTitle
 	}
@@ -1090,7 +1295,9 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	case inputs > paras/3:
 		return true
-	case !isList && l < minParagraphRunes && heads == 0 && (imgs == 0 || imgs > 2) && !(ld == 0 && containsAny(nameOf(nd), headingNames)):
+	case !isList && l < minParagraphRunes && heads == 0 && (imgs == 0 || imgs > 2) && !(ld == 0 && containsAny(nameOf(nd), headingNames)) && !m.hasTag(s, "pre"):
+		// A box of a few words is a label or a button, unless it holds
+		// code (a one-line command in a copy-to-clipboard box).
 		return true
 	case w < 25 && ld > 0.2 && (!isList || ld > 0.5):
 		return true

@@ -206,7 +206,9 @@ func isHidden(res *Result, n *Node) bool {
 				return true
 			}
 		case "style":
-			if hiddenInline(a.Val) {
+			// The page's root hidden whole waits for a script (see
+			// resolveStyle).
+			if hiddenInline(a.Val) && n.Tag != "html" && n.Tag != "body" {
 				return true
 			}
 		}
@@ -318,6 +320,12 @@ func writeTextChecked[T string | []byte](w *textWriter, s T, check bool) (int, b
 			return runes, false
 		}
 		i += size
+		if r == '\u00ad' {
+			// A soft hyphen is not seen unless a line breaks there:
+			// "Mit&shy;tel&shy;al&shy;ter" reads, and is searched, as
+			// one word.
+			continue
+		}
 		if unicode.IsSpace(r) {
 			if w.pending == 0 {
 				w.pending = ' '

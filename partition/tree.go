@@ -191,12 +191,27 @@ func (b *treeBuilder) build(doc []byte) (*Node, []*Node) {
 					}
 				}
 			}
-			selfClosing := tt == html.SelfClosingTagToken && (info.void || b.foreign > 0)
-			b.start(tag, info, b.attrs(), start, off, selfClosing)
-			// <plaintext>: everything to EOF is text; the tokenizer
-			// knows, and so does the tree, since nothing after it can
-			// close anything.
-			if e, ok := rawTextEnd(doc, off, tag); ok && e-off >= minRawSkip {
+			attrs := b.attrs()
+			foreign := b.inForeign()
+			if foreign && breaksOut(tag, attrs) {
+				for b.inForeign() {
+					b.pop()
+				}
+				foreign = false
+			}
+			// In foreign content any element may close itself, and so
+			// may <svg/> and <math/> anywhere (HTML5 acknowledges their
+			// self-closing flag).
+			selfClosing := tt == html.SelfClosingTagToken && (info.void || foreign || tag == "svg" || tag == "math")
+			b.start(tag, info, attrs, start, off, selfClosing)
+			if foreign {
+				// An SVG icon's <title/> or <style> is no raw text: read
+				// as HTML's, it swallowed the rest of the page.
+				z.NextIsNotRawText()
+			} else if e, ok := rawTextEnd(doc, off, tag); ok && e-off >= minRawSkip {
+				// <plaintext>: everything to EOF is text; the tokenizer
+				// knows, and so does the tree, since nothing after it can
+				// close anything.
 				// The tokenizer would read this raw text byte by byte;
 				// its end is found here, and a fresh tokenizer resumes
 				// at the end tag, in the state the old one would be in.
@@ -601,6 +616,45 @@ func (b *treeBuilder) start(tag string, info tagInfo, attrs []Attr, start, end i
 	if tag == "svg" || tag == "math" {
 		b.foreign++
 	}
+}
+
+// inForeign reports whether the current node is an SVG or MathML
+// element outside an HTML integration point (HTML5 "in foreign
+// content"): the nearer of an open svg or math and an integration point
+// decides. Deeper than maxScopeSearch it says no, as before foreign
+// content was told apart.
+func (b *treeBuilder) inForeign() bool {
+	if b.foreign == 0 {
+		return false
+	}
+	for i, k := len(b.stack)-1, 0; i > 0 && k < maxScopeSearch; i, k = i-1, k+1 {
+		switch b.stack[i].Tag {
+		case "svg", "math":
+			return true
+		case "foreignobject", "desc", "title", "annotation-xml", "mi", "mo", "mn", "ms", "mtext":
+			return false
+		}
+	}
+	return false
+}
+
+// breaksOut reports whether a start tag ends foreign content (HTML5
+// §13.2.6.5): an unclosed <svg> does not swallow the page after it.
+func breaksOut(tag string, attrs []Attr) bool {
+	switch tag {
+	case "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed",
+		"h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta",
+		"nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike", "sub", "sup", "table",
+		"tt", "u", "ul", "var":
+		return true
+	case "font":
+		for _, a := range attrs {
+			if a.Key == "color" || a.Key == "face" || a.Key == "size" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // implyEnds closes the open elements that the start of tag ends

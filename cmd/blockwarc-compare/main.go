@@ -9,7 +9,11 @@
 // them (tune and held-out), it prints precision, recall and F1 of each
 // extractor under the benchmark's metric (the README beside the pages).
 //
-//	blockwarc-compare [-dir DIR]
+//	blockwarc-compare [-dir DIR] [-tune-pages]
+//	blockwarc-compare -snippets DIR [-tune-pages]
+//
+// -snippets scores the same extractors on trafilatura's evaluation
+// instead (snippets.go).
 //
 // It is a module of its own so that blockwarc's go.mod never requires
 // the extractors it is compared with: a comparison, not a dependency of
@@ -52,6 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", filepath.Join("..", "..", "..", "shared", "testdata", "article-extraction"),
 		"`DIR` of the benchmark: ground-truth.json and html/ID.html.gz (default: ../shared next to the repository, from this module's directory)")
+	snippets := fs.String("snippets", "", "score instead on the pages of trafilatura's evaluation: `DIR` is its tests directory (evaldata.json, cache/, eval/; git clone https://github.com/adbar/trafilatura), each page's snippets found or not in the extraction")
 	tunePages := fs.Bool("tune-pages", false, "also print each tune-half page's precision and recall by each extractor (the held-out half's pages are never printed: no rule is to be fitted to them)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -59,6 +64,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "blockwarc-compare: unexpected arguments %q\n", fs.Args())
 		return exitUsage
+	}
+	if *snippets != "" {
+		docs, err := loadSnippetDocs(*snippets)
+		if err == nil {
+			err = compareSnippets(docs, stdout, *tunePages)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "blockwarc-compare: %v\n", err)
+			return exitFailure
+		}
+		return 0
 	}
 	pages, err := loadPages(*dir)
 	if err != nil {
@@ -129,12 +145,13 @@ func readGzip(path string) ([]byte, error) {
 // The extractors compared, in the order printed.
 const (
 	exBlockwarc   = "blockwarc MainText"
+	exLead        = "blockwarc MainTextWithLead"
 	exReadability = "go-readability v2"
 	exTrafilatura = "go-trafilatura v1"
 	exVisible     = "visible text (floor)"
 )
 
-var extractors = []string{exBlockwarc, exReadability, exTrafilatura, exVisible}
+var extractors = []string{exBlockwarc, exLead, exReadability, exTrafilatura, exVisible}
 
 // row is one extractor's figures on one half; failed counts the pages
 // where it returned no text (readability finding no article).
@@ -195,6 +212,7 @@ func extract(pg page) (map[string]string, error) {
 	texts := map[string]string{
 		exVisible:   partition.VisibleText(res),
 		exBlockwarc: partition.MainText(res),
+		exLead:      partition.MainTextWithLead(res),
 	}
 	u, err := url.Parse(pg.url)
 	if err != nil {

@@ -50,7 +50,8 @@ each block with the fields
   blocks only).
 
 -main prints only the main text: the page's headline on the first line,
-then the article body (the tables' main_text is the body alone).
+then its standfirst (a lead set apart beside the headline), then the
+article body (the tables' main_text is the body alone).
 
 -html OUT also writes a copy of the page in which every kept block is
 outlined and captioned with its path, label and topic, for looking at the
