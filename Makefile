@@ -197,11 +197,16 @@ bench-beam:
 # of BenchmarkMainContent). cmd/blockwarc-compare is a module of its
 # own: the extractors are a comparison, never a requirement of
 # blockwarc's go.mod. Its metric tests run first. Needs ../shared; about half a
-# minute.
+# minute. SNIPPETS=DIR (trafilatura's tests directory, from a clone of
+# github.com/adbar/trafilatura) also scores about a thousand pages of its
+# evaluation, none of which any rule here was written from (half a minute
+# more).
 ARTICLES := $(CURDIR)/../shared/testdata/article-extraction
 bench-compare:
 	@[ -f $(ARTICLES)/ground-truth.json ] || { echo "bench-compare: $(ARTICLES) not found: set up ../shared next to the repository" >&2; exit 1; }
 	cd cmd/blockwarc-compare && $(GO) test -count=1 . && $(GO) run . -dir $(ARTICLES)
+	@if [ -n "$(SNIPPETS)" ]; then cd cmd/blockwarc-compare && $(GO) run . -snippets "$(abspath $(SNIPPETS))"; \
+	else echo "bench-compare: trafilatura's evaluation not scored (SNIPPETS=DIR names its tests directory)"; fi
 
 # Each fuzz target briefly (FUZZTIME per target).
 fuzz:
