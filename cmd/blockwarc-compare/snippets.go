@@ -117,6 +117,12 @@ func (c confusion) f1() float64        { return ratio(2*c.tp, 2*c.tp+c.fp+c.fn) 
 func compareSnippets(docs []snippetDoc, stdout io.Writer, tunePages bool) error {
 	type key struct{ half, ex string }
 	conf := map[key]*confusion{}
+	halves := []string{halfTune, halfHeldOut, "all"}
+	for _, h := range halves {
+		for _, ex := range extractors {
+			conf[key{h, ex}] = &confusion{} // a half without pages prints zeros
+		}
+	}
 	pages := map[string]int{}
 	for _, d := range docs {
 		texts, err := extract(page{id: d.file, url: d.url, html: d.html})
@@ -127,12 +133,8 @@ func compareSnippets(docs []snippetDoc, stdout io.Writer, tunePages bool) error 
 		pages[h]++
 		line := d.file
 		for _, ex := range extractors {
-			for _, k := range []key{{h, ex}, {"all", ex}} {
-				if conf[k] == nil {
-					conf[k] = &confusion{}
-				}
-				conf[k].add(d, texts[ex])
-			}
+			conf[key{h, ex}].add(d, texts[ex])
+			conf[key{"all", ex}].add(d, texts[ex])
 			var c confusion
 			c.add(d, texts[ex])
 			line += fmt.Sprintf("  %s tp %d fp %d", ex, c.tp, c.fp)
@@ -144,7 +146,6 @@ func compareSnippets(docs []snippetDoc, stdout io.Writer, tunePages bool) error 
 	pages["all"] = len(docs)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "half\tpages\textractor\tP\tR\taccuracy\tF1")
-	halves := []string{halfTune, halfHeldOut, "all"}
 	for _, h := range halves {
 		for _, ex := range extractors {
 			c := conf[key{h, ex}]
