@@ -31,7 +31,8 @@ type treeBuilder struct {
 	// Open elements by name: known tags by tagInfo.idx, others by name.
 	openKnown [256]int32
 	openOther map[string]int
-	foreign   int // open <svg> and <math> elements
+	foreign   int     // open <svg> and <math> elements
+	ns        []uint8 // namespace of each open element (parallel to stack)
 
 	// Allocation arenas: nodes and attribute slices come from slabs; the
 	// attribute values (and keys that are not atoms) are gathered in
@@ -158,6 +159,7 @@ func (b *treeBuilder) build(doc []byte) (*Node, []*Node) {
 	b.nodes = append(b.nodes, root)
 	b.stack = append(b.stack[:0], root)
 	b.last = append(b.last[:0], nil)
+	b.ns = append(b.ns[:0], nsHTML)
 
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	off := 0
@@ -192,18 +194,28 @@ func (b *treeBuilder) build(doc []byte) (*Node, []*Node) {
 				}
 			}
 			attrs := b.attrs()
-			foreign := b.inForeign()
+			foreign := b.inForeign(tag)
 			if foreign && breaksOut(tag, attrs) {
-				for b.inForeign() {
+				for b.inForeign(tag) {
 					b.pop()
 				}
 				foreign = false
 			}
-			// In foreign content any element may close itself, and so
-			// may <svg/> and <math/> anywhere (HTML5 acknowledges their
-			// self-closing flag).
+			// In foreign content an element takes the namespace of the
+			// one it is in (a <math> inside an <svg> is SVG's), and any
+			// element may close itself; so may <svg/> and <math/>
+			// anywhere (HTML5 acknowledges their self-closing flag).
+			ns := nsHTML
+			switch {
+			case foreign:
+				ns = b.ns[len(b.ns)-1]
+			case tag == "svg":
+				ns = nsSVG
+			case tag == "math":
+				ns = nsMathML
+			}
 			selfClosing := tt == html.SelfClosingTagToken && (info.void || foreign || tag == "svg" || tag == "math")
-			b.start(tag, info, attrs, start, off, selfClosing)
+			b.start(tag, info, attrs, start, off, selfClosing, ns)
 			if foreign {
 				// An SVG icon's <title/> or <style> is no raw text: read
 				// as HTML's, it swallowed the rest of the page.
@@ -602,7 +614,7 @@ func (b *treeBuilder) text(start, end int) {
 	b.leaf(TextNode, start, end)
 }
 
-func (b *treeBuilder) start(tag string, info tagInfo, attrs []Attr, start, end int, selfClosing bool) {
+func (b *treeBuilder) start(tag string, info tagInfo, attrs []Attr, start, end int, selfClosing bool, ns uint8) {
 	b.implyEnds(tag)
 	n := b.newNode()
 	n.Kind, n.Tag, n.info, n.Attrs, n.Start, n.End = ElementNode, tag, info, attrs, start, end
@@ -612,30 +624,46 @@ func (b *treeBuilder) start(tag string, info tagInfo, attrs []Attr, start, end i
 	}
 	b.stack = append(b.stack, n)
 	b.last = append(b.last, nil)
+	b.ns = append(b.ns, ns)
 	b.addOpen(tag, info, 1)
 	if tag == "svg" || tag == "math" {
 		b.foreign++
 	}
 }
 
-// inForeign reports whether the current node is an SVG or MathML
-// element outside an HTML integration point (HTML5 "in foreign
-// content"): the nearer of an open svg or math and an integration point
-// decides. Deeper than maxScopeSearch it says no, as before foreign
-// content was told apart.
-func (b *treeBuilder) inForeign() bool {
-	if b.foreign == 0 {
-		return false
-	}
-	for i, k := len(b.stack)-1, 0; i > 0 && k < maxScopeSearch; i, k = i-1, k+1 {
-		switch b.stack[i].Tag {
-		case "svg", "math":
-			return true
-		case "foreignobject", "desc", "title", "annotation-xml", "mi", "mo", "mn", "ms", "mtext":
+// Namespaces of open elements: HTML, or SVG and MathML (foreign
+// content).
+const (
+	nsHTML uint8 = iota
+	nsSVG
+	nsMathML
+)
+
+// inForeign reports whether a start tag of tag is read as foreign
+// content (HTML5 §13.2.6, the tree construction dispatcher): the
+// current node is an SVG or MathML element and not an integration
+// point where HTML's rules apply (SVG's foreignObject, desc and title;
+// MathML's text integration points, except for mglyph and malignmark;
+// an annotation-xml for an <svg>).
+func (b *treeBuilder) inForeign(tag string) bool {
+	top := len(b.stack) - 1
+	switch b.ns[top] {
+	case nsSVG:
+		switch b.stack[top].Tag {
+		case "foreignobject", "desc", "title":
 			return false
 		}
+	case nsMathML:
+		switch b.stack[top].Tag {
+		case "mi", "mo", "mn", "ms", "mtext":
+			return tag == "mglyph" || tag == "malignmark"
+		case "annotation-xml":
+			return tag != "svg"
+		}
+	default:
+		return false
 	}
-	return false
+	return true
 }
 
 // breaksOut reports whether a start tag ends foreign content (HTML5
@@ -859,6 +887,7 @@ func (b *treeBuilder) pop() {
 	}
 	b.stack = b.stack[:len(b.stack)-1]
 	b.last = b.last[:len(b.last)-1]
+	b.ns = b.ns[:len(b.ns)-1]
 	b.addOpen(n.Tag, n.info, -1)
 	if n.Tag == "svg" || n.Tag == "math" {
 		b.foreign--
