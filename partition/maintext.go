@@ -737,23 +737,10 @@ func (m *mainExtractor) besideTeasers(top int32) int32 {
 	if list < 0 {
 		return top
 	}
-	need := sum(m.para, span{list, x.end[list]})
-	alt := int32(-1)
-	for i := int32(0); i < int32(len(x.nodes)); i++ {
-		if !m.scored[i] || i >= list && i < x.end[list] || i < list && x.end[i] >= x.end[list] {
-			continue
-		}
-		if sum(m.para, span{i, x.end[i]}) < need {
-			continue
-		}
-		if alt < 0 || m.score[i] > m.score[alt] {
-			alt = i
-		}
+	if alt := m.bestApart(list, float64(sum(m.para, span{list, x.end[list]})), 1); alt >= 0 {
+		return alt
 	}
-	if alt < 0 || m.score[alt] <= 0 {
-		return top
-	}
-	return alt
+	return top
 }
 
 // heavier returns a candidate apart from top (neither inside nor
@@ -764,15 +751,22 @@ func (m *mainExtractor) besideTeasers(top int32) int32 {
 // level, and a compact box beside it (an "about the blog" blurb) can
 // outscore it with a fraction of its text.
 func (m *mainExtractor) heavier(top int32) int32 {
+	return m.bestApart(top, heavierGain*float64(sum(m.para, span{top, m.x.end[top]})), gatherMaxLinkDensity)
+}
+
+// bestApart returns the best-scoring candidate with a positive score
+// that is neither inside node j nor around it, holding at least need
+// runes of voting paragraph text at a link density of at most maxLD;
+// -1 when there is none.
+func (m *mainExtractor) bestApart(j int32, need, maxLD float64) int32 {
 	x := m.x
-	need := heavierGain * float64(sum(m.para, span{top, x.end[top]}))
 	alt := int32(-1)
 	for i := int32(0); i < int32(len(x.nodes)); i++ {
-		if !m.scored[i] || i >= top && i < x.end[top] || i < top && x.end[i] > top {
+		if !m.scored[i] || m.score[i] <= 0 || i >= j && i < x.end[j] || i < j && x.end[i] > j {
 			continue
 		}
 		s := span{i, x.end[i]}
-		if float64(sum(m.para, s)) < need || m.linkDensity(s) > gatherMaxLinkDensity || m.score[i] <= 0 {
+		if float64(sum(m.para, s)) < need || m.linkDensity(s) > maxLD {
 			continue
 		}
 		if alt < 0 || m.score[i] > m.score[alt] {
