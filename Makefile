@@ -22,7 +22,7 @@ STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 # again under the race detector (-short: about 9 minutes here in all).
 RACE_PKGS := ./warcio ./dedupe ./dedupe/pack ./dedupe/chunk ./dedupe/shard ./export/tables ./export/replay ./cmd/blockwarc
 
-.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-synth bench-scale-sites bench-scale-capture bench-cores bench-rss bench-index bench-serve fuzz npm clean test-beam bench-beam bench-compare
+.PHONY: all build run test test-all test-corpus vet nocgo lint unit unit-short race faults bench bench-crawls bench-tables-crawls bench-ingest bench-zstd-cpu bench-scale bench-scale-synth bench-scale-sites bench-scale-capture bench-cores bench-rss bench-index bench-serve fuzz npm clean test-beam bench-beam bench-compare
 
 all: build
 
@@ -150,6 +150,13 @@ SITE ?= ota-tinder
 N    ?= 30
 bench-crawls: build
 	.ci/crawls $(BIN) $(SITE) $(N)
+
+# What the tables cost an archive ingested a crawl at a time: the first
+# CRAWLS (default 60) of ota-tinder's crawls, one ingest each, with
+# -tables=auto, -tables and -tables=false (docs/BENCHMARKS.md "Tables of
+# an archive ingested a crawl at a time"; a few minutes, CRAWLS=120 ten).
+bench-tables-crawls:
+	$(GO) test -run '^$$' -bench 'TablesCrawls$$' -benchtime 1x -timeout 60m -v ./cmd/blockwarc/
 
 # Ingest throughput of one core: MB of decompressed input per CPU-second
 # of the whole process (MB/s-cpu), with gunzip of the same files as the

@@ -77,6 +77,21 @@ func (a *Archive) Files() []InputFile {
 	return a.root.Files
 }
 
+// Records is the number of records of the archive's input files
+// (InputFile.Records), −1 when a file's count is unknown (files ingested
+// under catalog version 2): what the tables' rewrite policy weighs (ingest
+// -tables=auto).
+func (a *Archive) Records() int64 {
+	var n int64
+	for _, f := range a.Files() {
+		if f.Records < 0 {
+			return -1
+		}
+		n += f.Records
+	}
+	return n
+}
+
 // FileTableParts returns the ids of the objects holding the input-file
 // table (catalog version 8; none before). For diagnostics and tests.
 func (a *Archive) FileTableParts() []pack.ID {

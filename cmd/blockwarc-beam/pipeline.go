@@ -679,11 +679,11 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 		at("manifest-staged")
 	}
 	// The tables record the commits they describe, as the CLI's do.
-	gen, err := generation(f.Cfg.root())
+	gen, records, err := generation(f.Cfg.root())
 	if err != nil {
 		return err
 	}
-	parts, err := columnar.NewParts(filepath.Join(f.Cfg.root(), "tables"), columnar.WriterOptions{Generation: gen})
+	parts, err := columnar.NewParts(filepath.Join(f.Cfg.root(), "tables"), columnar.WriterOptions{Generation: gen, Records: records})
 	if err != nil {
 		return err
 	}
@@ -725,14 +725,16 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ int, done func(*shard
 }
 
 // generation is the commits of the sharded archive at dir (its manifest
-// written): dedupe.Archive.Generation.
-func generation(dir string) (string, error) {
+// written), dedupe.Archive.Generation, and its records,
+// dedupe.Archive.Records.
+func generation(dir string) (string, int64, error) {
 	a, _, err := shard.Open(dir, pack.Options{})
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer a.Close()
-	return a.Generation()
+	gen, err := a.Generation()
+	return gen, a.Records(), err
 }
 
 // publish puts the directory staged at archive's name: a rename, or with

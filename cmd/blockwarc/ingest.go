@@ -53,12 +53,16 @@ before anything is written, every such file named. The summary line
 gives the records' bytes decompressed and the archive's size on disk as
 the storage report counts it (tables/ apart). Then the tables
 ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc
-tables'; -tables=false skips it, and they are not rewritten when no new
-file was ingested and they describe the archive's last commit: tables
-that an interrupted rewrite left stale are rewritten then). Their cost,
-a few ms of CPU a record of the archive, grows with it: ingest says so
-when they read ten times the records it did (-tables=false, then
-'blockwarc tables' when they are needed). -report and
+tables'), at a few ms of CPU a record of the archive: with -tables=auto
+(the default) when they are missing, when the archive holds under 2,000
+records, or once it holds a quarter more records than they describe;
+else they are left as they were, ingest says so, and verify and report
+note it ('blockwarc tables' brings them up to date). So an archive
+ingested a crawl at a time pays a constant share for its tables, not a
+rewrite of the whole archive at every crawl. -tables rewrites them after
+every ingest that adds a file, and ingest then says so when they read ten
+times the records it did; -tables=false never. Tables that an
+interrupted rewrite left stale are rewritten by the next ingest. -report and
 -report-html write the storage report (see 'blockwarc report') from the
 same walk of the archive as the tables: the same report as running
 'blockwarc report' afterwards, for one walk instead of two.
@@ -108,7 +112,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	asJSON := fs.Bool("json", false, "print a one-line JSON summary on standard output")
 	showProgress := fs.Bool("progress", false, "draw the progress bar on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
-	withTables := fs.Bool("tables", true, "rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest, from the whole archive: a few ms of CPU a record, so that ingesting a crawl at a time into a large archive, -tables=false and 'blockwarc tables' when they are needed cost far less")
+	var withTables tablesFlag
+	fs.Var(&withTables, "tables", "when to rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest, from the whole archive, at a few ms of CPU a record: `auto` when they are missing, when the archive holds under 2,000 records, or once it has grown by a quarter since they were written (a constant cost per GB ingested, the tables at most a fifth behind; verify and report say so); true after every ingest that adds a file (a cost that grows with the archive); false never")
 	fast := fs.Bool("fast", false, "write frames at a fast zstd level (6; pure Go's \"better\" without cgo) rather than 19: 45-66 % less CPU on the corpus sites for an archive 7-14 % larger; 'blockwarc compact' writes the dense copy later")
 	nice := fs.Int("nice", defaultNice, niceUsage)
 	prove := fs.Bool("prove", false, "also learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (25-160 % more CPU on the corpus sites); by default 'blockwarc prove ARCHIVE ORIGINALS...' does that later, before the originals are deleted")
@@ -300,7 +305,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var rep *report.Report
 	wantReport := ropts.text != "" || ropts.html != ""
-	if *withTables && (st.Files > 0 || !tablesCurrent(fs.Arg(0), stderr)) {
+	if tablesDue(fs.Arg(0), withTables.mode, st.Files, stderr) {
 		// The archive is committed: a failure here leaves it complete and
 		// the previous tables in place.
 		topts := tablesOptions{format: columnar.Parquet, workers: *workers, tempDir: *tempDir}
@@ -313,7 +318,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				return err
 			}
 		}
-		if !tablesAfterCommit(ctx, "ingest", fs.Arg(0), topts, st.Records, stderr) {
+		added := int64(-1) // -tables=auto rewrites at a cost in step with what was added
+		if withTables.mode == tablesAlways {
+			added = st.Records
+		}
+		if !tablesAfterCommit(ctx, "ingest", fs.Arg(0), topts, added, stderr) {
 			return exitFailure
 		}
 	}
@@ -378,8 +387,12 @@ func tablesCurrent(dir string, stderr io.Writer) bool {
 		return false // writeTables names the error
 	}
 	defer a.Close()
-	msg, err := staleTables(dir, a)
+	msg, behind, err := staleTables(dir, a)
 	if err != nil {
+		return false
+	}
+	if msg != "" && behind {
+		fmt.Fprintf(stderr, "blockwarc ingest: the tables describe an earlier commit of the archive (left behind by -tables=auto): rewriting them\n")
 		return false
 	}
 	if msg != "" {
@@ -460,5 +473,5 @@ func rewriteNote(walked, added int64, dir string) string {
 	if added < 0 || walked < rewriteMin || walked < 10*added {
 		return ""
 	}
-	return fmt.Sprintf("the tables were rebuilt from all %d records of the archive for the %d this ingest read (they are rewritten whole, at a cost that grows with the archive); ingesting a crawl at a time, pass -tables=false and run 'blockwarc tables %s' when you need them", walked, added, dir)
+	return fmt.Sprintf("the tables were rebuilt from all %d records of the archive for the %d this ingest read (they are rewritten whole, at a cost that grows with the archive); ingesting a crawl at a time, -tables=auto (the default) rewrites them only once the archive has grown by a quarter, and 'blockwarc tables %s' when you need them", walked, added, dir)
 }

@@ -90,7 +90,7 @@ func reportStaleTables(dir string) string {
 		return ""
 	}
 	defer a.Close()
-	msg, _ := staleTables(dir, a)
+	msg, _, _ := staleTables(dir, a)
 	return msg
 }
 

@@ -117,7 +117,7 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 	} else if !errors.Is(err, shard.ErrNoManifest) {
 		return sum, err
 	}
-	w, err := columnar.NewWriter(out, columnar.WriterOptions{Format: opts.format, Generation: gen})
+	w, err := columnar.NewWriter(out, columnar.WriterOptions{Format: opts.format, Generation: gen, Records: a.Records()})
 	if err != nil {
 		return sum, err
 	}
@@ -155,7 +155,7 @@ func writeTables(ctx context.Context, dir string, opts tablesOptions, stderr io.
 // fed from here: the shards' rows arrive at once, and the report walks
 // the archive on its own.
 func writeShardTables(ctx context.Context, a *dedupe.Archive, out, gen string, opts tablesOptions, sum tablesSummary, stderr io.Writer) (tablesSummary, error) {
-	parts, err := columnar.NewParts(out, columnar.WriterOptions{Format: opts.format, Generation: gen})
+	parts, err := columnar.NewParts(out, columnar.WriterOptions{Format: opts.format, Generation: gen, Records: a.Records()})
 	if err != nil {
 		return sum, err
 	}
@@ -229,24 +229,29 @@ func writeShardTables(ctx context.Context, a *dedupe.Archive, out, gen string, o
 }
 
 // staleTables says whether the tables ARCHIVE/tables of the archive a at
-// dir describe an earlier state of it than its last commit (an ingest
-// stopped while it rewrote them leaves the old ones): a sentence saying
-// so, or "" when they are current, absent, or record no generation
-// (written by an older blockwarc or the Beam pipeline: unknown).
-func staleTables(dir string, a *dedupe.Archive) (string, error) {
+// dir describe an earlier state of it than its last commit: a sentence
+// saying so, or "" when they are current, absent, or record no generation
+// (written by an older blockwarc or the Beam pipeline: unknown). behind
+// says that an ingest left them so on purpose at the archive's last
+// commit ('ingest -tables=auto'); otherwise something stopped their
+// rewrite (an ingest stopped while it rewrote them leaves the old ones).
+func staleTables(dir string, a *dedupe.Archive) (msg string, behind bool, err error) {
 	tdir := filepath.Join(dir, "tables")
-	had, ok, err := columnar.ReadGeneration(tdir)
+	g, ok, err := columnar.ReadGenerationInfo(tdir)
 	if err != nil || !ok {
-		return "", err
+		return "", false, err
 	}
 	now, err := a.Generation()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if had == now {
-		return "", nil
+	switch {
+	case g.Gen == now:
+		return "", false, nil
+	case g.Behind == now:
+		return fmt.Sprintf("the tables %s describe commit %s of the archive, which is at commit %s: ingest leaves them behind until the archive has grown by a quarter since they were written (-tables=auto, so that their cost does not grow with the archive at every crawl); 'blockwarc tables %s' brings them up to date now", tdir, g.Gen, now, dir), true, nil
 	}
-	return fmt.Sprintf("the tables %s are stale: they describe commit %s of the archive, which is at commit %s, so they lack what the later commits added (an ingest stopped while it rewrote them leaves the old ones); 'blockwarc tables %s' rewrites them", tdir, had, now, dir), nil
+	return fmt.Sprintf("the tables %s are stale: they describe commit %s of the archive, which is at commit %s, so they lack what the later commits added (an ingest stopped while it rewrote them leaves the old ones); 'blockwarc tables %s' rewrites them", tdir, g.Gen, now, dir), false, nil
 }
 
 // shardPrefix names the part files of shard i (columnar.WriterOptions.Prefix).

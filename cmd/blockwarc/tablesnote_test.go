@@ -1,17 +1,23 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/blockwarc/blockwarc/export/columnar"
 )
 
-// TestTablesRewriteNote: an ingest that adds a few records to an
-// archive of many says that its tables were rebuilt from all of them
-// and how to avoid it (-tables=false, then 'blockwarc tables'); the
-// first ingest, and one with -tables=false, say nothing of it.
-func TestTablesRewriteNote(t *testing.T) {
+// TestTablesAuto: under -tables=auto (the default) an ingest that adds
+// less than a quarter of the records the tables describe leaves them as
+// they were, says so, and marks them behind (verify notes it and passes;
+// report warns); the ingest that brings the archive to a quarter more
+// rewrites them, into what 'blockwarc tables' writes. -tables rewrites
+// them at every ingest and says what that costs; -tables=false leaves
+// them alone, and verify then counts stale tables as a problem.
+func TestTablesAuto(t *testing.T) {
 	defer func(m int64) { rewriteMin = m }(rewriteMin)
 	rewriteMin = 50 // the samples are a few hundred records
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "samples", "*.warc.gz"))
@@ -20,18 +26,95 @@ func TestTablesRewriteNote(t *testing.T) {
 		t.Fatalf("testdata/samples: %d files", len(files))
 	}
 	arch := filepath.Join(t.TempDir(), "a.bwa")
+	tdir := filepath.Join(arch, "tables")
 	const note = "the tables were rebuilt from all "
-	code, _, stderr := runCmd(t, append([]string{"ingest", arch}, files[:len(files)-2]...)...)
-	if code != exitOK || strings.Contains(stderr, note) {
+	first := len(files) * 2 / 3
+	code, _, stderr := runCmd(t, append([]string{"ingest", arch}, files[:first]...)...)
+	if code != exitOK || strings.Contains(stderr, note) || strings.Contains(stderr, "left as they were") {
 		t.Fatalf("first ingest: exit %d, stderr:\n%s", code, stderr)
 	}
-	code, _, stderr = runCmd(t, "ingest", "-tables=false", arch, files[len(files)-2])
-	if code != exitOK || strings.Contains(stderr, note) {
-		t.Fatalf("ingest -tables=false: exit %d, stderr:\n%s", code, stderr)
+	records := func() (tables, now int64, gen string) {
+		g, ok, err := columnar.ReadGenerationInfo(tdir)
+		if err != nil || !ok || g.Records <= 0 {
+			t.Fatalf("tables generation %+v %v %v", g, ok, err)
+		}
+		a, err := openArchive(arch, os.Stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		return g.Records, a.Records(), g.Gen
 	}
-	code, _, stderr = runCmd(t, "ingest", arch, files[len(files)-1])
-	if code != exitOK || !strings.Contains(stderr, note) || !strings.Contains(stderr, "pass -tables=false and run 'blockwarc tables "+arch+"'") {
-		t.Fatalf("one crawl into the archive of the others: exit %d, want the note; stderr:\n%s", code, stderr)
+	var behind, rewritten int
+	for _, f := range files[first:] {
+		before, _, gen0 := records()
+		code, _, stderr := runCmd(t, "ingest", arch, f)
+		if code != exitOK || strings.Contains(stderr, note) {
+			t.Fatalf("ingest %s: exit %d, stderr:\n%s", f, code, stderr)
+		}
+		after, now, gen := records()
+		if due := now*growthDen >= before*growthNum; !due {
+			behind++
+			if gen != gen0 || after != before || !strings.Contains(stderr, "tables left as they were") {
+				t.Fatalf("%d records into tables of %d: rewritten (generation %s → %s), stderr:\n%s", now, before, gen0, gen, stderr)
+			}
+			code, out, errOut := runCmd(t, "verify", arch)
+			if code != exitOK || !strings.Contains(out, "; 0 problem(s)") || !strings.Contains(errOut, "leaves them behind") {
+				t.Fatalf("verify with tables behind by policy: exit %d, %q %q", code, out, errOut)
+			}
+			if code, _, errOut := runCmd(t, "report", arch); code != exitOK || !strings.Contains(errOut, "warning: the tables") {
+				t.Fatalf("report with tables behind: exit %d, %q", code, errOut)
+			}
+			continue
+		}
+		rewritten++
+		if after != now || gen == gen0 || strings.Contains(stderr, "left as they were") {
+			t.Fatalf("%d records into tables of %d: not rewritten (tables of %d records), stderr:\n%s", now, before, after, stderr)
+		}
+		fresh := filepath.Join(t.TempDir(), "fresh")
+		if code, _, errOut := runCmd(t, "tables", "-o", fresh, arch); code != exitOK {
+			t.Fatalf("tables: exit %d: %s", code, errOut)
+		}
+		sameTree(t, fresh, tdir)
+	}
+	if behind == 0 || rewritten == 0 {
+		t.Fatalf("%d ingests left the tables behind and %d rewrote them: want both", behind, rewritten)
+	}
+
+	// -tables: at every ingest, with a word on the cost once the archive
+	// is ten times what was added.
+	more := filepath.Join(t.TempDir(), "more.warc.gz")
+	copyFile(t, files[0], more) // the same records: nothing new, but a new file
+	code, _, stderr = runCmd(t, "ingest", "-tables", arch, more)
+	if code != exitOK || !strings.Contains(stderr, note) || !strings.Contains(stderr, "-tables=auto (the default)") {
+		t.Fatalf("ingest -tables: exit %d, want the note; stderr:\n%s", code, stderr)
+	}
+	if tables, now, _ := records(); tables != now {
+		t.Fatalf("ingest -tables: tables of %d records, archive of %d", tables, now)
+	}
+	if code, _, stderr := runCmd(t, "ingest", "-tables=maybe", arch, more); code != exitUsage {
+		t.Fatalf("-tables=maybe: exit %d, %s", code, stderr)
+	}
+
+	// -tables=false: the tables are stale, not behind by policy.
+	other := filepath.Join(t.TempDir(), "other.warc.gz")
+	copyFile(t, files[1], other)
+	if code, _, stderr := runCmd(t, "ingest", "-tables=false", arch, other); code != exitOK || stderr != "" {
+		t.Fatalf("ingest -tables=false: exit %d, %s", code, stderr)
+	}
+	if code, out, errOut := runCmd(t, "verify", arch); code != exitFailure || !strings.Contains(out, "; 1 problem(s)") || !strings.Contains(errOut, "are stale") {
+		t.Fatalf("verify after -tables=false: exit %d, %q %q", code, out, errOut)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

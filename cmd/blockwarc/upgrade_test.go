@@ -223,7 +223,7 @@ func TestUpgradeTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if stale, err := staleTables(arch, a); err != nil || stale != "" || bytes.Equal(gen0, gen1) {
+	if stale, _, err := staleTables(arch, a); err != nil || stale != "" || bytes.Equal(gen0, gen1) {
 		t.Errorf("tables after upgrade: stale %q, %v (generation %q, was %q)", stale, err, gen1, gen0)
 	}
 

@@ -124,7 +124,7 @@ func (p *Parts) Close() error {
 		p.Abort()
 		return err
 	}
-	if err := writeGeneration(p.tmp, p.opts.Generation); err != nil {
+	if err := writeGeneration(p.tmp, p.opts.generation()); err != nil {
 		p.Abort()
 		return err
 	}

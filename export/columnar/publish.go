@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -224,34 +225,62 @@ func publishWith(tmp, dir string, exchange func(a, b string) error) error {
 var errNoExchange = errors.New("atomic exchange not supported")
 
 // GenerationFile, in a tables directory, holds the generation of the
-// archive the tables describe (WriterOptions.Generation), one line.
-// Tables written without one (by blockwarc before it, or the Beam
-// pipeline) have no such file.
+// archive the tables describe (WriterOptions.Generation) on its first
+// line, then optional lines "KEY VALUE" (Generation): "records N", the
+// archive's records then, and "behind G", the archive's generation at
+// which an ingest left the tables as they are on purpose (blockwarc
+// ingest -tables=auto). Tables written without a generation (by
+// blockwarc before it, or the Beam pipeline) have no such file.
 const GenerationFile = "GENERATION"
 
-// generationTemp is where AdvanceGeneration writes GenerationFile
-// before renaming it into place.
+// generationTemp is where a rewrite of GenerationFile is written before
+// it is renamed into place.
 const generationTemp = GenerationFile + ".tmp"
 
+// Generation is what GenerationFile says.
+type Generation struct {
+	// Gen is the generation of the archive the tables describe.
+	Gen string
+	// Records is the number of the archive's records at Gen (0: not
+	// recorded, tables written before the field).
+	Records int64
+	// Behind, when set, is the later generation of the archive at which
+	// an ingest chose not to rewrite the tables (they still describe
+	// Gen): they are behind by policy, not left stale by a failure.
+	Behind string
+}
+
+// encode is the file's text.
+func (g Generation) encode() string {
+	s := g.Gen + "\n"
+	if g.Records > 0 {
+		s += fmt.Sprintf("records %d\n", g.Records)
+	}
+	if g.Behind != "" {
+		s += "behind " + g.Behind + "\n"
+	}
+	return s
+}
+
 // writeGeneration writes GenerationFile into the tables being published
-// at tmp, synced with tmp, when gen is set.
-func writeGeneration(tmp, gen string) error {
-	if gen == "" {
+// at tmp, synced with tmp, when g.Gen is set.
+func writeGeneration(tmp string, g Generation) error {
+	if g.Gen == "" {
 		return nil
 	}
-	if err := writeGenerationFile(filepath.Join(tmp, GenerationFile), gen); err != nil {
+	if err := writeGenerationFile(filepath.Join(tmp, GenerationFile), g); err != nil {
 		return err
 	}
 	return warcio.SyncDir(tmp)
 }
 
-// writeGenerationFile writes gen, one line, to the file p, synced.
-func writeGenerationFile(p, gen string) error {
+// writeGenerationFile writes g to the file p, synced.
+func writeGenerationFile(p string, g Generation) error {
 	f, err := os.Create(p)
 	if err != nil {
 		return fmt.Errorf("write tables generation: %w", err)
 	}
-	if _, err := f.WriteString(gen + "\n"); err != nil {
+	if _, err := f.WriteString(g.encode()); err != nil {
 		f.Close()
 		return fmt.Errorf("write tables generation: %w", err)
 	}
@@ -265,36 +294,88 @@ func writeGenerationFile(p, gen string) error {
 	return nil
 }
 
-// AdvanceGeneration records in the tables at dir that they describe the
-// archive's generation to, when they recorded from: for a commit that
-// changes nothing the tables show (blockwarc prove records how input
-// files restore compressed, which no table holds). It says whether it
-// did; tables recording another generation, or none, are left alone.
-func AdvanceGeneration(dir, from, to string) (bool, error) {
-	had, ok, err := ReadGeneration(dir)
-	if err != nil || !ok || had != from {
-		return false, err
-	}
+// replaceGeneration writes g as the GenerationFile of the tables at dir
+// in one step (a temporary file renamed over it).
+func replaceGeneration(dir string, g Generation) error {
 	tmp := filepath.Join(dir, generationTemp)
-	if err := writeGenerationFile(tmp, to); err != nil {
-		return false, err
+	if err := writeGenerationFile(tmp, g); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, GenerationFile)); err != nil {
 		os.Remove(tmp)
-		return false, fmt.Errorf("write tables generation: %w", err)
+		return fmt.Errorf("write tables generation: %w", err)
 	}
-	return true, warcio.SyncDir(dir)
+	return warcio.SyncDir(dir)
+}
+
+// AdvanceGeneration records in the tables at dir that what they say
+// holds for the archive's generation to as it did for from: for a
+// commit that changes nothing the tables show (blockwarc prove records
+// how input files restore compressed, which no table holds). Tables
+// describing from now describe to; tables behind by policy at from are
+// behind at to. It says whether it changed the file; tables recording
+// neither, or no generation, are left alone.
+func AdvanceGeneration(dir, from, to string) (bool, error) {
+	g, ok, err := ReadGenerationInfo(dir)
+	if err != nil || !ok {
+		return false, err
+	}
+	switch from {
+	case g.Gen:
+		g.Gen = to
+	case g.Behind:
+		g.Behind = to
+	default:
+		return false, nil
+	}
+	return true, replaceGeneration(dir, g)
+}
+
+// MarkBehind records in the tables at dir, which describe generation
+// gen, that the archive is at now and they were left behind on purpose
+// (Generation.Behind). It says whether it did: tables describing another
+// generation, or none, are left alone.
+func MarkBehind(dir, gen, now string) (bool, error) {
+	g, ok, err := ReadGenerationInfo(dir)
+	if err != nil || !ok || g.Gen != gen {
+		return false, err
+	}
+	g.Behind = now
+	return true, replaceGeneration(dir, g)
 }
 
 // ReadGeneration returns the generation recorded in the tables at dir;
 // ok is false when dir has no tables or they record none.
 func ReadGeneration(dir string) (gen string, ok bool, err error) {
+	g, ok, err := ReadGenerationInfo(dir)
+	return g.Gen, ok, err
+}
+
+// ReadGenerationInfo returns all GenerationFile says; ok is false when
+// dir has no tables or they record no generation. Lines it does not
+// know are skipped (a later blockwarc's).
+func ReadGenerationInfo(dir string) (g Generation, ok bool, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, GenerationFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return "", false, nil
+		return g, false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("read tables generation: %w", err)
+		return g, false, fmt.Errorf("read tables generation: %w", err)
 	}
-	return strings.TrimSpace(string(b)), true, nil
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	g.Gen = strings.TrimSpace(lines[0])
+	for _, l := range lines[1:] {
+		k, v, _ := strings.Cut(strings.TrimSpace(l), " ")
+		switch k {
+		case "records":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return g, false, fmt.Errorf("read tables generation: bad line %q", l)
+			}
+			g.Records = n
+		case "behind":
+			g.Behind = v
+		}
+	}
+	return g, true, nil
 }

@@ -85,6 +85,15 @@ type WriterOptions struct {
 	// describe (dedupe.Archive.Generation), for readers to tell stale
 	// tables (ReadGeneration).
 	Generation string
+	// Records, when positive, is written beside Generation: the number
+	// of the archive's records at that generation (Generation.Records),
+	// for an ingest to weigh what rewriting the tables would cost.
+	Records int64
+}
+
+// generation is what the options say GenerationFile holds.
+func (o WriterOptions) generation() Generation {
+	return Generation{Gen: o.Generation, Records: o.Records}
 }
 
 // TableStats count what was written to one table.
@@ -264,7 +273,7 @@ func (w *Writer) Close() error {
 		w.done = true
 		return nil
 	}
-	if err := writeGeneration(w.tmp, w.opts.Generation); err != nil {
+	if err := writeGeneration(w.tmp, w.opts.generation()); err != nil {
 		w.Abort()
 		return err
 	}

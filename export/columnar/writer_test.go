@@ -804,3 +804,60 @@ func TestRecoverLeavesForeignSiblings(t *testing.T) {
 		t.Error("a user's directory was put in place of the tables")
 	}
 }
+
+// TestGenerationFields: the records count written with the tables and
+// the mark of tables left behind read back; AdvanceGeneration moves
+// whichever of the two names the commit it advances from; MarkBehind
+// leaves tables of another generation alone; a one-line file (tables
+// written before the fields) reads as a generation alone, and a bad
+// count is an error.
+func TestGenerationFields(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tables")
+	w, err := NewWriter(dir, WriterOptions{Generation: "3", Records: 1234})
+	must(t, err)
+	synth(5, 8).writeAll(t, w)
+	read := func() Generation {
+		t.Helper()
+		g, ok, err := ReadGenerationInfo(dir)
+		if err != nil || !ok {
+			t.Fatalf("generation: %v %v", ok, err)
+		}
+		return g
+	}
+	if g := read(); g != (Generation{Gen: "3", Records: 1234}) {
+		t.Fatalf("written %+v", g)
+	}
+	if ok, err := MarkBehind(dir, "2", "5"); ok || err != nil {
+		t.Fatalf("MarkBehind of another generation: %v %v", ok, err)
+	}
+	if ok, err := MarkBehind(dir, "3", "5"); !ok || err != nil {
+		t.Fatalf("MarkBehind: %v %v", ok, err)
+	}
+	if g := read(); g != (Generation{Gen: "3", Records: 1234, Behind: "5"}) {
+		t.Fatalf("behind: %+v", g)
+	}
+	if gen, _, _ := ReadGeneration(dir); gen != "3" {
+		t.Fatalf("ReadGeneration %q, want the first line", gen)
+	}
+	if ok, err := AdvanceGeneration(dir, "5", "6"); !ok || err != nil {
+		t.Fatalf("AdvanceGeneration of the mark: %v %v", ok, err)
+	}
+	if ok, err := AdvanceGeneration(dir, "3", "4"); !ok || err != nil {
+		t.Fatalf("AdvanceGeneration: %v %v", ok, err)
+	}
+	if ok, err := AdvanceGeneration(dir, "9", "10"); ok || err != nil {
+		t.Fatalf("AdvanceGeneration from another commit: %v %v", ok, err)
+	}
+	if g := read(); g != (Generation{Gen: "4", Records: 1234, Behind: "6"}) {
+		t.Fatalf("advanced: %+v", g)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, GenerationFile), []byte("7\n"), 0o644))
+	if g := read(); g != (Generation{Gen: "7"}) {
+		t.Fatalf("one line: %+v", g)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, GenerationFile), []byte("7\nrecords x\n"), 0o644))
+	if _, _, err := ReadGenerationInfo(dir); err == nil {
+		t.Fatal("a bad records line read")
+	}
+	assertNoSiblings(t, dir)
+}

@@ -157,6 +157,13 @@ func Compare(old, new *partition.Result) ([]Block, Summary) {
 // partition.Match(old, new, ...) (or every leaf paired with itself when
 // old is new).
 func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summary) {
+	return ClassifyWords(old, new, pairs, PageWords(old), PageWords(new))
+}
+
+// ClassifyWords is Classify given each page's PageWords: a caller
+// classifying a history pair by pair computes each page's words once,
+// not once as the later page and again as the earlier.
+func ClassifyWords(old, new *partition.Result, pairs []partition.Pair, oldWords, newWords []string) ([]Block, Summary) {
 	pairs = realign(pairs)
 	// Match aligns in order and by similarity only. A block removed at
 	// one place and added with the same bytes elsewhere has moved; a
@@ -244,7 +251,7 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 	// When the page as a whole reads the same, word for word, no block
 	// changed as a reader sees it: text that only crossed a block boundary
 	// (the partition cut a changed page elsewhere) is markup churn.
-	sameText := equalWords(pageWords(old), pageWords(new))
+	sameText := equalWords(oldWords, newWords)
 	var out []Block
 	var sum Summary
 	for i, p := range pairs {
@@ -309,8 +316,9 @@ func Classify(old, new *partition.Result, pairs []partition.Pair) ([]Block, Summ
 		out = append(out, b)
 	}
 	sum.LayoutChanged = old != nil && new != nil && LayoutChange(old.Layout, new.Layout) != nil
-	if old != nil && new != nil {
-		a, b := pairSet(pageWords(old)), pairSet(pageWords(new))
+	if old != nil && new != nil && !sameText {
+		// Pages that read the same word for word are one page.
+		a, b := pairSet(oldWords), pairSet(newWords)
 		sum.OtherPage = len(a) > 0 && len(b) > 0 && jaccard(a, b) < otherPageOverlap
 	}
 	return out, sum
@@ -376,14 +384,19 @@ func (s *Summary) add(b *Block) {
 
 var bytesEqual = bytes.Equal
 
-// pageWords is the visible words of all of a page's kept blocks, in order.
-func pageWords(r *partition.Result) []string {
+// PageWords is the visible words (VisibleWords) of all of a page's kept
+// blocks, in order; nil for a nil page.
+func PageWords(r *partition.Result) []string {
 	if r == nil {
 		return nil
 	}
-	var w []string
+	n := 0
 	for _, b := range r.Leaves {
-		w = append(w, VisibleWords(b.Text)...)
+		n += len(b.Text)
+	}
+	w := make([]string, 0, n/6) // about a word in six bytes of text
+	for _, b := range r.Leaves {
+		w = appendWords(w, b.Text)
 	}
 	return w
 }

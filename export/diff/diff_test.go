@@ -518,3 +518,23 @@ func TestOtherPage(t *testing.T) {
 		t.Errorf("an edited page is another page: %+v", sum)
 	}
 }
+
+// TestAppendWordsAsVisibleWords: PageWords' one-pass split gives
+// VisibleWords' words on random text of spaces of every kind, invisible
+// characters, invalid UTF-8 and letters.
+func TestAppendWordsAsVisibleWords(t *testing.T) {
+	parts := []string{"a", "bé", " ", "\u00a0", "\u2003", "\n\t", "\u200b", "\u00ad", "\x00", "\xff", "\xe2\x80", "日本", "\u3000", "x\u0301"}
+	rng := rand.New(rand.NewSource(7))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.Intn(12) {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		s := b.String()
+		want := VisibleWords(s)
+		got := appendWords([]string{"kept"}, s)
+		if got[0] != "kept" || !slices.Equal(got[1:], want) {
+			t.Fatalf("%q: appendWords %q, VisibleWords %q", s, got[1:], want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package diff
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Op is one kind of word edit.
@@ -37,6 +38,33 @@ const maxEdits = 1000
 // the same words, and so do "you’d" and "you\x00’d".
 func VisibleWords(text string) []string {
 	return strings.FieldsFunc(stripInvisible(text), unicode.IsSpace)
+}
+
+// appendWords appends VisibleWords(text) to w, in one pass over text
+// when it holds nothing invisible (PageWords of a whole page: one slice
+// rather than one a block).
+func appendWords(w []string, text string) []string {
+	text = stripInvisible(text)
+	start := -1
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				w = append(w, text[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+		i += size
+	}
+	if start >= 0 {
+		w = append(w, text[start:])
+	}
+	return w
 }
 
 // invisible tells whether r draws nothing and separates nothing.

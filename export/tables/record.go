@@ -76,6 +76,11 @@ type page struct {
 	// respanned: today's partition cuts the document elsewhere than the
 	// archive did; the rows describe the stored blocks, at their spans.
 	respanned bool
+	// words is diff.PageWords(res), computed on first use (words): a
+	// page is the later of one pair of captures and the earlier of the
+	// next.
+	words     []string
+	wordsDone bool
 }
 
 // hasBlocks says whether the page has capture_blocks rows.

@@ -189,6 +189,14 @@ func (h *history) add(row *Capture, ch *Change) {
 	}
 }
 
+// pageWords is diff.PageWords(pg.res), computed once.
+func (pg *page) pageWords() []string {
+	if !pg.wordsDone {
+		pg.words, pg.wordsDone = diff.PageWords(pg.res), true
+	}
+	return pg.words
+}
+
 // blockRows fills c with the capture_blocks rows of pg matched against
 // prev (nil: every block added) and returns the changes' bytes and paths.
 func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map[pack.ID]bool, ls *linkState) (changedBytes, partBytes int64, paths []string) {
@@ -210,7 +218,16 @@ func (w *worker) blockRows(c *capOut, row *Capture, pg, prev *page, seenHere map
 	// The visible verdicts are the diff command's (export/diff), from the
 	// same alignment: a block whose bytes changed but whose words a reader
 	// sees did not is markup churn.
-	verdicts, sum := diff.Classify(old, pg.res, pairs)
+	var verdicts []diff.Block
+	var sum diff.Summary
+	if old != pg.res {
+		// The same page again has no verdict but unchanged.
+		var oldWords []string
+		if prev != nil {
+			oldWords = prev.pageWords()
+		}
+		verdicts, sum = diff.ClassifyWords(old, pg.res, pairs, oldWords, pg.pageWords())
+	}
 	textChanged := make(map[*partition.Block]bool, len(verdicts))
 	for i := range verdicts {
 		v := &verdicts[i]

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/blockwarc/blockwarc/export/columnar"
+)
+
+// tablesMode is ingest's -tables: when the tables are rewritten after
+// the ingest's commit.
+type tablesMode int
+
+const (
+	// tablesAuto rewrites them when they are missing, when rewriting
+	// costs little (under rewriteMin records), or once the archive has
+	// grown by a quarter since they were written: the tables are built
+	// from the whole archive, so rewriting them at every crawl of a
+	// crawl-at-a-time ingest made its cost grow with the archive's size
+	// (quadratic in all); rewriting them at geometric steps costs at most
+	// about five walks of each record over the archive's life, a
+	// constant per GB ingested.
+	tablesAuto tablesMode = iota
+	// tablesAlways rewrites them after every ingest that adds a file.
+	tablesAlways
+	// tablesNever leaves them alone.
+	tablesNever
+)
+
+// tablesFlag is -tables: a boolean flag (-tables, -tables=false, as
+// before auto existed) that also takes auto.
+type tablesFlag struct{ mode tablesMode }
+
+func (f *tablesFlag) IsBoolFlag() bool { return true }
+
+func (f *tablesFlag) String() string {
+	switch f.mode {
+	case tablesAlways:
+		return "true"
+	case tablesNever:
+		return "false"
+	}
+	return "auto"
+}
+
+func (f *tablesFlag) Set(s string) error {
+	switch s {
+	case "auto":
+		f.mode = tablesAuto
+	case "true", "always":
+		f.mode = tablesAlways
+	case "false", "never":
+		f.mode = tablesNever
+	default:
+		return fmt.Errorf("want auto, true or false")
+	}
+	return nil
+}
+
+// growthNum/growthDen: under -tables=auto the tables are rewritten once the
+// archive holds this many times the records they describe.
+const growthNum, growthDen = 5, 4
+
+// tablesDue says whether ingest, having committed the archive at dir
+// (files: the input files it added), rewrites the tables under mode.
+// When -tables=auto leaves them behind, it records that in the tables
+// (columnar.MarkBehind: verify then notes it rather than failing) and
+// says so on stderr.
+func tablesDue(dir string, mode tablesMode, files int, stderr io.Writer) bool {
+	switch mode {
+	case tablesNever:
+		return false
+	case tablesAlways:
+		return files > 0 || !tablesCurrent(dir, stderr)
+	}
+	tdir := filepath.Join(dir, "tables")
+	if !isDir(tdir) {
+		return true
+	}
+	g, ok, err := columnar.ReadGenerationInfo(tdir)
+	if err != nil || !ok {
+		return true // of unknown generation, or unreadable: rewriting settles it
+	}
+	a, err := openArchive(dir, io.Discard)
+	if err != nil {
+		return true // writeTables names the error
+	}
+	defer a.Close()
+	now, err := a.Generation()
+	if err != nil {
+		return true
+	}
+	if g.Gen == now {
+		return false
+	}
+	n := a.Records()
+	if n < 0 || g.Records == 0 || n < rewriteMin || n*growthDen >= g.Records*growthNum {
+		if files == 0 {
+			why := "an ingest stopped while it rewrote them, or -tables=false"
+			if g.Behind != "" {
+				why = "left behind by -tables=auto"
+			}
+			fmt.Fprintf(stderr, "blockwarc ingest: the tables describe an earlier commit of the archive (%s): rewriting them\n", why)
+		}
+		return true
+	}
+	if _, err := columnar.MarkBehind(tdir, g.Gen, now); err != nil {
+		fmt.Fprintf(stderr, "blockwarc ingest: %v: rewriting the tables\n", err)
+		return true
+	}
+	fmt.Fprintf(stderr, "blockwarc ingest: tables left as they were: they describe %d of the archive's %d records, and are rewritten once it holds %d (-tables=auto: so that their cost, a walk of the whole archive, does not grow with it at every crawl); 'blockwarc tables %s' brings them up to date now, -tables at every ingest\n",
+		g.Records, n, (g.Records*growthNum+growthDen-1)/growthDen, dir)
+	return false
+}
