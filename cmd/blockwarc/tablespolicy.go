@@ -75,12 +75,9 @@ func tablesDue(dir string, mode tablesMode, files int, stderr io.Writer) bool {
 		return files > 0 || !tablesCurrent(dir, stderr)
 	}
 	tdir := filepath.Join(dir, "tables")
-	if !isDir(tdir) {
-		return true
-	}
 	g, ok, err := columnar.ReadGenerationInfo(tdir)
 	if err != nil || !ok {
-		return true // of unknown generation, or unreadable: rewriting settles it
+		return true // none, of unknown generation, or unreadable: rewriting settles it
 	}
 	a, err := openArchive(dir, io.Discard)
 	if err != nil {
