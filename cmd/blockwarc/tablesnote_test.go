@@ -118,6 +118,25 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
+func TestRewriteDueBounds(t *testing.T) {
+	for _, c := range []struct {
+		n, tables int64
+		due       bool
+	}{
+		{1999, 1990, true},  // under rewriteMin: cheap
+		{2000, 1990, false}, // a few records more
+		{12499, 10000, false},
+		{12500, 10000, true}, // a quarter more
+		{9999, 10000, true},  // fewer: the tables describe what is gone
+		{-1, 10000, true},    // unknown
+		{10000, 0, true},     // tables of unknown size
+	} {
+		if got := rewriteDue(c.n, c.tables); got != c.due {
+			t.Errorf("rewriteDue(%d, %d) = %v, want %v", c.n, c.tables, got, c.due)
+		}
+	}
+}
+
 func TestRewriteNoteBounds(t *testing.T) {
 	for _, c := range []struct {
 		walked, added int64

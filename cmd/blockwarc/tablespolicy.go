@@ -62,6 +62,15 @@ func (f *tablesFlag) Set(s string) error {
 // archive holds this many times the records they describe.
 const growthNum, growthDen = 5, 4
 
+// rewriteDue is -tables=auto's rule: tables describing tables records
+// (0: not recorded) are rewritten for an archive of n records (< 0:
+// unknown) when either count is unknown, when the archive is small
+// (rewriteMin), when it holds a quarter more records than the tables, or
+// fewer (repair dropped what they describe).
+func rewriteDue(n, tables int64) bool {
+	return n < 0 || tables == 0 || n < rewriteMin || n < tables || n*growthDen >= tables*growthNum
+}
+
 // tablesDue says whether ingest, having committed the archive at dir
 // (files: the input files it added), rewrites the tables under mode.
 // When -tables=auto leaves them behind, it records that in the tables
@@ -92,7 +101,7 @@ func tablesDue(dir string, mode tablesMode, files int, stderr io.Writer) bool {
 		return false
 	}
 	n := a.Records()
-	if n < 0 || g.Records == 0 || n < rewriteMin || n*growthDen >= g.Records*growthNum {
+	if rewriteDue(n, g.Records) {
 		if files == 0 {
 			why := "an ingest stopped while it rewrote them, or -tables=false"
 			if g.Behind != "" {
