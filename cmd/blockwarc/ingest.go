@@ -54,7 +54,7 @@ gives the records' bytes decompressed and the archive's size on disk as
 the storage report counts it (tables/ apart). Then the tables
 ARCHIVE/tables are rewritten from the whole archive (see 'blockwarc
 tables'), at a few ms of CPU a record of the archive: with -tables=auto
-(the default) when they are missing, when the archive holds under 2,000
+(the default) when they are missing, when the archive holds under 500
 records, or once it holds a quarter more records than they describe;
 else they are left as they were, ingest says so, and verify and report
 note it ('blockwarc tables' brings them up to date). So an archive
@@ -113,7 +113,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	showProgress := fs.Bool("progress", false, "draw the progress bar on standard error even when it is not a terminal (it is drawn on a terminal anyway)")
 	withParity := fs.Bool("parity", true, "write Reed-Solomon parity for what each commit adds (about 3.3 % of a large archive, more of a small one; corrects a burst of 1/32 of any pack or index, up to 1 MiB, or any two damaged sectors, see 'blockwarc repair')")
 	var withTables tablesFlag
-	fs.Var(&withTables, "tables", "when to rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest, from the whole archive, at a few ms of CPU a record: -tables=auto (the default) when they are missing, when the archive holds under 2,000 records, or once it has grown by a quarter since they were written (a constant cost per GB ingested, the tables at most a fifth behind; verify and report say so); -tables (=true) after every ingest that adds a file (a cost that grows with the archive); -tables=false never")
+	fs.Var(&withTables, "tables", "when to rewrite ARCHIVE/tables (Parquet, see 'blockwarc tables') after the ingest, from the whole archive, at a few ms of CPU a record: -tables=auto (the default) when they are missing, when the archive holds under 500 records, or once it has grown by a quarter since they were written (a constant cost per GB ingested, the tables at most a fifth behind; verify and report say so); -tables (=true) after every ingest that adds a file (a cost that grows with the archive); -tables=false never")
 	fast := fs.Bool("fast", false, "write frames at a fast zstd level (6; pure Go's \"better\" without cgo) rather than 19: 45-66 % less CPU on the corpus sites for an archive 7-14 % larger; 'blockwarc compact' writes the dense copy later")
 	nice := fs.Int("nice", defaultNice, niceUsage)
 	prove := fs.Bool("prove", false, "also learn, for each .warc.gz input, the zlib settings that make it restore as given, bit for bit (25-160 % more CPU on the corpus sites); by default 'blockwarc prove ARCHIVE ORIGINALS...' does that later, before the originals are deleted")

@@ -19,7 +19,7 @@ import (
 // crawls (default 60), each by 'blockwarc ingest' (in process), with
 // -tables=auto (the default), -tables (rewritten at every ingest) and
 // -tables=false, each into an archive of its own. The bound that keeps
-// small archives' tables always current (rewriteMin, 2,000 records) is
+// small archives' tables always current (tablesSmall, 500 records) is
 // scaled down to 50 so that the policy acts on a few hundred records, as
 // bench-scale scales the archive's bounds down instead of the data up.
 // Metrics, ratios of one run: x-always-auto (CPU of all the ingests with
@@ -49,8 +49,8 @@ func BenchmarkTablesCrawls(b *testing.B) {
 		}
 		size[i] = fi.Size()
 	}
-	defer func(m int64) { rewriteMin = m }(rewriteMin)
-	rewriteMin = 50
+	defer func(s int64) { tablesSmall = s }(tablesSmall)
+	tablesSmall = 50
 	modes := []struct{ name, flag string }{{"auto", "-tables=auto"}, {"always", "-tables=true"}, {"none", "-tables=false"}}
 	for range b.N {
 		total := map[string]time.Duration{}

@@ -18,8 +18,8 @@ import (
 // them at every ingest and says what that costs; -tables=false leaves
 // them alone, and verify then counts stale tables as a problem.
 func TestTablesAuto(t *testing.T) {
-	defer func(m int64) { rewriteMin = m }(rewriteMin)
-	rewriteMin = 50 // the samples are a few hundred records
+	defer func(m, s int64) { rewriteMin, tablesSmall = m, s }(rewriteMin, tablesSmall)
+	rewriteMin, tablesSmall = 50, 50 // the samples are a few hundred records
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "samples", "*.warc.gz"))
 	slices.Sort(files)
 	if len(files) < 20 {
@@ -123,8 +123,8 @@ func TestRewriteDueBounds(t *testing.T) {
 		n, tables int64
 		due       bool
 	}{
-		{1999, 1990, true},  // under rewriteMin: cheap
-		{2000, 1990, false}, // a few records more
+		{499, 490, true},  // under tablesSmall: cheap
+		{500, 490, false}, // a few records more
 		{12499, 10000, false},
 		{12500, 10000, true}, // a quarter more
 		{9999, 10000, true},  // fewer: the tables describe what is gone

@@ -14,7 +14,7 @@ type tablesMode int
 
 const (
 	// tablesAuto rewrites them when they are missing, when rewriting
-	// costs little (under rewriteMin records), or once the archive has
+	// costs little (under tablesSmall records), or once the archive has
 	// grown by a quarter since they were written: the tables are built
 	// from the whole archive, so rewriting them at every crawl of a
 	// crawl-at-a-time ingest made its cost grow with the archive's size
@@ -62,13 +62,21 @@ func (f *tablesFlag) Set(s string) error {
 // archive holds this many times the records they describe.
 const growthNum, growthDen = 5, 4
 
+// tablesSmall is the fewest records of an archive whose tables
+// -tables=auto may leave behind: below it a rewrite costs about a
+// CPU-second or less (the mixed corpus at 480-600 records: an ingest
+// with the rewrite 1.0-1.45 CPU-s, without 0.2-0.4), and
+// a small archive's user expects current tables. At 2,000 a rewrite was
+// 5 CPU-s, paid at every crawl of a small archive's first hundreds.
+var tablesSmall int64 = 500
+
 // rewriteDue is -tables=auto's rule: tables describing tables records
 // (0: not recorded) are rewritten for an archive of n records (< 0:
 // unknown) when either count is unknown, when the archive is small
-// (rewriteMin), when it holds a quarter more records than the tables, or
-// fewer (repair dropped what they describe).
+// (tablesSmall), when it holds a quarter more records than the tables,
+// or fewer (repair dropped what they describe).
 func rewriteDue(n, tables int64) bool {
-	return n < 0 || tables == 0 || n < rewriteMin || n < tables || n*growthDen >= tables*growthNum
+	return n < 0 || tables == 0 || n < tablesSmall || n < tables || n*growthDen >= tables*growthNum
 }
 
 // tablesDue says whether ingest, having committed the archive at dir
