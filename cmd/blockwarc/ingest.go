@@ -371,37 +371,6 @@ func removeCreated(dir string, existed bool) {
 	}
 }
 
-// tablesCurrent reports whether the archive at dir has tables that
-// describe its last commit. Tables that record no generation (an older
-// blockwarc's) count as not current: a rewrite records one.
-func tablesCurrent(dir string, stderr io.Writer) bool {
-	tdir := filepath.Join(dir, "tables")
-	if !isDir(tdir) {
-		return false
-	}
-	if _, ok, err := columnar.ReadGeneration(tdir); err != nil || !ok {
-		return false
-	}
-	a, err := openArchive(dir, io.Discard)
-	if err != nil {
-		return false // writeTables names the error
-	}
-	defer a.Close()
-	msg, behind, err := staleTables(dir, a)
-	if err != nil {
-		return false
-	}
-	if msg != "" && behind {
-		fmt.Fprintf(stderr, "blockwarc ingest: the tables describe an earlier commit of the archive (left behind by -tables=auto): rewriting them\n")
-		return false
-	}
-	if msg != "" {
-		fmt.Fprintf(stderr, "blockwarc ingest: the tables describe an earlier commit of the archive (an ingest stopped while it rewrote them): rewriting them\n")
-		return false
-	}
-	return true
-}
-
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()

@@ -82,11 +82,18 @@ func TestTablesAuto(t *testing.T) {
 	}
 
 	// -tables: at every ingest, with a word on the cost once the archive
-	// is ten times what was added.
+	// is ten times what was added; also where auto would leave them
+	// (current tables, and one file more).
+	if code, _, errOut := runCmd(t, "tables", arch); code != exitOK {
+		t.Fatalf("tables: exit %d: %s", code, errOut)
+	}
 	more := filepath.Join(t.TempDir(), "more.warc.gz")
 	copyFile(t, files[0], more) // the same records: nothing new, but a new file
+	if tables, now, _ := records(); rewriteDue(now+fileRecords(t, arch, files[0]), tables) {
+		t.Fatalf("one file more into tables of %d records: auto would rewrite them too, so this does not test -tables", tables)
+	}
 	code, _, stderr = runCmd(t, "ingest", "-tables", arch, more)
-	if code != exitOK || !strings.Contains(stderr, note) || !strings.Contains(stderr, "-tables=auto (the default)") {
+	if code != exitOK || !strings.Contains(stderr, note) || !strings.Contains(stderr, "-tables=auto (the default)") || strings.Contains(stderr, "left as they were") {
 		t.Fatalf("ingest -tables: exit %d, want the note; stderr:\n%s", code, stderr)
 	}
 	if tables, now, _ := records(); tables != now {
@@ -105,6 +112,24 @@ func TestTablesAuto(t *testing.T) {
 	if code, out, errOut := runCmd(t, "verify", arch); code != exitFailure || !strings.Contains(out, "; 1 problem(s)") || !strings.Contains(errOut, "are stale") {
 		t.Fatalf("verify after -tables=false: exit %d, %q %q", code, out, errOut)
 	}
+}
+
+// fileRecords is the records the archive at arch read from the input
+// file named as f.
+func fileRecords(t *testing.T, arch, f string) int64 {
+	t.Helper()
+	a, err := openArchive(arch, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for _, in := range a.Files() {
+		if filepath.Base(in.Name) == filepath.Base(f) {
+			return in.Records
+		}
+	}
+	t.Fatalf("%s: not among the archive's input files", f)
+	return 0
 }
 
 func copyFile(t *testing.T, from, to string) {

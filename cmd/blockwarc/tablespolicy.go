@@ -85,11 +85,8 @@ func rewriteDue(n, tables int64) bool {
 // (columnar.MarkBehind: verify then notes it rather than failing) and
 // says so on stderr.
 func tablesDue(dir string, mode tablesMode, files int, stderr io.Writer) bool {
-	switch mode {
-	case tablesNever:
+	if mode == tablesNever {
 		return false
-	case tablesAlways:
-		return files > 0 || !tablesCurrent(dir, stderr)
 	}
 	tdir := filepath.Join(dir, "tables")
 	g, ok, err := columnar.ReadGenerationInfo(tdir)
@@ -109,7 +106,7 @@ func tablesDue(dir string, mode tablesMode, files int, stderr io.Writer) bool {
 		return false
 	}
 	n := a.Records()
-	if rewriteDue(n, g.Records) {
+	if mode == tablesAlways || rewriteDue(n, g.Records) {
 		if files == 0 {
 			why := "an ingest stopped while it rewrote them, or -tables=false"
 			if g.Behind != "" {
