@@ -39,6 +39,10 @@ import (
 //     MainTextWithTitle puts the page's headline before that (the h1
 //     nearest before the content, when the content does not hold one);
 //     MainText leaves both out: the article body alone.
+//
+// A page showing less than a main text's worth (a template its script
+// fills in) is read as a browser without scripts shows it, from its
+// <noscript> copy (showNoscript).
 
 const (
 	minParagraphRunes = 25
@@ -82,6 +86,15 @@ func mainText(res *Result, withTitle, withLead bool) string {
 		}
 	}
 	x := buildIndex(res, Options{})
+	if sum(x.cumRunes, span{0, int32(len(x.nodes))}) < minMainRunes {
+		if doc, ok := showNoscript(res); ok {
+			if r, err := Partition(doc, Options{Charset: res.Charset}); err == nil {
+				if rx := buildIndex(r, Options{}); sum(rx.cumRunes, span{0, int32(len(rx.nodes))}) > sum(x.cumRunes, span{0, int32(len(x.nodes))}) {
+					res, x = r, rx
+				}
+			}
+		}
+	}
 	m := &mainExtractor{x: x, res: res, withTitle: withTitle, withLead: withLead}
 	m.prefixes()
 	m.pruneLabels()
@@ -115,6 +128,45 @@ func closeTitle(res *Result) ([]byte, bool) {
 	doc = append(doc, res.Doc[:off+k]...)
 	doc = append(doc, "</title>"...)
 	return append(doc, res.Doc[off+k:]...), true
+}
+
+// showNoscript returns a copy of the document with each <noscript>
+// element replaced by its content, read as markup: the page as a
+// browser without scripts shows it (a noscript style sheet in the head
+// that shows what a script would have shown included). A page whose scripts
+// write its text (a template filled in by script, a noscript copy for
+// the rest) shows a reader almost nothing else; mainText reads it so
+// when the page's visible text is below a main text's worth. ok is
+// false when the page holds no noscript with content.
+func showNoscript(res *Result) ([]byte, bool) {
+	var spans [][2]int // the noscript elements' spans, then their content's
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		for _, c := range n.Children {
+			if c.Kind == ElementNode && c.Tag == "noscript" {
+				if len(c.Children) == 1 && c.Children[0].Kind == TextNode {
+					t := c.Children[0]
+					if c.Start <= t.Start && t.End <= c.End && c.End <= len(res.Doc) {
+						spans = append(spans, [2]int{c.Start, c.End}, [2]int{t.Start, t.End})
+					}
+				}
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(res.Root)
+	if len(spans) == 0 {
+		return nil, false
+	}
+	doc := make([]byte, 0, len(res.Doc))
+	at := 0
+	for k := 0; k < len(spans); k += 2 {
+		doc = append(doc, res.Doc[at:spans[k][0]]...)
+		doc = append(doc, res.Doc[spans[k+1][0]:spans[k+1][1]]...)
+		at = spans[k][1]
+	}
+	return append(doc, res.Doc[at:]...), true
 }
 
 // swallowsPage reports whether a title's text holds the end of the head
@@ -287,11 +339,19 @@ func (m *mainExtractor) extract() string {
 
 var (
 	positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "blog", "story", "prose"}
-	negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "social", "newsletter", "subscribe", "popup", "modal", "cookie", "byline", "author", "caption", "breadcrumb", "nav", "menu", "disclaimer", "recirc", "trending", "popular", "signup", "login", "ad-", "-ad", "ads"}
+	negativeNames = []string{"banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "social", "newsletter", "subscribe", "popup", "modal", "cookie", "byline", "author", "caption", "breadcrumb", "nav", "menu", "disclaimer", "recirc", "trending", "popular", "signup", "login", "ad-", "-ad", "ads"}
 	// positiveTokens are content names that are also parts of other
 	// words ("polltext", "text_topbox_subhead"): they count as whole
 	// class or id tokens only.
 	positiveTokens = []string{"text"}
+	// negativeTokens are boilerplate names that are also parts of
+	// layout names saying nothing of the element's own role: "hidden"
+	// (an element the page hides) is whole only; Drupal's
+	// "field--label-hidden" (a field whose label is hidden: every text
+	// field), Tailwind's "overflow-hidden" and Bootstrap's "hidden-xs"
+	// (hidden on phones, shown elsewhere) name visible content. What a
+	// style sheet hides is dropped already (isHidden).
+	negativeTokens = []string{"hidden"}
 	// unlikelyNames mark candidates that are never the article itself.
 	unlikelyNames = []string{"comment", "sidebar", "footer", "related", "share", "social", "cookie", "newsletter", "popup", "modal", "recirc", "promo", "sponsor", "nav", "menu", "breadcrumb", "outbrain", "taboola", "trending"}
 )
@@ -330,7 +390,7 @@ func classWeight(n *Node) float64 {
 		return 0
 	}
 	w := 0.0
-	if containsAny(s, negativeNames) {
+	if containsAny(s, negativeNames) || hasToken(s, negativeTokens) {
 		w -= 25
 	}
 	if containsAny(s, positiveNames) || hasToken(s, positiveTokens) {
@@ -692,10 +752,10 @@ func (m *mainExtractor) unlikelyFrom(p int32) bool {
 	nd := m.x.nodes[p]
 	switch nd.Tag {
 	case "aside", "nav", "footer":
-		r = true
+		r = !m.holdsMost(p)
 	case "body", "html", "article", "main":
 	default:
-		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) || m.useLabelDrop(p) || m.commentThread(p) {
+		if s := nameOf(nd); len(s) > 1 && containsAny(s, unlikelyNames) && !containsAny(s, []string{"article", "content", "body", "main", "post", "story"}) && !m.holdsMost(p) || m.useLabelDrop(p) || m.commentThread(p) {
 			r = true
 		} else if q, ok := m.parentIndex(p); ok {
 			r = m.unlikelyFrom(q)
@@ -706,6 +766,14 @@ func (m *mainExtractor) unlikelyFrom(p int32) bool {
 		m.unl[p] = 1
 	}
 	return r
+}
+
+// holdsMost reports whether element i holds more than half of the
+// page's visible text: a wrapper, not a region, whatever its name or
+// tag says (a div.above-footer around the whole page, say), as
+// pruneLabels judges a block labelled boilerplate.
+func (m *mainExtractor) holdsMost(i int32) bool {
+	return m.runes(span{i, m.x.end[i]}) > m.runes(span{0, int32(len(m.x.nodes))})/2
 }
 
 func (m *mainExtractor) useLabelDrop(i int32) bool {

@@ -61,7 +61,13 @@ var tagTable = map[string]tagInfo{
 	"h3": {class: ClassFormat, block: true}, "h4": {class: ClassFormat, block: true},
 	"h5": {class: ClassFormat, block: true}, "h6": {class: ClassFormat, block: true},
 	"hr": {class: ClassFormat, block: true, void: true}, "br": {class: ClassFormat, void: true},
-	"wbr":     {class: ClassFormat, void: true},
+	"wbr": {class: ClassFormat, void: true},
+	// Ruby annotations: rt is a reading set above its base text (the
+	// kana of a kanji), not text of the sentence, and rp the brackets
+	// around it that only a browser without ruby shows (HTML's default
+	// style hides them). Neither is in the text (skipText), so that
+	// "法律<rt>ほうりつ</rt>では" reads, counts and is found as "法律では".
+	"rt": {class: ClassFormat}, "rp": {class: ClassFormat, invisible: true},
 	"listing": {class: ClassFormat, block: true}, "xmp": {class: ClassFormat, block: true},
 	"plaintext":  {class: ClassFormat, block: true},
 	"figcaption": {class: ClassFormat, block: true}, "summary": {class: ClassFormat, block: true},

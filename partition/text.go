@@ -24,7 +24,7 @@ import (
 var skipText = map[string]bool{
 	"script": true, "style": true, "noscript": true, "template": true,
 	"head": true, "title": true, "svg": true, "iframe": true, "object": true,
-	"select": true, "datalist": true, "math": true,
+	"select": true, "datalist": true, "math": true, "rt": true, "rp": true,
 }
 
 // breakTags are elements that start a new line when rendered; their text
