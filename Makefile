@@ -169,7 +169,8 @@ bench-ingest:
 # every corpus site (x-zstd-cpu-SITE; the default ingest leaves the zlib
 # proof that each .warc.gz restores as given to 'blockwarc prove'), with
 # the proof (x-zstd-cpu-proof-SITE: ingest -prove), the fast tier
-# (x-zstd-cpu-fast-SITE) and the archive's bytes against zstd's
+# (x-zstd-cpu-fast-SITE, and in MB of records per CPU-second,
+# MB/s-cpu-fast-SITE) and the archive's bytes against zstd's
 # (x-zstd-bytes-SITE). Needs the zstd command; about two minutes.
 bench-zstd-cpu:
 	$(GO) test -run '^$$' -bench 'IngestVsZstd$$' -benchtime 1x -v ./dedupe/
