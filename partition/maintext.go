@@ -1238,6 +1238,13 @@ var headingTags = map[string]bool{"h2": true, "h3": true, "h4": true, "h5": true
 func (m *mainExtractor) drop(i int32, strict bool) bool {
 	x := m.x
 	nd := x.nodes[i]
+	if c := m.core; i <= c && c < x.end[i] {
+		// It holds the run's core, the article the scores chose: what
+		// its name, tag or links say is about what it holds besides (a
+		// TYPO3 "ce--textmedia" element around the text, a page-wide
+		// <form>), which its children answer for themselves.
+		return false
+	}
 	switch nd.Tag {
 	case "nav", "aside", "footer", "form", "button", "select", "textarea", "input", "label", "dialog", "figcaption":
 		return true

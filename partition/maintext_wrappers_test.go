@@ -123,3 +123,30 @@ func TestHiddenLabelNameIsContent(t *testing.T) {
 		t.Errorf("a box named hidden was kept: %q", got)
 	}
 }
+
+// An element holding the run's core is never pruned by its name, tag
+// or links: the article the scores chose is inside it. TYPO3 wraps the
+// text of an article in "ce ce--textmedia" elements ("media" is a
+// boilerplate name); once the extraction widens above one, the wrapper
+// took the core with it.
+func TestWrapperOfTheCoreKept(t *testing.T) {
+	paras := func(from, n int) string {
+		var b strings.Builder
+		for i := from; i < from+n; i++ {
+			b.WriteString("<p>Paragraph ")
+			b.WriteByte(byte('a' + i))
+			b.WriteString(" of the story, with words enough to be read as prose, a comma, and a full stop at its end.</p>\n")
+		}
+		return b.String()
+	}
+	page := `<html><body><nav><a href="/">Home</a></nav><main><div class="grid">` +
+		`<div class="ce ce--text"><div class="rte-wrapper">` + paras(0, 4) + `</div></div>` +
+		`<div class="ce ce--textmedia"><div class="rte-wrapper">` + paras(4, 6) + `</div></div>` +
+		`</div></main></body></html>`
+	got := MainText(partitionString(t, page, Options{}))
+	for _, w := range []string{"Paragraph a of the story", "Paragraph e of the story", "Paragraph j of the story"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q missing from %q", w, got)
+		}
+	}
+}
