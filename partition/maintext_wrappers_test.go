@@ -11,9 +11,13 @@ import (
 
 // articleParas is an article's worth of paragraphs (well over
 // minMainRunes), each a sentence a test can look for.
-func articleParas(n int) string {
+func articleParas(n int) string { return parasFrom(0, n) }
+
+// parasFrom is n paragraphs "Paragraph x of the story…", x from the
+// from-th letter.
+func parasFrom(from, n int) string {
 	var b strings.Builder
-	for i := range n {
+	for i := from; i < from+n; i++ {
 		b.WriteString("<p>Paragraph ")
 		b.WriteByte(byte('a' + i))
 		b.WriteString(" of the story, with words enough to be read as prose, a comma, and a full stop at its end.</p>\n")
@@ -130,18 +134,9 @@ func TestHiddenLabelNameIsContent(t *testing.T) {
 // boilerplate name); once the extraction widens above one, the wrapper
 // took the core with it.
 func TestWrapperOfTheCoreKept(t *testing.T) {
-	paras := func(from, n int) string {
-		var b strings.Builder
-		for i := from; i < from+n; i++ {
-			b.WriteString("<p>Paragraph ")
-			b.WriteByte(byte('a' + i))
-			b.WriteString(" of the story, with words enough to be read as prose, a comma, and a full stop at its end.</p>\n")
-		}
-		return b.String()
-	}
 	page := `<html><body><nav><a href="/">Home</a></nav><main><div class="grid">` +
-		`<div class="ce ce--text"><div class="rte-wrapper">` + paras(0, 4) + `</div></div>` +
-		`<div class="ce ce--textmedia"><div class="rte-wrapper">` + paras(4, 6) + `</div></div>` +
+		`<div class="ce ce--text"><div class="rte-wrapper">` + parasFrom(0, 4) + `</div></div>` +
+		`<div class="ce ce--textmedia"><div class="rte-wrapper">` + parasFrom(4, 6) + `</div></div>` +
 		`</div></main></body></html>`
 	got := MainText(partitionString(t, page, Options{}))
 	for _, w := range []string{"Paragraph a of the story", "Paragraph e of the story", "Paragraph j of the story"} {
