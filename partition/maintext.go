@@ -86,10 +86,10 @@ func mainText(res *Result, withTitle, withLead bool) string {
 		}
 	}
 	x := buildIndex(res, Options{})
-	if sum(x.cumRunes, span{0, int32(len(x.nodes))}) < minMainRunes {
+	if shown := x.runesAll(); shown < minMainRunes {
 		if doc, ok := showNoscript(res); ok {
 			if r, err := Partition(doc, Options{Charset: res.Charset}); err == nil {
-				if rx := buildIndex(r, Options{}); sum(rx.cumRunes, span{0, int32(len(rx.nodes))}) > sum(x.cumRunes, span{0, int32(len(x.nodes))}) {
+				if rx := buildIndex(r, Options{}); rx.runesAll() > shown {
 					res, x = r, rx
 				}
 			}
@@ -293,7 +293,7 @@ func (m *mainExtractor) pruneLabels() {
 	// A block holding most of the page's text is not boilerplate
 	// whatever its label (a wrapper labelled footer for the footer it
 	// ends with): its children are judged instead.
-	most := m.runes(span{0, int32(len(m.x.nodes))}) / 2
+	most := m.x.runesAll() / 2
 	var visit func(b *Block)
 	visit = func(b *Block) {
 		switch b.Label {
@@ -773,8 +773,15 @@ func (m *mainExtractor) unlikelyFrom(p int32) bool {
 // tag says (a div.above-footer around the whole page, say), as
 // pruneLabels judges a block labelled boilerplate.
 func (m *mainExtractor) holdsMost(i int32) bool {
-	return m.runes(span{i, m.x.end[i]}) > m.runes(span{0, int32(len(m.x.nodes))})/2
+	return m.runes(span{i, m.x.end[i]}) > m.x.runesAll()/2
 }
+
+// runesAll is the runes of the page's visible text.
+func (x *docIndex) runesAll() int { return sum(x.cumRunes, span{0, int32(len(x.nodes))}) }
+
+// holdsCore reports whether element i holds the run's core, the
+// article the scores chose.
+func (m *mainExtractor) holdsCore(i int32) bool { return i <= m.core && m.core < m.x.end[i] }
 
 func (m *mainExtractor) useLabelDrop(i int32) bool {
 	return m.labelDrop[i]
@@ -1238,11 +1245,11 @@ var headingTags = map[string]bool{"h2": true, "h3": true, "h4": true, "h5": true
 func (m *mainExtractor) drop(i int32, strict bool) bool {
 	x := m.x
 	nd := x.nodes[i]
-	if c := m.core; i <= c && c < x.end[i] {
-		// It holds the run's core, the article the scores chose: what
-		// its name, tag or links say is about what it holds besides (a
-		// TYPO3 "ce--textmedia" element around the text, a page-wide
-		// <form>), which its children answer for themselves.
+	if m.holdsCore(i) {
+		// What its name, tag or links say is about what it holds
+		// besides the core (a TYPO3 "ce--textmedia" element around the
+		// text, a page-wide <form>), which its children answer for
+		// themselves.
 		return false
 	}
 	switch nd.Tag {
