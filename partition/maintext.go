@@ -1039,8 +1039,9 @@ func (m *mainExtractor) titleBefore(i int32) string {
 // first, the start of the article's body: a standfirst or lead set in
 // the article's header, beside the headline, rather than in the body
 // the scores chose. The headline is the nearest h1 before first that
-// is no logo, at most maxLeadGap runes before it; a paragraph is a <p>
-// or a box of one (proseBox) of prose: at least leadMinRunes, under a
+// is no logo, at most maxLeadGap runes before it; a paragraph is a <p>,
+// a box of one (proseBox) or a heading (an hgroup's dek) of prose: at
+// least leadMinRunes, under a
 // quarter links, a sentence end, not under an unlikely name (a caption,
 // a share bar) nor a teaser. Bylines, dates and kickers are short and
 // stay out.
@@ -1070,7 +1071,7 @@ func (m *mainExtractor) standfirst(first int32, strict bool) []int32 {
 			k++ // holds first: look inside
 			continue
 		}
-		if nd.Tag == "p" || m.proseBox(k) {
+		if nd.Tag == "p" || m.proseBox(k) || headingTags[nd.Tag] {
 			s := span{k, x.end[k]}
 			if m.runes(s) >= leadMinRunes && m.linkDensity(s) < 0.25 && hasSentenceEnd(x.spanText(s)) &&
 				!(strict && m.unlikely(k)) && !m.isTeaser(k) && !m.caption(k) {

@@ -144,6 +144,21 @@ func TestMainTextStandfirst(t *testing.T) {
 	if got := MainText(res); strings.Contains(got, "five-year") {
 		t.Errorf("MainText without a headline: %q", got)
 	}
+
+	// The lead set as a heading under the headline (an hgroup's h2, a
+	// subtitle): a sentence, as long as a lead. A section heading over
+	// the body is not one.
+	for _, tag := range []string{"h2", "h3"} {
+		hdek := `<html><body><article><header><hgroup><h1>Colonial history</h1><` + tag + `>` + dek + `</` + tag + `></hgroup></header>` +
+			`<h2>The museum today</h2><div class="text"><p>` + prose("The street", 3, true) + `</p><p>` + prose("The museum", 3, true) + `</p></div></article></body></html>`
+		res = partitionString(t, hdek, Options{})
+		if got := MainTextWithLead(res); !strings.HasPrefix(got, dek+"\n") || strings.Contains(got, "The museum today\n"+dek) {
+			t.Errorf("lead as %s: %q", tag, got)
+		}
+		if got := MainText(res); strings.Contains(got, "five-year") {
+			t.Errorf("MainText, lead as %s: %q", tag, got)
+		}
+	}
 }
 
 // A table or a code listing set apart in a figure, and a one-line
