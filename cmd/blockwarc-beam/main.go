@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -54,10 +55,57 @@ func main() {
 		os.Exit(code)
 	}
 	beam.Init()
-	if err := Run(context.Background(), cfg, inputs, beamx.Run); err != nil {
+	done := ownTempDir(&cfg)
+	err := Run(context.Background(), cfg, inputs, beamx.Run)
+	done()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "blockwarc-beam: %v\n", err)
 		os.Exit(exitFailure)
 	}
+}
+
+// ownTempDir gives a run on the local runner (prism, the default: the
+// workers run in this process) a temporary directory of its own, removed
+// by done: Beam's loopback mode leaves an empty placeholder file,
+// beamloopbackworker-*, in the temporary directory at every run
+// (apache/beam#27569). -tmp's default, the directory the environment
+// names, is taken first, so that the steps' work and what a killed run
+// left there stay where they were. Another runner's workers choose their
+// own -tmp: nothing changes for them.
+func ownTempDir(cfg *Config) (done func()) {
+	if !flagIs("runner", "", "prism") || !flagIs("environment_type", "", "loopback") {
+		return func() {}
+	}
+	cfg.Ingest.TempDir = cmp.Or(cfg.Ingest.TempDir, os.TempDir())
+	dir, err := os.MkdirTemp("", "blockwarc-beam-run-")
+	if err != nil {
+		return func() {}
+	}
+	prior, had := os.LookupEnv("TMPDIR")
+	os.Setenv("TMPDIR", dir)
+	return func() {
+		if had {
+			os.Setenv("TMPDIR", prior)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// flagIs reports whether the flag name, as Beam registered it on the
+// command line, is one of vals (case aside), or absent and "" is.
+func flagIs(name string, vals ...string) bool {
+	v := ""
+	if f := flag.Lookup(name); f != nil {
+		v = f.Value.String()
+	}
+	for _, w := range vals {
+		if strings.EqualFold(v, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseArgs defines the command's flags on fs (flag.CommandLine in main,
