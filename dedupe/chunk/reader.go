@@ -100,6 +100,15 @@ type frameData struct {
 	offs  []uint32 // chunk i is plain[offs[2i]:offs[2i+1]]
 }
 
+// FrameSource is a chunk file's io.ReaderAt that is told which frame it
+// reads, all of it into p: a source that checks each frame itself (a
+// store that corrects a frame through parity when its CRC fails) takes
+// the frame's CRC from the directory the Reader already holds, instead of
+// a map of its own from offset to CRC, O(frames) at every open.
+type FrameSource interface {
+	ReadFrame(p []byte, f Frame) error
+}
+
 // NewReader returns a Reader of the chunk file ra laid out by dir,
 // keeping up to cacheBytes of decoded frames (and always the last one).
 func NewReader(ra io.ReaderAt, dir Directory, cacheBytes int64) (*Reader, error) {
@@ -397,7 +406,13 @@ func (r *Reader) decode(i int, dict []byte) (*frameData, error) {
 func (r *Reader) read(i int, buf []byte) ([]byte, error) {
 	f := r.dir[i]
 	buf = slices.Grow(buf[:0], int(f.Size))[:f.Size]
-	if _, err := r.ra.ReadAt(buf, f.Offset); err != nil {
+	var err error
+	if fs, ok := r.ra.(FrameSource); ok {
+		err = fs.ReadFrame(buf, f)
+	} else {
+		_, err = r.ra.ReadAt(buf, f.Offset)
+	}
+	if err != nil {
 		return buf, fmt.Errorf("chunk: read frame %d: %w", i, err)
 	}
 	if crc32.Checksum(buf, castagnoli) != f.CRC {

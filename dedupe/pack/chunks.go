@@ -56,25 +56,33 @@ const chunkPackShift = 40
 func virtualOffset(pack uint32, off int64) int64 { return int64(pack)<<chunkPackShift | off }
 
 // chunkSource reads the data of chunk frames from committed packs,
-// through their parity when a frame fails its checksum.
+// through their parity when a frame fails its checksum. It reads whole
+// frames (chunk.FrameSource), each checked against the CRC its directory
+// row gives.
 type chunkSource struct {
 	s     *Store
 	packs map[uint32]int64
-	crcs  map[int64]uint32 // by virtual offset of the data
 }
 
-// ReadAt reports a frame that fails the store's checks (its CRC, even
+// ReadFrame reports a frame that fails the store's checks (its CRC, even
 // through parity; a pack shorter than the commit says) as
 // chunk.ErrDamaged too, so that a chunk writer leaves it out of its
 // table and chain, as it does a frame that fails the chunk reader's own
 // checks, instead of failing: an ingest goes on over a frame not yet
 // repaired.
-func (c chunkSource) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.readAt(p, off)
+func (c chunkSource) ReadFrame(p []byte, f chunk.Frame) error {
+	err := c.readFrame(p, f.Offset, f.CRC)
 	if errors.Is(err, ErrCorrupt) {
 		err = damagedRead{err}
 	}
-	return n, err
+	return err
+}
+
+// ReadAt makes chunkSource the io.ReaderAt a chunk.Reader takes; the
+// Reader reads every frame through ReadFrame, which knows its CRC.
+func (c chunkSource) ReadAt(p []byte, off int64) (int, error) {
+	num := uint32(off >> chunkPackShift)
+	return 0, damagedRead{corrupt(filepath.Join(c.s.dir, packName(num)), off&(1<<chunkPackShift-1), "read of no frame of chunks")}
 }
 
 // damagedRead is an error of chunkSource: chunk.ErrDamaged, and
@@ -84,26 +92,22 @@ type damagedRead struct{ error }
 func (e damagedRead) Unwrap() error        { return e.error }
 func (e damagedRead) Is(target error) bool { return target == chunk.ErrDamaged }
 
-func (c chunkSource) readAt(p []byte, off int64) (int, error) {
+func (c chunkSource) readFrame(p []byte, off int64, want uint32) error {
 	num := uint32(off >> chunkPackShift)
 	at := off & (1<<chunkPackShift - 1)
 	limit, ok := c.packs[num]
 	if !ok || at+int64(len(p)) > limit {
-		return 0, corrupt(filepath.Join(c.s.dir, packName(num)), at, "chunk frame lies outside the committed pack")
+		return corrupt(filepath.Join(c.s.dir, packName(num)), at, "chunk frame lies outside the committed pack")
 	}
 	f, err := c.s.packFile(num)
 	if err != nil {
-		return 0, err
-	}
-	want, ok := c.crcs[off]
-	if !ok {
-		return 0, corrupt(filepath.Join(c.s.dir, packName(num)), at, "read of no frame of chunks")
+		return err
 	}
 	// Straight into the reader's buffer (sectors corrected earlier laid
 	// over); only a frame that fails its checksum goes through parity.
 	if n, err := f.ReadAt(p, at); err == nil || n == len(p) {
 		if c.s.overlay(packName(num), p, at, n) == len(p) && crc(p) == want {
-			return len(p), nil
+			return nil
 		}
 	}
 	b, err := c.s.readChecked(packName(num), f, limit, at, len(p), func(b []byte) error {
@@ -113,26 +117,23 @@ func (c chunkSource) readAt(p []byte, off int64) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return copy(p, b), nil
+	copy(p, b) // readChecked returns len(p) bytes or an error
+	return nil
 }
 
 // newChunkReader reads the chunk frames of dir in the packs of a view.
 func (s *Store) newChunkReader(dir chunk.Directory, packs map[uint32]int64) (*chunk.Reader, error) {
-	crcs := make(map[int64]uint32, len(dir))
-	for _, f := range dir {
-		crcs[f.Offset] = f.CRC
-	}
 	// As many decoded bytes as the frames of objects get: an ingest that
 	// adds a crawl learns the previous captures of its pages from frames
 	// spread over many chains, and a cache the size of one chain (4 MiB)
 	// decoded each chain again for every page: 45 % of the CPU of 351
 	// one-crawl ingests of a mixed collection, 3 % with 32 MiB.
 	if c := s.opts.Cache; c != nil {
-		return chunk.NewCachedReader(chunkSource{s, packs, crcs}, dir, c.chunks, s.ns)
+		return chunk.NewCachedReader(chunkSource{s, packs}, dir, c.chunks, s.ns)
 	}
-	return chunk.NewReader(chunkSource{s, packs, crcs}, dir, max(s.opts.CacheBytes, chunk.DefaultCacheBytes))
+	return chunk.NewReader(chunkSource{s, packs}, dir, max(s.opts.CacheBytes, chunk.DefaultCacheBytes))
 }
 
 // chunkDirectory builds the directory of every chunk frame the indexes
@@ -424,7 +425,10 @@ func (fr *decodedFrame) span(l loc) (objSpan, bool) {
 	return objSpan{}, false
 }
 
-var _ io.ReaderAt = chunkSource{}
+var (
+	_ io.ReaderAt       = chunkSource{}
+	_ chunk.FrameSource = chunkSource{}
+)
 
 // closedChan marks a job that needs no compressing.
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
