@@ -5,13 +5,16 @@ import (
 	"sort"
 )
 
-// Frame locates one frame of a chunk file and the chunks it holds.
+// Frame locates one frame of a chunk file and the chunks it holds. A
+// reader holds one per frame of the archive (Directory), so the 8-byte
+// fields come first: 40 bytes, not the 48 that padding made of them
+// before.
 type Frame struct {
 	Offset     int64  // of the zstd frame in the chunk file
+	FirstChunk uint64 // chunk number of the frame's chunk 0
 	Size       uint32 // compressed bytes (table and body)
 	Table      uint32 // of which the chunk table's zstd frame
 	Plain      uint32 // plaintext bytes of the body (the chunks)
-	FirstChunk uint64 // chunk number of the frame's chunk 0
 	Chunks     uint32 // chunks held
 	CRC        uint32 // CRC-32C (Castagnoli) of the compressed bytes
 	// Prefix is the number of frames just before this one whose bodies,
