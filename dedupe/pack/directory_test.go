@@ -2,8 +2,14 @@ package pack
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blockwarc/blockwarc/dedupe/chunk"
 )
@@ -52,4 +58,109 @@ func TestOpenDirectoryChecks(t *testing.T) {
 			t.Errorf("%s: %v, want a corrupt %s at %d saying %q", c.name, err, packName(c.at.pack), c.at.off, c.says)
 		}
 	}
+}
+
+// TestOpenDirectoryBlocks: an index whose chunk-frame table spans several
+// of eachChunkRow's reads gives openDirectory the directory chunkDirectory
+// gives, and a bad row in a later read is named at its own offset.
+func TestOpenDirectoryBlocks(t *testing.T) {
+	n := 2*chunkRowBlock + 5
+	rows := synthRows(n)
+	path := filepath.Join(t.TempDir(), indexName(1))
+	size, err := writeIndex(path, 1, nil, nil, rows, nil, 16, &Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := openIndex(path, 1, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.f.Close()
+	got, err := openDirectory([]*indexFile{ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := chunkDirectory([]*indexFile{ix})
+	if err != nil || len(got) != n || !slices.Equal(got, want) {
+		t.Fatalf("openDirectory: %d frames, chunkDirectory: %d (%v); equal %v", len(got), len(want), err, slices.Equal(got, want))
+	}
+	bad := chunkRowBlock + 7
+	rows[bad].off = 0 // before the pack's header: a bad row
+	path2 := filepath.Join(t.TempDir(), indexName(2))
+	size, err = writeIndex(path2, 2, nil, nil, rows, nil, 16, &Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix2, err := openIndex(path2, 2, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.f.Close()
+	off, _ := chunkSection(ix2.n, ix2.nf, ix2.nc, ix2.lay)
+	_, err = openDirectory([]*indexFile{ix2})
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Offset != int64(off)+int64(bad*chunkRowSize) || !strings.Contains(ce.Reason, "bad chunk-frame row") {
+		t.Errorf("got %v, want a bad chunk-frame row at %d", err, int64(off)+int64(bad*chunkRowSize))
+	}
+}
+
+// synthRows are n chunk-frame rows of 8 chunks each, numbered in order,
+// 64 Ki frames a pack.
+func synthRows(n int) []chunkRow {
+	rows := make([]chunkRow, n)
+	for i := range rows {
+		rows[i] = chunkRow{pack: 1 + uint32(i>>16), off: packHeaderSize + int64(i&0xffff)*4096, len: frameFixedSize + 4 + 4000,
+			first: uint64(i) * 8, chunks: 8, table: 100, plain: 16000, crc: uint32(i)}
+	}
+	return rows
+}
+
+// BenchmarkOpenDirectory (issue 31, the cost of an open at scale): the
+// chunk directory of an index of 1 M chunk-frame rows (BLOCKWARC_DIR_FRAMES
+// to change it), built as every open builds it (openDirectory) against
+// the way that also returns the rows (chunkDirectory, which verify uses and
+// which every open used before): bytes allocated per frame by each
+// (B/frame-open, B/frame-rows) and their ratio, and the time's
+// (x-time-vs-rows). Run: go test -run '^$' -bench OpenDirectory
+// -benchtime 3x ./dedupe/pack/
+func BenchmarkOpenDirectory(b *testing.B) {
+	n := 1 << 20
+	if v, err := strconv.Atoi(os.Getenv("BLOCKWARC_DIR_FRAMES")); err == nil && v > 0 {
+		n = v
+	}
+	path := filepath.Join(b.TempDir(), indexName(1))
+	size, err := writeIndex(path, 1, nil, nil, synthRows(n), nil, 16, &Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := openIndex(path, 1, size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.f.Close()
+	idx := []*indexFile{ix}
+	measure := func(build func() error) (time.Duration, uint64) {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		t0 := time.Now()
+		if err := build(); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(t0)
+		runtime.ReadMemStats(&m1)
+		return d, m1.TotalAlloc - m0.TotalAlloc
+	}
+	var tOpen, tRows time.Duration
+	var aOpen, aRows uint64
+	for range b.N {
+		d, a := measure(func() error { _, err := openDirectory(idx); return err })
+		tOpen, aOpen = tOpen+d, a
+		d, a = measure(func() error { _, _, err := chunkDirectory(idx); return err })
+		tRows, aRows = tRows+d, a
+	}
+	b.ReportMetric(float64(aOpen)/float64(n), "B/frame-open")
+	b.ReportMetric(float64(aRows)/float64(n), "B/frame-rows")
+	b.ReportMetric(float64(aOpen)/float64(aRows), "x-bytes-vs-rows")
+	b.ReportMetric(tOpen.Seconds()/tRows.Seconds(), "x-time-vs-rows")
 }

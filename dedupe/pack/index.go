@@ -293,22 +293,39 @@ func (ix *indexFile) digestOff() int64 {
 
 // chunkRows reads the index's chunk-frame table (empty before format 3).
 func (ix *indexFile) chunkRows() ([]chunkRow, error) {
+	rows := make([]chunkRow, 0, ix.nc)
+	err := ix.eachChunkRow(func(r chunkRow) { rows = append(rows, r) })
+	return rows, err
+}
+
+// chunkRowBlock is how many chunk-frame rows eachChunkRow reads at a time
+// (1 MiB): an open's directory is built without a copy of the table.
+const chunkRowBlock = 1 << 20 / chunkRowSize
+
+// eachChunkRow calls fn with each row of the index's chunk-frame table, in
+// order, each checked; it stops at the first bad one.
+func (ix *indexFile) eachChunkRow(fn func(chunkRow)) error {
 	if ix.ver < 3 || ix.nc == 0 {
-		return nil, nil
+		return nil
 	}
 	off, _ := chunkSection(ix.n, ix.nf, ix.nc, ix.lay)
-	b := make([]byte, ix.nc*chunkRowSize)
-	if _, err := ix.f.ReadAt(b, int64(off)); err != nil {
-		return nil, fmt.Errorf("read index %s at %d: %w", ix.path, off, err)
-	}
-	rows := make([]chunkRow, ix.nc)
-	for i := range rows {
-		rows[i] = decodeChunkRow(b[i*chunkRowSize:])
-		if rows[i].off < packHeaderSize || rows[i].len < frameFixedSize+4 || rows[i].table > rows[i].len || ix.ver < 4 && rows[i].prefix != 0 {
-			return nil, corrupt(ix.path, int64(off)+int64(i*chunkRowSize), "bad chunk-frame row")
+	b := make([]byte, min(ix.nc, chunkRowBlock)*chunkRowSize)
+	for i := uint64(0); i < ix.nc; {
+		k := min(ix.nc-i, chunkRowBlock)
+		at := int64(off) + int64(i*chunkRowSize)
+		if _, err := ix.f.ReadAt(b[:k*chunkRowSize], at); err != nil {
+			return fmt.Errorf("read index %s at %d: %w", ix.path, at, err)
 		}
+		for j := range k {
+			r := decodeChunkRow(b[j*chunkRowSize:])
+			if r.off < packHeaderSize || r.len < frameFixedSize+4 || r.table > r.len || ix.ver < 4 && r.prefix != 0 {
+				return corrupt(ix.path, at+int64(j*chunkRowSize), "bad chunk-frame row")
+			}
+			fn(r)
+		}
+		i += k
 	}
-	return rows, nil
+	return nil
 }
 
 // openIndex opens and checks header, trailer and fan-out of an index
