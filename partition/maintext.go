@@ -1041,10 +1041,9 @@ func (m *mainExtractor) titleBefore(i int32) string {
 // the scores chose. The headline is the nearest h1 before first that
 // is no logo, at most maxLeadGap runes before it; a paragraph is a <p>,
 // a box of one (proseBox) or a heading (an hgroup's dek) of prose: at
-// least leadMinRunes, under a
-// quarter links, a sentence end, not under an unlikely name (a caption,
-// a share bar) nor a teaser. Bylines, dates and kickers are short and
-// stay out.
+// least leadMinRunes, under a quarter links, a sentence end, not under
+// an unlikely name (a caption, a share bar) nor a teaser. Bylines,
+// dates and kickers are short and stay out.
 func (m *mainExtractor) standfirst(first int32, strict bool) []int32 {
 	x := m.x
 	h := int32(-1)

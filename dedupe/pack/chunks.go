@@ -188,10 +188,12 @@ func frameOf(r chunkRow) chunk.Frame {
 		Table: r.table, Plain: r.plain, FirstChunk: r.first, Chunks: r.chunks, CRC: r.crc, Prefix: r.prefix}
 }
 
-// checkDirectory sorts dir by first chunk (stably, as rows are) and checks
-// that its frames number their chunks from 0 without gap or overlap, and
-// that each frame's chain is one the directory holds. An error names the
-// pack and offset of the frame's header, from the frame's offset.
+// checkDirectory sorts dir by first chunk when it is not (stably: frames
+// that claim one first chunk keep the indexes' order, so the one named in
+// the error is always the same) and checks that its frames number their
+// chunks from 0 without gap or overlap, and that each frame's chain is
+// one the directory holds. An error names the pack and offset of the
+// frame's header, from the frame's offset.
 func checkDirectory(dir chunk.Directory) (chunk.Directory, error) {
 	byFirst := func(a, b chunk.Frame) int { return cmp.Compare(a.FirstChunk, b.FirstChunk) }
 	if !slices.IsSortedFunc(dir, byFirst) { // indexes in commit order usually are
