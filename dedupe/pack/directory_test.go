@@ -66,16 +66,7 @@ func TestOpenDirectoryChecks(t *testing.T) {
 func TestOpenDirectoryBlocks(t *testing.T) {
 	n := 2*chunkRowBlock + 5
 	rows := synthRows(n)
-	path := filepath.Join(t.TempDir(), indexName(1))
-	size, err := writeIndex(path, 1, nil, nil, rows, nil, 16, &Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := openIndex(path, 1, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.f.Close()
+	ix := chunkIndex(t, 1, rows)
 	got, err := openDirectory([]*indexFile{ix})
 	if err != nil {
 		t.Fatal(err)
@@ -86,16 +77,7 @@ func TestOpenDirectoryBlocks(t *testing.T) {
 	}
 	bad := chunkRowBlock + 7
 	rows[bad].off = 0 // before the pack's header: a bad row
-	path2 := filepath.Join(t.TempDir(), indexName(2))
-	size, err = writeIndex(path2, 2, nil, nil, rows, nil, 16, &Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix2, err := openIndex(path2, 2, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix2.f.Close()
+	ix2 := chunkIndex(t, 2, rows)
 	off, _ := chunkSection(ix2.n, ix2.nf, ix2.nc, ix2.lay)
 	_, err = openDirectory([]*indexFile{ix2})
 	var ce *CorruptError
@@ -115,6 +97,23 @@ func synthRows(n int) []chunkRow {
 	return rows
 }
 
+// chunkIndex writes an index file numbered num holding only the
+// chunk-frame rows and opens it (closed when tb ends).
+func chunkIndex(tb testing.TB, num uint32, rows []chunkRow) *indexFile {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), indexName(num))
+	size, err := writeIndex(path, num, nil, nil, rows, nil, 16, &Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ix, err := openIndex(path, num, size)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.f.Close() })
+	return ix
+}
+
 // BenchmarkOpenDirectory (issue 31, the cost of an open at scale): the
 // chunk directory of an index of 1 M chunk-frame rows (BLOCKWARC_DIR_FRAMES
 // to change it), built as every open builds it (openDirectory) against
@@ -128,17 +127,7 @@ func BenchmarkOpenDirectory(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("BLOCKWARC_DIR_FRAMES")); err == nil && v > 0 {
 		n = v
 	}
-	path := filepath.Join(b.TempDir(), indexName(1))
-	size, err := writeIndex(path, 1, nil, nil, synthRows(n), nil, 16, &Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := openIndex(path, 1, size)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.f.Close()
-	idx := []*indexFile{ix}
+	idx := []*indexFile{chunkIndex(b, 1, synthRows(n))}
 	measure := func(build func() error) (time.Duration, uint64) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
