@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // walkDirPrefix names Walk's private directory of sorted runs.
@@ -38,9 +39,11 @@ func MakeLockedTemp(parent, prefix string) (string, func(), error) {
 	// RemoveStaleTemp never sees it under its name unlocked. A hidden
 	// one that is not locked may be what a process killed before the
 	// rename left, so RemoveStaleTemp removes those too; when it takes
-	// ours before we lock it, we make another.
+	// ours before we lock it, we make another, after a pause that grows
+	// (to 1 ms) so that a remover's pass ends first: under the race
+	// detector a remover in a loop took 16 attempts in a row.
 	var err error
-	for range 16 {
+	for i := range 256 {
 		var dir string
 		var f *os.File
 		var retry bool
@@ -52,6 +55,7 @@ func MakeLockedTemp(parent, prefix string) (string, func(), error) {
 		} else if !retry {
 			break
 		}
+		time.Sleep(time.Duration(i+1) * 4 * time.Microsecond)
 	}
 	return "", nil, fmt.Errorf("lock temp dir: %w", err)
 }
