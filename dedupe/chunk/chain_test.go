@@ -37,13 +37,18 @@ func TestChainsIncremental(t *testing.T) {
 				t.Fatalf("chained %v: longest prefix %d", chained, longest)
 			}
 			for _, cache := range []int64{0, 1} {
-				r, err := NewReader(f, dir, cache)
-				if err != nil {
-					t.Fatal(err)
-				}
-				restoreAll(t, r, all)
-				if err := r.Verify(); err != nil {
-					t.Fatal(err)
+				// The directory as a slice, and as any Frames (an
+				// archive's, read on demand): the chains are gathered
+				// frame by frame.
+				for _, frames := range []Frames{dir, onDemand{dir}} {
+					r, err := NewReader(f, frames, cache)
+					if err != nil {
+						t.Fatal(err)
+					}
+					restoreAll(t, r, all)
+					if err := r.Verify(); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			for _, s := range all {
@@ -353,3 +358,13 @@ func TestChainDictLinear(t *testing.T) {
 		}
 	}
 }
+
+// onDemand is a Directory that is not one to the Reader: Frames as a
+// directory read on demand gives them.
+type onDemand struct{ d Directory }
+
+func (o onDemand) Len() int                          { return o.d.Len() }
+func (o onDemand) NextChunk() uint64                 { return o.d.NextChunk() }
+func (o onDemand) Frame(i int) (Frame, error)        { return o.d.Frame(i) }
+func (o onDemand) Find(c uint64) (int, Frame, error) { return o.d.Find(c) }
+func (o onDemand) Whole() (Directory, error)         { return o.d, nil }

@@ -41,18 +41,29 @@ func (d Directory) ChainStart(i int) int { return i - int(d[i].Prefix) }
 // maxChainPlain bytes of plaintext in all.
 func (d Directory) CheckFrame(i int) error {
 	p := int(d[i].Prefix)
+	if p > i {
+		return errChainStart(i, p)
+	}
+	return checkChain(i, d[i-p:i+1])
+}
+
+func errChainStart(i, p int) error {
+	return fmt.Errorf("frame %d extends a chain of %d frames, only %d precede it", i, p, i)
+}
+
+// checkChain checks chain, frames i-p..i where p is frame i's prefix:
+// each extends the one before, within maxChainPlain bytes in all.
+func checkChain(i int, chain []Frame) error {
+	p := len(chain) - 1
 	if p == 0 {
 		return nil
 	}
-	if p > i {
-		return fmt.Errorf("frame %d extends a chain of %d frames, only %d precede it", i, p, i)
-	}
-	if d[i-1].Prefix != uint8(p-1) {
-		return fmt.Errorf("frame %d extends a chain of %d frames, frame %d ends one of %d", i, p, i-1, int(d[i-1].Prefix)+1)
+	if chain[p-1].Prefix != uint8(p-1) {
+		return fmt.Errorf("frame %d extends a chain of %d frames, frame %d ends one of %d", i, p, i-1, int(chain[p-1].Prefix)+1)
 	}
 	var sum int64
-	for j := i - p; j <= i; j++ {
-		sum += int64(d[j].Plain)
+	for _, f := range chain {
+		sum += int64(f.Plain)
 	}
 	if sum > maxChainPlain {
 		return fmt.Errorf("frame %d: its chain holds %d bytes (limit %d)", i, sum, maxChainPlain)
@@ -100,3 +111,38 @@ func (d Directory) FrameOf(c uint64) int {
 	}
 	return i
 }
+
+// Frames is the directory a Reader reads through: a Directory held
+// whole, or one whose frames are read on demand (an archive's index
+// rows), so that opening an archive to restore one capture does not cost
+// O(frames) time and memory.
+type Frames interface {
+	Len() int
+	// NextChunk is the number the next new chunk gets.
+	NextChunk() uint64
+	// Frame returns frame i (0 ≤ i < Len()).
+	Frame(i int) (Frame, error)
+	// Find returns the index of the frame holding chunk c and the frame
+	// (-1 when none does).
+	Find(c uint64) (int, Frame, error)
+	// Whole returns every frame: what a Writer continues.
+	Whole() (Directory, error)
+}
+
+// Len is the number of frames.
+func (d Directory) Len() int { return len(d) }
+
+// Frame returns frame i.
+func (d Directory) Frame(i int) (Frame, error) { return d[i], nil }
+
+// Find is FrameOf with the frame.
+func (d Directory) Find(c uint64) (int, Frame, error) {
+	i := d.FrameOf(c)
+	if i < 0 {
+		return -1, Frame{}, nil
+	}
+	return i, d[i], nil
+}
+
+// Whole returns d.
+func (d Directory) Whole() (Directory, error) { return d, nil }

@@ -23,7 +23,7 @@ const DefaultCacheBytes = 4 << 20
 type Reader struct {
 	mu     sync.Mutex
 	ra     io.ReaderAt
-	dir    Directory
+	dir    Frames
 	budget int64
 	cache  []*frameData // most recently used last; unused with shared
 	used   int64
@@ -95,6 +95,7 @@ func (p *pinned) holds(fd *frameData) bool { return p != nil && p.frames[fd.idx]
 
 type frameData struct {
 	idx   int
+	f     Frame    // its directory row
 	buf   []byte   // the whole decoded frame
 	plain []byte   // its chunk bytes
 	offs  []uint32 // chunk i is plain[offs[2i]:offs[2i+1]]
@@ -111,7 +112,7 @@ type FrameSource interface {
 
 // NewReader returns a Reader of the chunk file ra laid out by dir,
 // keeping up to cacheBytes of decoded frames (and always the last one).
-func NewReader(ra io.ReaderAt, dir Directory, cacheBytes int64) (*Reader, error) {
+func NewReader(ra io.ReaderAt, dir Frames, cacheBytes int64) (*Reader, error) {
 	if cacheBytes <= 0 {
 		cacheBytes = DefaultCacheBytes
 	}
@@ -127,7 +128,7 @@ func NewReader(ra io.ReaderAt, dir Directory, cacheBytes int64) (*Reader, error)
 // ns tells chunk files apart in c: Readers of one file at any of its
 // lengths (each frame of the shorter file where the longer one has it)
 // take the same ns, Readers of different files different ones.
-func NewCachedReader(ra io.ReaderAt, dir Directory, c *Cache, ns uint32) (*Reader, error) {
+func NewCachedReader(ra io.ReaderAt, dir Frames, c *Cache, ns uint32) (*Reader, error) {
 	r, err := NewReader(ra, dir, DefaultCacheBytes)
 	if err != nil {
 		return nil, err
@@ -136,14 +137,13 @@ func NewCachedReader(ra io.ReaderAt, dir Directory, c *Cache, ns uint32) (*Reade
 	return r, nil
 }
 
-// key is frame i's key in a shared Cache.
-func (r *Reader) key(i int) cacheKey {
-	f := &r.dir[i]
+// key is frame f's key in a shared Cache.
+func (r *Reader) key(f Frame) cacheKey {
 	return cacheKey{ns: r.ns, prefix: f.Prefix, size: f.Size, crc: f.CRC, off: f.Offset}
 }
 
-// Directory returns the frames the Reader reads.
-func (r *Reader) Directory() Directory { return r.dir }
+// Frames returns the directory of the frames the Reader reads.
+func (r *Reader) Frames() Frames { return r.dir }
 
 // DecodedBytes returns the plaintext bytes decompressed so far.
 func (r *Reader) DecodedBytes() int64 {
@@ -185,7 +185,11 @@ func (e *CorruptError) Error() string {
 // frames go on while another restore decodes; a miss decodes under r.mu,
 // once however many callers want the frame.
 func (r *Reader) frameShared(i int) (*frameData, error) {
-	if fd := r.shared.get(r.key(i)); fd != nil {
+	f, err := r.dir.Frame(i)
+	if err != nil {
+		return nil, err
+	}
+	if fd := r.shared.get(r.key(f)); fd != nil {
 		return fd, nil
 	}
 	r.mu.Lock()
@@ -201,9 +205,11 @@ func (r *Reader) framePinned(i int, p *pinned) (*frameData, error) {
 	if fd := p.get(i); fd != nil {
 		return fd, nil
 	}
-	fd := r.cached(i)
+	fd, err := r.cached(i)
+	if err != nil {
+		return nil, err
+	}
 	if fd == nil {
-		var err error
 		if fd, err = r.load(i, p); err != nil {
 			return nil, err
 		}
@@ -224,7 +230,11 @@ func (r *Reader) getter(p *pinned) func(int) (*frameData, error) {
 		if fd := p.get(i); fd != nil {
 			return fd, nil
 		}
-		if fd := r.shared.get(r.key(i)); fd != nil {
+		f, err := r.dir.Frame(i)
+		if err != nil {
+			return nil, err
+		}
+		if fd := r.shared.get(r.key(f)); fd != nil {
 			p.put(fd)
 			return fd, nil
 		}
@@ -250,9 +260,13 @@ func (r *Reader) lockPinned(p *pinned) func() {
 
 // cached returns frame i from the cache (nil if not there), making it the
 // most recently used.
-func (r *Reader) cached(i int) *frameData {
+func (r *Reader) cached(i int) (*frameData, error) {
 	if r.shared != nil {
-		return r.shared.get(r.key(i))
+		f, err := r.dir.Frame(i)
+		if err != nil {
+			return nil, err
+		}
+		return r.shared.get(r.key(f)), nil
 	}
 	for k := len(r.cache) - 1; k >= 0; k-- {
 		if fd := r.cache[k]; fd.idx == i {
@@ -260,16 +274,16 @@ func (r *Reader) cached(i int) *frameData {
 				copy(r.cache[k:], r.cache[k+1:])
 				r.cache[len(r.cache)-1] = fd
 			}
-			return fd
+			return fd, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // add puts a decoded frame in the cache, evicting beyond the budget.
 func (r *Reader) add(fd *frameData) {
 	if r.shared != nil {
-		r.shared.put(r.key(fd.idx), fd)
+		r.shared.put(r.key(fd.f), fd)
 		return
 	}
 	r.cache = append(r.cache, fd)
@@ -311,19 +325,24 @@ func (r *Reader) dropCache() {
 // that names no dictionary (the writer compressed it alone) is decoded
 // alone: the decoder would take no dictionary for it anyway.
 func (r *Reader) load(i int, p *pinned) (*frameData, error) {
-	if r.dir[i].Prefix == 0 {
-		return r.decode(i, nil)
+	f, err := r.dir.Frame(i)
+	if err != nil {
+		return nil, err
 	}
-	if err := r.dir.CheckFrame(i); err != nil {
-		return nil, &CorruptError{Frame: i, Offset: r.dir[i].Offset, Reason: err.Error()}
+	if f.Prefix == 0 {
+		return r.decode(i, f, nil)
 	}
-	last, err := r.read(i, r.last)
+	chain, err := r.chain(i, f)
+	if err != nil {
+		return nil, err
+	}
+	last, err := r.read(i, f, r.last)
 	if err != nil {
 		return nil, err
 	}
 	r.last = last
-	if !namesDict(last[r.dir[i].Table:]) {
-		return r.decodeRead(i, last, nil)
+	if !namesDict(last[f.Table:]) {
+		return r.decodeRead(i, f, last, nil)
 	}
 	// r.dict keeps the chain's bodies from one decode to the next: the
 	// frames of a chain read in order (the seed of an ingest's chunk
@@ -334,14 +353,14 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 	// prefix a frame needs (clearing a whole chain's worth cost a
 	// single-frame restore more than it decoded), then at the chain's
 	// size.
-	start := r.dir.ChainStart(i)
+	start := i - int(f.Prefix)
 	if r.dictFrom != start || len(r.dictEnds) == 0 {
 		r.dict, r.dictEnds, r.dictFrom = r.dict[:0], r.dictEnds[:0], start
 	}
 	if have := start + len(r.dictEnds); have < i {
 		need := 0
 		for j := have; j < i; j++ {
-			need += int(r.dir[j].Plain)
+			need += int(chain[j-start].Plain)
 		}
 		if cap(r.dict)-len(r.dict) < need {
 			// The prefix needed the first time, the whole chain when it
@@ -357,11 +376,12 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 		for j := have; j < i; j++ {
 			fd := p.get(j)
 			if fd == nil {
-				fd = r.cached(j)
+				if fd, err = r.cached(j); err != nil {
+					return nil, err
+				}
 			}
 			if fd == nil {
-				var err error
-				if fd, err = r.decode(j, r.dict[:len(r.dict):len(r.dict)]); err != nil {
+				if fd, err = r.decode(j, chain[j-start], r.dict[:len(r.dict):len(r.dict)]); err != nil {
 					return nil, err
 				}
 				r.add(fd)
@@ -374,7 +394,34 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 	}
 	// A frame before the ones held takes their prefix, which stays.
 	n := r.dictEnds[i-start-1]
-	return r.decodeRead(i, last, r.dict[:n:n])
+	return r.decodeRead(i, f, last, r.dict[:n:n])
+}
+
+// chain returns frames i-Prefix..i, the chain frame i (f) ends, checked
+// (checkChain). A Directory's is a slice of it.
+func (r *Reader) chain(i int, f Frame) ([]Frame, error) {
+	p := int(f.Prefix)
+	bad := func(err error) error { return &CorruptError{Frame: i, Offset: f.Offset, Reason: err.Error()} }
+	if p > i {
+		return nil, bad(errChainStart(i, p))
+	}
+	var chain []Frame
+	if d, ok := r.dir.(Directory); ok {
+		chain = d[i-p : i+1]
+	} else {
+		chain = make([]Frame, p+1)
+		chain[p] = f
+		for j := range p {
+			var err error
+			if chain[j], err = r.dir.Frame(i - p + j); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := checkChain(i, chain); err != nil {
+		return nil, bad(err)
+	}
+	return chain, nil
 }
 
 // chainDictSize is the plaintext of the chain that starts at frame start,
@@ -382,29 +429,34 @@ func (r *Reader) load(i int, p *pinned) (*frameData, error) {
 // maxChainPlain: the frames after one read are not checked yet.
 func (r *Reader) chainDictSize(start int) int {
 	var size int64
-	for j := start; j+1 < len(r.dir) && int(r.dir[j+1].Prefix) == j+1-start; j++ {
-		if size += int64(r.dir[j].Plain); size > maxChainPlain {
+	f, err := r.dir.Frame(start)
+	for j := start; err == nil && j+1 < r.dir.Len(); j++ {
+		next, e := r.dir.Frame(j + 1)
+		if e != nil || int(next.Prefix) != j+1-start {
+			break // a frame that does not read: its decode says so
+		}
+		if size += int64(f.Plain); size > maxChainPlain {
 			return maxChainPlain
 		}
+		f = next
 	}
 	return int(size)
 }
 
 // decode reads, checks and decodes frame i, whose dictionary (the bodies
 // of its chain) is dict.
-func (r *Reader) decode(i int, dict []byte) (*frameData, error) {
-	raw, err := r.read(i, r.raw)
+func (r *Reader) decode(i int, f Frame, dict []byte) (*frameData, error) {
+	raw, err := r.read(i, f, r.raw)
 	if err != nil {
 		return nil, err
 	}
 	r.raw = raw
-	return r.decodeRead(i, raw, dict)
+	return r.decodeRead(i, f, raw, dict)
 }
 
-// read reads frame i's stored bytes into buf (grown as needed) and
+// read reads frame i's stored bytes (f) into buf (grown as needed) and
 // checks them.
-func (r *Reader) read(i int, buf []byte) ([]byte, error) {
-	f := r.dir[i]
+func (r *Reader) read(i int, f Frame, buf []byte) ([]byte, error) {
 	buf = slices.Grow(buf[:0], int(f.Size))[:f.Size]
 	var err error
 	if fs, ok := r.ra.(FrameSource); ok {
@@ -424,10 +476,9 @@ func (r *Reader) read(i int, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// decodeRead decodes frame i from raw, its stored bytes (read), with
+// decodeRead decodes frame i (f) from raw, its stored bytes (read), with
 // dict as its dictionary when it has a chain (nil: it names none).
-func (r *Reader) decodeRead(i int, raw, dict []byte) (*frameData, error) {
-	f := r.dir[i]
+func (r *Reader) decodeRead(i int, f Frame, raw, dict []byte) (*frameData, error) {
 	bad := func(format string, a ...any) error {
 		return &CorruptError{Frame: i, Offset: f.Offset, Reason: fmt.Sprintf(format, a...)}
 	}
@@ -501,7 +552,7 @@ func (r *Reader) decodeRead(i int, raw, dict []byte) (*frameData, error) {
 		offs[2*j], offs[2*j+1] = at[c], at[c]+n
 		at[c] += n
 	}
-	return &frameData{idx: i, buf: plain, plain: plain, offs: offs}, nil
+	return &frameData{idx: i, f: f, buf: plain, plain: plain, offs: offs}, nil
 }
 
 // namesDict says whether body, a frame's body (its second zstd frame,
@@ -537,18 +588,26 @@ func (r *Reader) chainDecoder(dict []byte) (*zstd.Decoder, error) {
 func (r *Reader) ChainBodies(last int, limit int) ([][]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if last < 0 || last >= len(r.dir) {
+	if last < 0 || last >= r.dir.Len() {
 		return nil, nil
 	}
+	f, err := r.dir.Frame(last)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := r.chain(last, f)
+	if err != nil {
+		return nil, err
+	}
 	var sum int
-	for j := r.dir.ChainStart(last); j <= last; j++ {
-		sum += int(r.dir[j].Plain)
+	for _, g := range chain {
+		sum += int(g.Plain)
 	}
 	if sum > limit {
 		return nil, nil
 	}
 	var out [][]byte
-	for j := r.dir.ChainStart(last); j <= last; j++ {
+	for j := last - int(f.Prefix); j <= last; j++ {
 		fd, err := r.frame(j)
 		if err != nil {
 			return nil, err
@@ -593,24 +652,34 @@ func (r *Reader) eachChunk(i int, fn func(n uint64, c []byte)) error {
 	if err != nil {
 		return err
 	}
-	for o := range uint64(r.dir[i].Chunks) {
-		fn(r.dir[i].FirstChunk+o, fd.plain[fd.offs[2*o]:fd.offs[2*o+1]])
+	for o := range uint64(fd.f.Chunks) {
+		fn(fd.f.FirstChunk+o, fd.plain[fd.offs[2*o]:fd.offs[2*o+1]])
 	}
 	return nil
 }
 
 // chunk returns the bytes of chunk c, from the frame get gives.
 func (r *Reader) chunk(c uint64, get func(int) (*frameData, error)) ([]byte, error) {
-	i := r.dir.FrameOf(c)
-	if i < 0 {
-		return nil, fmt.Errorf("%w: %d (file holds %d)", ErrNoChunk, c, r.dir.NextChunk())
+	i, _, err := r.frameOf(c)
+	if err != nil {
+		return nil, err
 	}
 	fd, err := get(i)
 	if err != nil {
 		return nil, err
 	}
-	o := c - r.dir[i].FirstChunk
+	o := c - fd.f.FirstChunk
 	return fd.plain[fd.offs[2*o]:fd.offs[2*o+1]], nil
+}
+
+// frameOf returns the index of the frame holding chunk c, and the frame;
+// ErrNoChunk when none does.
+func (r *Reader) frameOf(c uint64) (int, Frame, error) {
+	i, f, err := r.dir.Find(c)
+	if err == nil && i < 0 {
+		err = fmt.Errorf("%w: %d (file holds %d)", ErrNoChunk, c, r.dir.NextChunk())
+	}
+	return i, f, err
 }
 
 // Restore appends to dst the bytes of the version whose ref list is refs.
@@ -689,22 +758,26 @@ func (r *Reader) restore(dst []byte, refs []uint64, lens []int, get func(int) (*
 	type span struct{ off, n int }
 	var order []int            // frames in first-use order
 	byFrame := map[int][]int{} // frame → indexes of refs
+	// Consecutive refs are mostly in one frame: it is looked up once.
+	last, lf := -1, Frame{}
 	for k, c := range refs {
-		i := r.dir.FrameOf(c)
-		if i < 0 {
-			return dst, fmt.Errorf("%w: %d (file holds %d)", ErrNoChunk, c, r.dir.NextChunk())
+		if last < 0 || c < lf.FirstChunk || c-lf.FirstChunk >= uint64(lf.Chunks) {
+			var err error
+			if last, lf, err = r.frameOf(c); err != nil {
+				return dst, err
+			}
 		}
-		if _, ok := byFrame[i]; !ok {
-			order = append(order, i)
+		if _, ok := byFrame[last]; !ok {
+			order = append(order, last)
 		}
-		byFrame[i] = append(byFrame[i], k)
+		byFrame[last] = append(byFrame[last], k)
 	}
 	if len(order) == 1 {
 		fd, err := get(order[0])
 		if err != nil {
 			return dst, err
 		}
-		first := r.dir[order[0]].FirstChunk
+		first := fd.f.FirstChunk
 		if dst == nil {
 			n := 0
 			for _, c := range refs {
@@ -726,24 +799,26 @@ func (r *Reader) restore(dst []byte, refs []uint64, lens []int, get func(int) (*
 		// Frames of a shared cache are never reused for another decode:
 		// with every frame in hand, the chunks go straight to dst, in
 		// one allocation of the version's size.
-		fds := make(map[int]*frameData, len(order))
+		byRef := make([]*frameData, len(refs))
 		for _, i := range order {
 			fd, err := get(i)
 			if err != nil {
 				return dst, err
 			}
-			fds[i] = fd
+			for _, k := range byFrame[i] {
+				byRef[k] = fd
+			}
 		}
 		n := 0
-		for _, c := range refs {
-			i := r.dir.FrameOf(c)
-			o := c - r.dir[i].FirstChunk
-			n += int(fds[i].offs[2*o+1] - fds[i].offs[2*o])
+		for k, c := range refs {
+			fd := byRef[k]
+			o := c - fd.f.FirstChunk
+			n += int(fd.offs[2*o+1] - fd.offs[2*o])
 		}
 		dst = slices.Grow(dst, n)
 		for k, c := range refs {
-			i := r.dir.FrameOf(c)
-			fd, o := fds[i], c-r.dir[i].FirstChunk
+			fd := byRef[k]
+			o := c - fd.f.FirstChunk
 			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
 			if lens != nil {
 				lens[k] = len(b)
@@ -759,7 +834,7 @@ func (r *Reader) restore(dst []byte, refs []uint64, lens []int, get func(int) (*
 		if err != nil {
 			return dst, err
 		}
-		first := r.dir[i].FirstChunk
+		first := fd.f.FirstChunk
 		for _, k := range byFrame[i] {
 			o := refs[k] - first
 			b := fd.plain[fd.offs[2*o]:fd.offs[2*o+1]]
@@ -802,8 +877,16 @@ func (d Directory) Cost(refs []uint64) (frames int, plain int64) {
 func (r *Reader) Verify() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i := range r.dir {
-		if i+1 < len(r.dir) && r.dir[i+1].Prefix > 0 {
+	n := r.dir.Len()
+	for i := range n {
+		var next Frame
+		if i+1 < n {
+			var err error
+			if next, err = r.dir.Frame(i + 1); err != nil {
+				return err
+			}
+		}
+		if next.Prefix > 0 {
 			// The next frame's dictionary: kept in the cache for it.
 			if _, err := r.frame(i); err != nil {
 				return err

@@ -222,7 +222,11 @@ func NewWriter(out io.Writer, prior *Reader, opts Options) (*Writer, error) {
 		sem: make(chan struct{}, opts.Workers), dencs: make(chan *zstd.Encoder, opts.Workers),
 		fits: make(chan *fitted, opts.Workers)}
 	if prior != nil {
-		w.dir = slices.Clone(prior.dir)
+		d, err := prior.dir.Whole()
+		if err != nil {
+			return nil, err
+		}
+		w.dir = slices.Clone(d)
 		for i, f := range w.dir {
 			w.firsts = append(w.firsts, f.FirstChunk)
 			w.starts = append(w.starts, w.dir.ChainStart(i))
@@ -732,7 +736,7 @@ func (w *Writer) joinChain(j *frameJob, body []byte) ([]byte, error) {
 	}
 	if !w.chainReady {
 		w.chainReady = true
-		if w.prior != nil && len(w.dir) > 0 && len(w.dir) == len(w.prior.dir) {
+		if w.prior != nil && len(w.dir) > 0 && len(w.dir) == w.prior.dir.Len() {
 			// A damaged chain (a frame not yet repaired) is not
 			// extended: the new frames start their own.
 			bodies, err := w.prior.ChainBodies(len(w.dir)-1, w.opts.ChainBytes)
@@ -1178,7 +1182,7 @@ func (w *Writer) openChainStart() int {
 	n, sum := len(w.chain), w.chainBytes
 	if !w.chainReady {
 		n, sum = 0, 0
-		if w.prior != nil && len(w.dir) > 0 && len(w.dir) == len(w.prior.dir) {
+		if w.prior != nil && len(w.dir) > 0 && len(w.dir) == w.prior.dir.Len() {
 			last := len(w.dir) - 1
 			for j := w.dir.ChainStart(last); j <= last; j++ {
 				n++

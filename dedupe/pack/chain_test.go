@@ -39,7 +39,7 @@ func chainArchive(t *testing.T, noParity bool) (string, []obj) {
 		t.Fatal(err)
 	}
 	longest := 0
-	for _, f := range cr.Directory() {
+	for _, f := range wholeDir(t, cr) {
 		longest = max(longest, int(f.Prefix))
 	}
 	if longest < 3 {
@@ -61,7 +61,7 @@ func TestChainDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 		cr, _ := s.chunks()
-		first := cr.Directory()[0]
+		first := wholeDir(t, cr)[0]
 		s.Close()
 		pack := filepath.Join(dir, packName(uint32(first.Offset>>chunkPackShift)))
 		b, _ := os.ReadFile(pack)

@@ -125,7 +125,7 @@ func (c chunkSource) readFrame(p []byte, off int64, want uint32) error {
 }
 
 // newChunkReader reads the chunk frames of dir in the packs of a view.
-func (s *Store) newChunkReader(dir chunk.Directory, packs map[uint32]int64) (*chunk.Reader, error) {
+func (s *Store) newChunkReader(dir chunk.Frames, packs map[uint32]int64) (*chunk.Reader, error) {
 	// As many decoded bytes as the frames of objects get: an ingest that
 	// adds a crawl learns the previous captures of its pages from frames
 	// spread over many chains, and a cache the size of one chain (4 MiB)
@@ -259,7 +259,7 @@ func (s *Store) chunks() (*chunk.Reader, error) {
 	cv, idx, packs := s.cv, s.idx, s.packs
 	s.mu.RUnlock()
 	cv.once.Do(func() {
-		dir, err := openDirectory(idx)
+		dir, err := newLazyDirectory(idx)
 		if err != nil {
 			cv.err = err
 			return
@@ -281,7 +281,7 @@ func (s *Store) restoreRefs(code []byte, plainLen uint32, file string, off int64
 
 // restoreWith is restoreRefs through the chunk reader cr.
 func (s *Store) restoreWith(cr *chunk.Reader, code []byte, plainLen uint32, file string, off int64, id ID) ([]byte, error) {
-	refs, err := chunk.DecodeRefsBelow(nil, code, nil, int(plainLen), cr.Directory().NextChunk())
+	refs, err := chunk.DecodeRefsBelow(nil, code, nil, int(plainLen), cr.Frames().NextChunk())
 	if err != nil {
 		return nil, corrupt(file, off, "object %s: %v", id, err)
 	}
@@ -437,7 +437,7 @@ func (w *Writer) refsOf(id ID) []uint64 {
 	}
 	end := uint64(math.MaxUint64)
 	if cr, err := w.s.chunks(); err == nil {
-		end = cr.Directory().NextChunk()
+		end = cr.Frames().NextChunk()
 	}
 	refs, err := chunk.DecodeRefsBelow(nil, fr.plain[sp.off:sp.off+sp.len], nil, int(l.objLen), end)
 	if err != nil {

@@ -2,6 +2,8 @@ package pack
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -140,16 +142,71 @@ func BenchmarkOpenDirectory(b *testing.B) {
 		runtime.ReadMemStats(&m1)
 		return d, m1.TotalAlloc - m0.TotalAlloc
 	}
-	var tOpen, tRows time.Duration
-	var aOpen, aRows uint64
+	// What a restore of one capture asks of the directory after an open:
+	// the frames of a few chunks (a capture's objects name some tens of
+	// chunks in a few frames), and the chain before each.
+	rng := rand.New(rand.NewPCG(1, 2))
+	chunks := make([]uint64, 16)
+	restore := func(d chunk.Frames) error {
+		for k := range chunks {
+			chunks[k] = rng.Uint64N(d.NextChunk())
+		}
+		for _, c := range chunks {
+			i, _, err := d.Find(c)
+			if err != nil {
+				return err
+			}
+			if i < 0 {
+				return fmt.Errorf("chunk %d not found", c)
+			}
+			for j := max(i-3, 0); j <= i; j++ {
+				if _, err := d.Frame(j); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	var tOpen, tRows, tLazy time.Duration
+	var aOpen, aRows, aLazy uint64
 	for range b.N {
-		d, a := measure(func() error { _, err := openDirectory(idx); return err })
+		d, a := measure(func() error {
+			dir, err := openDirectory(idx)
+			if err != nil {
+				return err
+			}
+			return restore(dir)
+		})
 		tOpen, aOpen = tOpen+d, a
 		d, a = measure(func() error { _, _, err := chunkDirectory(idx); return err })
 		tRows, aRows = tRows+d, a
+		d, a = measure(func() error {
+			dir, err := newLazyDirectory(idx)
+			if err != nil {
+				return err
+			}
+			if _, ok := dir.(*lazyDirectory); !ok {
+				return errors.New("the index's rows were read whole")
+			}
+			return restore(dir)
+		})
+		tLazy, aLazy = tLazy+d, a
 	}
 	b.ReportMetric(float64(aOpen)/float64(n), "B/frame-open")
 	b.ReportMetric(float64(aRows)/float64(n), "B/frame-rows")
 	b.ReportMetric(float64(aOpen)/float64(aRows), "x-bytes-vs-rows")
 	b.ReportMetric(tOpen.Seconds()/tRows.Seconds(), "x-time-vs-rows")
+	b.ReportMetric(float64(aLazy), "B-lazy-open-and-lookups")
+	b.ReportMetric(float64(aLazy)/float64(aOpen), "x-bytes-lazy-vs-whole")
+	b.ReportMetric(tLazy.Seconds()/tOpen.Seconds(), "x-time-lazy-vs-whole")
+}
+
+// wholeDir is every frame cr reads.
+func wholeDir(t testing.TB, cr *chunk.Reader) chunk.Directory {
+	t.Helper()
+	d, err := cr.Frames().Whole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

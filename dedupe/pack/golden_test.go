@@ -127,7 +127,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	chained := false
-	for _, f := range cr.Directory() {
+	for _, f := range wholeDir(t, cr) {
 		chained = chained || f.Prefix > 0
 	}
 	if !chained {

@@ -189,6 +189,7 @@ type indexFile struct {
 	mu      sync.Mutex
 	users   int
 	retired bool
+	closed  bool
 
 	num    uint32
 	path   string
@@ -214,7 +215,7 @@ func (ix *indexFile) unpin() {
 	defer ix.mu.Unlock()
 	ix.users--
 	if ix.retired && ix.users == 0 {
-		ix.f.Close()
+		ix.closeLocked()
 	}
 }
 
@@ -226,6 +227,30 @@ func (ix *indexFile) retire() {
 	}
 	ix.retired = true
 	if ix.users == 0 {
+		ix.closeLocked()
+	}
+}
+
+// shut retires the index and closes its file whatever its users: the
+// store is closed, and what still holds it (a chunk directory, read on
+// demand) fails from now on.
+func (ix *indexFile) shut() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.retired = true
+	ix.closeLocked()
+}
+
+// lingers says whether the index is retired but still open.
+func (ix *indexFile) lingers() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.retired && !ix.closed
+}
+
+func (ix *indexFile) closeLocked() {
+	if !ix.closed {
+		ix.closed = true
 		ix.f.Close()
 	}
 }
@@ -308,22 +333,31 @@ func (ix *indexFile) eachChunkRow(fn func(chunkRow)) error {
 	if ix.ver < 3 || ix.nc == 0 {
 		return nil
 	}
-	off, _ := chunkSection(ix.n, ix.nf, ix.nc, ix.lay)
 	b := make([]byte, min(ix.nc, chunkRowBlock)*chunkRowSize)
 	for i := uint64(0); i < ix.nc; {
 		k := min(ix.nc-i, chunkRowBlock)
-		at := int64(off) + int64(i*chunkRowSize)
-		if _, err := ix.f.ReadAt(b[:k*chunkRowSize], at); err != nil {
-			return fmt.Errorf("read index %s at %d: %w", ix.path, at, err)
-		}
-		for j := range k {
-			r := decodeChunkRow(b[j*chunkRowSize:])
-			if r.off < packHeaderSize || r.len < frameFixedSize+4 || r.table > r.len || ix.ver < 4 && r.prefix != 0 {
-				return corrupt(ix.path, at+int64(j*chunkRowSize), "bad chunk-frame row")
-			}
-			fn(r)
+		if err := ix.readChunkRows(b[:k*chunkRowSize], i, fn); err != nil {
+			return err
 		}
 		i += k
+	}
+	return nil
+}
+
+// readChunkRows reads len(b)/chunkRowSize rows of the chunk-frame table
+// from row i into b and calls fn with each, checked.
+func (ix *indexFile) readChunkRows(b []byte, i uint64, fn func(chunkRow)) error {
+	off, _ := chunkSection(ix.n, ix.nf, ix.nc, ix.lay)
+	at := int64(off) + int64(i*chunkRowSize)
+	if _, err := ix.f.ReadAt(b, at); err != nil {
+		return fmt.Errorf("read index %s at %d: %w", ix.path, at, err)
+	}
+	for j := 0; j+chunkRowSize <= len(b); j += chunkRowSize {
+		r := decodeChunkRow(b[j:])
+		if r.off < packHeaderSize || r.len < frameFixedSize+4 || r.table > r.len || ix.ver < 4 && r.prefix != 0 {
+			return corrupt(ix.path, at+int64(j), "bad chunk-frame row")
+		}
+		fn(r)
 	}
 	return nil
 }

@@ -56,12 +56,12 @@ func decodePlaceRecord(c []byte, end uint64) (Kind, int, []uint64, error) {
 
 // chunkFrameAt names the pack file and frame offset of the frame of
 // chunk n, for errors; "" when no frame holds it.
-func (s *Store) chunkFrameAt(dir chunk.Directory, n uint64) (string, int64) {
-	i := dir.FrameOf(n)
-	if i < 0 {
+func (s *Store) chunkFrameAt(dir chunk.Frames, n uint64) (string, int64) {
+	i, f, err := dir.Find(n)
+	if err != nil || i < 0 {
 		return "", 0
 	}
-	off := dir[i].Offset
+	off := f.Offset
 	return filepath.Join(s.dir, packName(uint32(off>>chunkPackShift))), off&(1<<chunkPackShift-1) - frameFixedSize - 4
 }
 
@@ -72,7 +72,7 @@ func (s *Store) placeRecord(id ID, n uint64) (*chunk.Reader, Kind, int, []uint64
 	if err != nil {
 		return nil, 0, 0, nil, err
 	}
-	if n >= cr.Directory().NextChunk() {
+	if n >= cr.Frames().NextChunk() {
 		return nil, 0, 0, nil, ErrNotFound
 	}
 	// A copy: readers share cr, whose cache another decode may reuse.
@@ -80,9 +80,9 @@ func (s *Store) placeRecord(id ID, n uint64) (*chunk.Reader, Kind, int, []uint64
 	if err != nil {
 		return nil, 0, 0, nil, fmt.Errorf("object %s: %w", id, s.chunkError(err))
 	}
-	k, size, refs, err := decodePlaceRecord(c, cr.Directory().NextChunk())
+	k, size, refs, err := decodePlaceRecord(c, cr.Frames().NextChunk())
 	if err != nil {
-		file, off := s.chunkFrameAt(cr.Directory(), n)
+		file, off := s.chunkFrameAt(cr.Frames(), n)
 		return nil, 0, 0, nil, corrupt(file, off, "object %s: %v", id, err)
 	}
 	return cr, k, size, refs, nil
@@ -99,7 +99,7 @@ func (s *Store) placeObject(id ID, n uint64) ([]byte, Kind, []uint64, error) {
 		return nil, 0, nil, fmt.Errorf("object %s: %w", id, s.chunkError(err))
 	}
 	if len(b) != size {
-		file, off := s.chunkFrameAt(cr.Directory(), n)
+		file, off := s.chunkFrameAt(cr.Frames(), n)
 		return nil, 0, nil, corrupt(file, off, "object %s restores to %d bytes, its place record says %d", id, len(b), size)
 	}
 	return b, k, refs, nil
@@ -138,7 +138,7 @@ func (s *Store) placeObjects(ids []ID, idx []int, out [][]byte) error {
 	if err != nil {
 		return oneByOne()
 	}
-	end := cr.Directory().NextChunk()
+	end := cr.Frames().NextChunk()
 	nums := make([]uint64, len(recs))
 	for k, r := range recs {
 		if r.n >= end {
@@ -479,5 +479,5 @@ func (w *Writer) committedChunks() uint64 {
 	if err != nil {
 		return 0
 	}
-	return cr.Directory().NextChunk()
+	return cr.Frames().NextChunk()
 }

@@ -30,7 +30,7 @@ func TestSeedDamagedFrame(t *testing.T) {
 		}
 		w.Close()
 		cr, _ := s.chunks()
-		d := cr.Directory()
+		d := wholeDir(t, cr)
 		if len(d) != 3 {
 			t.Fatalf("%d frames of chunks, want one a commit", len(d))
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -227,8 +228,10 @@ type Store struct {
 	fmu   sync.Mutex
 	files map[uint32]*os.File // pack read handles
 
-	cv  *chunkView  // the chunks of the current view, read on first use
-	par parityState // corrections through parity (parity.go)
+	cv *chunkView // the chunks of the current view, read on first use
+	// retired holds index files of earlier views still open (install).
+	retired []*indexFile
+	par     parityState // corrections through parity (parity.go)
 
 	// Set by RebuildCommit on the store that rebuilds the indexes: the
 	// number the new index gets at least, and the step that gives the
@@ -368,8 +371,12 @@ func (s *Store) install(m *manifest, idx []*indexFile) {
 	for _, ix := range s.idx {
 		if !keep[ix] {
 			ix.retire()
+			s.retired = append(s.retired, ix)
 		}
 	}
+	// Those a chunk directory still reads stay open until it is dropped
+	// (lazyDirectory), and are closed by Close at the latest.
+	s.retired = slices.DeleteFunc(s.retired, func(ix *indexFile) bool { return !ix.lingers() })
 	s.m, s.idx = m, idx
 	s.cv = &chunkView{}
 	s.packs = make(map[uint32]int64, len(m.packs))
@@ -392,9 +399,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	for _, ix := range s.idx {
-		ix.retire()
+	for _, ix := range slices.Concat(s.idx, s.retired) {
+		ix.shut()
 	}
+	s.retired = nil
 	s.fmu.Lock()
 	for _, f := range s.files {
 		f.Close()
@@ -532,13 +540,16 @@ func (s *Store) Locate(id ID) (file string, frameOff int64, frameLen int, err er
 		if err != nil {
 			return "", 0, 0, err
 		}
-		dir := cr.Directory()
-		i := dir.FrameOf(n)
+		dir := cr.Frames()
+		i, f, err := dir.Find(n)
+		if err != nil {
+			return "", 0, 0, err
+		}
 		if i < 0 {
 			return "", 0, 0, fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
 		file, off := s.chunkFrameAt(dir, n)
-		return filepath.Base(file), off, int(dir[i].Size) + frameFixedSize + 4, nil
+		return filepath.Base(file), off, int(f.Size) + frameFixedSize + 4, nil
 	}
 	l, ok, err := s.locate(id)
 	if err != nil {
@@ -634,7 +645,7 @@ func (s *Store) NextChunk() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return cr.Directory().NextChunk(), nil
+	return cr.Frames().NextChunk(), nil
 }
 
 // Has reports whether the committed archive holds id.
