@@ -2,6 +2,7 @@ package pack
 
 import (
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -24,6 +25,7 @@ type lazyDirectory struct {
 	// it holds lazyBlocks of them.
 	mu     sync.Mutex
 	blocks map[[2]int][]chunk.Frame
+	buf    []byte // a block's rows as read (mu held)
 }
 
 const (
@@ -92,7 +94,8 @@ func (d *lazyDirectory) block(k, b int) ([]chunk.Frame, error) {
 	lo := uint64(b) * lazyRows
 	n := min(ix.nc-lo, lazyRows)
 	frames := make([]chunk.Frame, 0, n)
-	if err := ix.readChunkRows(make([]byte, n*chunkRowSize), lo, func(r chunkRow) { frames = append(frames, frameOf(r)) }); err != nil {
+	d.buf = slices.Grow(d.buf[:0], int(n*chunkRowSize))[:n*chunkRowSize]
+	if err := ix.readChunkRows(d.buf, lo, func(r chunkRow) { frames = append(frames, frameOf(r)) }); err != nil {
 		return nil, err
 	}
 	for j, f := range frames {
