@@ -44,40 +44,45 @@ const (
 // and checked (openDirectory).
 func newLazyDirectory(idx []*indexFile) (chunk.Frames, error) {
 	d := &lazyDirectory{base: []int{0}, blocks: map[[2]int][]chunk.Frame{}}
-	var next uint64
 	for _, ix := range idx {
-		if ix.ver < 3 || ix.nc == 0 {
-			continue
+		if ix.ver >= 3 && ix.nc > 0 {
+			d.idx = append(d.idx, ix)
 		}
+	}
+	// The rows are read through the indexes' files, pinned first: an
+	// index merged away while a reader of this view still restores stays
+	// open until the directory is unreachable.
+	pinned := slices.Clone(d.idx)
+	for _, ix := range pinned {
+		ix.pin()
+	}
+	unpin := func(idx []*indexFile) {
+		for _, ix := range idx {
+			ix.unpin()
+		}
+	}
+	var next uint64
+	for _, ix := range d.idx {
 		// Its first and last rows only.
 		var b [chunkRowSize]byte
 		var ends []chunk.Frame
 		for _, i := range []uint64{0, ix.nc - 1} {
 			if err := ix.readChunkRows(b[:], i, func(r chunkRow) { ends = append(ends, frameOf(r)) }); err != nil {
+				unpin(pinned)
 				return nil, err
 			}
 		}
 		if ends[0].FirstChunk != next || ends[1].FirstChunk < ends[0].FirstChunk {
-			return openDirectory(idx)
+			dir, err := openDirectory(idx)
+			unpin(pinned)
+			return dir, err
 		}
 		next = ends[1].FirstChunk + uint64(ends[1].Chunks)
-		d.idx = append(d.idx, ix)
 		d.base = append(d.base, d.base[len(d.base)-1]+int(ix.nc))
 		d.first = append(d.first, ends[0].FirstChunk)
 	}
 	d.first = append(d.first, next)
-	// The rows are read through the indexes' files: an index merged away
-	// while a reader of this view still restores stays open until the
-	// directory is unreachable.
-	pinned := append([]*indexFile(nil), d.idx...)
-	for _, ix := range pinned {
-		ix.pin()
-	}
-	runtime.AddCleanup(d, func(idx []*indexFile) {
-		for _, ix := range idx {
-			ix.unpin()
-		}
-	}, pinned)
+	runtime.AddCleanup(d, unpin, pinned)
 	return d, nil
 }
 

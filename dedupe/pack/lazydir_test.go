@@ -87,7 +87,8 @@ func TestLazyDirectory(t *testing.T) {
 }
 
 // TestLazyDirectoryOutOfOrder: indexes whose rows do not follow one
-// another in chunk order are read whole and sorted, as before.
+// another in chunk order are read whole and sorted, as before, and are
+// not kept open for it.
 func TestLazyDirectoryOutOfOrder(t *testing.T) {
 	a := rowsFrom(0, 10, 0)
 	b := rowsFrom(10, 10, a[9].first+uint64(a[9].chunks))
@@ -100,6 +101,13 @@ func TestLazyDirectoryOutOfOrder(t *testing.T) {
 	want, _ := openDirectory(idx)
 	if !ok || !slices.Equal(whole, want) || whole[0].FirstChunk != 0 {
 		t.Fatalf("indexes out of chunk order: %T, want the sorted directory", d)
+	}
+	// Read whole, the directory holds no index open.
+	for _, ix := range idx {
+		ix.retire()
+		if !ix.isClosed() {
+			t.Errorf("index %s, retired, still open for a directory read whole", ix.path)
+		}
 	}
 }
 
