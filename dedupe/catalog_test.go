@@ -299,14 +299,7 @@ func TestRootRoundTrip(t *testing.T) {
 	r.Parts = []filePart{{Rows: 4, ID: pack.Sum([]byte("p1"))}, {Rows: len(files) - 4, ID: pack.Sum([]byte("p2"))}}
 	for _, open := range []*openIngest{nil, {Run: 0, Key: "com,a)/", Walk: [32]byte{7}}} {
 		r.Open = open
-		b, err := r.encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := decodeRoot(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, back := encodeDecodeRoot(t, r)
 		if !slices.Equal(back.Parts, r.Parts) || len(back.Runs) != 1 || back.Runs[0][0] != r.Runs[0][0] || !reflect.DeepEqual(back.Open, open) || back.Files != nil {
 			t.Fatalf("root does not round-trip: %+v", back)
 		}

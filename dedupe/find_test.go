@@ -397,14 +397,7 @@ func TestRunDatesRoundTrip(t *testing.T) {
 	for i := range r.Runs {
 		r.Runs[i] = []segRef{{First: "a", Last: "b"}}
 	}
-	b, err := r.encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := decodeRoot(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, back := encodeDecodeRoot(t, r)
 	want := append(slices.Clone(r.Dates), runDates{}) // the fifth: unknown
 	if len(back.Dates) != len(want) {
 		t.Fatalf("%d run dates back, want %d", len(back.Dates), len(want))

@@ -39,11 +39,9 @@ func manyRuns(n int) *root {
 	return r
 }
 
-// TestRootManyRuns: a root of many runs, some of no segment and some of
-// several, decodes to its runs; a run appended to after the decode (as
-// an ingest extends the last) leaves the others as they were.
-func TestRootManyRuns(t *testing.T) {
-	r := manyRuns(351)
+// encodeDecodeRoot encodes r and decodes the payload.
+func encodeDecodeRoot(t *testing.T, r *root) ([]byte, *root) {
+	t.Helper()
 	b, err := r.encode()
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +50,15 @@ func TestRootManyRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, back
+}
+
+// TestRootManyRuns: a root of many runs, some of no segment and some of
+// several, decodes to its runs; a run appended to after the decode (as
+// an ingest extends the last) leaves the others as they were.
+func TestRootManyRuns(t *testing.T) {
+	r := manyRuns(351)
+	_, back := encodeDecodeRoot(t, r)
 	if !slices.Equal(back.Parts, r.Parts) || len(back.Runs) != len(r.Runs) || len(back.Dates) != len(r.Dates) {
 		t.Fatalf("%d parts, %d runs, %d dates; want %d, %d, %d", len(back.Parts), len(back.Runs), len(back.Dates), len(r.Parts), len(r.Runs), len(r.Dates))
 	}
