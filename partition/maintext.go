@@ -1271,6 +1271,13 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	}
 	s := span{i, x.end[i]}
 	w := m.classWeight(nd)
+	sc := m.score[i]
+	if w < 0 && m.namedAsCore(nd) {
+		// The kind of element that holds the core (a CMS's "textmedia"
+		// content element, one per run of paragraphs, an ad between
+		// them): its name cannot say boilerplate for the others.
+		sc, w = sc-w, 0
+	}
 	switch nd.Tag {
 	case "article":
 		// An <article> inside the content is a post of its own: one of
@@ -1338,7 +1345,7 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	// A list scores because its items are paragraphs: its tag base
 	// (-3) must not then make it boilerplate; lists are judged by their
 	// links below.
-	if m.scored[i] && m.score[i]+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) && !own {
+	if m.scored[i] && sc+w < 0 && (nd.Tag != "ul" && nd.Tag != "ol" || w < 0) && !m.coreText(i) && !own {
 		return true
 	}
 	if sum(m.commas, s) >= 10 {
@@ -1379,6 +1386,21 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	case w >= 25 && ld > 0.5:
 		return true
+	}
+	return false
+}
+
+// namedAsCore reports whether nd's class is the class of the core or of
+// one of its ancestors.
+func (m *mainExtractor) namedAsCore(nd *Node) bool {
+	class := strings.TrimSpace(nd.Attr("class"))
+	if class == "" {
+		return false
+	}
+	for q, ok := m.core, true; ok; q, ok = m.parentIndex(q) {
+		if strings.TrimSpace(m.x.nodes[q].Attr("class")) == class {
+			return true
+		}
 	}
 	return false
 }

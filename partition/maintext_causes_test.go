@@ -104,3 +104,22 @@ func TestMainTextUnclosedTitle(t *testing.T) {
 	page := `<html><head><title>Pier reopens</head><body><div><p>` + sentences("The pier", 3) + `</p><p>` + sentences("The quay", 3) + `</p></div></body></html>`
 	checkMainText(t, page, []string{"The pier number i was", "The quay number iii"}, nil)
 }
+
+// An article set as a run of content elements of one class (a CMS's
+// "textmedia" element, a name holding "media"), with an ad inside the
+// first: the other elements' paragraphs are article text like the
+// core's, since their name is the one that holds the core. A box with another
+// name holding "media" beside it is still pruned.
+func TestMainTextSharedElementName(t *testing.T) {
+	elem := func(body string) string {
+		return `<section class="ce ce-textmedia"><div class="ce-bodytext">` + body + `</div></section>`
+	}
+	ad := `<ins class="x"><a href="https://ads.example/click"><img src="banner.jpg" alt=""></a></ins>`
+	page := `<html><body><h1>Pier reopens</h1><section class="content">` +
+		elem(`<p>`+sentences("The opening", 2)+`</p>`+ad) +
+		elem(`<p>`+sentences("The pier", 3)+`</p><p>`+sentences("The quay", 3)+`</p><p>`+sentences("The dock", 3)+`</p>`) +
+		elem(`<p>`+sentences("The wall", 3)+`</p><p>`+sentences("The ferry", 2)+`</p>`) +
+		`<div class="social-media-box"><p>Follow the harbour office on every network, for photos and news.</p></div>` +
+		`</section></body></html>`
+	checkMainText(t, page, []string{"The opening number i was built", "The dock number iii", "The ferry number ii"}, []string{"Follow the harbour office"})
+}
