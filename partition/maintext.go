@@ -2,6 +2,7 @@ package partition
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -1390,19 +1391,34 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 	return false
 }
 
-// namedAsCore reports whether nd's class is the class of the core or of
-// one of its ancestors.
+// namedAsCore reports whether nd's class names the kind of element the
+// core or one of its ancestors is: the same class tokens, leaving out
+// those with a digit (a page builder's id of each element,
+// "elementor-element-0161dc5").
 func (m *mainExtractor) namedAsCore(nd *Node) bool {
-	class := strings.TrimSpace(nd.Attr("class"))
-	if class == "" {
+	kind := kindTokens(nd.Attr("class"))
+	if len(kind) == 0 {
 		return false
 	}
 	for q, ok := m.core, true; ok; q, ok = m.parentIndex(q) {
-		if strings.TrimSpace(m.x.nodes[q].Attr("class")) == class {
+		if slices.Equal(kindTokens(m.x.nodes[q].Attr("class")), kind) {
 			return true
 		}
 	}
 	return false
+}
+
+// kindTokens returns the class tokens of class that hold no digit,
+// sorted and without repeats.
+func kindTokens(class string) []string {
+	var out []string
+	for _, t := range strings.Fields(class) {
+		if !strings.ContainsAny(t, "0123456789") {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // outsideCore reports whether element i is not the run's core text:

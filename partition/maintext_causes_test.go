@@ -123,3 +123,20 @@ func TestMainTextSharedElementName(t *testing.T) {
 		`</section></body></html>`
 	checkMainText(t, page, []string{"The opening number i was built", "The dock number iii", "The ferry number ii"}, []string{"Follow the harbour office"})
 }
+
+// The same with a page builder's widgets, each class naming the element
+// by an id of its own besides its kind ("widget" a boilerplate name):
+// the widgets of the core's kind are article text, a widget of another
+// kind is not.
+func TestMainTextSharedWidgetKind(t *testing.T) {
+	widget := func(id, kind, body string) string {
+		return `<div class="pb-element pb-element-` + id + ` pb-widget pb-widget-` + kind + `"><div class="pb-widget-container"><div class="pb-text-editor">` + body + `</div></div></div>`
+	}
+	page := `<html><body><h1>About the harbour</h1><div class="pb-widget-wrap">` +
+		widget("0a1f", "text-editor", `<p>`+sentences("The founding", 3)+`</p>`) +
+		widget("7c2e", "text-editor", `<p>`+sentences("The pier", 3)+`</p><p>`+sentences("The quay", 3)+`</p><p>`+sentences("The dock", 3)+`</p>`) +
+		widget("9d4b", "text-editor", `<p>`+sentences("The book", 3)+`</p>`) +
+		widget("3e8a", "share-buttons", `<p>Share this page with your friends, on any network you like.</p>`) +
+		`</div></body></html>`
+	checkMainText(t, page, []string{"The founding number ii was built", "The dock number iii", "The book number ii"}, []string{"Share this page"})
+}
