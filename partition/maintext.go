@@ -235,8 +235,12 @@ type mainExtractor struct {
 	thread                  []int8
 	// lowBuf is scratch for lower-casing; noticeLo and noticeHi are the
 	// text range of hasNotice's last answer, notice (when noticeSet).
-	lowBuf             []byte
-	weights            map[[2]string]float64 // classWeight by class and id
+	lowBuf  []byte
+	weights map[[2]string]float64 // classWeight by class and id
+	// coreKinds are the kindTokens of the core and its ancestors, for
+	// kindsOf (namedAsCore).
+	coreKinds          [][]string
+	kindsOf            int32
 	noticeLo, noticeHi int32
 	noticeSet, notice  bool
 }
@@ -1400,8 +1404,14 @@ func (m *mainExtractor) namedAsCore(nd *Node) bool {
 	if len(kind) == 0 {
 		return false
 	}
-	for q, ok := m.core, true; ok; q, ok = m.parentIndex(q) {
-		if slices.Equal(kindTokens(m.x.nodes[q].Attr("class")), kind) {
+	if m.coreKinds == nil || m.kindsOf != m.core {
+		m.coreKinds, m.kindsOf = m.coreKinds[:0], m.core
+		for q, ok := m.core, true; ok; q, ok = m.parentIndex(q) {
+			m.coreKinds = append(m.coreKinds, kindTokens(m.x.nodes[q].Attr("class")))
+		}
+	}
+	for _, k := range m.coreKinds {
+		if slices.Equal(k, kind) {
 			return true
 		}
 	}
