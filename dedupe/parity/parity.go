@@ -260,7 +260,7 @@ func ProtectAs(dir, name string, off, end int64, scName string, nosync bool) (st
 		return "", 0, fmt.Errorf("parity: range of %d bytes too large", l)
 	}
 	s, kk, m := plan(n, end, g.unit)
-	enc, err := reedsolomon.New(kk, m)
+	enc, err := newEncoder(kk, m)
 	if err != nil {
 		return "", 0, fmt.Errorf("parity: %w", err)
 	}
@@ -497,7 +497,7 @@ func decodeMetaIn(b []byte, size int64) (*Sidecar, error) {
 }
 
 func (sc *Sidecar) encoder() (reedsolomon.Encoder, error) {
-	sc.once.Do(func() { sc.enc, sc.eerr = reedsolomon.New(sc.k, sc.m) })
+	sc.once.Do(func() { sc.enc, sc.eerr = newEncoder(sc.k, sc.m) })
 	return sc.enc, sc.eerr
 }
 
