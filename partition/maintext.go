@@ -237,8 +237,8 @@ type mainExtractor struct {
 	// text range of hasNotice's last answer, notice (when noticeSet).
 	lowBuf  []byte
 	weights map[[2]string]float64 // classWeight by class and id
-	// coreKinds are the kindTokens of the core and its ancestors, for
-	// kindsOf (namedAsCore).
+	// coreKinds are the kindTokens of core kindsOf and of its
+	// ancestors, computed once per core (namedAsCore).
 	coreKinds          [][]string
 	kindsOf            int32
 	noticeLo, noticeHi int32
