@@ -24,9 +24,10 @@ import (
 //     paragraphs; comment, share, related, footer, sidebar ... down) and
 //     link density scales them down.
 //  3. The best subtree may be widened to its parent when the parent scores
-//     higher, and siblings of it that score well and read as prose, or
-//     are clean paragraphs, are merged in (small blocks next to the
-//     content block join it; teasers of other pages do not).
+//     higher, and siblings of it (or of the outermost wrapper holding it
+//     alone) that score well and read as prose, or are clean paragraphs,
+//     are merged in (small blocks next to the content block join it;
+//     teasers of other pages do not).
 //  4. Inside the chosen subtrees, boilerplate children are pruned: the
 //     blocks the labeller marked navigation, advertisement, footer,
 //     related links or form (unless one holds most of the page), notices,
@@ -216,6 +217,9 @@ type mainExtractor struct {
 	para   []int32 // prefix sums over pre-order of the runes of voting paragraphs
 	commas []int32 // prefix sums over pre-order of commas (, ， 、) in the text
 	lis    []int32 // prefix sums over pre-order of <li> elements
+	// blocks are prefix sums over pre-order of visible elements that
+	// start a block of their own, <br> aside (hasBlock).
+	blocks []int32
 	// labelDrop marks nodes (by pre-order index) of blocks the labeller
 	// classed as boilerplate.
 	labelDrop map[int32]bool
@@ -239,19 +243,23 @@ type mainExtractor struct {
 	weights map[[2]string]float64 // classWeight by class and id
 	// coreKinds are the kindTokens of core kindsOf and of its
 	// ancestors, computed once per core (namedAsCore).
-	coreKinds          [][]string
-	kindsOf            int32
+	coreKinds [][]string
+	kindsOf   int32
+	// figs is toldInFigures' answer for the core figsOf-1.
+	figs               bool
+	figsOf             int32
 	noticeLo, noticeHi int32
 	noticeSet, notice  bool
 }
 
-// prefixes fills the comma and list-item prefix sums in one pass, so the
+// prefixes fills the comma, list-item and block prefix sums in one pass, so the
 // per-element tests of scoring and pruning are O(1).
 func (m *mainExtractor) prefixes() {
 	x := m.x
 	n := len(x.nodes)
 	m.commas = zeroed(&x.scratch.commas, n+1)
 	m.lis = zeroed(&x.scratch.lis, n+1)
+	m.blocks = zeroed(&x.scratch.blocks, n+1)
 	pos, commas := 0, int32(0)
 	for i := 0; i <= n; i++ {
 		if end := int(x.textOff[i]); pos < end {
@@ -263,6 +271,10 @@ func (m *mainExtractor) prefixes() {
 			m.lis[i+1] = m.lis[i]
 			if x.nodes[i].Tag == "li" && !x.hidden[i] {
 				m.lis[i+1]++
+			}
+			m.blocks[i+1] = m.blocks[i]
+			if nd := x.nodes[i]; nd.Kind == ElementNode && breakTags[nd.Tag] && nd.Tag != "br" && !x.hidden[i] {
+				m.blocks[i+1]++
 			}
 		}
 	}
@@ -450,17 +462,34 @@ func (m *mainExtractor) linkDensity(s span) float64 {
 
 // ownText counts the runes and commas of element i's own text: its text
 // children and inline children (a, em, span), not the text of its block
-// children, which vote for themselves.
+// children, which vote for themselves. A block inside an inline child
+// is a block all the same (a card's link wrapping its title and excerpt,
+// <a><div>…</div><p>…</p></a>; a <p> in an unknown tag, which renders
+// inline): the inline child is read through, so that no text counts
+// for two voters.
 func (m *mainExtractor) ownText(i int32) (runes, commas int) {
 	x := m.x
 	for j := i + 1; j < x.end[i]; j = x.end[j] {
-		if nd := x.nodes[j]; nd.Kind == TextNode || nd.Kind == ElementNode && !breakTags[nd.Tag] {
-			s := span{j, x.end[j]}
-			runes += m.runes(s)
-			commas += int(sum(m.commas, s))
+		nd := x.nodes[j]
+		if nd.Kind != TextNode && (nd.Kind != ElementNode || breakTags[nd.Tag]) {
+			continue
 		}
+		s := span{j, x.end[j]}
+		if nd.Kind == ElementNode && m.hasBlock(s) {
+			r, c := m.ownText(j)
+			runes, commas = runes+r, commas+c
+			continue
+		}
+		runes += m.runes(s)
+		commas += int(sum(m.commas, s))
 	}
 	return runes, commas
+}
+
+// hasBlock reports whether span s holds, below its root, a visible
+// element that starts a block of its own, a line break aside.
+func (m *mainExtractor) hasBlock(s span) bool {
+	return sum(m.blocks, span{s.lo + 1, s.hi}) > 0
 }
 
 func (m *mainExtractor) initNode(i int32, tag string) {
@@ -490,6 +519,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 	m.score = zeroed(&x.scratch.score, n)
 	m.scored = zeroed(&x.scratch.scored, n)
 	m.bonus = zeroed(&x.scratch.bonus, n)
+	m.figsOf = 0 // toldInFigures reads this run's paragraph text
 	own := zeroed(&x.scratch.own, n)
 	var segs []segment
 	for i := int32(0); i < int32(n); i++ {
@@ -585,7 +615,7 @@ func (m *mainExtractor) run(strict, useLabels bool) string {
 		m.core = alt
 		top = m.gather(m.widen(alt))
 	}
-	parts := m.siblings(top)
+	parts := m.siblings(m.soleWrapper(top))
 	var b bytes.Buffer
 	// The output is at most the parts' text, a title and line breaks:
 	// room for it up front spares the buffer's doubling (and copies) on
@@ -907,6 +937,44 @@ func (m *mainExtractor) gather(top int32) int32 {
 		}
 	}
 	return best
+}
+
+// soleWrapper climbs from top through the ancestors of which it is the
+// only visible child (readability's "if the top candidate is the only
+// child, use parent instead"): a wrapper around nothing else holds the
+// same content, and the article's other parts (a first section in a
+// column of its own beside the rest) are siblings of the outermost such
+// wrapper, not of top, which has none.
+func (m *mainExtractor) soleWrapper(top int32) int32 {
+	x := m.x
+	for {
+		p, ok := m.parentIndex(top)
+		if !ok {
+			return top
+		}
+		if t := x.nodes[p].Tag; t == "body" || t == "html" {
+			return top
+		}
+		if q, ok := m.parentIndex(p); !ok || x.nodes[q].Tag == "body" || x.nodes[q].Tag == "html" {
+			// A child of the body is the page's layout: its siblings
+			// are the page's header, sidebars and footer.
+			return top
+		}
+		if m.runes(span{p, x.end[p]}) != m.runes(span{top, x.end[top]}) {
+			return top
+		}
+		only := true
+		for j := p + 1; j < x.end[p]; j = x.end[j] {
+			if j != top && x.nodes[j].Kind == ElementNode && !x.hidden[j] {
+				only = false
+				break
+			}
+		}
+		if !only {
+			return top
+		}
+		top = p
+	}
 }
 
 // siblings returns top and the siblings that belong with it, in order.
@@ -1258,13 +1326,15 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return false
 	}
 	switch nd.Tag {
-	case "nav", "aside", "footer", "form", "button", "select", "textarea", "input", "label", "dialog", "figcaption":
+	case "nav", "aside", "footer", "form", "button", "select", "textarea", "input", "label", "dialog":
 		return true
+	case "figcaption":
+		return !m.toldInFigures()
 	case "figure":
 		// A figure is a picture and its caption, or a table or a code
 		// listing the article sets apart (HTML5): those are its text.
 		s := span{i, x.end[i]}
-		return !m.hasTag(s, "table") && !m.hasTag(s, "pre")
+		return !m.hasTag(s, "table") && !m.hasTag(s, "pre") && !m.toldInFigures()
 	case "h1":
 		return !m.withTitle
 	}
@@ -1393,6 +1463,28 @@ func (m *mainExtractor) drop(i int32, strict bool) bool {
 		return true
 	}
 	return false
+}
+
+// toldInFigures reports whether the core's figures hold most of its
+// voting paragraph text: a gallery or a listicle tells its story in the
+// captions of its slides (a figure per item, its heading and
+// paragraphs in the figcaption), and those are the article; a caption
+// beside an article's paragraphs is a fraction of them. Memoised per
+// core.
+func (m *mainExtractor) toldInFigures() bool {
+	if m.figsOf == m.core+1 {
+		return m.figs
+	}
+	x, c := m.x, m.core
+	inFigs := 0
+	for j := c + 1; j < x.end[c]; j++ {
+		if x.nodes[j].Tag == "figure" && !x.hidden[j] {
+			inFigs += sum(m.para, span{j, x.end[j]})
+			j = x.end[j] - 1
+		}
+	}
+	m.figs, m.figsOf = 2*inFigs > sum(m.para, span{c, x.end[c]}), m.core+1
+	return m.figs
 }
 
 // namedAsCore reports whether nd's class names the kind of element the

@@ -126,10 +126,10 @@ type docIndex struct {
 
 // mainScratch holds the memory of a mainExtractor's per-node tables.
 type mainScratch struct {
-	score, bonus                                          []float64
-	scored                                                []bool
-	own, para, commas, lis, dates, replies, authors, kept []int32
-	marks                                                 []textMark
+	score, bonus                                                  []float64
+	scored                                                        []bool
+	own, para, commas, lis, blocks, dates, replies, authors, kept []int32
+	marks                                                         []textMark
 }
 
 // zeroed returns *s resized to n zero elements, reusing its memory when
