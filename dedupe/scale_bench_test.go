@@ -60,7 +60,10 @@ import (
 // tenth's responses against the latest responses of the same URLs
 // (samePagesCold, x-growth-*-same-pages*), and each site's ingest CPU
 // per GB in the first tenth of its own crawls against the last
-// (siteCPUGrowth, x-growth-cpu-per-GB-SITE).
+// (siteCPUGrowth, x-growth-cpu-per-GB-SITE); and the first tenth's
+// records restored in the first tenth's archive and in the last
+// (sameRecordsCold, x-growth-*-same-records*): what the archive's
+// growth alone adds to a restore.
 func BenchmarkScale(b *testing.B) {
 	files := sharedtest.CorpusFiles(b)
 	// Crawl date order: the files are SITE-YYYYMMDDhhmmss.warc.gz.
@@ -93,6 +96,7 @@ func BenchmarkScale(b *testing.B) {
 		findP50, findP99, findSegs                 float64 // restores through Find(url, date)
 		coldP50, coldP99, coldDec99                float64 // restores in an archive opened anew
 		sameP99, sameDec99, sameAmp                float64 // cold, the pages of the first tenth (samePagesCold)
+		recP99, recDec99                           float64 // cold, the records of the first tenth (sameRecordsCold)
 	}
 	// The runs: -mem 64MiB and 4GiB (compacted after every tenth), the
 	// default settings; then 4GiB with the bounds scaled down.
@@ -121,7 +125,10 @@ func BenchmarkScale(b *testing.B) {
 			// The frames of chunks and their chains, 4 MiB each by
 			// default, 256 times smaller (the command takes no frame
 			// size: this run ingests in process). MaxFrames, a count,
-			// stays 8.
+			// stays 8, and so does the seed of a commit's chunk table
+			// (32 MiB): scaled with them to 128 KiB (1 Dec 2026), the
+			// archive was 1.05 times larger and no site's ingest CPU
+			// grew less.
 			opts.Pack.ChainBytes = scaledFrame
 			opts.Pack.SetTestHooks(testhooks.Pack{ChunkFrameSize: scaledFrame})
 		}
@@ -224,6 +231,11 @@ func BenchmarkScale(b *testing.B) {
 			growth[0].sameAmp, growth[1].sameAmp = sp.amp[0], sp.amp[1]
 			b.Logf("-mem %s cold, the same pages (%d URLs): the first tenth's %d responses p50 %.2f p99 %.2f ms (decode p99 %.2f MB, %.0f bytes decoded per byte restored; records p50 %.1f KB), their latest %d p50 %.2f p99 %.2f ms (decode p99 %.2f MB, %.0f per byte; records p50 %.1f KB)",
 				r.name, sp.urls, sp.n[0], sp.p50[0], sp.p99[0], sp.dec99[0], sp.amp[0], sp.rec50[0], sp.n[1], sp.p50[1], sp.p99[1], sp.dec99[1], sp.amp[1], sp.rec50[1])
+			sr := sameRecordsCold(b, first, arch, 3)
+			growth[0].recP99, growth[1].recP99 = sr.p99[0], sr.p99[1]
+			growth[0].recDec99, growth[1].recDec99 = sr.dec99[0], sr.dec99[1]
+			b.Logf("-mem %s cold, the same records (the first tenth's %d responses): in the first tenth's archive p50 %.2f p99 %.2f ms (decode p99 %.2f MB), in the last p50 %.2f p99 %.2f ms (decode p99 %.2f MB)",
+				r.name, sr.n[0], sr.p50[0], sr.p99[0], sr.dec99[0], sr.p50[1], sr.p99[1], sr.dec99[1])
 		}
 		growths[r.name] = growth
 		if r.name == "4GiB" {
@@ -247,6 +259,8 @@ func BenchmarkScale(b *testing.B) {
 	b.ReportMetric(growth[1].sameP99/growth[0].sameP99, "x-growth-restore-p99-cold-same-pages")
 	b.ReportMetric(growth[1].sameDec99/max(growth[0].sameDec99, 0.001), "x-growth-restore-decoded-p99-cold-same-pages")
 	b.ReportMetric(growth[1].sameAmp/growth[0].sameAmp, "x-growth-restore-amplification-same-pages")
+	b.ReportMetric(growth[1].recP99/growth[0].recP99, "x-growth-restore-p99-cold-same-records")
+	b.ReportMetric(growth[1].recDec99/max(growth[0].recDec99, 0.001), "x-growth-restore-decoded-p99-cold-same-records")
 	b.ReportMetric(growth[1].findP50/growth[0].findP50, "x-growth-find-restore-p50")
 	b.ReportMetric(growth[1].findP99/growth[0].findP99, "x-growth-find-restore-p99")
 	b.ReportMetric(growth[1].findSegs, "find-segments-last-tenth")
@@ -259,6 +273,8 @@ func BenchmarkScale(b *testing.B) {
 	b.ReportMetric(sc[1].sameP99/sc[0].sameP99, "x-growth-restore-p99-cold-same-pages-scaled")
 	b.ReportMetric(sc[1].sameDec99/max(sc[0].sameDec99, 0.001), "x-growth-restore-decoded-p99-cold-same-pages-scaled")
 	b.ReportMetric(sc[1].sameAmp/sc[0].sameAmp, "x-growth-restore-amplification-same-pages-scaled")
+	b.ReportMetric(sc[1].recP99/sc[0].recP99, "x-growth-restore-p99-cold-same-records-scaled")
+	b.ReportMetric(sc[1].recDec99/max(sc[0].recDec99, 0.001), "x-growth-restore-decoded-p99-cold-same-records-scaled")
 	b.ReportMetric(sc[1].bytesPerCapture/sc[0].bytesPerCapture, "x-growth-bytes-per-capture-scaled")
 	for _, c := range []struct{ name, label string }{{"4GiB", "default (4 MiB)"}, {"4GiB-scaled", "scaled (16 KiB)"}} {
 		g := growths[c.name]
@@ -548,9 +564,52 @@ type samePages struct {
 // crawls, its last one every site, and a larger page decodes more
 // bytes in any archive.
 func samePagesCold(b *testing.B, first, last string, rounds int) samePages {
-	var sp samePages
+	urls, pop := samePagesOf(b, first, last)
+	return coldPair(b, first, last, urls, pop, rounds)
+}
+
+// sameRecordsCold compares a record with itself: the responses captured
+// in the first tenth restored in first (the archive then) and in last,
+// where they are the same objects among every later crawl's, 200 of
+// the same records drawn from each, cold, alternated rounds times. What
+// grows here is what an archive's size adds to a restore (its opening,
+// the directory and index lookups, caches shared with more), not the
+// page: samePagesCold's later pages are larger.
+func sameRecordsCold(b *testing.B, first, last string, rounds int) samePages {
+	urls, pop := sameRecordsOf(b, first, last)
+	return coldPair(b, first, last, urls, pop, rounds)
+}
+
+// sameRecordsOf returns sameRecordsCold's two populations, the same
+// records in the same order, and the number of URLs they are of.
+func sameRecordsOf(b testing.TB, first, last string) (int, [2][]Version) {
 	var pop [2][]Version
-	sp.urls, pop = samePagesOf(b, first, last)
+	ids := map[string]bool{}
+	urls := map[string]bool{}
+	for k, arch := range []string{first, last} {
+		a, vs := openVersions(b, arch)
+		a.Close()
+		for _, v := range vs {
+			if v.Gap || v.TargetURI == "" || v.Type != "response" || v.RecordID == "" || (k == 1 && !ids[v.RecordID]) {
+				continue
+			}
+			if k == 0 {
+				ids[v.RecordID], urls[v.TargetURI] = true, true
+			}
+			pop[k] = append(pop[k], v)
+		}
+		slices.SortFunc(pop[k], func(x, y Version) int { return strings.Compare(x.RecordID, y.RecordID) })
+	}
+	if len(pop[0]) == 0 || len(pop[0]) != len(pop[1]) {
+		b.Fatalf("the first tenth's %d responses are %d in the last archive", len(pop[0]), len(pop[1]))
+	}
+	return len(urls), pop
+}
+
+// coldPair restores pop[0] in first and pop[1] in last, 200 drawn at
+// random from each (the same draw), cold, alternated rounds times.
+func coldPair(b *testing.B, first, last string, urls int, pop [2][]Version, rounds int) samePages {
+	sp := samePages{urls: urls}
 	var p50s, p99s [2][]float64
 	for range rounds {
 		for k, arch := range []string{first, last} {
