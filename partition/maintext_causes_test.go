@@ -24,7 +24,14 @@ func sentences(topic string, n int) string {
 
 func checkMainText(t *testing.T, page string, keep, drop []string) {
 	t.Helper()
-	got := MainTextWithTitle(partitionString(t, page, Options{}))
+	checkExtracted(t, MainTextWithTitle, page, keep, drop)
+}
+
+// checkExtracted checks what extract makes of page: each of keep in it,
+// none of drop.
+func checkExtracted(t *testing.T, extract func(*Result) string, page string, keep, drop []string) {
+	t.Helper()
+	got := extract(partitionString(t, page, Options{}))
 	for _, k := range keep {
 		if !strings.Contains(got, k) {
 			t.Errorf("%q missing from %q", k, got)

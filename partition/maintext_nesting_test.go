@@ -13,17 +13,7 @@ import (
 // standfirst).
 func checkMain(t *testing.T, page string, keep, drop []string) {
 	t.Helper()
-	got := MainText(partitionString(t, page, Options{}))
-	for _, k := range keep {
-		if !strings.Contains(got, k) {
-			t.Errorf("%q missing from %q", k, got)
-		}
-	}
-	for _, d := range drop {
-		if strings.Contains(got, d) {
-			t.Errorf("%q kept in %q", d, got)
-		}
-	}
+	checkExtracted(t, MainText, page, keep, drop)
 }
 
 // A block inside an inline element is a block all the same: a card
